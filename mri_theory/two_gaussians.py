@@ -369,8 +369,9 @@ def _error_rate_of_means(problem: TwoGaussians, clf: MeanClassifier, m1, m2) -> 
     m2 = np.asarray(m2, dtype=float)
     lpr = clf.log_prior_ratio
     t = _boundary(m1, m2, clf.sigma, lpr)
-    z1 = (t - problem.mu[0]) / problem.sigma
-    z2 = (t - problem.mu[1]) / problem.sigma
+    with np.errstate(over="ignore"):  # t = +-inf for m_1 ~ m_2: ndtr(+-inf) is exact
+        z1 = (t - problem.mu[0]) / problem.sigma
+        z2 = (t - problem.mu[1]) / problem.sigma
     pi1, pi2 = problem.prior
     # m1 < m2: c_1 left of t.  Error = pi_1 (1 - F_1(t)) + pi_2 F_2(t).
     normal = pi1 * special.ndtr(-z1) + pi2 * special.ndtr(z2)

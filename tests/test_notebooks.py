@@ -1,0 +1,63 @@
+"""Execute every notebook under ``notebooks/`` headless; any cell error fails the test.
+
+Notebooks are found by glob, so new notebooks are picked up automatically.  Each
+one runs with nbclient in a fresh ``python3`` kernel, with ``notebooks/`` as the
+working directory.  Executed outputs are kept in memory only: the committed
+notebooks are never rewritten.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import nbclient
+import nbformat
+import pytest
+from jupyter_client import kernelspec
+
+NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+KERNEL_NAME = "python3"
+TIMEOUT = 600
+
+
+def test_notebooks_exist() -> None:
+    """The parametrised test below must not be silently empty."""
+    assert NOTEBOOKS, f"no notebooks found in {NOTEBOOK_DIR}"
+
+
+@pytest.fixture(scope="session")
+def kernel_name() -> str:
+    """The ``python3`` kernel, installed for this interpreter if it is missing.
+
+    jupyter_client normally finds ``python3`` through ipykernel (installed
+    kernelspec or its built-in native spec), and launches a spec whose command
+    is plain ``python`` with the current interpreter.  Only if neither is
+    found, register ipykernel's spec for this interpreter.
+    """
+    if KERNEL_NAME not in kernelspec.find_kernel_specs():
+        subprocess.run(
+            [sys.executable, "-m", "ipykernel", "install", "--user", "--name", KERNEL_NAME],
+            check=True,
+            capture_output=True,
+        )
+    assert KERNEL_NAME in kernelspec.find_kernel_specs(), "no python3 kernel available"
+    return KERNEL_NAME
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_runs(path: Path, kernel_name: str) -> None:
+    nb = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(
+        nb,
+        kernel_name=kernel_name,
+        timeout=TIMEOUT,
+        allow_errors=False,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    try:
+        client.execute()
+    except nbclient.exceptions.CellExecutionError as exc:
+        pytest.fail(f"{path.name}: a cell raised an error\n{exc}", pytrace=False)
