@@ -1,0 +1,135 @@
+r"""Benchmark: the true-Q^c engine against the naive refit loop (Four-Gaussian).
+
+What is measured
+----------------
+Setting of the issue: Four-Gaussian, ``|D_S| = 20``, 250 candidates, a
+population of ``10^5`` points with exact posteriors.
+
+1. **5-NN**: :func:`mri_theory.targets.true_q_c` against the loop a
+   scikit-learn user would write: for each candidate and label, fit
+   ``KNeighborsClassifier(5)`` on ``D_S`` plus the candidate, predict the
+   population, take the expected error under the Bayes posterior, weight by
+   the posterior at the candidate.  Both times, the ratio and the largest
+   difference are printed.
+2. **LDA, QDA, naive Bayes**: the engine's rank-one fast path against the
+   same classifier refitted per (candidate, label) (``method="refit"``), which
+   computes identical values.
+3. **Scaling**: the 5-NN engine for 50 / 250 / 1000 candidates and
+   populations of ``10^4``, ``10^5``, ``10^6``: time and peak memory
+   (``tracemalloc``, which sees numpy's allocations).
+
+Run: ``python benchmarks/bench_oracle.py [--seed 0] [--naive-candidates 250] [--no-scaling]``
+(the naive 5-NN loop takes ~40 s at 250 candidates; with fewer it is scaled).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import tracemalloc
+from typing import Callable, Sequence
+
+import numpy as np
+from sklearn.neighbors import KNeighborsClassifier
+
+from mri_theory.classifiers import KNN, LDA, QDA, GaussianNaiveBayes
+from mri_theory.population import Population
+from mri_theory.problems import get_problem
+from mri_theory.retraining import current_loss, future_losses
+from mri_theory.targets import true_q_c
+
+TOLERANCE = 1e-12
+
+
+def best_time(fn: Callable[[], np.ndarray], repeats: int = 3) -> tuple[np.ndarray, float]:
+    """Result and best wall-clock time of ``repeats`` calls."""
+    best, out = np.inf, None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - start)
+    return out, best
+
+
+def naive_knn_q_c(problem, X_S, y_S, candidates, population) -> np.ndarray:
+    """The scikit-learn user's loop: refit 5-NN per (candidate, label), score the population."""
+    rows = population.proba
+
+    def expected_error(model) -> float:
+        predicted = model.predict(population.X)
+        return float(np.mean(1.0 - rows[np.arange(rows.shape[0]), predicted]))
+
+    now = expected_error(KNeighborsClassifier(5).fit(X_S, y_S))
+    p = problem.posterior(candidates)
+    out = np.empty(candidates.shape[0])
+    for i, x in enumerate(candidates):
+        future = [expected_error(KNeighborsClassifier(5).fit(np.vstack([X_S, x]), np.append(y_S, j)))
+                  for j in range(problem.n_classes)]
+        out[i] = now - p[i] @ np.array(future)
+    return out
+
+
+def setting(seed: int, n_train: int, n_candidates: int, pop_size: int):
+    """D_S (both classes present), candidates and a sampled population from Four-Gaussian."""
+    problem = get_problem("four-gaussian")
+    rng = np.random.default_rng(seed)
+    while True:
+        X_S, y_S = problem.sample(n_train, rng)
+        if np.unique(y_S).size == problem.n_classes:
+            break
+    candidates, _ = problem.sample(n_candidates, rng)
+    population = Population.from_problem(problem, pop_size, rng)
+    return problem, X_S, y_S, candidates, population
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the three parts; exit 1 if any difference exceeds the tolerance."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--naive-candidates", type=int, default=250)
+    parser.add_argument("--no-scaling", action="store_true")
+    args = parser.parse_args(argv)
+    ok = True
+
+    problem, X_S, y_S, candidates, population = setting(args.seed, 20, 250, 100_000)
+    print("Four-Gaussian, |D_S| = 20, 250 candidates, population 10^5 (exact posteriors)\n")
+    fast, t_fast = best_time(lambda: true_q_c(problem, KNN(5), X_S, y_S, candidates, population))
+    m = min(args.naive_candidates, candidates.shape[0])
+    naive, t_naive = best_time(lambda: naive_knn_q_c(problem, X_S, y_S, candidates[:m], population), 1)
+    t_naive_all = t_naive * candidates.shape[0] / m
+    diff = float(np.max(np.abs(fast[:m] - naive)))
+    ok &= diff <= TOLERANCE
+    scaled = "" if m == candidates.shape[0] else f" (run on {m}, scaled)"
+    print(f"{'5-NN':8s} engine {t_fast:8.3f} s   naive sklearn loop {t_naive_all:8.2f} s{scaled}   "
+          f"ratio {t_naive_all / t_fast:6.0f}x   max|diff| {diff:.1e}")
+
+    for name, clf in (("LDA", LDA()), ("QDA", QDA()), ("NB", GaussianNaiveBayes())):
+        fast, t_fast = best_time(lambda: future_losses(clf, X_S, y_S, candidates, population))
+        slow, t_slow = best_time(lambda: future_losses(clf, X_S, y_S, candidates, population, method="refit"), 1)
+        diff = float(np.max(np.abs(fast - slow)))
+        ok &= diff <= TOLERANCE
+        print(f"{name:8s} engine {t_fast:8.3f} s   refit loop         {t_slow:8.2f} s   "
+              f"ratio {t_slow / t_fast:6.0f}x   max|diff| {diff:.1e}")
+
+    if not args.no_scaling:
+        print("\nScaling of the 5-NN engine (true_q_c), |D_S| = 20:")
+        print(f"{'candidates':>10s} {'population':>11s} {'time (s)':>9s} {'peak MiB':>9s}")
+        for pop_size in (10_000, 100_000, 1_000_000):
+            for n_cand in (50, 250, 1000):
+                problem, X_S, y_S, candidates, population = setting(args.seed, 20, n_cand, pop_size)
+                current_loss(KNN(5), X_S, y_S, population)  # warm-up
+                tracemalloc.start()
+                start = time.perf_counter()
+                true_q_c(problem, KNN(5), X_S, y_S, candidates, population)
+                elapsed = time.perf_counter() - start
+                peak = tracemalloc.get_traced_memory()[1] / 2**20
+                tracemalloc.stop()
+                print(f"{n_cand:10d} {pop_size:11,d} {elapsed:9.3f} {peak:9.1f}")
+    if not ok:
+        print(f"FAIL: a difference exceeds {TOLERANCE}", file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

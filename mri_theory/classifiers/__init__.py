@@ -1,0 +1,65 @@
+"""Base classifiers (Appendix C) behind one interface, with fast retraining paths.
+
+``fit(X, y, n_classes)``, ``predict_proba(X)`` (columns ``0..k-1`` always),
+``predict(X)``, ``clone()``, and the engine's hook ``future_losses``: exact
+fast paths for :class:`KNN` (only points whose k-ball contains the candidate
+change) and the Gaussian family :class:`LDA`, :class:`QDA`,
+:class:`GaussianNaiveBayes`, :class:`GaussianMeanClassifier` (rank-one
+updates of class statistics); refits for the scikit-learn wrappers.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from mri_theory.classifiers.base import Classifier, refit_future_losses
+from mri_theory.classifiers.gaussian import (
+    LDA,
+    QDA,
+    GaussianClassifier,
+    GaussianMeanClassifier,
+    GaussianNaiveBayes,
+)
+from mri_theory.classifiers.knn import KNN
+from mri_theory.classifiers.sklearn_models import SVM, LogisticRegression, RandomForest, SklearnClassifier
+
+__all__ = [
+    "Classifier",
+    "KNN",
+    "LDA",
+    "QDA",
+    "GaussianNaiveBayes",
+    "GaussianMeanClassifier",
+    "GaussianClassifier",
+    "LogisticRegression",
+    "SVM",
+    "RandomForest",
+    "SklearnClassifier",
+    "get_classifier",
+    "list_classifiers",
+    "refit_future_losses",
+]
+
+_REGISTRY: dict[str, Callable[[], Classifier]] = {
+    "knn5": lambda: KNN(5),
+    "knn21": lambda: KNN(21),
+    "lda": LDA,
+    "qda": QDA,
+    "nb": GaussianNaiveBayes,
+    "logreg": LogisticRegression,
+    "svm": SVM,
+    "rf": RandomForest,
+    "mean": GaussianMeanClassifier,
+}
+
+
+def list_classifiers() -> list[str]:
+    """Names accepted by :func:`get_classifier`."""
+    return sorted(_REGISTRY)
+
+
+def get_classifier(name: str) -> Classifier:
+    """A new unfitted classifier by name (``knn5``, ``lda``, ``qda``, ``nb``, ``logreg``, ``svm``, ...)."""
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown classifier {name!r}; known classifiers: {', '.join(list_classifiers())}")
+    return _REGISTRY[name]()

@@ -1,0 +1,108 @@
+r"""The true targets on the general path: :math:`Q^c`, :math:`Q^a`, :math:`B^c` for known problems.
+
+:math:`Q^c(x) = L(\theta(D_S)) - \sum_j p_j(x) L(\theta(D_S \cup (x, c_j)))`
+(Eq. ``eqc``) with the problem's Bayes posterior **p** at each candidate and
+``L`` measured on a :class:`~mri_theory.population.Population` (exact
+posteriors as rows: the true loss, Rao-Blackwellised).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from mri_theory.classifiers.base import Classifier, check_points
+from mri_theory.population import Population, check_labels, check_loss
+from mri_theory.retraining import current_and_future_losses, fit_on
+
+__all__ = ["true_q_c", "true_q_a", "true_b_c"]
+
+_MAX_BATCH = 3
+
+
+def _candidate_posterior(problem: Any, candidates: ArrayLike, population: Population) -> tuple[np.ndarray, np.ndarray]:
+    candidates = check_points(candidates, "candidates", dim=population.dim)
+    if candidates.shape[0] < 1:
+        raise ValueError("candidates must hold at least one point")
+    if problem.n_classes != population.n_classes:
+        raise ValueError(f"problem has {problem.n_classes} classes but population has {population.n_classes}")
+    return candidates, problem.posterior(candidates)
+
+
+def true_q_c(
+    problem: Any,
+    classifier: Classifier,
+    X_S: ArrayLike,
+    y_S: ArrayLike,
+    candidates: ArrayLike,
+    population: Population,
+    loss: str = "error",
+) -> np.ndarray:
+    r"""The true :math:`Q^c` of each candidate, Eq. ``eqc``.
+
+    Parameters
+    ----------
+    problem : Problem
+        Supplies the Bayes posterior :math:`\mathbf p(x)` of each candidate.
+    classifier : Classifier
+        Base classifier (a template; cloned).
+    X_S, y_S : array_like
+        The labelled data :math:`D_S`.
+    candidates : array_like (m, d)
+    population : Population
+        Where the loss ``L`` is measured (e.g. ``Population.from_problem``).
+    loss : {"error", "log"}
+
+    Returns
+    -------
+    ndarray (m,)
+    """
+    candidates, p = _candidate_posterior(problem, candidates, population)
+    L_now, future = current_and_future_losses(classifier, X_S, y_S, candidates, population, loss)
+    return L_now - np.sum(p * future, axis=1)
+
+
+def true_q_a(
+    problem: Any,
+    classifier: Classifier,
+    X_S: ArrayLike,
+    y_S: ArrayLike,
+    candidates: ArrayLike,
+    labels: ArrayLike,
+    population: Population,
+    loss: str = "error",
+) -> np.ndarray:
+    r""":math:`Q^a(x, y) = L(\theta(D_S)) - L(\theta(D_S \cup (x, y)))` for known labels (§3.1)."""
+    candidates = check_points(candidates, "candidates", dim=population.dim)
+    labels = check_labels(labels, population.n_classes, "labels")
+    if labels.shape[0] != candidates.shape[0]:
+        raise ValueError(f"labels must have one entry per candidate ({candidates.shape[0]}), got {labels.shape[0]}")
+    L_now, future = current_and_future_losses(classifier, X_S, y_S, candidates, population, loss)
+    return L_now - future[np.arange(labels.size), labels]
+
+
+def true_b_c(
+    problem: Any,
+    classifier: Classifier,
+    X_S: ArrayLike,
+    y_S: ArrayLike,
+    batch: ArrayLike,
+    population: Population,
+    loss: str = "error",
+) -> float:
+    r"""The batch target :math:`B^c` of §3.1.1 for ``r <= 3`` points: all ``k^r`` labellings, refitted."""
+    batch, p = _candidate_posterior(problem, batch, population)
+    if batch.shape[0] > _MAX_BATCH:
+        raise ValueError(f"batch: at most {_MAX_BATCH} points (k^r refits), got {batch.shape[0]}")
+    model = fit_on(classifier, X_S, y_S, population)
+    loss = check_loss(loss)
+    expected = 0.0
+    for labels in itertools.product(range(population.n_classes), repeat=batch.shape[0]):
+        weight = float(np.prod(p[np.arange(batch.shape[0]), labels]))
+        refit = model.clone().fit(np.vstack([model.X_train_, batch]), np.append(model.y_train_, labels),
+                                  population.n_classes)
+        expected += weight * population.loss(refit, loss)
+    return population.loss(model, loss) - expected
