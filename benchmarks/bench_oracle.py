@@ -33,9 +33,9 @@ from typing import Callable, Sequence
 import numpy as np
 from sklearn.neighbors import KNeighborsClassifier
 
+from _setting import four_gaussian_setting
+
 from mri_theory.classifiers import KNN, LDA, QDA, GaussianNaiveBayes
-from mri_theory.population import Population
-from mri_theory.problems import get_problem
 from mri_theory.retraining import current_loss, future_losses
 from mri_theory.targets import true_q_c
 
@@ -70,19 +70,6 @@ def naive_knn_q_c(problem, X_S, y_S, candidates, population) -> np.ndarray:
     return out
 
 
-def setting(seed: int, n_train: int, n_candidates: int, pop_size: int):
-    """D_S (both classes present), candidates and a sampled population from Four-Gaussian."""
-    problem = get_problem("four-gaussian")
-    rng = np.random.default_rng(seed)
-    while True:
-        X_S, y_S = problem.sample(n_train, rng)
-        if np.unique(y_S).size == problem.n_classes:
-            break
-    candidates, _ = problem.sample(n_candidates, rng)
-    population = Population.from_problem(problem, pop_size, rng)
-    return problem, X_S, y_S, candidates, population
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the three parts; exit 1 if any difference exceeds the tolerance."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -92,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     ok = True
 
-    problem, X_S, y_S, candidates, population = setting(args.seed, 20, 250, 100_000)
+    problem, X_S, y_S, candidates, population = four_gaussian_setting(args.seed, 20, 250, 100_000)
     print("Four-Gaussian, |D_S| = 20, 250 candidates, population 10^5 (exact posteriors)\n")
     fast, t_fast = best_time(lambda: true_q_c(problem, KNN(5), X_S, y_S, candidates, population))
     m = min(args.naive_candidates, candidates.shape[0])
@@ -117,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{'candidates':>10s} {'population':>11s} {'time (s)':>9s} {'peak MiB':>9s}")
         for pop_size in (10_000, 100_000, 1_000_000):
             for n_cand in (50, 250, 1000):
-                problem, X_S, y_S, candidates, population = setting(args.seed, 20, n_cand, pop_size)
+                problem, X_S, y_S, candidates, population = four_gaussian_setting(args.seed, 20, n_cand, pop_size)
                 current_loss(KNN(5), X_S, y_S, population)  # warm-up
                 tracemalloc.start()
                 start = time.perf_counter()

@@ -1,4 +1,10 @@
-"""Command line: ``mri-theory figures [--list] [--only NAME ...] [--out DIR] [--quick]``."""
+"""Command line.
+
+``mri-theory figures [--list] [--only NAME ...] [--out DIR] [--quick]``
+    regenerate the figures;
+``mri-theory curves --problem P --classifier C --strategies all --replicates R --pool N --seed S --out DIR``
+    run the iterated-AL sandbox (resumable).
+"""
 
 from __future__ import annotations
 
@@ -24,6 +30,29 @@ def _figures(args: argparse.Namespace) -> int:
     return 0
 
 
+def _curves(args: argparse.Namespace) -> int:
+    from mri_theory.sandbox import run_curves
+
+    strategies = "all" if args.strategies == ["all"] else args.strategies
+    try:
+        table = run_curves(problem=args.problem, classifier=args.classifier, strategies=strategies,
+                           pool_size=args.pool, replicates=args.replicates, seed=args.seed, n_jobs=args.jobs,
+                           budget=args.budget, population_size=args.population, loss=args.loss,
+                           subsample=None if args.subsample == 0 else args.subsample, out=args.out)
+    except ValueError as exc:
+        print(f"mri-theory curves: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: finished runs are kept in {args.out}; run the same command to resume",
+              file=sys.stderr)
+        return 130
+    final = table.groupby(["strategy", "replicate"], sort=False).tail(1)  # each curve's last point
+    print("final loss, mean over replicates:")
+    print(final.groupby("strategy", sort=False)[["n_labelled", "loss"]].mean().to_string())
+    print(f"results: {args.out}/curves.csv")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``mri-theory`` argument parser (one sub-command per job)."""
     parser = argparse.ArgumentParser(prog="mri-theory", description=__doc__)
@@ -34,6 +63,20 @@ def build_parser() -> argparse.ArgumentParser:
     fig.add_argument("--out", default="figures", metavar="DIR", help="output folder (default: figures)")
     fig.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
     fig.set_defaults(func=_figures)
+    cur = sub.add_parser("curves", help="learning curves of AL strategies (iterated AL sandbox, resumable)")
+    cur.add_argument("--problem", default="four-gaussian")
+    cur.add_argument("--classifier", default="knn5")
+    cur.add_argument("--strategies", nargs="+", default=["all"], metavar="NAME", help="names, or 'all'")
+    cur.add_argument("--replicates", type=int, default=10)
+    cur.add_argument("--pool", type=int, default=250, help="pool size")
+    cur.add_argument("--budget", type=int, default=None, help="labels to acquire (default: the whole pool)")
+    cur.add_argument("--population", type=int, default=10_000, help="evaluation population size")
+    cur.add_argument("--subsample", type=int, default=100, help="candidates scored by costly methods (0: all)")
+    cur.add_argument("--loss", default="error", choices=["error", "log"])
+    cur.add_argument("--seed", type=int, default=0)
+    cur.add_argument("--jobs", type=int, default=1, help="parallel jobs (joblib)")
+    cur.add_argument("--out", default="results", metavar="DIR", help="results folder (default: results)")
+    cur.set_defaults(func=_curves)
     return parser
 
 

@@ -15,7 +15,10 @@ row :math:`\mathbf p(x)`:
   (ties to the lowest label): the expected error rate :math:`L_e`;
 * ``"log"``: :math:`-\sum_j p_j(x) \ln \hat p_j(x)`, the expected log loss, with
   :math:`\hat p` clipped to ``[1e-15, 1]`` so an impossible class costs
-  ``34.5`` nats rather than infinity.
+  ``34.5`` nats rather than infinity;
+* ``"lc"``: least confidence :math:`1 - \max_j \hat p_j(x)`, the classifier's
+  *own* expected error (the rows are ignored): Roy & McCallum's surrogate for
+  the error rate in EfeLc (Eq. ``efelc``).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy import special
 
 from mri_theory import _validation as check
 
@@ -33,7 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["LOSSES", "Population", "pointwise_loss", "argmax_last", "pointwise_loss_from_scores", "check_loss", "check_labels"]
 
 #: The supported losses.
-LOSSES: tuple[str, ...] = ("error", "log")
+LOSSES: tuple[str, ...] = ("error", "log", "lc")
 
 #: Smallest probability used in the log loss.
 LOG_LOSS_FLOOR = 1e-15
@@ -81,6 +85,11 @@ def pointwise_loss(rows: np.ndarray, proba: np.ndarray, loss: str) -> np.ndarray
     """
     n, k = rows.shape
     rows = rows.reshape((n,) + (1,) * (proba.ndim - 2) + (k,))
+    if loss == "lc":
+        top = proba[..., 0]
+        for j in range(1, k):
+            top = np.maximum(top, proba[..., j])
+        return 1.0 - top
     if loss == "error":
         predicted = argmax_last(proba)
         kept = np.zeros(predicted.shape)
@@ -113,6 +122,8 @@ def pointwise_loss_from_scores(rows: np.ndarray, scores: np.ndarray, loss: str,
     r = np.ascontiguousarray(rows.T)  # (k, n): contiguous, so broadcasting over models is fast
     cap = -np.log(LOG_LOSS_FLOOR)
     if log_odds:
+        if loss == "lc":
+            return special.expit(-np.abs(scores))
         if loss == "error":  # predicting class 1 errs with probability r_0, class 0 with r_1
             return np.where(scores > 0, r[0], r[1])
         with np.errstate(invalid="ignore"):
@@ -121,6 +132,11 @@ def pointwise_loss_from_scores(rows: np.ndarray, scores: np.ndarray, loss: str,
     top = scores[..., 0, :]
     for j in range(1, k):
         top = np.maximum(top, scores[..., j, :])
+    if loss == "lc":
+        total = np.zeros(top.shape)
+        for j in range(k):
+            total += np.exp(scores[..., j, :] - top)
+        return 1.0 - 1.0 / total
     if loss == "error":
         kept = np.zeros(top.shape)
         claimed = np.zeros(top.shape, dtype=bool)

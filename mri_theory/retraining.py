@@ -111,7 +111,7 @@ def future_losses(
         Points to add, one at a time (non-empty).
     population : Population
         Where the loss is measured.
-    loss : {"error", "log"}
+    loss : {"error", "log", "lc"}
     method : {"auto", "refit"}
         ``"auto"`` uses the classifier's exact fast path when it has one;
         ``"refit"`` forces the plain refit per (candidate, class).

@@ -468,3 +468,31 @@ def test_bad_input_names_the_argument(name):
         clf.predict_proba("not an array")
     with pytest.raises(TypeError, match="y"):
         get_classifier(name).fit(X, np.array(["a"] * 12), 3)
+
+
+# ---------------------------------------------------------------- k-d tree shortlist (large training sets)
+
+
+@pytest.mark.parametrize("grid", [False, True])
+@pytest.mark.parametrize("k", [1, 5, 21])
+def test_knn_tree_shortlist_equals_brute_force(grid, k):
+    """Above 64 training points neighbours come from a k-d tree shortlist; it must equal brute force, ties included."""
+    rng = np.random.default_rng(100 + k + 7 * grid)
+    if grid:  # many exact distance ties and duplicated points
+        X = rng.integers(0, 6, size=(200, 2)).astype(float)
+        P = rng.integers(0, 6, size=(2000, 2)) + rng.choice([0.0, 0.5], size=(2000, 2))
+    else:
+        X, P = rng.normal(size=(200, 2)), rng.normal(size=(2000, 2))
+    y = rng.integers(0, 3, 200)
+    model = KNN(k).fit(X, y, 3)
+    assert model.tree_ is not None
+    for fast, brute in zip(model._neighbourhoods(P), model._brute_neighbourhoods(P)):
+        assert np.array_equal(fast, brute)
+
+
+def test_knn_large_training_set_matches_sklearn():
+    rng = np.random.default_rng(5)
+    X, y, P = rng.normal(size=(300, 2)), rng.integers(0, 2, 300), rng.normal(size=(1000, 2))
+    ours = KNN(5).fit(X, y, 2)
+    theirs = KNeighborsClassifier(5).fit(X, y)
+    assert np.array_equal(ours.predict_proba(P), theirs.predict_proba(P))

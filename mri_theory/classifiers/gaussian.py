@@ -30,7 +30,6 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from mri_theory import _validation as check
 from mri_theory.classifiers.base import Classifier

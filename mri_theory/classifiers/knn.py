@@ -14,14 +14,24 @@ and everything is chunked so memory stays bounded for 10^6-point populations.
 from __future__ import annotations
 
 import numpy as np
+from scipy.spatial import cKDTree
 
 from mri_theory import _validation as check
 from mri_theory.classifiers.base import Classifier
 from mri_theory.population import Population, pointwise_loss
 
-__all__ = ["KNN", "squared_distances"]
+__all__ = ["KNN", "squared_distances", "squared_distances_paired"]
 
 _CHUNK_CELLS = 2**21
+_TREE_MIN_TRAIN = 64  # above this many training points, neighbours are shortlisted with a k-d tree
+
+
+def squared_distances_paired(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Squared distances from ``A[i]`` to each ``B[i, j]`` (``B`` of shape ``(n, m, d)``), same arithmetic as below."""
+    out = (A[:, None, 0] - B[:, :, 0]) ** 2
+    for t in range(1, A.shape[1]):
+        out += (A[:, None, t] - B[:, :, t]) ** 2
+    return out
 
 
 def squared_distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -63,13 +73,39 @@ class KNN(Classifier):
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
         self.k_eff_ = min(self.k, X.shape[0])
+        self.tree_ = cKDTree(X) if X.shape[0] > _TREE_MIN_TRAIN else None
 
     def _neighbourhoods(self, P: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For each point: class votes ``(n, k)``, squared k-th distance ``(n,)``, label of the k-th neighbour.
 
         The neighbourhood is the first ``k_eff`` training points in the order
         (squared distance, index); the k-th neighbour is the last of them.
+        Large training sets use a k-d tree to shortlist ``k + 4`` neighbours,
+        then order them by the exact squared distances; a point whose
+        shortlist cannot be proven complete is done by brute force.
         """
+        if self.tree_ is None:
+            return self._brute_neighbourhoods(P)
+        m = min(self.X_train_.shape[0], self.k_eff_ + 4)
+        tree_dist, idx = self.tree_.query(P, k=m)
+        d2 = squared_distances_paired(P, self.X_train_[idx])
+        order = np.lexsort((idx, d2), axis=1)
+        idx = np.take_along_axis(idx, order, axis=1)
+        d2 = np.take_along_axis(d2, order, axis=1)
+        radius2 = d2[:, self.k_eff_ - 1]
+        labels = self.y_train_[idx[:, :self.k_eff_]]
+        votes = np.zeros((P.shape[0], self.n_classes_))
+        for j in range(self.n_classes_):
+            votes[:, j] = np.count_nonzero(labels == j, axis=1)
+        kth_label = labels[:, -1].copy()
+        # Points not shortlisted are at least tree_dist[:, -1] away: complete if strictly beyond the radius.
+        unsure = np.flatnonzero(radius2 >= (1 - 1e-9) * tree_dist[:, -1] ** 2)
+        if unsure.size and m < self.X_train_.shape[0]:
+            votes[unsure], radius2[unsure], kth_label[unsure] = self._brute_neighbourhoods(P[unsure])
+        return votes, radius2, kth_label
+
+    def _brute_neighbourhoods(self, P: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`_neighbourhoods` by computing every distance (chunked)."""
         n_train = self.X_train_.shape[0]
         onehot = np.eye(self.n_classes_)[self.y_train_]
         votes = np.empty((P.shape[0], self.n_classes_))

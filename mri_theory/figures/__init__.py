@@ -25,7 +25,8 @@ from matplotlib.figure import Figure  # noqa: E402
 __all__ = ["FigureSpec", "register", "figure_names", "get_figure", "make_figures", "FIGURE_MODULES"]
 
 #: Modules that define figures, imported on first use of the registry.
-FIGURE_MODULES: tuple[str, ...] = ("qc_cases", "qc_vs_se_rs", "lambda_vs_noise", "noisy_selection_curves", "problems")
+FIGURE_MODULES: tuple[str, ...] = ("qc_cases", "qc_vs_se_rs", "lambda_vs_noise", "noisy_selection_curves", "problems",
+                                   "best_worst_curves", "single_realisation", "al_vs_rs")
 
 _REGISTRY: dict[str, "FigureSpec"] = {}
 

@@ -1,0 +1,21 @@
+"""The benchmark setting shared by the Four-Gaussian benchmarks."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mri_theory.population import Population
+from mri_theory.problems import get_problem
+
+
+def four_gaussian_setting(seed: int, n_train: int, n_candidates: int, pop_size: int, method: str = "sample"):
+    """``D_S`` of ``n_train`` points (every class present), candidates and a population with exact posteriors."""
+    problem = get_problem("four-gaussian")
+    rng = np.random.default_rng(seed)
+    while True:
+        X_S, y_S = problem.sample(n_train, rng)
+        if np.unique(y_S).size == problem.n_classes:
+            break
+    candidates, _ = problem.sample(n_candidates, rng)
+    population = Population.from_problem(problem, pop_size, rng, method=method)
+    return problem, X_S, y_S, candidates, population

@@ -1,0 +1,34 @@
+"""Shared plotting of learning curves: mean over replicates with standard-error bands."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+
+__all__ = ["mean_curves", "plot_mean_curves"]
+
+
+def mean_curves(df: pd.DataFrame, value: str = "loss") -> pd.DataFrame:
+    """Mean and standard error over replicates per (strategy, n_labelled)."""
+    grouped = df.groupby(["strategy", "n_labelled"], sort=False)[value]
+    out = grouped.agg(["mean", "std", "count"]).reset_index()
+    out["se"] = (out["std"] / np.sqrt(out["count"])).fillna(0.0)
+    return out
+
+
+def plot_mean_curves(ax: Axes, df: pd.DataFrame, colours: dict[str, str] | Sequence[str],
+                     value: str = "loss", bands: bool = True) -> pd.DataFrame:
+    """Plot each strategy's mean curve (in order of appearance) with +-1 SE bands; return the means."""
+    curves = mean_curves(df, value)
+    names = list(dict.fromkeys(df["strategy"]))
+    palette = colours if isinstance(colours, dict) else dict(zip(names, colours))
+    for name in names:
+        c = curves[curves.strategy == name]
+        ax.plot(c.n_labelled, c["mean"], color=palette[name], lw=1.8, label=name)
+        if bands:
+            ax.fill_between(c.n_labelled, c["mean"] - c.se, c["mean"] + c.se, color=palette[name], alpha=0.2,
+                            lw=0)
+    return curves

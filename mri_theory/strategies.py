@@ -1,0 +1,345 @@
+r"""Active-learning strategies (§2.3, §4, §5.1) behind one interface.
+
+A strategy *scores* candidate points given the labelled data, the base
+classifier and a ``numpy.random.Generator``; :func:`select` takes the best
+score with a random tie-break.  Larger scores are better.  Every
+retrain-and-score loop (EfeLc, SMRI, BMRI, the oracles) runs on the
+future-loss engine :func:`mri_theory.retraining.current_and_future_losses`.
+
+Registry (:func:`get_strategy`, :func:`list_strategies`), by the paper's names:
+
+========== ==============================================================
+RS         uniform random selection (all scores equal)
+SE         Shannon entropy of the base classifier's :math:`\hat{\mathbf p}`
+LC         least confidence :math:`1 - \max_j \hat p_j`
+QbcV       vote entropy of a committee (logistic regression, 5-NN, 21-NN,
+           random forest) trained on the labelled data
+QbcA       average Kullback-Leibler divergence of each member to the
+           committee mean
+EfeLc      Roy & McCallum, Eq. ``efelc``: :math:`-\sum_j \hat p_j \sum_{x_i \in X_P} U_L(x_i, \theta(D \cup (x, c_j)))`
+SMRI       SimpleMRI (Algorithm 1): :math:`-\hat{\mathbf p}\cdot\hat{\mathbf{L'}}` with
+           :math:`D_P = D_T = D_E = D_S`
+BMRI       BootstrapMRI (Algorithm 2): the median over ``n_b = 25`` bootstrap
+           triples :math:`(D_P, D_T, D_E)` of :math:`-\hat{\mathbf p}\cdot\hat{\mathbf{L'}}`
+MRI-best   argmax of the true :math:`Q^c` (known truth only)
+MRI-worst  argmin of the true :math:`Q^c`
+========== ==============================================================
+
+SMRI and BMRI estimate only term :math:`T_e` of Eq. ``eqc`` (term :math:`T_c`
+does not depend on the candidate), and score :math:`-\hat T_e`.  Their
+class-probability estimator :math:`\theta_2` is 5-NN, or a random forest when
+the base classifier is k-NN (§4).  BMRI draws its 25 bootstrap triples once
+per selection step and uses them for every candidate (common random numbers:
+the candidates are compared on the same resamples).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+from scipy import special
+
+from mri_theory.classifiers import KNN, Classifier, LogisticRegression, RandomForest
+from mri_theory.population import Population
+from mri_theory.retraining import current_and_future_losses
+from mri_theory.targets import true_q_c
+
+__all__ = [
+    "Context",
+    "Strategy",
+    "select",
+    "get_strategy",
+    "list_strategies",
+    "second_classifier",
+    "COMMITTEE",
+    "FOREST_TREES",
+]
+
+
+@dataclass
+class Context:
+    """What a strategy may look at when it scores candidates.
+
+    Attributes
+    ----------
+    X, y : ndarray
+        The labelled data :math:`D_S`.
+    candidates : ndarray (m, d)
+        The points to score (the pool, or a random sub-sample of it).
+    pool : ndarray (n_p, d)
+        The whole unlabelled pool :math:`X_P` (EfeLc sums over it).
+    classifier : Classifier
+        The base classifier (an unfitted template).
+    n_classes : int
+    rng : numpy.random.Generator
+    problem, population : optional
+        The truth, for the oracle strategies only.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    candidates: np.ndarray
+    pool: np.ndarray
+    classifier: Classifier
+    n_classes: int
+    rng: np.random.Generator
+    problem: Any = None
+    population: Population | None = None
+    _fitted: Classifier | None = field(default=None, repr=False)
+
+    def fitted(self) -> Classifier:
+        """The base classifier fitted on :math:`D_S` (cached)."""
+        if self._fitted is None:
+            self._fitted = self.classifier.clone().fit(self.X, self.y, self.n_classes)
+        return self._fitted
+
+
+class Strategy:
+    """An AL strategy: :meth:`scores` candidates, larger is better.
+
+    Attributes
+    ----------
+    name : str
+        The paper's name.
+    costly : bool
+        Retrains per candidate: the sandbox may score a random sub-sample of
+        the pool.
+    needs_truth : bool
+        Needs ``problem`` and ``population`` (the oracles).
+    """
+
+    name = "strategy"
+    costly = False
+    needs_truth = False
+
+    def scores(self, ctx: Context) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+def select(strategy: Strategy, ctx: Context) -> tuple[int, np.ndarray]:
+    """Index (into ``ctx.candidates``) of the best score, exact ties broken with ``ctx.rng``; and the scores."""
+    s = np.asarray(strategy.scores(ctx), dtype=float)
+    if s.shape != (ctx.candidates.shape[0],) or not np.all(np.isfinite(s)):
+        raise RuntimeError(f"{strategy.name} returned invalid scores of shape {s.shape}")
+    best = np.flatnonzero(s == s.max())
+    return int(best[ctx.rng.integers(best.size)]), s
+
+
+# ------------------------------------------------------------------ heuristics
+
+
+class RandomSelection(Strategy):
+    """RS: every candidate scores 0, so the random tie-break picks uniformly."""
+
+    name = "RS"
+
+    def scores(self, ctx):
+        return np.zeros(ctx.candidates.shape[0])
+
+
+def _entropy(p: np.ndarray) -> np.ndarray:
+    return -np.sum(special.xlogy(p, p), axis=-1)
+
+
+class ShannonEntropy(Strategy):
+    r"""SE: :math:`-\sum_j \hat p_j \ln \hat p_j` of the base classifier."""
+
+    name = "SE"
+
+    def scores(self, ctx):
+        return _entropy(ctx.fitted().predict_proba(ctx.candidates))
+
+
+class LeastConfidence(Strategy):
+    r"""LC: :math:`1 - \max_j \hat p_j` of the base classifier."""
+
+    name = "LC"
+
+    def scores(self, ctx):
+        return 1.0 - ctx.fitted().predict_proba(ctx.candidates).max(axis=1)
+
+
+#: Trees in the random forests that strategies fit at every step (QBC member, SMRI/BMRI's
+#: :math:`\theta_2`).  The paper does not give the forest size; 25 keeps BMRI's 25 fits per
+#: step affordable (scikit-learn's per-tree overhead dominates on small data).
+FOREST_TREES = 25
+
+#: The QBC committee of §5.1 (factories, so each fit starts fresh).
+COMMITTEE: tuple[Callable[[], Classifier], ...] = (
+    LogisticRegression, lambda: KNN(5), lambda: KNN(21), lambda: RandomForest(FOREST_TREES),
+)
+
+
+def _committee_proba(ctx: Context) -> np.ndarray:
+    """Members' probabilities, shape ``(members, m, k)``."""
+    return np.stack([make().fit(ctx.X, ctx.y, ctx.n_classes).predict_proba(ctx.candidates)
+                     for make in COMMITTEE])
+
+
+class VoteEntropy(Strategy):
+    """QbcV: entropy of the committee's vote distribution (each member votes its argmax)."""
+
+    name = "QbcV"
+
+    def scores(self, ctx):
+        proba = _committee_proba(ctx)
+        votes = np.eye(ctx.n_classes)[np.argmax(proba, axis=2)].mean(axis=0)
+        return _entropy(votes)
+
+
+class AverageKL(Strategy):
+    r"""QbcA: :math:`\frac1M \sum_m KL(\hat{\mathbf p}_m \,\|\, \bar{\mathbf p})` (the average, not the maximum)."""
+
+    name = "QbcA"
+
+    def scores(self, ctx):
+        proba = _committee_proba(ctx)
+        mean = proba.mean(axis=0)
+        return np.mean(np.sum(special.rel_entr(proba, mean[None]), axis=2), axis=0)
+
+
+# ------------------------------------------------------------------ retraining estimators
+
+
+def second_classifier(base: Classifier) -> Classifier:
+    r""":math:`\theta_2`, the class-probability estimator of SMRI and BMRI: 5-NN, or a random forest for a k-NN base."""
+    return RandomForest(FOREST_TREES) if isinstance(base, KNN) else KNN(5)
+
+
+class EfeLc(Strategy):
+    r"""EfeLc (Roy & McCallum), Eq. ``efelc``: :math:`-\sum_j \hat p_j(x) \sum_{x_i \in X_P} (1 - \max \hat p'(x_i))`.
+
+    :math:`\hat p` is the current base classifier; the retrained model's least
+    confidence is summed over the whole pool (the engine's ``"lc"`` loss,
+    times the pool size).
+
+    Parameters
+    ----------
+    method : {"auto", "refit"}
+        The engine's fast path, or a plain refit per (candidate, class).
+    """
+
+    name = "EfeLc"
+    costly = True
+
+    def __init__(self, method: str = "auto") -> None:
+        self.method = method
+
+    def scores(self, ctx):
+        pool = Population(ctx.pool, np.full((ctx.pool.shape[0], ctx.n_classes), 1.0 / ctx.n_classes))
+        _, future = current_and_future_losses(ctx.classifier, ctx.X, ctx.y, ctx.candidates, pool, "lc",
+                                              self.method)
+        p_hat = ctx.fitted().predict_proba(ctx.candidates)
+        return -ctx.pool.shape[0] * np.sum(p_hat * future, axis=1)
+
+
+def _minus_expected_future_loss(ctx: Context, p_data: tuple, t_data: tuple, e_data: tuple,
+                                method: str) -> np.ndarray:
+    r""":math:`-\hat T_e = -\hat{\mathbf p}\cdot\hat{\mathbf{L'}}` with :math:`\theta_2` on ``p_data``, training on ``t_data``, testing on ``e_data``."""
+    p_hat = second_classifier(ctx.classifier).fit(*p_data, ctx.n_classes).predict_proba(ctx.candidates)
+    test = Population.from_labels(*e_data, ctx.n_classes)
+    _, future = current_and_future_losses(ctx.classifier, *t_data, ctx.candidates, test, "error", method)
+    return -np.sum(p_hat * future, axis=1)
+
+
+class SimpleMRI(Strategy):
+    r"""SimpleMRI (Algorithm 1): :math:`D_P = D_T = D_E = D_S` (naive reuse).
+
+    Parameters
+    ----------
+    method : {"auto", "refit"}
+    """
+
+    name = "SMRI"
+    costly = True
+
+    def __init__(self, method: str = "auto") -> None:
+        self.method = method
+
+    def scores(self, ctx):
+        data = (ctx.X, ctx.y)
+        return _minus_expected_future_loss(ctx, data, data, data, self.method)
+
+
+class BootstrapMRI(Strategy):
+    r"""BootstrapMRI (Algorithm 2): independent bootstrap datasets, median over ``n_b`` resamples.
+
+    Parameters
+    ----------
+    n_b : int, default 25
+    method : {"auto", "refit"}
+    """
+
+    name = "BMRI"
+    costly = True
+
+    def __init__(self, n_b: int = 25, method: str = "auto") -> None:
+        self.n_b = n_b
+        self.method = method
+
+    def scores(self, ctx):
+        n = ctx.X.shape[0]
+        estimates = np.empty((self.n_b, ctx.candidates.shape[0]))
+        for b in range(self.n_b):
+            i_p, i_t, i_e = ctx.rng.integers(0, n, size=(3, n))
+            estimates[b] = _minus_expected_future_loss(
+                ctx, (ctx.X[i_p], ctx.y[i_p]), (ctx.X[i_t], ctx.y[i_t]), (ctx.X[i_e], ctx.y[i_e]), self.method)
+        return np.median(estimates, axis=0)
+
+
+# ------------------------------------------------------------------ oracles
+
+
+class MRIBest(Strategy):
+    """MRI-best: the true :math:`Q^c` (Eq. ``eqc``) on the problem's population; argmax is optimal AL.
+
+    Parameters
+    ----------
+    loss : {"error", "log"}
+        The loss whose expected reduction is maximised.
+    """
+
+    name = "MRI-best"
+    costly = True
+    needs_truth = True
+    sign = 1.0
+
+    def __init__(self, loss: str = "error") -> None:
+        self.loss = loss
+
+    def scores(self, ctx):
+        if ctx.problem is None or ctx.population is None:
+            raise ValueError(f"{self.name} needs the truth: pass problem and population")
+        return self.sign * true_q_c(ctx.problem, ctx.classifier, ctx.X, ctx.y, ctx.candidates, ctx.population,
+                                    self.loss)
+
+
+class MRIWorst(MRIBest):
+    """MRI-worst: the argmin of the true :math:`Q^c`, the worst possible selection."""
+
+    name = "MRI-worst"
+    sign = -1.0
+
+
+_REGISTRY: dict[str, Callable[[], Strategy]] = {
+    cls.name: cls
+    for cls in (RandomSelection, ShannonEntropy, LeastConfidence, VoteEntropy, AverageKL, EfeLc,
+                SimpleMRI, BootstrapMRI, MRIBest, MRIWorst)
+}
+
+
+def list_strategies() -> list[str]:
+    """The strategy names, in the paper's order."""
+    return list(_REGISTRY)
+
+
+def get_strategy(name: str, **options: Any) -> Strategy:
+    """A strategy by name; ``options`` go to its constructor (e.g. ``method="refit"``, ``n_b=10``)."""
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown strategy {name!r}; known strategies: {', '.join(_REGISTRY)}")
+    return _REGISTRY[name](**options)
