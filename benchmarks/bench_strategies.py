@@ -164,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"{diff:>9.1e}{'' if ok else '  FAIL'}")
 
     print("\ns/step = wall-clock time of one select(strategy, ctx), base classifier fit included; "
-          f"ratio = naive / engine" + (f"@{m}" if at_m else "") + " on the same candidates")
+          "ratio = naive / engine" + (f"@{m}" if at_m else "") + " on the same candidates")
     if failed:
         print(f"FAILED: engine and naive refit disagree for {', '.join(failed)}", file=sys.stderr)
         return 1

@@ -1,0 +1,19 @@
+"""mri-theory: optimal active learning computed exactly (model retraining improvement, MRI).
+
+Modules, following the data flow problem -> population -> classifier -> future
+losses -> targets/strategies -> learning curves -> figures:
+
+``two_gaussians``   the §3.2 example in closed form (L_e, Q^a, Q^c, B^c, optimal selection)
+``symbolic``        sympy derivations cross-checking the closed forms
+``guarantee``       §3.3: lambda = 1/2 + beta, Monte Carlo, pools and noise families
+``problems``        simulated problems with known truth (Appendix D)
+``population``      evaluation sets with class-probability rows (Rao-Blackwellised losses)
+``classifiers``     base classifiers with exact fast retraining paths (Appendix C)
+``retraining``      the future-loss engine (Table 1's L')
+``targets``         true Q^c, Q^a, B^c on the general path (Eq. eqc)
+``strategies``      RS, SE, LC, QbcV, QbcA, EfeLc, SMRI, BMRI, MRI-best, MRI-worst
+``sandbox``         iterated AL with paired replicates
+``figures``         the figure registry behind ``mri-theory figures``
+"""
+
+__version__ = "0.1.0"
