@@ -22,6 +22,7 @@ import mri_theory.classifiers.knn as knn_module
 from mri_theory.classifiers import KNN, LDA, QDA, GaussianMeanClassifier, GaussianNaiveBayes, LogisticRegression
 from mri_theory.population import Population
 from mri_theory.retraining import current_and_future_losses, current_loss, fit_on, future_losses
+from _reference import hand_loss
 
 FAST = {
     "knn1": lambda: KNN(1),
@@ -92,15 +93,6 @@ def random_problem(rng, n_train, k, n_pop, n_cand, d=2, one_hot=False):
     pop = Population(P, rows, rng.uniform(0.1, 1.0, n_pop))
     C = rng.normal(scale=2.0, size=(n_cand, d))
     return X, y, C, pop
-
-
-def hand_loss(pop, proba, loss):
-    """Weighted mean loss written out from the definitions."""
-    if loss == "error":
-        values = 1.0 - pop.proba[np.arange(pop.size), np.argmax(proba, axis=1)]
-    else:
-        values = -np.sum(pop.proba * np.log(np.maximum(proba, 1e-15)), axis=1)
-    return float(np.sum(pop.weights * values) / np.sum(pop.weights))
 
 
 def assert_fast_equals_refit(clf_factory, X, y, C, pop, loss, tol):
