@@ -55,6 +55,7 @@ __all__ = [
     "second_classifier",
     "COMMITTEE",
     "FOREST_TREES",
+    "BMRI_FOREST_TREES",
 ]
 
 
@@ -164,10 +165,14 @@ class LeastConfidence(Strategy):
         return 1.0 - ctx.fitted().predict_proba(ctx.candidates).max(axis=1)
 
 
-#: Trees in the random forests that strategies fit at every step (QBC member, SMRI/BMRI's
-#: :math:`\theta_2`).  The paper does not give the forest size; 25 keeps BMRI's 25 fits per
-#: step affordable (scikit-learn's per-tree overhead dominates on small data).
+#: Trees in the random forests that strategies fit at every step (the QBC member, SMRI's
+#: :math:`\theta_2`).  The paper does not give the forest size; scikit-learn's per-tree
+#: overhead dominates on small data, so forests are kept small.
 FOREST_TREES = 25
+
+#: Trees in each of BMRI's 25 :math:`\theta_2` forests per step (one per bootstrap
+#: resample): the median over resamples already aggregates 25 x 10 trees.
+BMRI_FOREST_TREES = 10
 
 #: The QBC committee of §5.1 (factories, so each fit starts fresh).
 COMMITTEE: tuple[Callable[[], Classifier], ...] = (
@@ -206,9 +211,10 @@ class AverageKL(Strategy):
 # ------------------------------------------------------------------ retraining estimators
 
 
-def second_classifier(base: Classifier) -> Classifier:
-    r""":math:`\theta_2`, the class-probability estimator of SMRI and BMRI: 5-NN, or a random forest for a k-NN base."""
-    return RandomForest(FOREST_TREES) if isinstance(base, KNN) else KNN(5)
+def second_classifier(base: Classifier, trees: int = FOREST_TREES) -> Classifier:
+    r""":math:`\theta_2`, the class-probability estimator of SMRI and BMRI: 5-NN, or a random forest
+    of ``trees`` trees for a k-NN base (§4)."""
+    return RandomForest(trees) if isinstance(base, KNN) else KNN(5)
 
 
 class EfeLc(Strategy):
@@ -239,9 +245,10 @@ class EfeLc(Strategy):
 
 
 def _minus_expected_future_loss(ctx: Context, p_data: tuple, t_data: tuple, e_data: tuple,
-                                method: str) -> np.ndarray:
+                                method: str, trees: int = FOREST_TREES) -> np.ndarray:
     r""":math:`-\hat T_e = -\hat{\mathbf p}\cdot\hat{\mathbf{L'}}` with :math:`\theta_2` on ``p_data``, training on ``t_data``, testing on ``e_data``."""
-    p_hat = second_classifier(ctx.classifier).fit(*p_data, ctx.n_classes).predict_proba(ctx.candidates)
+    theta2 = second_classifier(ctx.classifier, trees)
+    p_hat = theta2.fit(*p_data, ctx.n_classes).predict_proba(ctx.candidates)
     test = Population.from_labels(*e_data, ctx.n_classes)
     _, future = current_and_future_losses(ctx.classifier, *t_data, ctx.candidates, test, "error", method)
     return -np.sum(p_hat * future, axis=1)
@@ -273,14 +280,17 @@ class BootstrapMRI(Strategy):
     ----------
     n_b : int, default 25
     method : {"auto", "refit"}
+    theta2_trees : int, default :data:`BMRI_FOREST_TREES`
+        Trees of each :math:`\theta_2` forest (k-NN base only).
     """
 
     name = "BMRI"
     costly = True
 
-    def __init__(self, n_b: int = 25, method: str = "auto") -> None:
+    def __init__(self, n_b: int = 25, method: str = "auto", theta2_trees: int = BMRI_FOREST_TREES) -> None:
         self.n_b = n_b
         self.method = method
+        self.theta2_trees = theta2_trees
 
     def scores(self, ctx):
         n = ctx.X.shape[0]
@@ -288,7 +298,8 @@ class BootstrapMRI(Strategy):
         for b in range(self.n_b):
             i_p, i_t, i_e = ctx.rng.integers(0, n, size=(3, n))
             estimates[b] = _minus_expected_future_loss(
-                ctx, (ctx.X[i_p], ctx.y[i_p]), (ctx.X[i_t], ctx.y[i_t]), (ctx.X[i_e], ctx.y[i_e]), self.method)
+                ctx, (ctx.X[i_p], ctx.y[i_p]), (ctx.X[i_t], ctx.y[i_t]), (ctx.X[i_e], ctx.y[i_e]), self.method,
+                self.theta2_trees)
         return np.median(estimates, axis=0)
 
 

@@ -36,6 +36,7 @@ from mri_theory.population import Population
 from mri_theory.problems import get_problem
 from mri_theory.strategies import (
     COMMITTEE,
+    BMRI_FOREST_TREES,
     FOREST_TREES,
     Context,
     Strategy,
@@ -285,15 +286,16 @@ def test_fast_path_equals_refit(name, classifier, problem_name, seed, n_labelled
 # ------------------------------------------------------------------ EfeLc, SMRI, BMRI: the paper's pseudocode
 
 
-def theta2_proba(base: Classifier, X: np.ndarray, y: np.ndarray, k: int, at: np.ndarray) -> np.ndarray:
+def theta2_proba(base: Classifier, X: np.ndarray, y: np.ndarray, k: int, at: np.ndarray,
+                 trees: int = FOREST_TREES) -> np.ndarray:
     """:math:`\\hat{\\mathbf p}` from :math:`\\theta_2` (§4), with scikit-learn directly.
 
-    A random forest of ``FOREST_TREES`` trees for a k-NN base (seeded 0, the
+    A random forest of ``trees`` trees for a k-NN base (seeded 0, the
     package's documented forest seed), 5-NN (all points when fewer) otherwise;
     columns mapped onto classes ``0..k-1``.
     """
     if isinstance(base, KNN):
-        model = RandomForestClassifier(n_estimators=FOREST_TREES, random_state=0).fit(X, y)
+        model = RandomForestClassifier(n_estimators=trees, random_state=0).fit(X, y)
     else:
         model = KNeighborsClassifier(n_neighbors=min(5, len(y))).fit(X, y)
     out = np.zeros((len(at), k))
@@ -324,7 +326,7 @@ def bootstrap_mri_naive(base, X, y, candidates, k, n_b, rng):
     q = np.empty((n_b, len(candidates)))
     for b in range(n_b):
         i_p, i_t, i_e = rng.integers(0, n, size=(3, n))
-        p = theta2_proba(base, X[i_p], y[i_p], k, candidates)
+        p = theta2_proba(base, X[i_p], y[i_p], k, candidates, BMRI_FOREST_TREES)
         for i, x in enumerate(candidates):
             q[b, i] = -t_e_hat(base, x, p[i], (X[i_t], y[i_t]), (X[i_e], y[i_e]), k)
     return np.median(q, axis=0)
