@@ -35,7 +35,7 @@ from mri_theory.classifiers import get_classifier
 from mri_theory.population import Population
 from mri_theory.problems import get_problem
 from mri_theory.strategies import Context, MRIBest, get_strategy, list_strategies, select
-from mri_theory.targets import true_q_c
+from mri_theory.targets import true_q_c_and_loss
 
 __all__ = ["CurveConfig", "RESULT_COLUMNS", "run_curves", "read_curves", "initial_labelled_set"]
 
@@ -92,22 +92,26 @@ def _run_pair(cfg: CurveConfig, strategy_name: str, replicate: int) -> pd.DataFr
         cfg.seed, spawn_key=(replicate, 1, zlib.crc32(strategy_name.encode()))))
     available = np.arange(cfg.pool_size)
     rows = []
+    oracle = isinstance(strategy, MRIBest)
     for step in range(cfg.budget + 1):
-        model = base.clone().fit(X, y, problem.n_classes)
-        row = {"n_labelled": len(y), "loss": population.loss(model, cfg.loss),
-               "chosen": -1, "q_c_chosen": np.nan, "q_c_best": np.nan}
-        rows.append(row)
-        if step == cfg.budget or available.size == 0:
-            break
+        done = step == cfg.budget or available.size == 0
         scored = available
-        if strategy.costly and cfg.subsample is not None and available.size > cfg.subsample:
+        if not done and strategy.costly and cfg.subsample is not None and available.size > cfg.subsample:
             sub_rng = np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(replicate, 2, step)))
             scored = np.sort(sub_rng.choice(available, cfg.subsample, replace=False))
+        if not done and cfg.record_q_c and not oracle:  # the engine gives the current loss too
+            loss_now, q = true_q_c_and_loss(problem, base, X, y, pool_X[scored], population, cfg.loss)
+        else:
+            loss_now = population.loss(base.clone().fit(X, y, problem.n_classes), cfg.loss)
+        row = {"n_labelled": len(y), "loss": loss_now, "chosen": -1, "q_c_chosen": np.nan, "q_c_best": np.nan}
+        rows.append(row)
+        if done:
+            break
         ctx = Context(X, y, pool_X[scored], pool_X[available], base, problem.n_classes, rng, problem, population)
         i, scores = select(strategy, ctx)
         if cfg.record_q_c:
-            q = (strategy.sign * scores if isinstance(strategy, MRIBest)
-                 else true_q_c(problem, base, X, y, pool_X[scored], population, cfg.loss))
+            if oracle:
+                q = strategy.sign * scores
             row.update(q_c_chosen=float(q[i]), q_c_best=float(q.max()))
         pick = scored[i]
         row["chosen"] = int(pick)

@@ -18,7 +18,7 @@ from mri_theory.classifiers.base import Classifier, check_points
 from mri_theory.population import Population, check_labels, check_loss
 from mri_theory.retraining import current_and_future_losses, fit_on
 
-__all__ = ["true_q_c", "true_q_a", "true_b_c"]
+__all__ = ["true_q_c", "true_q_c_and_loss", "true_q_a", "true_b_c"]
 
 _MAX_BATCH = 3
 
@@ -60,9 +60,22 @@ def true_q_c(
     -------
     ndarray (m,)
     """
+    return true_q_c_and_loss(problem, classifier, X_S, y_S, candidates, population, loss)[1]
+
+
+def true_q_c_and_loss(
+    problem: Any,
+    classifier: Classifier,
+    X_S: ArrayLike,
+    y_S: ArrayLike,
+    candidates: ArrayLike,
+    population: Population,
+    loss: str = "error",
+) -> tuple[float, np.ndarray]:
+    r"""The current loss :math:`L(\theta(D_S))` (term :math:`T_c`) and :func:`true_q_c`, from one engine call."""
     candidates, p = _candidate_posterior(problem, candidates, population)
     L_now, future = current_and_future_losses(classifier, X_S, y_S, candidates, population, loss)
-    return L_now - np.sum(p * future, axis=1)
+    return L_now, L_now - np.sum(p * future, axis=1)
 
 
 def true_q_a(
