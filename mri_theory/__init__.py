@@ -16,4 +16,4 @@ losses -> targets/strategies -> learning curves -> figures:
 ``figures``         the figure registry behind ``mri-theory figures``
 """
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the single source of the version: pyproject.toml reads this literal statically

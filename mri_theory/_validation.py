@@ -8,19 +8,49 @@ silent NaN or a traceback from deep inside numpy.
 from __future__ import annotations
 
 import numbers
+import os
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 
-def finite_array(value: Any, name: str) -> np.ndarray:
-    """Return ``value`` as a float array, raising if it is not numeric or not finite."""
+#: dtype kinds that are not real numbers (converting them to float would silently coerce).
+_NON_REAL_KINDS = {"b": "boolean", "U": "text", "S": "bytes", "M": "datetime", "m": "timedelta", "V": "structured"}
+
+
+def real_array(value: Any, name: str) -> np.ndarray:
+    """Return ``value`` as a float array (NaN and inf allowed), refusing anything that is not real.
+
+    Raises ``TypeError`` naming ``name`` for text, booleans, ``None``, ragged
+    or non-numeric input and for complex input (an ndarray of complex dtype or an
+    array-like holding complex numbers): converting a complex value to float
+    would silently drop its imaginary part.  Float arrays are returned without
+    a copy.
+    """
     if isinstance(value, (str, bytes)):
         raise TypeError(f"{name} must be numeric, got {type(value).__name__}")
     try:
-        arr = np.asarray(value, dtype=float)
+        raw = np.asarray(value)
+    except (TypeError, ValueError) as exc:  # e.g. ragged nested sequences
+        raise TypeError(f"{name} must be a numeric (rectangular) array, got {value!r}") from exc
+    kind = raw.dtype.kind
+    if kind == "c" or (kind == "O" and any(isinstance(v, (complex, np.complexfloating)) for v in raw.flat)):
+        raise TypeError(f"{name} must be real, got complex values (dtype {raw.dtype}); "
+                        "pass the real part explicitly if that is what you mean")
+    if kind in _NON_REAL_KINDS:
+        raise TypeError(f"{name} must be numeric, got {_NON_REAL_KINDS[kind]} values (dtype {raw.dtype})")
+    if kind == "O" and any(v is None for v in raw.flat):  # float(None) would be a silent NaN
+        raise TypeError(f"{name} must be numeric, got None")
+    try:
+        return raw.astype(float, copy=False)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be numeric, got {value!r}") from exc
+
+
+def finite_array(value: Any, name: str) -> np.ndarray:
+    """Return ``value`` as a finite float array; see :func:`real_array` for what is refused."""
+    arr = real_array(value, name)
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite (no NaN or inf), got {value!r}")
     return arr
@@ -83,3 +113,33 @@ def generator(rng: Any, name: str = "rng") -> np.random.Generator:
             f"got {type(rng).__name__}"
         )
     return rng
+
+
+def flag(value: Any, name: str) -> bool:
+    """Require ``True`` or ``False`` (a string such as ``"no"`` is refused, never read as true)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def output_folder(value: Any, name: str) -> Path:
+    """``value`` as the Path of a folder that exists or can be created, and is writable.
+
+    Checks only (creates nothing), so a caller can refuse bad input before it
+    writes anything.
+    """
+    if not isinstance(value, (str, os.PathLike)) or not isinstance(os.fspath(value), str):
+        raise TypeError(f"{name} must be a folder path (str or os.PathLike), got {type(value).__name__}")
+    if not os.fspath(value).strip():
+        raise ValueError(f"{name} must name a folder, got an empty path")
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{name}: {path} exists and is not a folder")
+    existing = path
+    while not existing.exists():  # the folder itself, or the nearest ancestor that exists
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"{name}: cannot create the folder {path}: {existing} is not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"{name}: cannot write to {path}: the folder {existing} is not writable")
+    return path

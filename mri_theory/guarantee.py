@@ -30,6 +30,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from mri_theory import _validation as check
+from mri_theory._ties import near_maximum
 
 __all__ = [
     "selection_probability",
@@ -51,10 +52,23 @@ _CHUNK_CELLS = 2**21  # estimates generated per chunk (bounded memory)
 
 def _delta_sigma(delta: ArrayLike, sigma: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     delta = check.finite_array(delta, "delta")
-    sigma = np.asarray(sigma, dtype=float)
+    sigma = check.real_array(sigma, "sigma")
     if np.any(np.isnan(sigma)) or np.any(sigma < 0):
         raise ValueError(f"sigma must be >= 0 (inf allowed), got {sigma!r}")
+    try:
+        np.broadcast_shapes(delta.shape, sigma.shape)
+    except ValueError as exc:
+        raise ValueError(f"delta and sigma must broadcast together, "
+                         f"got shapes {delta.shape} and {sigma.shape}") from exc
     return delta, sigma
+
+
+def _scalar_sigma(sigma: Any) -> float:
+    """``sigma`` as one noise level ``>= 0`` (``inf`` allowed)."""
+    arr = _delta_sigma(0.0, sigma)[1]
+    if arr.ndim != 0:
+        raise TypeError(f"sigma must be a scalar, got shape {arr.shape}")
+    return float(arr)
 
 
 def beta(delta: ArrayLike, sigma: ArrayLike) -> np.ndarray | float:
@@ -145,11 +159,9 @@ def monte_carlo_selection_probability(
         :math:`\sqrt{\hat\lambda(1-\hat\lambda)/n}`.
     """
     delta = check.finite_scalar(delta, "delta")
-    sigma_arr = _delta_sigma(delta, sigma)[1]
-    if sigma_arr.ndim != 0:
-        raise TypeError(f"sigma must be a scalar, got shape {sigma_arr.shape}")
+    sigma = _scalar_sigma(sigma)
     n_draws, rng = _sampling_args(n_draws, rng)
-    sim = simulate_selection(np.array([delta, 0.0]), float(sigma_arr), n_draws, rng)
+    sim = simulate_selection(np.array([delta, 0.0]), sigma, n_draws, rng)
     hits = sim.frequencies[1] if delta < 0 else sim.frequencies[0]
     return float(hits), float(np.sqrt(hits * (1 - hits) / n_draws))
 
@@ -164,13 +176,19 @@ class Noise:
 
     Subclasses implement :meth:`draw` returning an ``(n, m)`` array of errors
     for the pool values ``q`` (shape ``(m,)``) at noise level ``sigma``.
-    :attr:`unbiased` says whether every error has mean zero and the errors are
-    independent of ``q`` and of each other with one common distribution: the
-    assumptions under which the guarantee holds.
+    :attr:`unbiased` says whether every error has mean zero; :attr:`iid`
+    whether the errors are independent of ``q`` and of each other with one
+    common distribution.  The guarantee needs both (:attr:`guarantee_holds`).
     """
 
     name: str = "noise"
     unbiased: bool = True
+    iid: bool = True
+
+    @property
+    def guarantee_holds(self) -> bool:
+        """Both assumptions of §3.3: unbiased and i.i.d. errors."""
+        return self.unbiased and self.iid
 
     def draw(self, q: np.ndarray, sigma: float, n: int, rng: np.random.Generator) -> np.ndarray:
         raise NotImplementedError
@@ -236,6 +254,7 @@ class BiasedNoise(Noise):
     slope: float = -2.0
     name = "biased"
     unbiased = False
+    iid = False  # the bias depends on Q_i, so the errors are not identically distributed
 
     def __post_init__(self) -> None:
         self.slope = check.finite_scalar(self.slope, "slope")
@@ -261,7 +280,8 @@ class HeteroscedasticNoise(Noise):
 
     rate: float = 3.0
     name = "heteroscedastic"
-    unbiased = False
+    unbiased = True  # every error has mean zero ...
+    iid = False  # ... but its spread depends on Q_i
 
     def __post_init__(self) -> None:
         self.rate = check.finite_scalar(self.rate, "rate")
@@ -315,12 +335,12 @@ class SelectionSimulation:
 
 
 def _argmax_random_ties(est: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Row-wise argmax; exact ties are broken uniformly at random."""
-    choice = np.argmax(est, axis=1)
-    best = est[np.arange(est.shape[0]), choice]
-    tied = np.flatnonzero(np.sum(est == best[:, None], axis=1) > 1)
+    """Row-wise argmax; near-ties (:func:`mri_theory._ties.near_maximum`) are broken uniformly at random."""
+    tied_mask = near_maximum(est)
+    choice = np.argmax(tied_mask, axis=1)  # the first of the (near-)maxima
+    tied = np.flatnonzero(np.sum(tied_mask, axis=1) > 1)
     if tied.size:
-        keys = np.where(est[tied] == best[tied, None], rng.random((tied.size, est.shape[1])), -1.0)
+        keys = np.where(tied_mask[tied], rng.random((tied.size, est.shape[1])), -1.0)
         choice[tied] = np.argmax(keys, axis=1)
     return choice
 
@@ -365,7 +385,7 @@ def simulate_selection(
     q = check.finite_array(q, "q")
     if q.ndim != 1 or q.size == 0:
         raise ValueError(f"q must be a non-empty 1-D array (the pool), got shape {q.shape}")
-    sigma = float(_delta_sigma(0.0, sigma)[1])
+    sigma = _scalar_sigma(sigma)
     n_draws, rng = _sampling_args(n_draws, rng)
     noise = _noise(noise)
     counts = np.zeros(q.size, dtype=np.int64)

@@ -119,10 +119,10 @@ def noisy_selection_curves(
         (``KeyboardInterrupt``) the finished replicates are returned with a
         warning.
     """
-    problem = problem or TwoGaussians()
+    problem = TwoGaussians() if problem is None else problem
     if not isinstance(problem, TwoGaussians):
         raise TypeError(f"problem must be a TwoGaussians, got {type(problem).__name__}")
-    levels = [float(s) for s in np.atleast_1d(np.asarray(relative_sigmas, dtype=float))]
+    levels = [float(s) for s in np.atleast_1d(check.real_array(relative_sigmas, "relative_sigmas"))]
     if any(np.isnan(s) or s < 0 for s in levels):
         raise ValueError(f"relative_sigmas must be >= 0 (inf allowed), got {relative_sigmas!r}")
     replicates = check.count(replicates, "replicates")

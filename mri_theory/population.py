@@ -23,18 +23,17 @@ row :math:`\mathbf p(x)`:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
 from mri_theory import _validation as check
+from mri_theory.problems import Problem, check_problem
 
-if TYPE_CHECKING:  # pragma: no cover
-    from mri_theory.problems import Problem
-
-__all__ = ["LOSSES", "Population", "pointwise_loss", "argmax_last", "pointwise_loss_from_scores", "check_loss", "check_labels"]
+__all__ = ["LOSSES", "Population", "pointwise_loss", "argmax_last", "pointwise_loss_from_scores", "check_loss",
+           "check_labels", "check_population", "qmc_uniforms"]
 
 #: The supported losses.
 LOSSES: tuple[str, ...] = ("error", "log", "lc")
@@ -43,6 +42,10 @@ LOSSES: tuple[str, ...] = ("error", "log", "lc")
 LOG_LOSS_FLOOR = 1e-15
 
 _ROW_TOLERANCE = 1e-9
+
+#: Bits of the scrambled Sobol' points of QMC populations: each coordinate is
+#: an integer multiple of ``2**-_SOBOL_BITS`` before the half-cell shift.
+_SOBOL_BITS = 30
 
 
 def check_loss(loss: Any) -> str:
@@ -83,6 +86,10 @@ def pointwise_loss(rows: np.ndarray, proba: np.ndarray, loss: str) -> np.ndarray
     -------
     ndarray (n,) or (n, ...)
     """
+    if rows.ndim != 2 or proba.ndim < 2 or proba.shape[0] != rows.shape[0] or proba.shape[-1] != rows.shape[1]:
+        raise ValueError(f"proba must have shape (n, ..., k) = ({rows.shape[0]}, ..., {rows.shape[-1]}) to match "
+                         f"rows of shape (n, k) = {rows.shape}, got {proba.shape}")
+    check_loss(loss)
     n, k = rows.shape
     rows = rows.reshape((n,) + (1,) * (proba.ndim - 2) + (k,))
     if loss == "lc":
@@ -172,7 +179,7 @@ class Population:
     """
 
     def __init__(self, X: ArrayLike, proba: ArrayLike, weights: ArrayLike | None = None) -> None:
-        X = check.finite_array(X, "X")
+        X = check.finite_array(X, "X").copy()  # a copy: the caller's array is not made read-only
         if X.ndim == 1:
             X = X[:, None]
         if X.ndim != 2 or X.shape[0] < 1:
@@ -208,23 +215,26 @@ class Population:
         Parameters
         ----------
         problem : Problem
+            A problem object (:func:`mri_theory.problems.get_problem` turns a
+            name into one).
         size : int
             Number of points, ``>= 1``.
         rng : numpy.random.Generator
         method : {"sample", "qmc"}
             ``"sample"``: i.i.d. draws from the problem.  ``"qmc"``: a scrambled
-            Sobol' sequence (:class:`scipy.stats.qmc.Sobol`) pushed through the
+            Sobol' sequence strictly inside the unit cube (:func:`qmc_uniforms`) pushed through the
             problem's sampler, :meth:`Problem.sample_from_uniform` (lower
             variance for smooth losses).
         """
+        problem = check_problem(problem)
         size = check.count(size, "size")
         rng = check.generator(rng)
+        if method not in ("sample", "qmc"):
+            raise ValueError(f"method must be 'sample' or 'qmc', got {method!r}")
         if method == "sample":
             X, _ = problem.sample(size, rng)
-        elif method == "qmc":
-            X = _qmc_points(problem, size, rng)
         else:
-            raise ValueError(f"method must be 'sample' or 'qmc', got {method!r}")
+            X = _qmc_points(problem, size, rng)
         return cls(X, problem.posterior(X))
 
     @classmethod
@@ -260,16 +270,52 @@ class Population:
     # ------------------------------------------------------------ losses
 
     def mean(self, values: np.ndarray) -> np.ndarray:
-        """Weighted mean over the first axis (the points)."""
+        """Weighted mean over the first axis (the points) of ``values`` of shape ``(size, ...)``."""
+        values = np.asarray(values)
+        if values.ndim < 1 or values.shape[0] != self.size:
+            raise ValueError(f"values must have one entry per point on the first axis ({self.size}), "
+                             f"got shape {values.shape}")
         return np.tensordot(self.weights, values, axes=(0, 0))
 
-    def losses_of(self, proba_hat: np.ndarray, loss: str = "error") -> np.ndarray:
-        """Weighted mean loss of class probabilities ``proba_hat`` of shape ``(n, ..., k)``."""
-        return self.mean(pointwise_loss(self.proba, proba_hat, check_loss(loss)))
+    def losses_of(self, proba_hat: ArrayLike, loss: str = "error") -> np.ndarray:
+        """Weighted mean loss of class probabilities ``proba_hat`` of shape ``(n, ..., k)``.
+
+        Raises ``ValueError`` unless ``proba_hat`` has one row per point
+        (``n = size``) and one column per class of the population (``k = n_classes``).
+        """
+        loss = check_loss(loss)
+        proba_hat = check.finite_array(proba_hat, "proba_hat")
+        if proba_hat.ndim < 2 or proba_hat.shape[0] != self.size or proba_hat.shape[-1] != self.n_classes:
+            raise ValueError(f"proba_hat must have shape ({self.size}, ..., {self.n_classes}): one row per point "
+                             f"and one column per class of the population, got shape {proba_hat.shape}")
+        return self.mean(pointwise_loss(self.proba, proba_hat, loss))
+
+    def _predict(self, classifier: Any) -> np.ndarray:
+        """``classifier.predict_proba(X)``, refusing a classifier of another class count or dimension."""
+        if not callable(getattr(classifier, "predict_proba", None)):
+            raise TypeError(f"classifier must be a fitted classifier with predict_proba, "
+                            f"got {type(classifier).__name__}")
+        k = getattr(classifier, "n_classes_", None)
+        if k is not None and k != self.n_classes:
+            raise ValueError(f"classifier has {k} classes (n_classes_) but the population has "
+                             f"{self.n_classes}: fit it with n_classes={self.n_classes}")
+        d = getattr(classifier, "dim_", None)
+        if d is not None and d != self.dim:
+            raise ValueError(f"classifier was fitted on {d}-D points but the population is {self.dim}-D")
+        proba = np.asarray(classifier.predict_proba(self.X))
+        if proba.shape != (self.size, self.n_classes):
+            raise ValueError(f"classifier's predict_proba gave shape {proba.shape}, but the population needs "
+                             f"({self.size}, {self.n_classes}) (n_classes={self.n_classes})")
+        return proba
 
     def loss(self, classifier: Any, loss: str = "error") -> float:
-        """The fitted ``classifier``'s expected loss on the population."""
-        return float(self.losses_of(classifier.predict_proba(self.X), loss))
+        """The fitted ``classifier``'s expected loss on the population.
+
+        Raises ``ValueError`` if the classifier was fitted with a number of
+        classes (or a dimension) other than the population's.
+        """
+        loss = check_loss(loss)
+        return float(self.losses_of(self._predict(classifier), loss))
 
     def error_rate(self, classifier: Any) -> float:
         """Expected error rate of a fitted classifier."""
@@ -286,30 +332,57 @@ class Population:
         weights, the i.i.d. formula (exact for ``"sample"`` populations;
         conservative for QMC and meaningless for deterministic quadrature).
         """
-        values = pointwise_loss(self.proba, classifier.predict_proba(self.X), check_loss(loss))
+        loss = check_loss(loss)
+        values = pointwise_loss(self.proba, self._predict(classifier), loss)
         centred = values - self.mean(values)
         return float(np.sqrt(np.sum(self.weights**2 * centred**2)))
 
 
-def check_labels(y: ArrayLike, n_classes: int, name: str = "y") -> np.ndarray:
-    """Labels as a 1-D int array with values in ``0..n_classes-1``."""
+def check_population(population: Any, name: str = "population") -> Population:
+    """Require a :class:`Population` (e.g. ``Population.from_problem(problem, size, rng)``)."""
+    if not isinstance(population, Population):
+        raise TypeError(f"{name} must be a Population (e.g. Population.from_problem(problem, size, rng)), "
+                        f"got {type(population).__name__}")
+    return population
+
+
+def check_labels(y: ArrayLike, n_classes: int | None, name: str = "y") -> np.ndarray:
+    """Labels as a 1-D int array with values in ``0..n_classes-1`` (any ``>= 0`` if ``n_classes`` is None).
+
+    Booleans, text and complex numbers are refused (``TypeError``), as are
+    non-integer values (``ValueError``).
+    """
     arr = np.asarray(y)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-D array of labels, got shape {arr.shape}")
-    if arr.size and (arr.dtype == bool or not np.issubdtype(arr.dtype, np.number)):
+    if arr.size and (arr.dtype == bool or np.iscomplexobj(arr) or not np.issubdtype(arr.dtype, np.number)):
         raise TypeError(f"{name} must hold integer labels, got dtype {arr.dtype}")
     if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))):
         raise ValueError(f"{name} must hold integer labels, got {arr!r}")
     out = arr.astype(int)
-    if out.size and (out.min() < 0 or out.max() >= n_classes):
+    if out.size and out.min() < 0:
+        raise ValueError(f"{name} must hold labels >= 0, got values {np.unique(out).tolist()}")
+    if out.size and n_classes is not None and out.max() >= n_classes:
         raise ValueError(f"{name} must hold labels in 0..{n_classes - 1}, got values {np.unique(out).tolist()}")
     return out
 
 
-def _qmc_points(problem: "Problem", size: int, rng: np.random.Generator) -> np.ndarray:
+def qmc_uniforms(dim: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    r"""The first ``size`` points of a scrambled Sobol' sequence, strictly inside :math:`(0, 1)^{dim}`.
+
+    scipy's :class:`~scipy.stats.qmc.Sobol` with ``bits = 30`` returns integer
+    multiples of :math:`2^{-30}`, so an exact ``0`` occurs (about once per
+    :math:`2^{30}` coordinates).  Each point is moved to the centre of its
+    dyadic cell, :math:`u + 2^{-31}`, which lies in
+    :math:`[2^{-31}, 1 - 2^{-31}]` and is exact in floating point; the points
+    keep their equidistribution (every elementary interval is preserved).
+    """
     from scipy.stats import qmc
 
-    sampler = qmc.Sobol(d=problem.uniform_dim, scramble=True, seed=rng)
+    sampler = qmc.Sobol(d=dim, scramble=True, bits=_SOBOL_BITS, seed=rng)
     m = int(np.ceil(np.log2(size)))
-    u = sampler.random_base2(m)[:size]
-    return problem.sample_from_uniform(u)
+    return sampler.random_base2(m)[:size] + 2.0 ** -(_SOBOL_BITS + 1)
+
+
+def _qmc_points(problem: "Problem", size: int, rng: np.random.Generator) -> np.ndarray:
+    return problem.sample_from_uniform(qmc_uniforms(problem.uniform_dim, size, rng))

@@ -46,7 +46,7 @@ from scipy import special
 
 from mri_theory import _validation as check
 
-__all__ = ["Problem", "GaussianMixtureProblem", "get_problem", "list_problems"]
+__all__ = ["Problem", "GaussianMixtureProblem", "get_problem", "list_problems", "check_problem"]
 
 #: Inputs larger than this in absolute value are refused: squared Mahalanobis
 #: distances of larger inputs could overflow to ``inf`` and the posterior would
@@ -728,3 +728,21 @@ def get_problem(name: str) -> Problem:
     if name not in _FACTORIES:
         raise ValueError(f"unknown problem name {name!r}; known problems: {', '.join(list_problems())}")
     return _cached(name)
+
+
+def check_problem(problem: Any, name: str = "problem") -> Problem:
+    """Require a :class:`Problem` object; a problem *name* gets a ``TypeError`` pointing to :func:`get_problem`.
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is a str (a name, e.g. ``"four-gaussian"``) or any
+        other non-:class:`Problem` object.
+    """
+    if isinstance(problem, str):
+        raise TypeError(f"{name} must be a Problem object, got the name {problem!r}: "
+                        f"use mri_theory.problems.get_problem({problem!r})")
+    if not isinstance(problem, Problem):
+        raise TypeError(f"{name} must be a Problem (e.g. mri_theory.problems.get_problem(name)), "
+                        f"got {type(problem).__name__}")
+    return problem

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from mri_theory.classifiers.base import Classifier, check_points, refit_future_losses
-from mri_theory.population import Population, check_labels, check_loss
+from mri_theory.population import Population, check_labels, check_loss, check_population
 
 __all__ = ["future_losses", "current_loss", "current_and_future_losses", "fit_on"]
 
@@ -31,22 +31,14 @@ def _check_classifier(classifier: Any) -> Classifier:
     return classifier
 
 
-def _check_population(population: Any) -> Population:
-    if not isinstance(population, Population):
-        raise TypeError(f"population must be a Population, got {type(population).__name__}")
-    return population
-
-
 def fit_on(classifier: Classifier, X_train: ArrayLike, y_train: ArrayLike, population: Population) -> Classifier:
     """A fresh clone of ``classifier`` fitted on the training set, with the population's classes and dimension."""
     classifier = _check_classifier(classifier)
-    population = _check_population(population)
-    X_train = check_points(X_train, "X_train", dim=population.dim)
+    population = check_population(population)
+    X_train = check_points(X_train, "X_train", dim=population.dim, min_rows=1)
     y_train = check_labels(y_train, population.n_classes, "y_train")
     if X_train.shape[0] != y_train.shape[0]:
         raise ValueError(f"X_train and y_train must have the same length, got {X_train.shape[0]} and {y_train.shape[0]}")
-    if X_train.shape[0] < 1:
-        raise ValueError("X_train must hold at least one labelled point")
     return classifier.clone().fit(X_train, y_train, population.n_classes)
 
 
@@ -54,7 +46,9 @@ def current_loss(
     classifier: Classifier, X_train: ArrayLike, y_train: ArrayLike, population: Population, loss: str = "error"
 ) -> float:
     r"""Term :math:`T_c` of Eq. ``eqc``: the loss of the classifier trained on ``(X_train, y_train)``."""
-    return population.loss(fit_on(classifier, X_train, y_train, population), check_loss(loss))
+    loss = check_loss(loss)
+    model = fit_on(classifier, X_train, y_train, population)  # validates the population first
+    return population.loss(model, loss)
 
 
 def current_and_future_losses(
@@ -77,16 +71,15 @@ def current_and_future_losses(
     current : float
     future : ndarray (m, k)
     """
-    model = fit_on(classifier, X_train, y_train, population)
     loss = check_loss(loss)
-    candidates = check_points(candidates, "candidates", dim=population.dim)
-    if candidates.shape[0] < 1:
-        raise ValueError("candidates must hold at least one point")
+    if method not in ("auto", "refit"):
+        raise ValueError(f"method must be 'auto' or 'refit', got {method!r}")
+    population = check_population(population)
+    candidates = check_points(candidates, "candidates", dim=population.dim, min_rows=1)
+    model = fit_on(classifier, X_train, y_train, population)
     if method == "auto":
         return model.retraining_losses(candidates, population, loss)
-    if method == "refit":
-        return population.loss(model, loss), refit_future_losses(model, candidates, population, loss)
-    raise ValueError(f"method must be 'auto' or 'refit', got {method!r}")
+    return population.loss(model, loss), refit_future_losses(model, candidates, population, loss)
 
 
 def future_losses(

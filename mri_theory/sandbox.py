@@ -14,17 +14,52 @@ and the sub-sample of step ``t`` from ``SeedSequence(seed, spawn_key=(r, 2, t))`
 (the same for every strategy).  So a (strategy, replicate) pair gives the same
 result whichever other pairs run, in one process or many (``n_jobs``), and an
 interrupted run resumes pair by pair.
+
+Output folder (``out``):
+
+``config.json``
+    the :class:`CurveConfig`; a run with other settings in the same folder is refused.
+``parts/{strategy}__{replicate:05d}.csv``
+    one finished (strategy, replicate) pair: a first line
+    ``# mri-theory part {json}`` followed by the CSV body (columns
+    :data:`RESULT_COLUMNS`).  The JSON object has the keys ``format`` (1),
+    ``strategy``, ``replicate``, ``config_sha256`` (SHA-256 of the canonical
+    configuration JSON: ``json.dumps(config, sort_keys=True, separators=(",", ":"))``
+    in UTF-8), ``rows`` (data rows) and ``sha256`` (of the body's bytes).
+``curves.csv``
+    the whole table, rebuilt from the verified parts at the end of every run.
+
+Every file is written to a fresh temporary file in the same folder (mode
+``0o666`` minus the umask) and renamed over its name, so a kill never leaves a
+partial file.  Only the calling process writes: with ``n_jobs != 1`` the joblib
+workers compute and return a pair's table and the parent writes its part as it
+arrives, so a killed run leaves no writer behind.
+
+On resume a part counts as finished only if it passes every check: it is
+readable, its first line is a part header naming this pair and this
+configuration, the body matches the header's SHA-256 and row count
+(``budget + 1``), the columns are :data:`RESULT_COLUMNS` with integer
+``replicate``, ``n_labelled`` and ``chosen``, every row names this problem,
+classifier, strategy and replicate, ``n_labelled`` runs ``k, k + 1, ...,
+k + budget`` from the initial size ``k`` (one point per class), ``chosen``
+holds distinct pool indices followed by ``-1`` and the losses are finite.
+Any other part is reported by a :class:`DamagedPartWarning` naming the file and
+the reason, and recomputed (overwritten).
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import os
-import tempfile
+import uuid
+import warnings
 import zlib
+from collections.abc import Generator, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -37,7 +72,8 @@ from mri_theory.problems import get_problem
 from mri_theory.strategies import Context, MRIBest, get_strategy, list_strategies, select
 from mri_theory.targets import true_q_c_and_loss
 
-__all__ = ["CurveConfig", "RESULT_COLUMNS", "run_curves", "read_curves", "initial_labelled_set"]
+__all__ = ["RESULT_COLUMNS", "CurveConfig", "DamagedPartWarning", "initial_labelled_set", "read_curves",
+           "run_curves"]
 
 #: Columns of the tidy results.
 RESULT_COLUMNS = ["problem", "classifier", "strategy", "replicate", "n_labelled", "loss",
@@ -45,6 +81,15 @@ RESULT_COLUMNS = ["problem", "classifier", "strategy", "replicate", "n_labelled"
 
 _RESULTS_FILE = "curves.csv"
 _CONFIG_FILE = "config.json"
+_PARTS_DIR = "parts"
+#: First bytes of a part file; the part header's JSON follows on the same line.
+_PART_MAGIC = b"# mri-theory part "
+_PART_FORMAT = 1
+_PART_KEYS = {"format", "strategy", "replicate", "config_sha256", "rows", "sha256"}
+
+
+class DamagedPartWarning(UserWarning):
+    """A part file in ``out/parts`` failed verification on resume; it is recomputed and overwritten."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +152,8 @@ def _run_pair(cfg: CurveConfig, strategy_name: str, replicate: int) -> pd.DataFr
         rows.append(row)
         if done:
             break
-        ctx = Context(X, y, pool_X[scored], pool_X[available], base, problem.n_classes, rng, problem, population)
+        truth = (problem, population) if strategy.needs_truth else (None, None)  # practical ones never see it
+        ctx = Context(X, y, pool_X[scored], pool_X[available], base, problem.n_classes, rng, *truth)
         i, scores = select(strategy, ctx)
         if cfg.record_q_c:
             if oracle:
@@ -125,15 +171,19 @@ def _run_pair(cfg: CurveConfig, strategy_name: str, replicate: int) -> pd.DataFr
     return out[RESULT_COLUMNS]
 
 
-def _write_atomic(frame: pd.DataFrame | str, path: Path) -> None:
-    """Write to a temporary file in the same folder, then rename: a kill never leaves a partial file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+def _write_atomic(data: bytes, path: Path) -> None:
+    """Write ``data`` to a fresh temporary file beside ``path``, then rename it to ``path``.
+
+    A kill never leaves a partial file under ``path``.  The file is created
+    with mode ``0o666`` minus the umask, like any file the user creates.
+    """
+    tmp = path.parent / f".tmp-{uuid.uuid4().hex}{path.suffix}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
-        with os.fdopen(fd, "w") as handle:
-            if isinstance(frame, str):
-                handle.write(frame)
-            else:
-                frame.to_csv(handle, index=False)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -141,26 +191,165 @@ def _write_atomic(frame: pd.DataFrame | str, path: Path) -> None:
         raise
 
 
+def _csv_bytes(frame: pd.DataFrame) -> bytes:
+    return frame.to_csv(index=False, lineterminator="\n").encode()
+
+
+def _config_text(cfg: CurveConfig) -> str:
+    return json.dumps(asdict(cfg), indent=2, sort_keys=True)
+
+
+def _config_sha256(cfg: CurveConfig) -> str:
+    """SHA-256 of the canonical configuration JSON (sorted keys, no spaces, UTF-8)."""
+    canonical = json.dumps(asdict(cfg), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
 def _part_path(out: Path, strategy: str, replicate: int) -> Path:
-    return out / "parts" / f"{strategy}__{replicate:05d}.csv"
+    return out / _PARTS_DIR / f"{strategy}__{replicate:05d}.csv"
+
+
+def _write_part(frame: pd.DataFrame, out: Path, cfg: CurveConfig, strategy: str, replicate: int) -> None:
+    """One pair's table as a verifiable part: the header line (module docstring), then the CSV body."""
+    body = _csv_bytes(frame)
+    header = {"format": _PART_FORMAT, "strategy": strategy, "replicate": int(replicate),
+              "config_sha256": _config_sha256(cfg), "rows": len(frame), "sha256": hashlib.sha256(body).hexdigest()}
+    _write_atomic(_PART_MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + body,
+                  _part_path(out, strategy, replicate))
+
+
+class _DamagedPart(Exception):
+    """Why a part file cannot be trusted (internal; reported as a :class:`DamagedPartWarning`)."""
+
+
+def _read_part(path: Path, cfg: CurveConfig, strategy: str, replicate: int) -> pd.DataFrame:
+    """A verified part's table; raises :class:`_DamagedPart` with the reason when any check fails."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise _DamagedPart(f"unreadable ({exc.strerror or exc})") from None
+    if not data:
+        raise _DamagedPart("empty file")
+    first, newline, body = data.partition(b"\n")
+    if not newline or not first.startswith(_PART_MAGIC):
+        raise _DamagedPart(f"bad header: the first line is not {_PART_MAGIC.decode().strip()!r} and its JSON")
+    try:
+        header = json.loads(first[len(_PART_MAGIC):])
+    except ValueError:
+        raise _DamagedPart("bad header: unreadable JSON") from None
+    if not isinstance(header, dict) or set(header) != _PART_KEYS:
+        raise _DamagedPart(f"bad header: expected the keys {sorted(_PART_KEYS)}")
+    if header["format"] != _PART_FORMAT:
+        raise _DamagedPart(f"unknown part format {header['format']!r}")
+    if (header["strategy"], header["replicate"]) != (strategy, replicate):
+        raise _DamagedPart(f"wrong pair: it holds ({header['strategy']!r}, {header['replicate']!r}), "
+                           f"not ({strategy!r}, {replicate})")
+    if header["config_sha256"] != _config_sha256(cfg):
+        raise _DamagedPart("written for a different configuration (config hash differs)")
+    rows = cfg.budget + 1
+    if header["rows"] != rows:
+        raise _DamagedPart(f"wrong row count: the header gives {header['rows']!r} rows, the configuration {rows}")
+    if hashlib.sha256(body).hexdigest() != header["sha256"]:
+        raise _DamagedPart("checksum mismatch: the data were cut or changed")
+    try:
+        frame = pd.read_csv(io.BytesIO(body))
+    except ValueError as exc:  # pandas' parser and empty-data errors, bad encodings
+        raise _DamagedPart(f"unreadable CSV body ({exc})") from None
+    if list(frame.columns) != RESULT_COLUMNS:
+        raise _DamagedPart(f"wrong columns {list(frame.columns)}, expected {RESULT_COLUMNS}")
+    if len(frame) != rows:
+        raise _DamagedPart(f"wrong row count: {len(frame)} rows, expected {rows}")
+    integer = ["replicate", "n_labelled", "chosen"]
+    numeric = ["loss", "q_c_chosen", "q_c_best"]
+    if not (all(pd.api.types.is_integer_dtype(frame[c]) for c in integer)
+            and all(pd.api.types.is_float_dtype(frame[c]) for c in numeric)):
+        raise _DamagedPart(f"wrong column types: {integer} must be integers and {numeric} numbers")
+    if not ((frame.problem == cfg.problem) & (frame.classifier == cfg.classifier) & (frame.strategy == strategy)
+            & (frame.replicate == replicate)).all():
+        raise _DamagedPart(f"rows not matching the pair: not every row names {cfg.problem}, {cfg.classifier}, "
+                           f"{strategy}, replicate {replicate}")
+    start = get_problem(cfg.problem).n_classes
+    if not np.array_equal(frame.n_labelled.to_numpy(), start + np.arange(rows)):
+        raise _DamagedPart(f"n_labelled does not run {start}, {start + 1}, ..., {start + rows - 1}")
+    picks, last = frame.chosen.to_numpy()[:-1], frame.chosen.iloc[-1]
+    if last != -1 or np.unique(picks).size != picks.size or np.any((picks < 0) | (picks >= cfg.pool_size)):
+        raise _DamagedPart("chosen is not distinct pool indices followed by -1")
+    if not np.all(np.isfinite(frame.loss.to_numpy())):
+        raise _DamagedPart("non-finite loss")
+    return frame
+
+
+def _check_out(out: Any) -> Path | None:
+    """``out`` as a Path, or None; raises unless it is (or can become) a writable results folder."""
+    if out is None:
+        return None
+    path = check.output_folder(out, "out")
+    for name, folder in ((_PARTS_DIR, True), (_CONFIG_FILE, False), (_RESULTS_FILE, False)):
+        inside = path / name
+        if inside.exists() and inside.is_dir() != folder:
+            raise ValueError(f"out: {inside} should be a {'folder' if folder else 'file'}")
+    return path
 
 
 def _prepare_output(out: Path, cfg: CurveConfig) -> None:
-    (out / "parts").mkdir(parents=True, exist_ok=True)
+    """Check ``out/config.json`` against ``cfg`` (or write it) and create ``out/parts``; nothing is
+    created when the folder holds another study or an unreadable configuration."""
     config = out / _CONFIG_FILE
-    text = json.dumps(asdict(cfg), indent=2, sort_keys=True)
+    text = _config_text(cfg)
     if config.exists():
-        if json.loads(config.read_text()) != json.loads(text):
+        try:
+            stored = json.loads(config.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"out: the study configuration {config} is unreadable or corrupt ({exc}); "
+                             "delete it to reuse the folder (the verified parts are kept), or use another folder"
+                             ) from None
+        if stored != json.loads(text):
             raise ValueError(f"out: {out} holds results of a different study ({config}); use another folder")
-    else:
-        _write_atomic(text, config)
+    try:
+        (out / _PARTS_DIR).mkdir(parents=True, exist_ok=True)
+        if not config.exists():
+            _write_atomic(text.encode(), config)
+    except OSError as exc:
+        raise ValueError(f"out: cannot write to {out} ({exc.strerror or exc})") from None
 
 
-def _run_and_store(cfg: CurveConfig, strategy: str, replicate: int, out: Path | None) -> pd.DataFrame:
-    frame = _run_pair(cfg, strategy, replicate)
-    if out is not None:
-        _write_atomic(frame, _part_path(out, strategy, replicate))
-    return frame
+def _check_n_jobs(n_jobs: Any) -> int:
+    """``n_jobs`` as joblib reads it, restricted to a positive count or -1 (all cores)."""
+    if isinstance(n_jobs, (int, np.integer)) and not isinstance(n_jobs, (bool, np.bool_)) and n_jobs == -1:
+        return -1
+    try:
+        return check.count(n_jobs, "n_jobs")
+    except ValueError:
+        raise ValueError(f"n_jobs must be a positive number of parallel jobs, or -1 for all cores; "
+                         f"got {n_jobs!r}") from None
+
+
+def _strategy_names(strategies: Any) -> list[str]:
+    """The validated, distinct strategy names of ``strategies`` ("all", a name, or a sequence of names)."""
+    if isinstance(strategies, str):
+        if strategies == "all":
+            return list_strategies()
+        get_strategy(strategies)  # validates the name
+        return [strategies]
+    if not isinstance(strategies, Iterable):
+        raise TypeError(f"strategies must be 'all', a strategy name or a sequence of names, "
+                        f"got {type(strategies).__name__}")
+    names = list(strategies)
+    if not names:
+        raise ValueError("strategies must name at least one strategy")
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"strategies must hold strategy names (str), got {name!r}")
+        get_strategy(name)  # validates the name
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise ValueError(f"strategies must not repeat a name, got {', '.join(repeated)} more than once")
+    return names
+
+
+def _computed_pair(cfg: CurveConfig, strategy: str, replicate: int) -> tuple[tuple[str, int], pd.DataFrame]:
+    """What a (possibly parallel) job does: compute one pair and return it with its key; never write."""
+    return (strategy, replicate), _run_pair(cfg, strategy, replicate)
 
 
 def run_curves(
@@ -189,15 +378,19 @@ def run_curves(
         A name from :func:`mri_theory.classifiers.list_classifiers` (``knn5``,
         ``lda``, ``qda``, ``nb``, ``logreg``, ``svm``, ``rf``, ...).
     strategies : sequence of str or "all"
-        Names from :func:`mri_theory.strategies.list_strategies`.
+        Distinct names from :func:`mri_theory.strategies.list_strategies`.
+        Only the oracles (``needs_truth``) are given the problem and the
+        evaluation population; the practical strategies never see them.
     pool_size : int
         Unlabelled pool drawn per replicate.
     replicates : int
         Monte Carlo replicates (paired: all strategies share each replicate's data).
     seed : int
     n_jobs : int
-        Parallel (strategy, replicate) jobs with joblib; results are identical
-        to a serial run.
+        Parallel (strategy, replicate) jobs with joblib: a positive count, or
+        -1 for all cores (joblib's other negative values are refused).
+        Results are identical to a serial run; the workers only compute, this
+        process writes the files.
     budget : int, optional
         Labels to acquire (default: exhaust the pool).
     population_size : int
@@ -215,9 +408,11 @@ def run_curves(
         Record the true :math:`Q^c` of the chosen and best candidates (costs one
         :func:`~mri_theory.targets.true_q_c` per step for non-oracle strategies).
     out : path, optional
-        Folder for the results: each finished (strategy, replicate) is written
-        atomically to ``parts/``, the whole table to ``curves.csv``.  Rerunning
-        with the same folder and settings resumes, skipping finished pairs.
+        Folder for the results (created if needed; it must not be a file and
+        must be writable): each finished (strategy, replicate) is written
+        atomically to ``parts/`` as a verifiable part (module docstring), the
+        whole table to ``curves.csv``.  Rerunning with the same folder and
+        settings resumes, skipping the pairs whose part passes verification.
     progress : bool
         Show a tqdm progress bar.
 
@@ -226,17 +421,23 @@ def run_curves(
     pandas.DataFrame
         Tidy, columns :data:`RESULT_COLUMNS`, sorted by strategy (in the given
         order), replicate and ``n_labelled``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For bad arguments, naming the argument, before any work is done or
+        any file or folder is created; ``ValueError`` naming ``out`` when the
+        folder holds another study or an unreadable ``config.json``.
+
+    Warns
+    -----
+    DamagedPartWarning
+        For each part in ``out/parts`` that fails verification (named, with
+        the reason); the pair is recomputed and its part overwritten.
     """
     problem_obj = get_problem(problem)
     get_classifier(classifier)  # validates the name
-    if isinstance(strategies, str):
-        names = list_strategies() if strategies == "all" else [strategies]
-    else:
-        names = list(strategies)
-    if not names:
-        raise ValueError("strategies must name at least one strategy")
-    for name in names:
-        get_strategy(name)  # validates the name
+    names = _strategy_names(strategies)
     if loss not in ("error", "log"):
         raise ValueError(f"loss must be 'error' or 'log', got {loss!r}")
     pool_size = check.count(pool_size, "pool_size")
@@ -247,43 +448,80 @@ def run_curves(
         raise ValueError(f"budget ({budget}) must not exceed pool_size ({pool_size}): the pool is smaller than requested")
     cfg = CurveConfig(problem, classifier, pool_size, budget, check.count(population_size, "population_size"),
                       loss, None if subsample is None else check.count(subsample, "subsample"),
-                      bool(record_q_c), check.count(seed, "seed", minimum=0))
+                      check.flag(record_q_c, "record_q_c"), check.count(seed, "seed", minimum=0))
     replicates = check.count(replicates, "replicates")
-    n_jobs = int(n_jobs)
+    n_jobs = _check_n_jobs(n_jobs)
+    progress = check.flag(progress, "progress")
+    out_path = _check_out(out)
     pairs = [(s, r) for s in names for r in range(replicates)]
     frames: dict[tuple[str, int], pd.DataFrame] = {}
-    out_path = None if out is None else Path(out)
     if out_path is not None:
         _prepare_output(out_path, cfg)
         for pair in pairs:
-            if _part_path(out_path, *pair).exists():
-                frames[pair] = pd.read_csv(_part_path(out_path, *pair))
+            part = _part_path(out_path, *pair)
+            if not os.path.lexists(part):
+                continue
+            try:
+                frames[pair] = _read_part(part, cfg, *pair)
+            except _DamagedPart as reason:
+                warnings.warn(DamagedPartWarning(f"damaged part {part}: {reason}; recomputing it"), stacklevel=2)
     todo = [pair for pair in pairs if pair not in frames]
+    if n_jobs == 1 or len(todo) <= 1:
+        results: Generator = (_computed_pair(cfg, s, r) for s, r in todo)
+    else:
+        from joblib import Parallel, delayed
+
+        results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+            delayed(_computed_pair)(cfg, s, r) for s, r in todo)
     bar = tqdm(total=len(pairs), initial=len(frames), desc="curves", unit="run", disable=not progress)
     try:
-        if n_jobs == 1:
-            results: Iterable = (((s, r), _run_and_store(cfg, s, r, out_path)) for s, r in todo)
-        else:
-            from joblib import Parallel, delayed
-
-            results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-                delayed(lambda s, r: ((s, r), _run_and_store(cfg, s, r, out_path)))(s, r) for s, r in todo)
         for pair, frame in results:
+            if out_path is not None:
+                _write_part(frame, out_path, cfg, *pair)  # here, in this process, as each result arrives
             frames[pair] = frame
             bar.update()
     finally:
+        results.close()  # an interrupted run stops the remaining jobs
         bar.close()
     table = pd.concat([frames[pair] for pair in pairs], ignore_index=True)
     if out_path is not None:
-        _write_atomic(table, out_path / _RESULTS_FILE)
+        _write_atomic(_csv_bytes(table), out_path / _RESULTS_FILE)
     return table
 
 
 def read_curves(path: str | os.PathLike) -> pd.DataFrame:
-    """Results written by :func:`run_curves` (a ``curves.csv`` file or the ``out`` folder)."""
+    """Results written by :func:`run_curves`.
+
+    Parameters
+    ----------
+    path : path
+        A ``curves.csv`` file or the ``out`` folder holding one.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table, columns :data:`RESULT_COLUMNS`.
+
+    Raises
+    ------
+    ValueError
+        Naming ``path`` when there is no such file, or it is not a CSV with
+        the columns :data:`RESULT_COLUMNS`.
+    """
+    if not isinstance(path, (str, os.PathLike)) or not isinstance(os.fspath(path), str):
+        raise TypeError(f"path must be a file or folder path (str or os.PathLike), got {type(path).__name__}")
+    if not os.fspath(path).strip():
+        raise ValueError("path must name a results file or folder, got an empty path")
     path = Path(path)
     if path.is_dir():
         path = path / _RESULTS_FILE
-    if not path.exists():
+    if not path.is_file():
         raise ValueError(f"path: no results at {path}")
-    return pd.read_csv(path)
+    try:
+        table = pd.read_csv(path)
+    except (OSError, ValueError) as exc:  # pandas' parser and empty-data errors, bad encodings
+        raise ValueError(f"path: {path} is not a readable results CSV ({exc})") from None
+    if list(table.columns) != RESULT_COLUMNS:
+        raise ValueError(f"path: {path} is not a results table of run_curves: columns {list(table.columns)}, "
+                         f"expected {RESULT_COLUMNS}")
+    return table

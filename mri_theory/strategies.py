@@ -2,7 +2,10 @@ r"""Active-learning strategies (§2.3, §4, §5.1) behind one interface.
 
 A strategy *scores* candidate points given the labelled data, the base
 classifier and a ``numpy.random.Generator``; :func:`select` takes the best
-score with a random tie-break.  Larger scores are better.  Every
+score, breaking ties with the generator.  Larger scores are better.  Scores
+within :data:`TIE_TOLERANCE` (1e-12, relative) of the maximum count as tied,
+so that a choice never depends on the last bit of a floating-point sum (see
+:mod:`mri_theory._ties`).  Every
 retrain-and-score loop (EfeLc, SMRI, BMRI, the oracles) runs on the
 future-loss engine :func:`mri_theory.retraining.current_and_future_losses`.
 
@@ -35,12 +38,15 @@ the candidates are compared on the same resamples).
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 from scipy import special
 
+from mri_theory import _validation as check
+from mri_theory._ties import TIE_TOLERANCE, near_maximum
 from mri_theory.classifiers import KNN, Classifier, LogisticRegression, RandomForest
 from mri_theory.population import Population
 from mri_theory.retraining import current_and_future_losses
@@ -56,7 +62,16 @@ __all__ = [
     "COMMITTEE",
     "FOREST_TREES",
     "BMRI_FOREST_TREES",
+    "TIE_TOLERANCE",
 ]
+
+_METHODS = ("auto", "refit")
+
+
+def _check_method(method: Any) -> str:
+    if method not in _METHODS:
+        raise ValueError(f"method must be 'auto' or 'refit', got {method!r}")
+    return method
 
 
 @dataclass
@@ -122,12 +137,43 @@ class Strategy:
         return f"{type(self).__name__}()"
 
 
-def select(strategy: Strategy, ctx: Context) -> tuple[int, np.ndarray]:
-    """Index (into ``ctx.candidates``) of the best score, exact ties broken with ``ctx.rng``; and the scores."""
+def select(strategy: Strategy, ctx: Context, tie_tol: float | None = None) -> tuple[int, np.ndarray]:
+    """Choose a candidate: the best score, near-ties broken with ``ctx.rng``.
+
+    Parameters
+    ----------
+    strategy : Strategy
+    ctx : Context
+        At least one candidate.
+    tie_tol : float, optional
+        Absolute tolerance: scores ``>= max - tie_tol`` are tied.  Default
+        ``TIE_TOLERANCE * max(1, |max|)`` (:data:`TIE_TOLERANCE` = 1e-12), so
+        that rounding differences of the order of 1e-16 (summation order,
+        SIMD code paths) never decide the choice.
+
+    Returns
+    -------
+    index : int
+        Into ``ctx.candidates``; drawn uniformly by ``ctx.rng`` among the tied
+        best (one draw per call, tied or not).
+    scores : ndarray (m,)
+    """
+    if not isinstance(strategy, Strategy):
+        raise TypeError(f"strategy must be an mri_theory.strategies.Strategy, got {type(strategy).__name__}")
+    if not isinstance(ctx, Context):
+        raise TypeError(f"ctx must be an mri_theory.strategies.Context, got {type(ctx).__name__}")
+    candidates = np.asarray(ctx.candidates)
+    if candidates.ndim != 2 or candidates.shape[0] < 1:
+        raise ValueError(f"ctx.candidates must hold at least one point, shape (m >= 1, d); got shape "
+                         f"{candidates.shape}")
+    if tie_tol is not None:
+        tie_tol = check.finite_scalar(tie_tol, "tie_tol")
+        if tie_tol < 0:
+            raise ValueError(f"tie_tol must be >= 0, got {tie_tol}")
     s = np.asarray(strategy.scores(ctx), dtype=float)
-    if s.shape != (ctx.candidates.shape[0],) or not np.all(np.isfinite(s)):
+    if s.shape != (candidates.shape[0],) or not np.all(np.isfinite(s)):
         raise RuntimeError(f"{strategy.name} returned invalid scores of shape {s.shape}")
-    best = np.flatnonzero(s == s.max())
+    best = np.flatnonzero(near_maximum(s, tie_tol))
     return int(best[ctx.rng.integers(best.size)]), s
 
 
@@ -234,7 +280,7 @@ class EfeLc(Strategy):
     costly = True
 
     def __init__(self, method: str = "auto") -> None:
-        self.method = method
+        self.method = _check_method(method)
 
     def scores(self, ctx):
         pool = Population(ctx.pool, np.full((ctx.pool.shape[0], ctx.n_classes), 1.0 / ctx.n_classes))
@@ -266,7 +312,7 @@ class SimpleMRI(Strategy):
     costly = True
 
     def __init__(self, method: str = "auto") -> None:
-        self.method = method
+        self.method = _check_method(method)
 
     def scores(self, ctx):
         data = (ctx.X, ctx.y)
@@ -288,9 +334,9 @@ class BootstrapMRI(Strategy):
     costly = True
 
     def __init__(self, n_b: int = 25, method: str = "auto", theta2_trees: int = BMRI_FOREST_TREES) -> None:
-        self.n_b = n_b
-        self.method = method
-        self.theta2_trees = theta2_trees
+        self.n_b = check.count(n_b, "n_b")
+        self.method = _check_method(method)
+        self.theta2_trees = check.count(theta2_trees, "theta2_trees")
 
     def scores(self, ctx):
         n = ctx.X.shape[0]
@@ -321,6 +367,8 @@ class MRIBest(Strategy):
     sign = 1.0
 
     def __init__(self, loss: str = "error") -> None:
+        if loss not in ("error", "log"):
+            raise ValueError(f"loss must be 'error' or 'log' (a loss of the truth), got {loss!r}")
         self.loss = loss
 
     def scores(self, ctx):
@@ -350,7 +398,23 @@ def list_strategies() -> list[str]:
 
 
 def get_strategy(name: str, **options: Any) -> Strategy:
-    """A strategy by name; ``options`` go to its constructor (e.g. ``method="refit"``, ``n_b=10``)."""
+    """A strategy by name; ``options`` go to its constructor (e.g. ``method="refit"``, ``n_b=10``).
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a str, or an option is not a parameter of the strategy.
+    ValueError
+        If ``name`` is unknown (the message lists the known names) or an option's value is invalid.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
     if name not in _REGISTRY:
         raise ValueError(f"unknown strategy {name!r}; known strategies: {', '.join(_REGISTRY)}")
-    return _REGISTRY[name](**options)
+    factory = _REGISTRY[name]
+    accepted = [p for p in inspect.signature(factory).parameters if p != "self"]
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise TypeError(f"options {unknown} are not parameters of strategy {name!r}; it accepts "
+                        f"{accepted or 'no options'}")
+    return factory(**options)

@@ -28,6 +28,8 @@ from typing import Callable
 import numpy as np
 import sympy as sp
 
+from mri_theory import _validation as check
+
 __all__ = [
     "SYMBOLS",
     "error_rate_expr",
@@ -144,15 +146,48 @@ def q_c_expr() -> sp.Expr:
     return loss - p1 * retrained1 - (1 - p1) * retrained2
 
 
+#: The domain of each argument of the numeric functions: what :func:`_check_argument` enforces.
+_DOMAINS: dict[str, str] = {
+    "x": "real", "m1": "real", "m2": "real", "mu1": "real", "mu2": "real",
+    "sigma": "positive", "pi1": "probability", "n1": "count", "n2": "count",
+}
+
+
+def _check_argument(value: object, name: str) -> np.ndarray:
+    """One argument as a finite float array inside its domain (:data:`_DOMAINS`), else an error naming it."""
+    arr = check.finite_array(value, name)
+    domain = _DOMAINS[name]
+    if domain == "positive" and np.any(arr <= 0):
+        raise ValueError(f"{name} must be > 0, got {value!r}")
+    if domain == "probability" and np.any((arr <= 0) | (arr >= 1)):
+        raise ValueError(f"{name} (the prior of c_1) must lie strictly inside (0, 1), got {value!r}")
+    if domain == "count" and np.any((arr < 1) | (arr != np.round(arr))):
+        raise ValueError(f"{name} must hold whole class counts >= 1, got {value!r}")
+    return arr
+
+
 def _numeric(expr: sp.Expr, args: tuple[sp.Symbol, ...]) -> Callable[..., np.ndarray]:
-    """Lambdify with scipy/numpy; ``1/0``, ``0/0`` and overflow in unselected or saturated branches are silent."""
+    """Lambdify with scipy/numpy, behind argument checks (:func:`_check_argument`, broadcasting).
+
+    ``1/0``, ``0/0`` and overflow in unselected or saturated branches are silent.
+    """
     raw = sp.lambdify(args, expr, modules=_MODULES)
+    names = tuple(map(str, args))
 
     def evaluate(*values: float | np.ndarray) -> np.ndarray:
+        if len(values) != len(names):
+            raise TypeError(f"expected {len(names)} arguments ({', '.join(names)}), got {len(values)}")
+        arrays = [_check_argument(v, name) for v, name in zip(values, names)]
+        try:
+            np.broadcast_shapes(*(a.shape for a in arrays))
+        except ValueError as exc:
+            shapes = ", ".join(f"{name} {a.shape}" for name, a in zip(names, arrays))
+            raise ValueError(f"the arguments must broadcast together, got shapes {shapes}") from exc
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return np.asarray(raw(*values), dtype=float)
+            return np.asarray(raw(*arrays), dtype=float)
 
-    evaluate.__doc__ = f"Evaluate the expression at ({', '.join(map(str, args))})."
+    evaluate.__doc__ = (f"Evaluate the expression at ({', '.join(names)}); arguments broadcast, must be finite, "
+                        "with sigma > 0, pi1 in (0, 1) and counts n1, n2 >= 1 (ValueError otherwise).")
     return evaluate
 
 
@@ -164,6 +199,9 @@ def lambdify_error_rate() -> Callable[..., np.ndarray]:
     -------
     callable
         ``f(m1, m2, mu1, mu2, sigma, pi1) -> ndarray`` (arguments broadcast).
+        Every argument must be finite, ``sigma > 0`` and ``0 < pi1 < 1``;
+        otherwise ``ValueError`` (``TypeError`` for non-real input) naming
+        the argument.
     """
     return _numeric(error_rate_expr(), (m1, m2, mu1, mu2, sigma, pi1))
 
@@ -176,6 +214,10 @@ def lambdify_q_c() -> Callable[..., np.ndarray]:
     -------
     callable
         ``f(x, m1, m2, n1, n2, mu1, mu2, sigma, pi1) -> ndarray`` (arguments
-        broadcast).
+        broadcast).  Every argument must be finite, ``sigma > 0``,
+        ``0 < pi1 < 1`` and the class counts ``n1, n2`` whole numbers
+        ``>= 1`` (as for :class:`~mri_theory.two_gaussians.MeanClassifier`);
+        otherwise ``ValueError`` (``TypeError`` for non-real input) naming
+        the argument.
     """
     return _numeric(q_c_expr(), (x, m1, m2, n1, n2, mu1, mu2, sigma, pi1))

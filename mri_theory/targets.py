@@ -15,7 +15,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from mri_theory.classifiers.base import Classifier, check_points
-from mri_theory.population import Population, check_labels, check_loss
+from mri_theory.population import Population, check_labels, check_loss, check_population
+from mri_theory.problems import Problem, check_problem
 from mri_theory.retraining import current_and_future_losses, fit_on
 
 __all__ = ["true_q_c", "true_q_c_and_loss", "true_q_a", "true_b_c"]
@@ -23,13 +24,21 @@ __all__ = ["true_q_c", "true_q_c_and_loss", "true_q_a", "true_b_c"]
 _MAX_BATCH = 3
 
 
-def _candidate_posterior(problem: Any, candidates: ArrayLike, population: Population) -> tuple[np.ndarray, np.ndarray]:
-    candidates = check_points(candidates, "candidates", dim=population.dim)
-    if candidates.shape[0] < 1:
-        raise ValueError("candidates must hold at least one point")
+def _check_truth(problem: Any, population: Any, points: ArrayLike,
+                 name: str = "candidates") -> tuple[Problem, Population, np.ndarray]:
+    """Validate the truth shared by every target: a :class:`Problem` matching the population, and the points.
+
+    ``problem`` must be a Problem object (not a name) with the population's
+    number of classes and dimension; ``points`` (named ``name``) must be a
+    non-empty ``(m, d)`` array in that dimension.
+    """
+    problem = check_problem(problem)
+    population = check_population(population)
     if problem.n_classes != population.n_classes:
         raise ValueError(f"problem has {problem.n_classes} classes but population has {population.n_classes}")
-    return candidates, problem.posterior(candidates)
+    if problem.dim != population.dim:
+        raise ValueError(f"problem is {problem.dim}-D but population points are {population.dim}-D")
+    return problem, population, check_points(points, name, dim=population.dim, min_rows=1)
 
 
 def true_q_c(
@@ -73,9 +82,9 @@ def true_q_c_and_loss(
     loss: str = "error",
 ) -> tuple[float, np.ndarray]:
     r"""The current loss :math:`L(\theta(D_S))` (term :math:`T_c`) and :func:`true_q_c`, from one engine call."""
-    candidates, p = _candidate_posterior(problem, candidates, population)
+    problem, population, candidates = _check_truth(problem, population, candidates)
     L_now, future = current_and_future_losses(classifier, X_S, y_S, candidates, population, loss)
-    return L_now, L_now - np.sum(p * future, axis=1)
+    return L_now, L_now - np.sum(problem.posterior(candidates) * future, axis=1)
 
 
 def true_q_a(
@@ -89,7 +98,7 @@ def true_q_a(
     loss: str = "error",
 ) -> np.ndarray:
     r""":math:`Q^a(x, y) = L(\theta(D_S)) - L(\theta(D_S \cup (x, y)))` for known labels (§3.1)."""
-    candidates = check_points(candidates, "candidates", dim=population.dim)
+    problem, population, candidates = _check_truth(problem, population, candidates)
     labels = check_labels(labels, population.n_classes, "labels")
     if labels.shape[0] != candidates.shape[0]:
         raise ValueError(f"labels must have one entry per candidate ({candidates.shape[0]}), got {labels.shape[0]}")
@@ -107,11 +116,12 @@ def true_b_c(
     loss: str = "error",
 ) -> float:
     r"""The batch target :math:`B^c` of §3.1.1 for ``r <= 3`` points: all ``k^r`` labellings, refitted."""
-    batch, p = _candidate_posterior(problem, batch, population)
+    problem, population, batch = _check_truth(problem, population, batch, "batch")
     if batch.shape[0] > _MAX_BATCH:
         raise ValueError(f"batch: at most {_MAX_BATCH} points (k^r refits), got {batch.shape[0]}")
-    model = fit_on(classifier, X_S, y_S, population)
     loss = check_loss(loss)
+    model = fit_on(classifier, X_S, y_S, population)
+    p = problem.posterior(batch)
     expected = 0.0
     for labels in itertools.product(range(population.n_classes), repeat=batch.shape[0]):
         weight = float(np.prod(p[np.arange(batch.shape[0]), labels]))

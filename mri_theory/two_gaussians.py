@@ -139,7 +139,7 @@ class TwoGaussians:
 
     def class_cdfs(self, x: ArrayLike) -> np.ndarray:
         """Class-conditional CDFs ``F_j(x)``, shape ``x.shape + (2,)``."""
-        x = np.asarray(x, dtype=float)
+        x = check.finite_array(x, "x")
         return special.ndtr(self._z(x))
 
     def density(self, x: ArrayLike) -> np.ndarray:
@@ -185,8 +185,8 @@ class TwoGaussians:
         x, y : ndarray
             Class ``0`` points first, then class ``1``.
         """
-        if len(counts) != 2:
-            raise ValueError(f"counts must have two entries, got {counts!r}")
+        if isinstance(counts, (str, bytes)) or np.ndim(counts) != 1 or len(counts) != 2:
+            raise ValueError(f"counts must be a pair of counts (n_1, n_2), got {counts!r}")
         n1, n2 = (check.count(c, "counts", minimum=0) for c in counts)
         rng = check.generator(rng)
         y = np.repeat([0, 1], [n1, n2])
@@ -322,7 +322,7 @@ class MeanClassifier:
         ``(x, c_j)``: ``m_j' = (n_j m_j + x) / (n_j + 1)`` (the paper's
         ``(1 - z) m_j + z x`` with ``z = 2/(n+2)`` when ``n_1 = n_2 = n/2``).
         """
-        x = np.asarray(x, dtype=float)
+        x = check.finite_array(x, "x")
         (m1, m2), (n1, n2) = self.mu_hat, self.n
         new1 = (n1 * m1 + x) / (n1 + 1)
         new2 = (n2 * m2 + x) / (n2 + 1)
@@ -333,6 +333,8 @@ class MeanClassifier:
     def retrained(self, x: float, label: int) -> "MeanClassifier":
         """A new classifier trained on the old data plus ``(x, label)``."""
         x = check.finite_scalar(x, "x")
+        if np.ndim(label) != 0:
+            raise ValueError(f"label must be a single label 0 or 1, got {label!r}")
         label = int(_labels(label, "label"))
         mu_hat = self.retrained_means(x)[label]
         n = list(self.n)
@@ -351,11 +353,21 @@ def _labels(label: ArrayLike, name: str) -> np.ndarray:
     return arr.astype(int)
 
 
-def _check_pair(problem: TwoGaussians, clf: MeanClassifier) -> None:
+def _check_problem(problem: object) -> TwoGaussians:
     if not isinstance(problem, TwoGaussians):
         raise TypeError(f"problem must be a TwoGaussians, got {type(problem).__name__}")
+    return problem
+
+
+def _check_clf(clf: object) -> MeanClassifier:
     if not isinstance(clf, MeanClassifier):
         raise TypeError(f"clf must be a MeanClassifier, got {type(clf).__name__}")
+    return clf
+
+
+def _check_pair(problem: object, clf: object) -> None:
+    _check_problem(problem)
+    _check_clf(clf)
 
 
 # --------------------------------------------------------------------------
@@ -560,11 +572,12 @@ def optimal_batch(
     """
     _check_pair(problem, clf)
     pool, r = _pool_and_size(pool, r)
+    max_subsets = check.count(max_subsets, "max_subsets")
     n_subsets = math.comb(pool.size, r)
     if n_subsets > max_subsets:
         raise ValueError(
-            f"pool: exhaustive search over C({pool.size}, {r}) = {n_subsets} subsets is too large; "
-            "use greedy_batch or a smaller pool"
+            f"pool: exhaustive search over C({pool.size}, {r}) = {n_subsets} subsets exceeds "
+            f"max_subsets={max_subsets}; use greedy_batch or a smaller pool"
         )
     combos = itertools.combinations(range(pool.size), r)
     best_value, best_subset = -np.inf, None
@@ -659,20 +672,18 @@ def se_selection(clf: MeanClassifier) -> float:
 
     Raises ``ValueError`` when ``m_1 = m_2`` (every ``x`` has the same entropy).
     """
-    if not isinstance(clf, MeanClassifier):
-        raise TypeError(f"clf must be a MeanClassifier, got {type(clf).__name__}")
-    return clf.boundary
+    return _check_clf(clf).boundary
 
 
 def se_uncertainty(clf: MeanClassifier, x: ArrayLike) -> np.ndarray:
     r"""Shannon entropy :math:`-\sum_j \hat p_j \ln \hat p_j` of the classifier at ``x`` (nats)."""
-    p = clf.proba(x)
+    p = _check_clf(clf).proba(x)
     return -np.sum(special.xlogy(p, p), axis=-1)
 
 
 def rs_density(problem: TwoGaussians, x: ArrayLike) -> np.ndarray:
     """Random selection's selection density: the marginal density ``p(x)`` of the pool."""
-    return problem.density(x)
+    return _check_problem(problem).density(x)
 
 
 # --------------------------------------------------------------------------
@@ -698,7 +709,7 @@ def paper_cases_table(
     choice and ``q_c_rs = E_{x~p(x)}[Q^c(x)]`` is the expected improvement of
     random selection (by quadrature over the whole line).
     """
-    problem = problem or TwoGaussians()
+    problem = TwoGaussians() if problem is None else _check_problem(problem)
     rows = []
     for k, (name, clf) in enumerate(PAPER_CASES.items(), start=1):
         x_star, q_star = optimal_selection(problem, clf, bounds)

@@ -299,9 +299,9 @@ def test_knn_equal_votes_predict_the_lowest_label():
 
 
 def test_knn_rejects_bad_k():
-    with pytest.raises(ValueError, match="k"):
+    with pytest.raises(ValueError, match=r"^k must"):
         KNN(0)
-    with pytest.raises((ValueError, TypeError), match="k"):
+    with pytest.raises((ValueError, TypeError), match=r"^k must"):
         KNN(2.5)
 
 
@@ -445,28 +445,28 @@ def test_bad_input_names_the_argument(name):
         clf.predict_proba(X)
     with pytest.raises(ValueError, match="fit"):
         clf.predict(X)
-    with pytest.raises(ValueError, match="y"):
+    with pytest.raises(ValueError, match=r"^y must"):
         get_classifier(name).fit(X, np.where(y == 2, 3, y), 3)  # label 3 outside 0..2
-    with pytest.raises(ValueError, match="y"):
+    with pytest.raises(ValueError, match=r"^y must"):
         get_classifier(name).fit(X, np.where(y == 2, -1, y), 3)
     bad = X.copy()
     bad[3, 1] = np.nan
-    with pytest.raises(ValueError, match="X"):
+    with pytest.raises(ValueError, match=r"^X (must|entries)"):
         get_classifier(name).fit(bad, y, 3)
     with pytest.raises(ValueError, match="same length"):
         get_classifier(name).fit(X, y[:-1], 3)
     with pytest.raises(ValueError, match="n_classes"):
         get_classifier(name).fit(X, np.zeros(12, int), 1)
     clf.fit(X, y, 3)
-    with pytest.raises(ValueError, match="X"):  # wrong dimension at predict
+    with pytest.raises(ValueError, match=r"^X (must|entries)"):  # wrong dimension at predict
         clf.predict_proba(np.zeros((4, 3)))
-    with pytest.raises(ValueError, match="X"):
+    with pytest.raises(ValueError, match=r"^X (must|entries)"):
         clf.predict(np.zeros((4, 1)))
-    with pytest.raises(ValueError, match="X"):
+    with pytest.raises(ValueError, match=r"^X (must|entries)"):
         clf.predict_proba([[np.nan, 0.0]])
-    with pytest.raises(TypeError, match="X"):
+    with pytest.raises(TypeError, match=r"^X (must|entries)"):
         clf.predict_proba("not an array")
-    with pytest.raises(TypeError, match="y"):
+    with pytest.raises(TypeError, match=r"^y must"):
         get_classifier(name).fit(X, np.array(["a"] * 12), 3)
 
 

@@ -17,6 +17,8 @@ import nbformat
 import pytest
 from jupyter_client import kernelspec
 
+pytestmark = pytest.mark.slow
+
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 KERNEL_NAME = "python3"

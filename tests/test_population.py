@@ -146,13 +146,13 @@ def test_check_labels():
     np.testing.assert_array_equal(check_labels([0, 2, 1.0], 3), [0, 2, 1])
     with pytest.raises(ValueError, match="labels_name"):
         check_labels([0, 3], 3, "labels_name")
-    with pytest.raises(ValueError, match="y"):
+    with pytest.raises(ValueError, match=r"^y must"):
         check_labels([-1, 0], 2)
-    with pytest.raises(ValueError, match="y"):
+    with pytest.raises(ValueError, match=r"^y must"):
         check_labels([0.5, 1], 2)
-    with pytest.raises(ValueError, match="y"):
+    with pytest.raises(ValueError, match=r"^y must"):
         check_labels([[0, 1]], 2)
-    with pytest.raises(TypeError, match="y"):
+    with pytest.raises(TypeError, match=r"^y must"):
         check_labels(np.array([True, False]), 2)
 
 
@@ -242,7 +242,7 @@ def test_from_labels_is_the_empirical_error_rate():
 
 
 def test_from_labels_validation():
-    with pytest.raises(ValueError, match="y"):
+    with pytest.raises(ValueError, match=r"^y must"):
         Population.from_labels(np.zeros((3, 1)), [0, 1, 2], 2)
     with pytest.raises(ValueError, match="same length"):
         Population.from_labels(np.zeros((3, 1)), [0, 1], 2)

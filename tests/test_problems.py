@@ -318,12 +318,14 @@ def test_bayes_error_is_cached():
     assert abs(first - special.ndtr(-0.5)) < 1e-9  # two unit Gaussians 1 apart
 
 
+@pytest.mark.slow  # a long statistical or quadrature check
 @pytest.mark.parametrize("name", TWO_D)
 def test_bayes_error_converges_between_resolutions(name):
     p = get_problem(name)
     assert abs(p.compute_bayes_error(2) - p.bayes_error) < 1e-6
 
 
+@pytest.mark.slow  # a long statistical or quadrature check
 @pytest.mark.parametrize("name", ("four-gaussian", "triangles", "sharp", "quadratic"))
 def test_bayes_error_matches_a_brute_force_tensor_rule(name):
     """Independent: integrate p(x) - max_j pi_j f_j(x) on a 1200 x 1200 product rule over +-9 sd."""
@@ -334,6 +336,7 @@ def test_bayes_error_matches_a_brute_force_tensor_rule(name):
     assert abs(brute - p.bayes_error) < 5e-6
 
 
+@pytest.mark.slow  # a long statistical or quadrature check
 @pytest.mark.parametrize("name", ALL)
 def test_bayes_error_matches_monte_carlo(name):
     """Within 4 standard errors of E[1 - max_j p_j(X)], and of the sampled 0/1 error of bayes_predict."""
@@ -385,6 +388,7 @@ def test_2d_correlated_gaussians_bayes_error_in_closed_form():
     assert abs(p.bayes_error - special.ndtr(-delta / 2)) < 1e-9
 
 
+@pytest.mark.slow  # a long statistical or quadrature check
 def test_3d_bayes_error_uses_fixed_seed_monte_carlo():
     p = GaussianMixtureProblem(
         "3d", [([1.0], [[-0.5, 0, 0]], [np.eye(3)]), ([1.0], [[0.5, 0, 0]], [np.eye(3)])], [0.5, 0.5])
@@ -404,12 +408,12 @@ def test_bad_X_is_refused_naming_X(method):
     f2, f1 = getattr(p2, method), getattr(p1, method)
     for bad in (np.zeros((3, 3)), np.zeros(4), np.zeros((2, 2, 2)), [[0.0, np.nan]], [[np.inf, 0.0]],
                 [[1e300, 0.0]]):
-        with pytest.raises(ValueError, match="X"):
+        with pytest.raises(ValueError, match=r"^X (must|entries)"):
             f2(bad)
     for bad in (np.zeros((3, 2)), [np.nan], np.zeros((1, 1, 1))):
-        with pytest.raises(ValueError, match="X"):
+        with pytest.raises(ValueError, match=r"^X (must|entries)"):
             f1(bad)
-    with pytest.raises(TypeError, match="X"):
+    with pytest.raises(TypeError, match=r"^X (must|entries)"):
         f2("abc")
 
 
@@ -417,11 +421,11 @@ def test_bad_sample_arguments_are_refused():
     p = get_problem("triangles")
     rng = np.random.default_rng(0)
     for bad in (0, -3):
-        with pytest.raises(ValueError, match="n"):
+        with pytest.raises(ValueError, match=r"^n must"):
             p.sample(bad, rng)
-    with pytest.raises(ValueError, match="n"):
+    with pytest.raises(ValueError, match=r"^n must"):
         p.sample(2.5, rng)
-    with pytest.raises(TypeError, match="n"):
+    with pytest.raises(TypeError, match=r"^n must"):
         p.sample("10", rng)
     for bad in (None, 0, np.random.RandomState(0)):
         with pytest.raises(TypeError, match="rng"):

@@ -254,6 +254,7 @@ def test_true_q_c_reproduces_the_closed_form(quadrature_population):
     assert np.max(np.abs(expected)) > 1e-3
 
 
+@pytest.mark.slow  # a long statistical or quadrature check
 def test_true_q_c_log_loss_against_adaptive_quadrature(quadrature_population):
     """The log loss is smooth, so the midpoint population converges at O(h^2): 1e-9 is ample.
 

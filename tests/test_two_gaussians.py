@@ -137,7 +137,7 @@ def test_fit_and_sampling():
     a = PROBLEM.sample(50, np.random.default_rng(7))
     b = PROBLEM.sample(50, np.random.default_rng(7))
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
-    with pytest.raises(ValueError, match="y"):
+    with pytest.raises(ValueError, match=r"^y must contain both labels"):
         MeanClassifier.fit([0.0, 1.0], [0, 0])
 
 

@@ -1,8 +1,10 @@
 """Base classifiers (Appendix C) behind one interface, with fast retraining paths.
 
 ``fit(X, y, n_classes)``, ``predict_proba(X)`` (columns ``0..k-1`` always),
-``predict(X)``, ``clone()``, and the engine's hook ``future_losses``: exact
-fast paths for :class:`KNN` (only points whose k-ball contains the candidate
+``predict(X)``, ``clone()``, and the engine's hook
+:meth:`~mri_theory.classifiers.base.Classifier.retraining_losses` (the current
+loss and the losses after retraining on each (candidate, class)): exact fast
+paths for :class:`KNN` (only points whose k-ball contains the candidate
 change) and the Gaussian family :class:`LDA`, :class:`QDA`,
 :class:`GaussianNaiveBayes`, :class:`GaussianMeanClassifier` (rank-one
 updates of class statistics); refits for the scikit-learn wrappers.
@@ -60,6 +62,8 @@ def list_classifiers() -> list[str]:
 
 def get_classifier(name: str) -> Classifier:
     """A new unfitted classifier by name (``knn5``, ``lda``, ``qda``, ``nb``, ``logreg``, ``svm``, ...)."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
     if name not in _REGISTRY:
         raise ValueError(f"unknown classifier {name!r}; known classifiers: {', '.join(list_classifiers())}")
     return _REGISTRY[name]()

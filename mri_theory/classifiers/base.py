@@ -17,18 +17,26 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from mri_theory import _validation as check
-from mri_theory.population import Population, check_labels
+from mri_theory.population import Population, check_labels, check_loss, check_population
 
-__all__ = ["Classifier", "check_points", "refit_future_losses"]
+__all__ = ["Classifier", "check_points", "check_retraining_args", "refit_future_losses"]
 
 
-def check_points(X: ArrayLike, name: str = "X", dim: int | None = None) -> np.ndarray:
-    """Points as a finite float array of shape ``(n, d)`` (1-D input is ``(n, 1)``)."""
+def check_points(X: ArrayLike, name: str = "X", dim: int | None = None, min_rows: int = 0) -> np.ndarray:
+    """Points as a finite float array of shape ``(n, d)`` (1-D input is ``(n, 1)``).
+
+    Raises ``ValueError`` naming ``name`` if there are fewer than ``min_rows``
+    points (checked first, so an empty input is reported as empty) or, when
+    ``dim`` is given, if the points do not have ``dim`` columns.
+    """
     X = check.finite_array(X, name)
     if X.ndim == 1:
         X = X[:, None]
     if X.ndim != 2:
         raise ValueError(f"{name} must have shape (n, d), got {X.shape}")
+    if X.shape[0] < min_rows:
+        raise ValueError(f"{name} must hold at least {min_rows} point{'s' if min_rows > 1 else ''}, "
+                         f"got {X.shape[0]}")
     if dim is not None and X.shape[1] != dim:
         raise ValueError(f"{name} must have {dim} columns (the training dimension), got {X.shape[1]}")
     return X
@@ -48,16 +56,14 @@ class Classifier:
 
         At least one training point is required; classes may be absent.
         """
-        X = check_points(X)
+        X = check_points(X, min_rows=1)
         if n_classes is None:
-            y_arr = np.asarray(y)
-            n_classes = max(2, int(np.max(y_arr)) + 1) if y_arr.size else 2
+            y = check_labels(y, None)
+            n_classes = max(2, int(np.max(y)) + 1) if y.size else 2
         n_classes = check.count(n_classes, "n_classes", minimum=2)
         y = check_labels(y, n_classes)
         if X.shape[0] != y.shape[0]:
             raise ValueError(f"X and y must have the same length, got {X.shape[0]} and {y.shape[0]}")
-        if X.shape[0] < 1:
-            raise ValueError("X must hold at least one training point")
         self.n_classes_ = n_classes
         self.dim_ = X.shape[1]
         self.X_train_, self.y_train_ = X, y
@@ -104,13 +110,32 @@ class Classifier:
         an exact fast path override it.  Called on a fitted classifier by
         :func:`mri_theory.retraining.current_and_future_losses`.
         """
+        candidates, population, loss = check_retraining_args(self, candidates, population, loss)
         return population.loss(self, loss), refit_future_losses(self, candidates, population, loss)
+
+
+def check_retraining_args(model: Classifier, candidates: ArrayLike, population: Any,
+                          loss: Any) -> tuple[np.ndarray, Population, str]:
+    """Validate the arguments of :meth:`Classifier.retraining_losses` for a fitted ``model``.
+
+    The population must have the model's number of classes and dimension,
+    the candidates the model's dimension (at least one of them).
+    """
+    model._check_fitted()
+    population = check_population(population)
+    loss = check_loss(loss)
+    if population.n_classes != model.n_classes_:
+        raise ValueError(f"population has {population.n_classes} classes but the classifier was fitted with "
+                         f"n_classes={model.n_classes_}")
+    if population.dim != model.dim_:
+        raise ValueError(f"population is {population.dim}-D but the classifier was fitted on {model.dim_}-D points")
+    return check_points(candidates, "candidates", dim=model.dim_, min_rows=1), population, loss
 
 
 def refit_future_losses(model: Classifier, candidates: np.ndarray, population: Population,
                         loss: str) -> np.ndarray:
     """The plain path: refit on ``D ∪ (x, c_j)`` for every candidate and class, score on the population."""
-    model._check_fitted()
+    candidates, population, loss = check_retraining_args(model, candidates, population, loss)
     k = model.n_classes_
     out = np.empty((candidates.shape[0], k))
     for i, x in enumerate(candidates):

@@ -18,6 +18,33 @@ product :math:`\phi(X_{pop}) \cdot [\text{coefficients}]` per chunk: no refits,
 no Python loop over candidates.  The plain refit path computes the statistics
 from scratch; the tests hold the two to 1e-12.
 
+**Reference frame.**  Quadratic features of raw inputs cancel
+catastrophically far from the origin (:math:`x^T A x` and :math:`b^T x` are
+huge and nearly opposite).  So ``fit`` chooses a frame from the training
+data: the scale :math:`s` is the power of two at or just below their largest
+coordinate deviation from their mean (if all points coincide, their largest
+coordinate; 1 if that is 0 too), and the origin :math:`o` is their mean
+rounded to a multiple of :math:`s`.  Floating point is relative, so the scale
+only keeps the squares clear of overflow and underflow; being a power of two,
+it changes units exactly.  The rounded origin makes :math:`x - o` exact for
+data far from the origin, and is 0 for data centred near it, which are then
+only rescaled by a power of two (so, e.g., the mean classifier's exact ties
+stay exact).  All statistics and all
+features are kept in the coordinates :math:`z = (x - o)/s`; parameters given
+in data units are converted exactly (the ridge ``reg * I`` becomes
+``reg / s^2 * I``, the mean classifier's ``sigma`` becomes ``sigma / s``).
+The class log-discriminants in :math:`z` differ from those in :math:`x` by a
+constant common to all classes (:math:`d \ln s` from the densities'
+normalisation), which cancels in the softmax: the model does not depend on the
+frame.  The fast path therefore scores every retrained model in the current
+model's frame, while a refit chooses its own; they agree to 1e-12 however far
+the data lie from the origin.
+
+**Equivariance.**  ``reg`` and ``sigma`` are in data units, so the model is
+translation invariant but scale invariant only with them: fitting on
+:math:`s x + t` with ``reg * s**2`` (``sigma * s``) gives, on :math:`s x + t`,
+the probabilities of the model fitted on :math:`x`, on :math:`x`.
+
 **Regularisation.**  Covariances are maximum-likelihood estimates plus
 ``reg * I`` (default ``reg = 1e-3``), so one point per class, collinear points
 and a single training point all give finite, deterministic models.  Class
@@ -27,15 +54,15 @@ classifier); a class absent from the training data gets probability 0.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from mri_theory import _validation as check
-from mri_theory.classifiers.base import Classifier
+from mri_theory.classifiers.base import Classifier, check_retraining_args
 from mri_theory.population import Population, pointwise_loss_from_scores
 
-__all__ = ["GaussianClassifier", "LDA", "QDA", "GaussianNaiveBayes", "GaussianMeanClassifier"]
+__all__ = ["LDA", "QDA", "GaussianClassifier", "GaussianMeanClassifier", "GaussianNaiveBayes"]
 
 _CHUNK_CELLS = 2**22  # population points x models x classes scored per matrix product
 
@@ -45,6 +72,14 @@ def _features(X: np.ndarray) -> np.ndarray:
     n, d = X.shape
     outer = (X[:, :, None] * X[:, None, :]).reshape(n, d * d)
     return np.hstack([outer, X, np.ones((n, 1))])
+
+
+def reference_frame(X: np.ndarray) -> tuple[np.ndarray, float]:
+    """Origin ``(d,)`` and scale (a power of two) of the frame for the training points ``X`` (module notes)."""
+    centre = X.mean(axis=0)
+    spread = np.max(np.abs(X - centre)) or np.max(np.abs(centre)) or 1.0
+    scale = float(np.ldexp(1.0, np.frexp(spread)[1] - 1))
+    return scale * np.round(centre / scale), scale
 
 
 def class_statistics(X: np.ndarray, y: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -67,13 +102,21 @@ class GaussianClassifier(Classifier):
 
     Subclasses implement :meth:`_coefficients`, mapping (stacked) statistics to
     ``(A, b, c)`` with shapes ``(..., k, d, d)``, ``(..., k, d)``, ``(..., k)``.
+    Statistics, coefficients and features are in the frame coordinates
+    :math:`z = (x - o)/s` (``origin_``, ``scale_``; see the module notes), so
+    :meth:`_coefficients` converts parameters given in data units by ``scale_``.
     """
 
     def _coefficients(self, counts, means, scatters):  # pragma: no cover - abstract
         raise NotImplementedError
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
-        self.counts_, self.means_, self.scatters_ = class_statistics(X, y, self.n_classes_)
+        self.origin_, self.scale_ = reference_frame(X)
+        self.counts_, self.means_, self.scatters_ = class_statistics(self._to_frame(X), y, self.n_classes_)
+
+    def _to_frame(self, X: np.ndarray) -> np.ndarray:
+        """Points in the frame coordinates :math:`z = (x - o)/s`."""
+        return (X - self.origin_) / self.scale_
 
     def _coefficient_matrix(self, counts, means, scatters) -> np.ndarray:
         """Stacked statistics ``(M, k, ...)`` -> feature coefficients ``(M, k, f)``; absent classes get 0."""
@@ -113,12 +156,12 @@ class GaussianClassifier(Classifier):
 
     def _predict_proba(self, X: np.ndarray) -> np.ndarray:
         coef = self._coefficient_matrix(self.counts_[None], self.means_[None], self.scatters_[None])[0]
-        scores = _features(X) @ coef.T
+        scores = _features(self._to_frame(X)) @ coef.T
         scores[:, self.counts_ == 0] = -np.inf
         return self._scores_to_proba(scores)
 
     def _updated_statistics(self, candidates: np.ndarray):
-        """Statistics after adding each (candidate, class): shapes ``(B, k_label, k, ...)``."""
+        """Statistics after adding each (candidate, class; in frame coordinates): shapes ``(B, k_label, k, ...)``."""
         k = self.n_classes_
         B = candidates.shape[0]
         eye = np.eye(k, dtype=bool)  # [label, class]: does this class change?
@@ -133,9 +176,15 @@ class GaussianClassifier(Classifier):
 
     def retraining_losses(self, candidates: np.ndarray, population: Population,
                           loss: str) -> tuple[float, np.ndarray]:
-        """Exact fast path: rank-one statistic updates, all models scored by matrix products."""
+        """Exact fast path: rank-one statistic updates, all models scored by matrix products.
+
+        Every retrained model is expressed in this model's frame (the model
+        does not depend on the frame; see the module notes).
+        """
+        candidates, population, loss = check_retraining_args(self, candidates, population, loss)
         k = self.n_classes_
-        phi_t = np.ascontiguousarray(_features(population.X).T)
+        candidates = self._to_frame(candidates)
+        phi_t = np.ascontiguousarray(_features(self._to_frame(population.X)).T)
         chunk = max(1, _CHUNK_CELLS // (population.size * k * max(k - 1, 1)))
         out = np.empty((candidates.shape[0], k))
         for start in range(0, candidates.shape[0], chunk):
@@ -180,7 +229,8 @@ class LDA(GaussianClassifier):
 
     def _coefficients(self, counts, means, scatters):
         d = means.shape[-1]
-        pooled = scatters.sum(axis=-3) / counts.sum(axis=-1)[..., None, None] + self.reg * np.eye(d)
+        ridge = self.reg / self.scale_**2  # reg is in data units
+        pooled = scatters.sum(axis=-3) / counts.sum(axis=-1)[..., None, None] + ridge * np.eye(d)
         cov = np.broadcast_to(pooled[..., None, :, :], scatters.shape)
         A, b, c = _gaussian_coefficients(cov, means, _log_priors(counts))
         return np.zeros_like(A), b, c  # the shared quadratic term cancels in the softmax
@@ -203,7 +253,8 @@ class QDA(GaussianClassifier):
 
     def _coefficients(self, counts, means, scatters):
         d = means.shape[-1]
-        cov = scatters / np.maximum(counts, 1)[..., None, None] + self.reg * np.eye(d)
+        ridge = self.reg / self.scale_**2  # reg is in data units
+        cov = scatters / np.maximum(counts, 1)[..., None, None] + ridge * np.eye(d)
         return _gaussian_coefficients(cov, means, _log_priors(counts))
 
 
@@ -223,7 +274,8 @@ class GaussianNaiveBayes(GaussianClassifier):
 
     def _coefficients(self, counts, means, scatters):
         d = means.shape[-1]
-        var = np.diagonal(scatters, axis1=-2, axis2=-1) / np.maximum(counts, 1)[..., None] + self.reg
+        ridge = self.reg / self.scale_**2  # reg is in data units
+        var = np.diagonal(scatters, axis1=-2, axis2=-1) / np.maximum(counts, 1)[..., None] + ridge
         cov = var[..., :, None] * np.eye(d)
         return _gaussian_coefficients(cov, means, _log_priors(counts))
 
@@ -257,6 +309,6 @@ class GaussianMeanClassifier(GaussianClassifier):
     def _coefficients(self, counts, means, scatters):
         k, d = means.shape[-2:]
         prior = np.full(k, 1.0 / k) if self.prior is None else np.asarray(self.prior)
-        b = means / self.sigma**2
+        b = means / (self.sigma / self.scale_)**2  # sigma is in data units
         c = -0.5 * np.sum(means * b, axis=-1) + np.log(prior)
         return np.zeros(means.shape[:-1] + (d, d)), b, np.broadcast_to(c, counts.shape)

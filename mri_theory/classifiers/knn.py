@@ -17,7 +17,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from mri_theory import _validation as check
-from mri_theory.classifiers.base import Classifier
+from mri_theory.classifiers.base import Classifier, check_retraining_args
 from mri_theory.population import Population, pointwise_loss
 
 __all__ = ["KNN", "squared_distances", "squared_distances_paired"]
@@ -135,6 +135,7 @@ class KNN(Classifier):
     def retraining_losses(self, candidates: np.ndarray, population: Population,
                           loss: str) -> tuple[float, np.ndarray]:
         """Exact fast path: only points whose k-ball contains the candidate change."""
+        candidates, population, loss = check_retraining_args(self, candidates, population, loss)
         k = self.n_classes_
         eye = np.eye(k)
         votes, radius2, kth_label = self._neighbourhoods(population.X)

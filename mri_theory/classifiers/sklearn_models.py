@@ -36,7 +36,7 @@ class SklearnClassifier(Classifier):
     name = "sklearn"
 
     def __init__(self, estimator: Any) -> None:
-        if not (hasattr(estimator, "fit") and hasattr(estimator, "predict_proba")):
+        if isinstance(estimator, Classifier) or not (hasattr(estimator, "fit") and hasattr(estimator, "predict_proba")):
             raise TypeError(f"estimator must be a scikit-learn classifier with predict_proba, got {estimator!r}")
         self.estimator = estimator
 

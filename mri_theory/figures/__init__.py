@@ -3,30 +3,43 @@
 Each figure lives in its own module under :mod:`mri_theory.figures`, which
 registers a ``make(quick, rng)`` function returning a
 :class:`matplotlib.figure.Figure`.  The registry gives it a generator seeded by
-the figure's fixed seed and writes the figure as PNG and PDF.  Later modules
-extend the registry by adding their module name to :data:`FIGURE_MODULES`.
+the figure's fixed seed and writes the figure as PNG and PDF, and records the
+library versions in ``VERSIONS.txt`` beside them.  Later modules extend the
+registry by adding their module name to :data:`FIGURE_MODULES`.
+
+Figures are built as bare :class:`~matplotlib.figure.Figure` objects, not
+through :mod:`matplotlib.pyplot`: saving needs no backend (``savefig`` picks the
+Agg canvas for PNG and the PDF canvas by itself), so importing this package
+changes no global matplotlib state and works before or after ``%matplotlib
+inline``.  In a notebook, show a figure by making it a cell's last expression.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
-import matplotlib
+import numpy as np
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
+from mri_theory import _validation as check
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-__all__ = ["FigureSpec", "register", "figure_names", "get_figure", "make_figures", "FIGURE_MODULES"]
+__all__ = ["FigureSpec", "register", "figure_names", "get_figure", "make_figures", "library_versions",
+           "FIGURE_MODULES", "VERSIONED_DISTRIBUTIONS", "VERSIONS_FILE"]
 
 #: Modules that define figures, imported on first use of the registry.
 FIGURE_MODULES: tuple[str, ...] = ("qc_cases", "qc_vs_se_rs", "lambda_vs_noise", "noisy_selection_curves", "problems",
                                    "best_worst_curves", "single_realisation", "al_vs_rs")
+
+#: Distributions whose versions ``VERSIONS.txt`` records, besides Python itself.
+VERSIONED_DISTRIBUTIONS: tuple[str, ...] = ("joblib", "matplotlib", "mri-theory", "numpy", "pandas",
+                                            "scikit-learn", "scipy", "sympy")
+#: File name, in the output folder, of the versions record written by :func:`make_figures`.
+VERSIONS_FILE = "VERSIONS.txt"
 
 _REGISTRY: dict[str, "FigureSpec"] = {}
 
@@ -70,13 +83,39 @@ def get_figure(name: str) -> FigureSpec:
     return _REGISTRY[name]
 
 
+def library_versions() -> dict[str, str]:
+    """Versions of Python and of :data:`VERSIONED_DISTRIBUTIONS`, sorted by name.
+
+    Python is given as ``major.minor.micro``; the others as installed
+    (:func:`importlib.metadata.version`).
+    """
+    versions = {name: importlib.metadata.version(name) for name in VERSIONED_DISTRIBUTIONS}
+    versions["python"] = ".".join(str(part) for part in sys.version_info[:3])
+    return dict(sorted(versions.items()))
+
+
+def _write_versions(out: Path) -> Path:
+    """Write ``<out>/VERSIONS.txt``: one ``name==version`` line per library, no timestamp."""
+    lines = ["# Library versions the figures in this folder were made with (written by mri-theory figures)."]
+    lines += [f"{name}=={version}" for name, version in library_versions().items()]
+    path = out / VERSIONS_FILE
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
 def make_figures(
     names: Iterable[str] | None = None,
     out_dir: str | Path = "figures",
     quick: bool = False,
     progress: bool = True,
 ) -> list[Path]:
-    """Make figures and write each as ``<out_dir>/<name>.png`` and ``.pdf``.
+    """Make figures, write each as ``<out_dir>/<name>.png`` and ``.pdf``, and record the versions.
+
+    ``<out_dir>/VERSIONS.txt`` lists the versions of Python and of the libraries
+    the figures depend on (:func:`library_versions`), one ``name==version`` line
+    each, sorted and without a timestamp, so regenerating the figures with the
+    same versions leaves the folder unchanged.  It is written before the first
+    figure, so it also describes the figures of an interrupted run.
 
     Parameters
     ----------
@@ -92,15 +131,21 @@ def make_figures(
     Returns
     -------
     list of Path
-        The files written.  A figure already written stays on disk if a later
-        one fails or the run is interrupted.
+        The files written, ``VERSIONS.txt`` first.  A figure already written
+        stays on disk if a later one fails or the run is interrupted.
     """
     from tqdm import tqdm
 
+    quick, progress = check.flag(quick, "quick"), check.flag(progress, "progress")
+    if isinstance(names, str):
+        raise TypeError(f"names must be a sequence of figure names, not a single str ({names!r})")
     specs = [get_figure(n) for n in (figure_names() if names is None else names)]
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
+    out = check.output_folder(out_dir, "out_dir")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"out_dir: cannot create {out} ({exc.strerror or exc})") from None
+    written = [_write_versions(out)]
     for spec in tqdm(specs, desc="figures", unit="fig", disable=not progress):
         fig = spec.make(quick, np.random.default_rng(spec.seed))
         for ext in ("png", "pdf"):
@@ -109,5 +154,4 @@ def make_figures(
             meta = {"CreationDate": None} if ext == "pdf" else {"Software": None}
             fig.savefig(path, dpi=150, metadata=meta)
             written.append(path)
-        plt.close(fig)
     return written

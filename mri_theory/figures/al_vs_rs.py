@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -28,7 +27,8 @@ def make(quick: bool, rng: np.random.Generator) -> Figure:
         dict(pool_size=300, budget=120, replicates=30, population_size=10_000)
     df = run_curves(PROBLEM, "knn5", list(COLOURS), seed=int(rng.integers(2**31)), record_q_c=False,
                     progress=False, **sizes)
-    fig, ax = plt.subplots(figsize=(8, 5.5), constrained_layout=True)
+    fig = Figure(figsize=(8, 5.5), layout="constrained")
+    ax = fig.subplots()
     curves = plot_mean_curves(ax, df, COLOURS)
     se = curves[curves.strategy == "SE"]
     rs = curves[curves.strategy == "RS"]

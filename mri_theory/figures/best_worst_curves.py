@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -21,7 +20,8 @@ def make(quick: bool, rng: np.random.Generator) -> Figure:
         dict(pool_size=250, budget=100, replicates=20, population_size=10_000)
     df = run_curves("four-gaussian", "knn5", list(COLOURS), seed=int(rng.integers(2**31)), subsample=None,
                     record_q_c=False, progress=False, **sizes)
-    fig, ax = plt.subplots(figsize=(8, 5.5), constrained_layout=True)
+    fig = Figure(figsize=(8, 5.5), layout="constrained")
+    ax = fig.subplots()
     plot_mean_curves(ax, df, COLOURS)
     ax.axhline(get_problem("four-gaussian").bayes_error, color="black", ls="--", lw=1, label="Bayes error")
     ax.set_xlabel("number of labelled examples")

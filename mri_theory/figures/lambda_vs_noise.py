@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -23,7 +22,8 @@ def _normalised_gain(q: np.ndarray, sigma: float, n_draws: int, rng, noise: str)
 def make(quick: bool, rng: np.random.Generator) -> Figure:
     """Left: closed-form lambda with Monte Carlo 95% intervals.  Right: pools of several sizes."""
     n_draws = 20_000 if quick else 400_000
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8), constrained_layout=True)
+    fig = Figure(figsize=(12, 4.8), layout="constrained")
+    left, right = fig.subplots(1, 2)
 
     ratio = np.logspace(-2, 2, 400)
     left.semilogx(ratio, selection_probability(1.0, ratio), color="black", lw=1.8,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib import colormaps
 from matplotlib.figure import Figure
 
 from mri_theory.figures import register
@@ -22,9 +22,10 @@ def make(quick: bool, rng: np.random.Generator) -> Figure:
     seed = int(rng.integers(2**31))
     df = noisy_selection_curves(replicates=30 if quick else 500, pool_size=100, budget=30,
                                 seed=seed, progress=False)
-    fig, ax = plt.subplots(figsize=(8, 5.5), constrained_layout=True)
+    fig = Figure(figsize=(8, 5.5), layout="constrained")
+    ax = fig.subplots()
     n_strategies = df["strategy"].nunique()
-    colours = plt.cm.viridis(np.linspace(0, 0.85, n_strategies - 1)).tolist() + ["tab:red"]
+    colours = colormaps["viridis"](np.linspace(0, 0.85, n_strategies - 1)).tolist() + ["tab:red"]
     plot_mean_curves(ax, df, colours, value="error_rate")
     ax.axhline(TwoGaussians().bayes_error, color="black", ls="--", lw=1, label="Bayes error")
     n_rep = df.replicate.nunique()

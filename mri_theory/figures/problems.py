@@ -11,7 +11,6 @@ sample from the problem; the Bayes error is in each title.
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -47,7 +46,8 @@ def make(quick: bool, rng: np.random.Generator) -> Figure:
     """Contours of pi_j f_j (red: class 1, blue: class 2), the Bayes boundary (green), a sample."""
     n_grid = 121 if quick else 401
     n_sample = 60 if quick else 200
-    fig, axes = plt.subplots(1, len(PANELS), figsize=(4.0 * len(PANELS), 4.6), constrained_layout=True)
+    fig = Figure(figsize=(4.0 * len(PANELS), 4.6), layout="constrained")
+    axes = fig.subplots(1, len(PANELS))
     fig.suptitle("Figure 6: simulated problems, class densities $\\pi_j f_j$ "
                  "(class 1 red, class 2 blue) and the Bayes boundary (green)")
     for ax, (name, caption) in zip(axes, PANELS):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -24,7 +23,8 @@ def draw_means(ax: Axes, problem: TwoGaussians, clf: MeanClassifier) -> None:
 
 def case_grid(title: str) -> tuple[Figure, list[tuple[str, MeanClassifier, Axes]]]:
     """A 2x2 figure with one panel per paper case."""
-    fig, axes = plt.subplots(2, 2, figsize=(10, 7.5), constrained_layout=True)
+    fig = Figure(figsize=(10, 7.5), layout="constrained")
+    axes = fig.subplots(2, 2)
     fig.suptitle(title)
     panels = []
     for k, ((name, clf), ax) in enumerate(zip(PAPER_CASES.items(), axes.ravel()), start=1):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib import colormaps
 from matplotlib.figure import Figure
 
 from mri_theory.figures import register
@@ -20,8 +20,9 @@ def make(quick: bool, rng: np.random.Generator) -> Figure:
     names = list_strategies()
     df = run_curves("four-gaussian", "knn5", names, replicates=1, seed=int(rng.integers(2**31)),
                     record_q_c=False, progress=False, **sizes)
-    fig, ax = plt.subplots(figsize=(9, 5.5), constrained_layout=True)
-    colours = plt.cm.tab10(np.arange(len(names)))
+    fig = Figure(figsize=(9, 5.5), layout="constrained")
+    ax = fig.subplots()
+    colours = colormaps["tab10"](np.arange(len(names)))
     styles = {"MRI-best": dict(lw=2.6, ls="-"), "MRI-worst": dict(lw=2.6, ls="--"), "RS": dict(lw=2.2, ls=":")}
     for name, colour in zip(names, colours):
         c = df[df.strategy == name]

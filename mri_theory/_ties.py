@@ -1,0 +1,40 @@
+"""Near-ties: one definition of "as good as the best" for every choice the toolkit makes.
+
+The engine's fast paths and a refit sum the same loss changes in different
+orders, and SIMD code paths differ between CPUs, so candidates whose scores are
+equal in exact arithmetic (often exactly 0: a candidate that changes no
+population point) come out :math:`\\pm 10^{-16}` apart.  A choice (an argmax)
+must not depend on such last bits, so every argmax in the toolkit treats scores
+within :data:`TIE_TOLERANCE` (relative) of the maximum as tied and breaks the
+tie with an explicit generator.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["TIE_TOLERANCE", "near_maximum"]
+
+#: Relative tolerance of a tie: values within ``TIE_TOLERANCE * max(1, |max|)``
+#: of the maximum are tied.  Rounding errors of the engine are of order 1e-16;
+#: genuine differences between candidates are far larger than 1e-12.
+TIE_TOLERANCE = 1e-12
+
+
+def near_maximum(values: np.ndarray, tie_tol: float | None = None) -> np.ndarray:
+    """Mask of the entries tied with the maximum of their row (last axis).
+
+    Parameters
+    ----------
+    values : ndarray (..., m)
+        Finite scores.
+    tie_tol : float, optional
+        Absolute tolerance; default ``TIE_TOLERANCE * max(1, |row max|)``.
+
+    Returns
+    -------
+    ndarray of bool, same shape as ``values``
+    """
+    top = np.max(values, axis=-1, keepdims=True)
+    tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(top)) if tie_tol is None else tie_tol
+    return values >= top - tol

@@ -1,0 +1,104 @@
+"""Packaging and test hygiene: version, license, typing marker, dependencies, markers, ignores."""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+
+import mri_theory
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    tomllib = pytest.importorskip("tomli")
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = Path(mri_theory.__file__).resolve().parent
+DIST = "mri-theory"
+
+
+@pytest.fixture(scope="module")
+def pyproject() -> dict:
+    with open(ROOT / "pyproject.toml", "rb") as fh:
+        return tomllib.load(fh)
+
+
+def test_version_has_a_single_source(pyproject):
+    """pyproject takes the version from ``mri_theory.__version__``, and the installed metadata agrees."""
+    project = pyproject["project"]
+    assert "version" not in project, "a literal version in pyproject would be a second source"
+    assert "version" in project["dynamic"]
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "mri_theory.__version__"}
+    assert importlib.metadata.version(DIST) == mri_theory.__version__
+
+
+def test_version_is_a_literal_so_the_build_imports_nothing():
+    """setuptools reads ``attr`` statically only if it is a literal; then nothing of the package is imported."""
+    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    values = [node.value for node in tree.body if isinstance(node, ast.Assign)
+              and any(isinstance(t, ast.Name) and t.id == "__version__" for t in node.targets)]
+    assert len(values) == 1 and isinstance(values[0], ast.Constant) and isinstance(values[0].value, str)
+    assert values[0].value == mri_theory.__version__
+    # And importing the package itself stays light.
+    code = "import sys, mri_theory; print(sorted({'numpy', 'scipy', 'matplotlib', 'pandas'} & set(sys.modules)))"
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert res.stdout.strip() == "[]"
+
+
+def test_license_file_matches_the_declared_license(pyproject):
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License\n")
+    assert "Copyright (c) 2026 the mri-theory developers" in text
+    assert 'THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND' in text
+    assert pyproject["project"]["license"] == "MIT"
+    assert pyproject["project"]["license-files"] == ["LICENSE"]
+    # The installed distribution carries both the SPDX expression and the file.
+    assert importlib.metadata.metadata(DIST)["License-Expression"] == "MIT"
+    files = importlib.metadata.files(DIST) or []
+    assert any(f.name == "LICENSE" for f in files)
+
+
+def test_typing_marker_ships_as_package_data(pyproject):
+    assert (PACKAGE / "py.typed").is_file()
+    assert "py.typed" in pyproject["tool"]["setuptools"]["package-data"]["mri_theory"]
+
+
+def test_joblib_is_a_core_dependency_new_enough_for_unordered_generators():
+    """The sandbox uses ``Parallel(return_as="generator_unordered")``, new in joblib 1.4."""
+    requirements = [Requirement(r) for r in importlib.metadata.requires(DIST) or []]
+    joblib = [r for r in requirements if r.name == "joblib"]
+    assert len(joblib) == 1 and joblib[0].marker is None, "joblib must be a core (not extra) dependency"
+    assert "1.4.0" in joblib[0].specifier and "1.3.2" not in joblib[0].specifier
+
+
+def test_slow_marker_is_registered_and_strict(pytestconfig):
+    assert any(line.startswith("slow:") for line in pytestconfig.getini("markers"))
+    assert pytestconfig.option.strict_markers
+
+
+@pytest.mark.slow  # a long statistical or quadrature check
+def test_figure_and_notebook_tests_are_marked_slow():
+    """``-m 'not slow'`` deselects every figure and notebook test; ``-m slow`` selects them."""
+    modules = [str(ROOT / "tests" / "test_figures.py"), str(ROOT / "tests" / "test_notebooks.py")]
+    base = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *modules]
+    fast = subprocess.run([*base, "-m", "not slow"], check=False, capture_output=True, text=True, cwd=ROOT)
+    assert fast.returncode == pytest.ExitCode.NO_TESTS_COLLECTED, fast.stdout + fast.stderr
+    slow = subprocess.run([*base, "-m", "slow"], check=False, capture_output=True, text=True, cwd=ROOT)
+    assert slow.returncode == pytest.ExitCode.OK, slow.stdout + slow.stderr
+    assert "test_figures.py::" in slow.stdout and "test_notebooks.py::" in slow.stdout
+
+
+def test_virtualenv_folders_are_ignored():
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git work tree")
+    paths = [".venv/pyvenv.cfg", "venv/pyvenv.cfg"]
+    res = subprocess.run(["git", "check-ignore", "--no-index", *paths], check=False, capture_output=True, text=True,
+                         cwd=ROOT)
+    assert res.stdout.split() == paths, res.stdout + res.stderr
