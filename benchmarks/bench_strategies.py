@@ -24,6 +24,13 @@ builds it (:class:`mri_theory.strategies.Context` with ``n_classes = 2``,
    naive BMRI refits ``n_b x N x 2`` times); ``--n-b`` sets BMRI's number of
    bootstrap resamples (default 25, the paper's) everywhere.
 
+3. **The paper's other classifiers** (``--paper``, on by default): the same
+   engine-vs-naive comparison for logistic regression (``logreg``), the SVM
+   (``svm``) and the paper's 5-NN (``kknn5``) at a mid-curve state,
+   ``|D_S| = 60``, 100 candidates (the sandbox's sub-sample), each held to
+   its fast path's tolerance (logistic regression 1e-9, SVM 1e-8, kknn5
+   1e-12).
+
 Timing: a run that takes less than ``--quick`` seconds (default 1) is repeated
 ``--repeats`` times (default 5) and the best time is kept; slower runs are
 timed once.
@@ -45,7 +52,7 @@ import numpy as np
 
 from _setting import four_gaussian_setting
 
-from mri_theory.classifiers import KNN, LDA, Classifier
+from mri_theory.classifiers import KNN, LDA, Classifier, get_classifier
 from mri_theory.strategies import Context, Strategy, get_strategy, list_strategies, select
 
 #: Largest acceptable ``max |score_engine - score_naive|``.
@@ -58,6 +65,10 @@ COMPARED = ("EfeLc", "SMRI", "BMRI")
 CLASSIFIERS: dict[str, Callable[[], Classifier]] = {"knn5": lambda: KNN(5), "lda": LDA}
 
 N_TRAIN, POOL_SIZE, POPULATION_SIZE = 20, 250, 10_000
+
+#: Part 3: the paper's classifiers with their fast path's tolerance, at |D_S| = 60 with 100 candidates.
+PAPER_CLASSIFIERS: dict[str, float] = {"logreg": 1e-9, "svm": 1e-8, "kknn5": 1e-12}
+PAPER_TRAIN, PAPER_CANDIDATES = 60, 100
 
 
 def _positive_int(text: str) -> int:
@@ -89,6 +100,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="runs faster than --quick are timed best of this many (default 5)")
     parser.add_argument("--quick", type=_positive_float, default=1.0,
                         help="runs slower than this many seconds are timed once (default 1.0)")
+    parser.add_argument("--no-paper", action="store_true",
+                        help="skip part 3 (logreg, svm, kknn5 at |D_S| = 60, 100 candidates)")
     args = parser.parse_args(argv)
     if args.naive_candidates > POOL_SIZE:
         parser.error(f"--naive-candidates ({args.naive_candidates}) must not exceed the pool size {POOL_SIZE}")
@@ -114,6 +127,35 @@ def time_select(strategy: Strategy, make_ctx: Callable[[], Context], repeats: in
             raise RuntimeError(f"{strategy.name}: a rerun with the same seed gave a different result")
         index, scores, runs = i, s, runs + 1
     return index, scores, best, runs
+
+
+def paper_classifiers(args: argparse.Namespace) -> list[str]:
+    """Part 3: EfeLc, SMRI and BMRI engine vs naive for logreg, svm and kknn5; returns the failures."""
+    problem, X_S, y_S, pool, population = four_gaussian_setting(args.seed, PAPER_TRAIN, POOL_SIZE, POPULATION_SIZE,
+                                                                method="qmc")
+    candidates = pool[:PAPER_CANDIDATES]
+    options = {"BMRI": {"n_b": args.n_b}}
+    print(f"\nPart 3: |D_S| = {PAPER_TRAIN}, {PAPER_CANDIDATES} candidates, pool {POOL_SIZE}, BMRI n_b = {args.n_b}")
+    failed = []
+    for clf_name, tolerance in PAPER_CLASSIFIERS.items():
+        classifier = get_classifier(clf_name)
+
+        def make_ctx() -> Context:
+            return Context(X_S, y_S, candidates, pool, classifier, problem.n_classes, np.random.default_rng(args.seed))
+
+        for name in COMPARED:
+            index, scores, t_engine, _ = time_select(get_strategy(name, **options.get(name, {})), make_ctx,
+                                                     args.repeats, args.quick)
+            naive = get_strategy(name, method="refit", **options.get(name, {}))
+            n_index, n_scores, t_naive, _ = time_select(naive, make_ctx, args.repeats, args.quick)
+            diff = float(np.max(np.abs(scores - n_scores)))
+            ok = index == n_index and diff <= tolerance
+            if not ok:
+                failed.append(f"{clf_name}/{name}")
+            print(f"{clf_name:<10} {name:<9} {t_engine:>13.3g} {t_naive:>12.3g} {t_naive / t_engine:>6.1f}x "
+                  f"{'yes' if index == n_index else 'NO':>14} {diff:>9.1e} (tolerance {tolerance:.0e})"
+                  f"{'' if ok else '  FAIL'}")
+    return failed
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -163,6 +205,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(row + f"{t_naive:>12.3g} {t_naive / t_engine:>6.1f}x {'yes' if same else 'NO':>14} "
                   f"{diff:>9.1e}{'' if ok else '  FAIL'}")
 
+    if not args.no_paper:
+        failed += paper_classifiers(args)
     print("\ns/step = wall-clock time of one select(strategy, ctx), base classifier fit included; "
           "ratio = naive / engine" + (f"@{m}" if at_m else "") + " on the same candidates")
     if failed:

@@ -5,9 +5,13 @@
 :meth:`~mri_theory.classifiers.base.Classifier.retraining_losses` (the current
 loss and the losses after retraining on each (candidate, class)): exact fast
 paths for :class:`KNN` (only points whose k-ball contains the candidate
-change) and the Gaussian family :class:`LDA`, :class:`QDA`,
-:class:`GaussianNaiveBayes`, :class:`GaussianMeanClassifier` (rank-one
-updates of class statistics); refits for the scikit-learn wrappers.
+change; plain vote or kknn's rank weights), the Gaussian family :class:`LDA`,
+:class:`QDA`, :class:`GaussianNaiveBayes`, :class:`GaussianMeanClassifier`
+(rank-one updates of class statistics), :class:`LogisticRegression` (all
+retrained models solved together by batched Newton from the current solution,
+to the solver's tolerance) and :class:`SVM` (the dual solution is unchanged
+for points outside the margin; violators re-solved by warm-started SMO);
+refits for :class:`RandomForest` and :class:`SklearnClassifier`.
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ from mri_theory.classifiers.gaussian import (
     GaussianNaiveBayes,
 )
 from mri_theory.classifiers.knn import KNN
-from mri_theory.classifiers.sklearn_models import SVM, LogisticRegression, RandomForest, SklearnClassifier
+from mri_theory.classifiers.logistic import LogisticRegression
+from mri_theory.classifiers.sklearn_models import RandomForest, SklearnClassifier
+from mri_theory.classifiers.svm import SVM
 
 __all__ = [
     "Classifier",
@@ -44,6 +50,7 @@ __all__ = [
 
 _REGISTRY: dict[str, Callable[[], Classifier]] = {
     "knn5": lambda: KNN(5),
+    "kknn5": lambda: KNN(5, kernel="optimal"),
     "knn21": lambda: KNN(21),
     "lda": LDA,
     "qda": QDA,
@@ -61,7 +68,13 @@ def list_classifiers() -> list[str]:
 
 
 def get_classifier(name: str) -> Classifier:
-    """A new unfitted classifier by name (``knn5``, ``lda``, ``qda``, ``nb``, ``logreg``, ``svm``, ...)."""
+    """A new unfitted classifier by name.
+
+    ``kknn5`` is the paper's 5-NN (R's kknn: rank weights, :class:`KNN` with
+    ``kernel="optimal"``), ``knn5`` the plain majority vote; ``lda``, ``qda``,
+    ``nb``, ``logreg``, ``svm`` are the other classifiers of Appendix C; ``knn21``
+    and ``rf`` complete the QBC committee; ``mean`` is the §3.2 mean classifier.
+    """
     if not isinstance(name, str):
         raise TypeError(f"name must be a str, got {type(name).__name__}")
     if name not in _REGISTRY:

@@ -1,26 +1,46 @@
 r"""k-nearest neighbours with an exact incremental retraining path.
 
+Two kernels (Appendix C: the paper's 5-NN is R's ``kknn``):
+
+* ``"rectangular"`` (default): a plain majority vote, :math:`\hat p_j` is the
+  vote share of class ``j``;
+* ``"optimal"``: kknn's default kernel, Samworth's optimal rank weights
+  (:func:`optimal_weights`): the ``i``-th nearest neighbour votes with weight
+  :math:`w_i`, decreasing in ``i``, and :math:`\hat p_j` is the normalised sum
+  of the weights of the neighbours of class ``j``.
+
 Adding one example ``(x, c_j)`` to a k-NN training set changes the
-neighbourhood of exactly those points whose k-ball contains ``x``: for them
-``x`` replaces the current k-th neighbour, so their votes become
-``votes - e[label of k-th] + e[j]``, whatever ``x`` is.  The loss change of
-every population point under every label is therefore computed *once*; a
-candidate's future loss is the current loss plus the sum of those changes over
-the points it reaches.  Points whose loss no label can change (a clear
-majority, for the error loss) are dropped before any candidate is looked at,
-and everything is chunked so memory stays bounded for 10^6-point populations.
+neighbourhood of exactly those points whose k-ball contains ``x``.  With the
+plain vote ``x`` replaces the current k-th neighbour, so the votes become
+``votes - e[label of k-th] + e[j]`` wherever ``x`` lands in the ball.  With
+rank weights ``x`` takes a rank ``r`` (1 + the number of neighbours at most as
+far), the later neighbours move down one rank and the k-th drops out, so the
+new vote depends on ``r``.  Either way the loss change of every population
+point under every label (and rank) is computed *once*; a candidate's future
+loss is the current loss plus the sum of those changes over the points it
+reaches.  Points whose loss nothing can change (a clear majority, for the
+error loss) are dropped before any candidate is looked at, candidates meet
+the points in spatial tiles pruned by bounding boxes, and everything is
+chunked so memory stays bounded for 10^6-point populations.
 """
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.spatial import cKDTree
 
 from mri_theory import _validation as check
-from mri_theory.classifiers.base import Classifier, check_retraining_args
+from mri_theory._ties import TIE_TOLERANCE
+from mri_theory.classifiers.base import Classifier, check_points, check_retraining_args
 from mri_theory.population import Population, pointwise_loss
 
-__all__ = ["KNN", "squared_distances", "squared_distances_paired"]
+__all__ = ["KNN", "KERNELS", "optimal_weights", "squared_distances", "squared_distances_paired"]
+
+#: The neighbour weightings of :class:`KNN`.
+KERNELS: tuple[str, ...] = ("rectangular", "optimal")
 
 _CHUNK_CELLS = 2**21
 _TREE_MIN_TRAIN = 64  # above this many training points, neighbours are shortlisted with a k-d tree
@@ -47,104 +67,237 @@ def squared_distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return out
 
 
+def optimal_weights(k: int, d: int) -> np.ndarray:
+    r"""Samworth's optimal rank weights for ``k`` neighbours in ``d`` dimensions (kknn's ``optKernel``).
+
+    .. math::
+
+        w_i = \frac1k\Bigl(1 + \frac d2 - \frac{d}{2k^{2/d}}
+              \bigl(i^{1+2/d} - (i-1)^{1+2/d}\bigr)\Bigr), \qquad i = 1, \dots, k,
+
+    ``i`` the distance rank.  They sum to 1, are positive and strictly
+    decrease in ``i`` for ``k >= 2`` (``i^{1+2/d}`` is convex); ``w = [1]``
+    for ``k = 1``.  For ``d = 2`` they are linear in the rank,
+    :math:`w_i = (2k - 2i + 1)/k^2`.
+
+    Parameters
+    ----------
+    k : int
+        Number of neighbours, ``>= 1``.
+    d : int
+        Dimension of the covariates, ``>= 1``.
+
+    Returns
+    -------
+    ndarray (k,)
+    """
+    k = check.count(k, "k")
+    d = check.count(d, "d")
+    i = np.arange(1, k + 1, dtype=float)
+    e = 1 + 2 / d
+    return (1 + d / 2 - d / (2 * k ** (2 / d)) * (i**e - (i - 1) ** e)) / k
+
+
+def _check_scale(scale: object) -> None | str | tuple[float, ...]:
+    """``None``, ``"train"`` or a tuple of positive per-covariate scales."""
+    if scale is None or (isinstance(scale, str) and scale == "train"):
+        return scale
+    if isinstance(scale, str):
+        raise ValueError(f"scale must be None, 'train' or an array of positive per-covariate scales, got {scale!r}")
+    values = check.finite_array(scale, "scale")
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f"scale must be a 1-D array of per-covariate scales, got shape {values.shape}")
+    if np.any(values <= 0):
+        raise ValueError(f"scale entries must be > 0, got {values.tolist()}")
+    return tuple(float(v) for v in values)
+
+
 class KNN(Classifier):
-    r"""k-NN with a plain majority vote; :math:`\hat p_j` is the vote share of class ``j``.
+    r"""k-NN: a plain majority vote, or kknn's optimal rank weights (Appendix C).
 
     Parameters
     ----------
     k : int, default 5
-        Number of neighbours; with fewer than ``k`` training points all of
-        them vote.
+        Number of neighbours.  With ``n < k`` training points all of them
+        vote: ``k_eff = min(k, n)`` neighbours, and the rank weights are those
+        of ``k_eff`` neighbours.  kknn refuses ``k > n``; using ``k_eff`` is
+        what makes the first points of a learning curve meaningful.
+    kernel : {"rectangular", "optimal"}, default "rectangular"
+        ``"rectangular"``: :math:`\hat p_j` is the vote share of class ``j``.
+        ``"optimal"``: the ``i``-th nearest neighbour votes with
+        ``optimal_weights(k_eff, d)[i - 1]`` (``d`` the data dimension);
+        :math:`\hat p_j` is the weight of class ``j`` over the total weight
+        (kknn's default kernel and its ``prob``).
+    scale : None, "train" or array_like (d,), default None
+        Covariate scaling before distances are taken.  ``None``: none.
+        ``"train"``: each covariate is divided by its training-set standard
+        deviation (``ddof=1``, as R's ``sd``), as kknn's default ``scale=TRUE``; a covariate
+        constant on the training set is left unscaled (kknn gives it weight 0;
+        either way it adds the same amount to every distance, so the
+        neighbours are the same).  The standard deviation moves whenever a
+        point is added, so :meth:`retraining_losses` refits for this option
+        (there is no exact fast path).  An array: fixed positive divisors,
+        one per covariate, applied to training, query and candidate points
+        alike; the fast path still applies.
 
     Notes
     -----
     Tie rules, chosen so that refits and the fast path agree exactly:
     neighbours are ordered by squared distance and then by training index
-    (a stable sort), so among equidistant points the earlier one is nearer;
-    a newly added example comes last, so it enters a neighbourhood only if it
-    is *strictly* nearer than the current k-th neighbour.  Equal vote shares
-    predict the lowest label (as scikit-learn's ``KNeighborsClassifier``).
+    (a stable sort), so among equidistant points the earlier one is nearer
+    (and takes the better rank); a newly added example comes last, so it
+    enters a neighbourhood only if it is *strictly* nearer than the current
+    k-th neighbour and takes the rank after every neighbour at its distance.
+    Equal vote shares predict the lowest label (as scikit-learn's
+    ``KNeighborsClassifier``).  With rank weights, class weights equal in
+    exact arithmetic can differ in the last bit (for ``d = 2`` the weights are
+    linear in the rank, so ranks {1, 4} and {2, 3} tie): the classes whose
+    weight is within ``TIE_TOLERANCE`` of the largest share their mean, so the
+    lowest of them is predicted, whatever the rounding.
+
+    Deviations from the paper's kknn (Appendix C, mri-paper.tex lines 1401-1402): kknn scales the
+    covariates by default; here ``scale=None`` is the default (pass
+    ``scale="train"`` for kknn's scaling, or the problem's covariate standard
+    deviations as a fixed ``scale`` to keep the fast path), ``k > n`` uses
+    ``k_eff`` instead of failing, ties are ordered by training index (kknn's
+    order among equidistant points is its C code's), and the plain vote
+    (``"rectangular"``) breaks equal votes by the lowest label, where kknn
+    prefers the class of the nearest tied neighbour.
     """
 
     name = "knn"
 
-    def __init__(self, k: int = 5) -> None:
+    def __init__(self, k: int = 5, kernel: str = "rectangular", scale: None | str | ArrayLike = None) -> None:
         self.k = check.count(k, "k")
+        if not isinstance(kernel, str) or kernel not in KERNELS:
+            raise ValueError(f"kernel must be one of {', '.join(map(repr, KERNELS))}, got {kernel!r}")
+        self.kernel = kernel
+        self.scale = _check_scale(scale)
+
+    def fit(self, X: ArrayLike, y: ArrayLike, n_classes: int | None = None) -> "KNN":
+        """Fit on labelled data (see :meth:`Classifier.fit`); a fixed ``scale`` must have one entry per column."""
+        X = check_points(X, min_rows=1)
+        if isinstance(self.scale, tuple) and len(self.scale) != X.shape[1]:
+            raise ValueError(f"scale has {len(self.scale)} entries but the training points have {X.shape[1]} "
+                             "columns: give one scale per covariate")
+        super().fit(X, y, n_classes)
+        return self
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
+        if self.scale is None:
+            self.scale_ = None
+        elif isinstance(self.scale, str):  # "train"
+            constant = np.ptp(X, axis=0) == 0
+            sd = np.std(X, axis=0, ddof=1) if X.shape[0] > 1 else np.ones(X.shape[1])
+            self.scale_ = np.where(constant, 1.0, sd)
+        else:
+            self.scale_ = np.asarray(self.scale)
+        self.X_scaled_ = self._scaled(X)
         self.k_eff_ = min(self.k, X.shape[0])
-        self.tree_ = cKDTree(X) if X.shape[0] > _TREE_MIN_TRAIN else None
+        self.tree_ = cKDTree(self.X_scaled_) if X.shape[0] > _TREE_MIN_TRAIN else None
 
-    def _neighbourhoods(self, P: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """For each point: class votes ``(n, k)``, squared k-th distance ``(n,)``, label of the k-th neighbour.
+    def _scaled(self, P: np.ndarray) -> np.ndarray:
+        """Points in the scaled coordinates where distances are taken."""
+        return P if self.scale_ is None else P / self.scale_
 
-        The neighbourhood is the first ``k_eff`` training points in the order
-        (squared distance, index); the k-th neighbour is the last of them.
-        Large training sets use a k-d tree to shortlist ``k + 4`` neighbours,
-        then order them by the exact squared distances; a point whose
-        shortlist cannot be proven complete is done by brute force.
+    def _rank_weights(self, n_neighbours: int) -> np.ndarray:
+        """Optimal weights of ``n_neighbours`` neighbours in the data dimension, normalised to sum 1."""
+        w = optimal_weights(n_neighbours, self.dim_)
+        return w / w.sum()
+
+    def _neighbourhoods(self, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each point's ``k_eff`` neighbours in the order (squared distance, index): labels and squared distances.
+
+        ``P`` is in scaled coordinates; both outputs have shape ``(n, k_eff)``.
+        Large training sets use a k-d tree to shortlist ``k_eff + 4``
+        neighbours, then order them by the exact squared distances; a point
+        whose shortlist cannot be proven complete is done by brute force.
         """
         if self.tree_ is None:
             return self._brute_neighbourhoods(P)
-        m = min(self.X_train_.shape[0], self.k_eff_ + 4)
+        n_train, K = self.X_scaled_.shape[0], self.k_eff_
+        m = min(n_train, K + 4)
         tree_dist, idx = self.tree_.query(P, k=m)
-        d2 = squared_distances_paired(P, self.X_train_[idx])
+        d2 = squared_distances_paired(P, self.X_scaled_[idx])
         order = np.lexsort((idx, d2), axis=1)
-        idx = np.take_along_axis(idx, order, axis=1)
-        d2 = np.take_along_axis(d2, order, axis=1)
-        radius2 = d2[:, self.k_eff_ - 1]
-        labels = self.y_train_[idx[:, :self.k_eff_]]
-        votes = np.zeros((P.shape[0], self.n_classes_))
-        for j in range(self.n_classes_):
-            votes[:, j] = np.count_nonzero(labels == j, axis=1)
-        kth_label = labels[:, -1].copy()
-        # Points not shortlisted are at least tree_dist[:, -1] away: complete if strictly beyond the radius.
-        unsure = np.flatnonzero(radius2 >= (1 - 1e-9) * tree_dist[:, -1] ** 2)
-        if unsure.size and m < self.X_train_.shape[0]:
-            votes[unsure], radius2[unsure], kth_label[unsure] = self._brute_neighbourhoods(P[unsure])
-        return votes, radius2, kth_label
+        labels = self.y_train_[np.take_along_axis(idx, order, axis=1)[:, :K]]
+        d2 = np.take_along_axis(d2, order, axis=1)[:, :K]
+        # Points not shortlisted are at least tree_dist[:, -1] away: complete if strictly beyond the k-th.
+        unsure = np.flatnonzero(d2[:, -1] >= (1 - 1e-9) * tree_dist[:, -1] ** 2)
+        if unsure.size and m < n_train:
+            labels[unsure], d2[unsure] = self._brute_neighbourhoods(P[unsure])
+        return labels, d2
 
-    def _brute_neighbourhoods(self, P: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _brute_neighbourhoods(self, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`_neighbourhoods` by computing every distance (chunked)."""
-        n_train = self.X_train_.shape[0]
-        onehot = np.eye(self.n_classes_)[self.y_train_]
-        votes = np.empty((P.shape[0], self.n_classes_))
-        radius2 = np.empty(P.shape[0])
-        kth_label = np.empty(P.shape[0], dtype=np.intp)
+        n_train, K = self.X_scaled_.shape[0], self.k_eff_
+        labels = np.empty((P.shape[0], K), dtype=self.y_train_.dtype)
+        dist2 = np.empty((P.shape[0], K))
         step = max(1, _CHUNK_CELLS // (n_train * P.shape[1]))
         for start in range(0, P.shape[0], step):
-            d2 = squared_distances(P[start:start + step], self.X_train_)
-            r2 = np.partition(d2, self.k_eff_ - 1, axis=1)[:, self.k_eff_ - 1]
+            d2 = squared_distances(P[start:start + step], self.X_scaled_)
+            r2 = np.partition(d2, K - 1, axis=1)[:, K - 1]
             nearer = d2 < r2[:, None]
             at_radius = d2 == r2[:, None]
-            need = self.k_eff_ - nearer.sum(axis=1)  # >= 1 points at the radius, lowest indices first
+            need = K - nearer.sum(axis=1)  # >= 1 points at the radius, lowest indices first
             taken = at_radius
             tied = np.flatnonzero(at_radius.sum(axis=1) > need)
             if tied.size:
                 taken = at_radius.copy()
                 taken[tied] &= np.cumsum(at_radius[tied], axis=1) <= need[tied, None]
+            cols = np.nonzero(nearer | taken)[1].reshape(-1, K)  # each row's K neighbours, by index
+            near_d2 = np.take_along_axis(d2, cols, axis=1)
+            order = np.argsort(near_d2, axis=1, kind="stable")  # by distance, equal distances by index
             chunk = slice(start, start + d2.shape[0])
-            votes[chunk] = (nearer | taken) @ onehot
-            radius2[chunk] = r2
-            kth_label[chunk] = self.y_train_[n_train - 1 - np.argmax(taken[:, ::-1], axis=1)]
-        return votes, radius2, kth_label
+            labels[chunk] = self.y_train_[np.take_along_axis(cols, order, axis=1)]
+            dist2[chunk] = np.take_along_axis(near_d2, order, axis=1)
+        return labels, dist2
+
+    def _votes(self, labels: np.ndarray) -> np.ndarray:
+        """Class counts of each row of neighbour labels, shape ``(n, n_classes)``."""
+        votes = np.zeros((labels.shape[0], self.n_classes_))
+        for j in range(self.n_classes_):
+            votes[:, j] = np.count_nonzero(labels == j, axis=1)
+        return votes
+
+    def _proba(self, labels: np.ndarray) -> np.ndarray:
+        """Class probabilities from the ordered neighbour labels ``(n, k_eff)``."""
+        if self.kernel == "rectangular":
+            return self._votes(labels) / self.k_eff_
+        return _weighted_votes(labels, self._rank_weights(labels.shape[-1]), self.n_classes_)
 
     def _predict_proba(self, X: np.ndarray) -> np.ndarray:
-        return self._neighbourhoods(X)[0] / self.k_eff_
+        return self._proba(self._neighbourhoods(self._scaled(X))[0])
 
     def retraining_losses(self, candidates: np.ndarray, population: Population,
                           loss: str) -> tuple[float, np.ndarray]:
-        """Exact fast path: only points whose k-ball contains the candidate change."""
+        """Exact fast path: only points whose k-ball contains the candidate change.
+
+        With ``scale="train"`` every point's scale, hence every distance,
+        moves with the added example: the plain refit per (candidate, label)
+        is used.
+        """
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
+        if isinstance(self.scale, str):
+            return super().retraining_losses(candidates, population, loss)
+        points, candidates = self._scaled(population.X), self._scaled(candidates)
+        labels, dist2 = self._neighbourhoods(points)
+        if self.kernel == "rectangular":
+            return self._vote_changes(candidates, points, population, loss, labels, dist2)
+        return self._rank_changes(candidates, points, population, loss, labels, dist2)
+
+    def _vote_changes(self, candidates: np.ndarray, points: np.ndarray, population: Population, loss: str,
+                      labels: np.ndarray, dist2: np.ndarray) -> tuple[float, np.ndarray]:
+        """The fast path of the plain vote: the candidate replaces the k-th neighbour wherever it enters."""
         k = self.n_classes_
         eye = np.eye(k)
-        votes, radius2, kth_label = self._neighbourhoods(population.X)
+        votes = self._votes(labels)
         current = pointwise_loss(population.proba, votes / self.k_eff_, loss)
         grows = self.X_train_.shape[0] < self.k  # the candidate joins every neighbourhood
         if grows:
             new_votes, denom = votes[:, None, :] + eye[None], self.k_eff_ + 1
         else:
-            dropped = eye[kth_label]
+            dropped = eye[labels[:, -1]]
             new_votes, denom = (votes - dropped)[:, None, :] + eye[None], self.k_eff_
         # change[p, j]: loss change at point p if the candidate, labelled j, enters its k-ball
         change = pointwise_loss(population.proba, new_votes / denom, loss) - current[:, None]
@@ -153,17 +306,136 @@ class KNN(Classifier):
             return base, np.broadcast_to(base + population.mean(change), (candidates.shape[0], k)).copy()
         relevant = np.flatnonzero(np.any(change != 0, axis=1))
         weighted = change[relevant] * population.weights[relevant, None]  # (R, k)
+        reach2 = dist2[relevant, -1]
         out = np.full((candidates.shape[0], k), base)
-        for tile in _tiles(population.X[relevant]) if relevant.size else []:
-            points, reach2 = population.X[relevant[tile]], radius2[relevant[tile]]
-            # A tile can matter only to candidates nearer its bounding box than its largest k-ball.
-            near = np.flatnonzero(_box_distance2(candidates, points.min(0), points.max(0)) < reach2.max())
-            step = max(1, _CHUNK_CELLS // tile.size)
-            for start in range(0, near.size, step):
-                rows = near[start:start + step]
-                inside = squared_distances(candidates[rows], points) < reach2
-                out[rows] += inside.astype(float) @ weighted[tile]
+        for rows, tile, d2 in _blocks(candidates, points[relevant], reach2):
+            out[rows] += (d2 < reach2[tile]).astype(float) @ weighted[tile]
         return base, out
+
+    def _rank_changes(self, candidates: np.ndarray, points: np.ndarray, population: Population, loss: str,
+                      labels: np.ndarray, dist2: np.ndarray) -> tuple[float, np.ndarray]:
+        """The fast path of rank weights: the change at a point depends on the candidate's rank there.
+
+        ``change[p, r, j]`` is the loss change at ``p`` if the candidate,
+        labelled ``j``, takes rank ``r`` (0-based) among its ``K = k_eff``
+        neighbours, i.e. ``r`` of them are at most as far as the candidate.
+        With ``n >= k`` training points rank ``K`` (outside the k-ball)
+        changes nothing.  With ``n < k`` the candidate joins every
+        neighbourhood (``K + 1`` weights): rank ``K`` (after every neighbour)
+        changes ``last[p, j]``, added for every candidate, and the ranks
+        before it contribute ``change - last``; so in both cases only
+        candidates strictly nearer than the farthest neighbour contribute.
+        """
+        k = self.n_classes_
+        n_points, K = labels.shape
+        grows = self.X_train_.shape[0] < self.k
+        n_new = K + grows  # neighbours after the candidate is added
+        weights = self._rank_weights(n_new)
+        proba = self._proba(labels)
+        current = pointwise_loss(population.proba, proba, loss)
+        changing = np.arange(n_points)
+        if loss == "error" and not grows:
+            # Each class's weight moves by at most w_1 (the candidate's weight, or the shift of later ranks,
+            # which telescopes to w_r <= w_1), so a lead above 2 w_1 keeps the prediction: no change.
+            lead = np.diff(np.sort(proba, axis=1)[:, -2:], axis=1)[:, 0]
+            changing = np.flatnonzero(lead <= 2 * weights[0] + 1e-9)
+        residual = np.zeros((n_points, K, k))
+        last = np.zeros((n_points, k))
+        step = max(1, _CHUNK_CELLS // (n_new * n_new * k * k))
+        for start in range(0, changing.size, step):
+            rows = changing[start:start + step]
+            new_labels = _inserted(labels[rows], n_new, k)  # (n, n_new, k, n_new): rank, label, neighbours
+            change = (pointwise_loss(population.proba[rows], _weighted_votes(new_labels, weights, k), loss)
+                      - current[rows, None, None])
+            if grows:
+                last[rows] = change[:, K]
+                residual[rows] = change[:, :K] - last[rows, None, :]
+            else:
+                residual[rows] = change
+        base = float(population.mean(current))
+        out = np.tile(base + population.mean(last), (candidates.shape[0], 1))
+        relevant = np.flatnonzero(np.any(residual != 0, axis=(1, 2)))
+        # weighted[j][p * K + r]: the weighted change at relevant point p for label j and rank r
+        weighted = [np.ascontiguousarray(residual[relevant, :, j] * population.weights[relevant, None]).ravel()
+                    for j in range(k)]
+        by_rank = np.ascontiguousarray(dist2[relevant].T)  # (K, R): the squared distance of each rank
+        for rows, tile, d2 in _blocks(candidates, points[relevant], by_rank[-1]):
+            hit, col = np.nonzero(d2 < by_rank[-1, tile])  # (candidate, point) pairs where the candidate enters
+            point = tile[col]
+            delta = d2[hit, col]
+            slot = point * K
+            for s in range(K - 1):  # the rank: how many neighbours are at most as far as the candidate
+                slot += by_rank[s, point] <= delta
+            for j in range(k):
+                out[rows, j] += np.bincount(hit, weighted[j][slot], minlength=rows.size)
+        return base, out
+
+
+def _inserted(labels: np.ndarray, n_new: int, n_classes: int) -> np.ndarray:
+    """Neighbour labels ``(n, n_new)`` with a candidate of each label inserted at each rank.
+
+    ``out[p, r, j]`` is row ``p`` of ``labels`` (``(n, K)``, ``n_new`` is ``K``
+    or ``K + 1``) with label ``j`` inserted before position ``r`` and cut to
+    ``n_new`` entries (the last neighbour drops out when ``n_new = K``).
+    """
+    n = labels.shape[0]
+    out = np.empty((n, n_new, n_classes, n_new), dtype=labels.dtype)
+    for r in range(n_new):
+        out[:, r, :, :r] = labels[:, None, :r]
+        out[:, r, :, r] = np.arange(n_classes)
+        out[:, r, :, r + 1:] = labels[:, None, r:n_new - 1]
+    return out
+
+
+def _weighted_votes(labels: np.ndarray, weights: np.ndarray, n_classes: int) -> np.ndarray:
+    """Class probabilities ``(..., n_classes)`` from ordered neighbour labels ``(..., K)`` and rank weights ``(K,)``.
+
+    The weights are added rank by rank, so any set of neighbours gives the
+    same bits wherever it is computed (a refit's prediction, the fast path).
+    Classes tied with the largest weight (:func:`mri_theory._ties.near_maximum`'s
+    rule) then share their mean, so the lowest of them is predicted.
+    """
+    by_rank = np.moveaxis(labels, -1, 0)
+    votes = [np.zeros(labels.shape[:-1]) for _ in range(n_classes)]
+    for s in range(by_rank.shape[0]):
+        for j in range(n_classes):
+            votes[j] += weights[s] * (by_rank[s] == j)
+    top = votes[0]
+    for j in range(1, n_classes):
+        top = np.maximum(top, votes[j])
+    floor = top - TIE_TOLERANCE * np.maximum(1.0, top)
+    tied = [v >= floor for v in votes]
+    count = np.zeros(top.shape, dtype=np.intp)
+    for t in tied:
+        count += t
+    shared = count > 1
+    if np.any(shared):
+        total = np.zeros(top.shape)
+        for v, t in zip(votes, tied):
+            total += np.where(t, v, 0.0)
+        mean = total / np.maximum(count, 1)
+        votes = [np.where(t & shared, mean, v) for v, t in zip(votes, tied)]
+    return np.stack(votes, axis=-1)
+
+
+def _blocks(candidates: np.ndarray, points: np.ndarray,
+            reach2: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """``(rows, tile, squared distances)`` for each spatial tile of ``points`` and the candidates that may reach it.
+
+    A tile can matter only to candidates nearer its bounding box than its
+    largest squared reach ``reach2``; those candidates come in blocks of
+    bounded size, with their squared distances ``(len(rows), len(tile))`` to
+    the tile's points.
+    """
+    if points.shape[0] == 0:
+        return
+    for tile in _tiles(points):
+        inside = points[tile]
+        near = np.flatnonzero(_box_distance2(candidates, inside.min(0), inside.max(0)) < reach2[tile].max())
+        step = max(1, _CHUNK_CELLS // tile.size)
+        for start in range(0, near.size, step):
+            rows = near[start:start + step]
+            yield rows, tile, squared_distances(candidates[rows], inside)
 
 
 def _tiles(points: np.ndarray, target: int = 128) -> list[np.ndarray]:
