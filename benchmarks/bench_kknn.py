@@ -28,14 +28,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 import tracemalloc
 from functools import partial
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
-from _setting import four_gaussian_setting
+from _setting import best_time, four_gaussian_setting
 
 from mri_theory.classifiers import KNN
 from mri_theory.retraining import current_and_future_losses
@@ -43,15 +42,6 @@ from mri_theory.retraining import current_and_future_losses
 TOLERANCE = 1e-13
 N_TRAIN, N_CANDIDATES, POPULATION_SIZE = 60, 100, 10_000
 
-
-def best_time(fn: Callable[[], object], repeats: int) -> tuple[object, float]:
-    """Result and best wall-clock time of ``repeats`` calls."""
-    best, out = np.inf, None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return out, best
 
 
 def main(argv: Sequence[str] | None = None) -> int:

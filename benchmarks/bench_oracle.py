@@ -36,12 +36,12 @@ import argparse
 import sys
 import time
 import tracemalloc
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 from sklearn.neighbors import KNeighborsClassifier
 
-from _setting import four_gaussian_setting
+from _setting import best_time, four_gaussian_setting
 
 from mri_theory.classifiers import KNN, LDA, QDA, GaussianNaiveBayes, get_classifier
 from mri_theory.retraining import current_loss, future_losses
@@ -53,15 +53,6 @@ TOLERANCE = 1e-12
 PAPER_CLASSIFIERS: dict[str, float] = {"lda": 1e-12, "qda": 1e-12, "nb": 1e-12, "knn5": 1e-12, "kknn5": 1e-12,
                                        "logreg": 1e-9, "svm": 1e-8}
 
-
-def best_time(fn: Callable[[], np.ndarray], repeats: int = 3) -> tuple[np.ndarray, float]:
-    """Result and best wall-clock time of ``repeats`` calls."""
-    best, out = np.inf, None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return out, best
 
 
 def naive_knn_q_c(problem, X_S, y_S, candidates, population) -> np.ndarray:

@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
-from _setting import four_gaussian_setting
+from _setting import best_time, four_gaussian_setting
 
 from mri_theory.classifiers.svm import SVM, _machine_classes
 from mri_theory.population import Population
@@ -35,15 +34,6 @@ from mri_theory.retraining import fit_on, future_losses
 
 TOLERANCE = 1e-8
 
-
-def best_time(fn: Callable[[], np.ndarray], repeats: int) -> tuple[np.ndarray, float]:
-    """Result and best wall-clock time of ``repeats`` calls."""
-    best, out = np.inf, None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return out, best
 
 
 def old_wrapper():

@@ -143,3 +143,17 @@ def output_folder(value: Any, name: str) -> Path:
     if not os.access(existing, os.W_OK | os.X_OK):
         raise ValueError(f"{name}: cannot write to {path}: the folder {existing} is not writable")
     return path
+
+
+def data_frame(value: Any, name: str, columns: Any = ()) -> Any:
+    """Require a non-empty pandas DataFrame holding ``columns``."""
+    import pandas as pd
+
+    if not isinstance(value, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {type(value).__name__}")
+    missing = [c for c in columns if c not in value.columns]
+    if missing:
+        raise ValueError(f"{name} must have the columns {list(columns)}, missing {missing}")
+    if value.empty:
+        raise ValueError(f"{name} is empty")
+    return value

@@ -3,11 +3,15 @@
 ``mri-theory figures [--list] [--only NAME ...] [--out DIR] [--quick]``
     regenerate the figures;
 ``mri-theory curves --problem P --classifier C --strategies all --replicates R --pool N --seed S --out DIR``
-    run the iterated-AL sandbox (resumable; damaged parts are reported and recomputed).
+    run the iterated-AL sandbox (resumable; damaged parts are reported and recomputed);
+``mri-theory study [--preset quick] [--problems abstract] [--classifiers paper] [--replicates 10] --out DIR [--dask tcp://host:8786|local]``
+    run the study of §5, one task per (problem, classifier, strategy, replicate), locally or on Dask (resumable);
+``mri-theory report DIR``
+    write the tables (Markdown, LaTeX, CSV) and figures of a finished study into ``DIR/report``.
 
 Bad arguments, an ``--out`` that is empty, a file or not writable, or a folder
-holding another study or a corrupt ``config.json`` give a one-line message on
-stderr and exit code 2, and nothing is written.
+holding another study or a corrupt ``config.json`` or ``study.json`` give a
+one-line message on stderr and exit code 2, and nothing is written.
 """
 
 from __future__ import annotations
@@ -62,6 +66,48 @@ def _curves(args: argparse.Namespace) -> int:
     return 0
 
 
+def _study(args: argparse.Namespace) -> int:
+    from mri_theory.study import run_study
+
+    options = dict(problems=args.problems, classifiers=args.classifiers, strategies=args.strategies,
+                   replicates=args.replicates, pool_size=args.pool, budget=args.budget,
+                   population_size=args.population, loss=args.loss, subsample=args.subsample,
+                   record_q_c=args.record_q_c, seed=args.seed, asymptotic_train=args.asymptotic_train,
+                   asymptotic_replicates=args.asymptotic_replicates, asymptotic_population=args.asymptotic_population)
+    backend = "local" if args.dask is None else "dask"
+    scheduler = None if args.dask in (None, "local") else args.dask
+    try:
+        curves, asymptotic = run_study(args.preset, **options, out=args.out, backend=backend, scheduler=scheduler,
+                                       n_jobs=args.jobs)
+    except (ValueError, TypeError, ImportError, OSError) as exc:  # arguments, folder, missing extra, no scheduler
+        print(f"mri-theory study: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: finished tasks are kept in {args.out}; run the same command to resume",
+              file=sys.stderr)
+        return 130
+    final = curves.groupby(["problem", "classifier", "strategy", "replicate"], sort=False).tail(1)
+    print("final loss, mean over problems, classifiers and replicates:")
+    print(final.groupby("strategy", sort=False)[["n_labelled", "loss"]].mean().to_string())
+    print("asymptotic loss:")
+    print(asymptotic.to_string(index=False))
+    print(f"results: {args.out}; tables and figures: mri-theory report {args.out}")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from mri_theory.study import report
+
+    try:
+        written = report(args.path)
+    except (ValueError, TypeError) as exc:
+        print(f"mri-theory report: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(path)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``mri-theory`` argument parser (one sub-command per job)."""
     parser = argparse.ArgumentParser(prog="mri-theory", description=__doc__)
@@ -87,6 +133,38 @@ def build_parser() -> argparse.ArgumentParser:
                      help="parallel jobs (joblib): a positive count, or -1 for all cores")
     cur.add_argument("--out", default="results", metavar="DIR", help="results folder (default: results)")
     cur.set_defaults(func=_curves)
+    stu = sub.add_parser("study", help="the study of §5: problems x classifiers x strategies x replicates "
+                                       "(resumable; local or Dask)",
+                         description="Options left out take the preset's value (mri_theory.study.PRESETS).")
+    stu.add_argument("--preset", default="paper", choices=["paper", "quick"],
+                     help="paper (default): the paper's grid; quick: a small grid of about a minute")
+    stu.add_argument("--problems", nargs="+", metavar="NAME", help="problem names or groups (abstract)")
+    stu.add_argument("--classifiers", nargs="+", metavar="NAME", help="classifier names or sets (paper)")
+    stu.add_argument("--strategies", nargs="+", metavar="NAME",
+                     help="strategy names or sets (paper, all); MRI-best is always added")
+    stu.add_argument("--replicates", type=int)
+    stu.add_argument("--pool", type=int, help="pool size")
+    stu.add_argument("--budget", type=int, help="labels to acquire (default: the whole pool)")
+    stu.add_argument("--population", type=int, help="evaluation population size")
+    stu.add_argument("--subsample", type=int, help="candidates scored by costly methods (0: all)")
+    stu.add_argument("--loss", choices=["error", "log"])
+    stu.add_argument("--record-q-c", action="store_const", const=True, default=None,
+                     help="record the true Q^c of the chosen and best candidates at every step")
+    stu.add_argument("--seed", type=int)
+    stu.add_argument("--asymptotic-train", type=int, metavar="N", help="training size of the asymptotic loss")
+    stu.add_argument("--asymptotic-replicates", type=int, metavar="R", help="replicates of the asymptotic loss")
+    stu.add_argument("--asymptotic-population", type=int, metavar="N", help="population of the asymptotic loss")
+    stu.add_argument("--jobs", type=int, default=1,
+                     help="local worker processes (joblib, or the Dask LocalCluster): a count, or -1 for all cores")
+    stu.add_argument("--dask", metavar="ADDRESS", help="run on Dask: a scheduler address (tcp://host:8786), "
+                                                      "or 'local' for a LocalCluster of --jobs workers")
+    stu.add_argument("--out", default="results/study", metavar="DIR",
+                     help="study folder (default: results/study)")
+    stu.set_defaults(func=_study)
+    rep = sub.add_parser("report", help="tables (Markdown, LaTeX, CSV) and figures of a finished study, "
+                                        "into DIR/report")
+    rep.add_argument("path", metavar="DIR", help="the study folder")
+    rep.set_defaults(func=_report)
     return parser
 
 

@@ -6,7 +6,9 @@ In each replicate every strategy starts from the same initial labelled set
 is exhausted or the budget is reached.  After each label the learning curve
 records the classifier's *true* loss on the population; at each step the
 chosen candidate's true :math:`Q^c` and the best true :math:`Q^c` among the
-candidates it was chosen from are recorded too (for regret).
+candidates it was chosen from are recorded too (their difference is the
+:math:`Q^c` shortfall, :func:`mri_theory.metrics.q_c_shortfall`; the paper's
+regret is the gap to MRI-best's curve, :func:`mri_theory.metrics.regret`).
 
 Seeds: replicate ``r`` draws its data from ``SeedSequence(seed, spawn_key=(r, 0))``;
 strategy ``s`` in replicate ``r`` draws from ``SeedSequence(seed, spawn_key=(r, 1, crc32(s)))``,
@@ -56,7 +58,7 @@ import os
 import uuid
 import warnings
 import zlib
-from collections.abc import Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -291,11 +293,9 @@ def _check_out(out: Any) -> Path | None:
     return path
 
 
-def _prepare_output(out: Path, cfg: CurveConfig) -> None:
-    """Check ``out/config.json`` against ``cfg`` (or write it) and create ``out/parts``; nothing is
-    created when the folder holds another study or an unreadable configuration."""
+def _check_config(out: Path, cfg: CurveConfig) -> None:
+    """Raise unless ``out/config.json`` is absent or holds ``cfg`` (reads only, writes nothing)."""
     config = out / _CONFIG_FILE
-    text = _config_text(cfg)
     if config.exists():
         try:
             stored = json.loads(config.read_text(encoding="utf-8"))
@@ -303,8 +303,16 @@ def _prepare_output(out: Path, cfg: CurveConfig) -> None:
             raise ValueError(f"out: the study configuration {config} is unreadable or corrupt ({exc}); "
                              "delete it to reuse the folder (the verified parts are kept), or use another folder"
                              ) from None
-        if stored != json.loads(text):
+        if stored != json.loads(_config_text(cfg)):
             raise ValueError(f"out: {out} holds results of a different study ({config}); use another folder")
+
+
+def _prepare_output(out: Path, cfg: CurveConfig) -> None:
+    """Check ``out/config.json`` against ``cfg`` (or write it) and create ``out/parts``; nothing is
+    created when the folder holds another study or an unreadable configuration."""
+    _check_config(out, cfg)
+    config = out / _CONFIG_FILE
+    text = _config_text(cfg)
     try:
         (out / _PARTS_DIR).mkdir(parents=True, exist_ok=True)
         if not config.exists():
@@ -347,9 +355,58 @@ def _strategy_names(strategies: Any) -> list[str]:
     return names
 
 
+def _curve_config(problem: Any, classifier: Any, pool_size: Any, budget: Any, population_size: Any, loss: Any,
+                  subsample: Any, record_q_c: Any, seed: Any) -> CurveConfig:
+    """The validated :class:`CurveConfig` of :func:`run_curves`' arguments (``budget=None``: the whole pool)."""
+    problem_obj = get_problem(problem)
+    get_classifier(classifier)  # validates the name
+    if loss not in ("error", "log"):
+        raise ValueError(f"loss must be 'error' or 'log', got {loss!r}")
+    pool_size = check.count(pool_size, "pool_size")
+    if pool_size < problem_obj.n_classes:
+        raise ValueError(f"pool_size must be at least the initial set size {problem_obj.n_classes}, got {pool_size}")
+    budget = pool_size if budget is None else check.count(budget, "budget")
+    if budget > pool_size:
+        raise ValueError(f"budget ({budget}) must not exceed pool_size ({pool_size}): the pool is smaller than requested")
+    return CurveConfig(problem, classifier, pool_size, budget, check.count(population_size, "population_size"),
+                       loss, None if subsample is None else check.count(subsample, "subsample"),
+                       check.flag(record_q_c, "record_q_c"), check.count(seed, "seed", minimum=0))
+
+
+def _verified_parts(out: Path, cfg: CurveConfig, pairs: Iterable[tuple[str, int]],
+                    stacklevel: int) -> dict[tuple[str, int], pd.DataFrame]:
+    """The tables of the ``pairs`` whose part in ``out/parts`` passes verification.
+
+    A part that fails is reported by a :class:`DamagedPartWarning` (``stacklevel``
+    counted from this function) naming the file and the reason, and left out.
+    """
+    frames = {}
+    for pair in pairs:
+        part = _part_path(out, *pair)
+        if not os.path.lexists(part):
+            continue
+        try:
+            frames[pair] = _read_part(part, cfg, *pair)
+        except _DamagedPart as reason:
+            warnings.warn(DamagedPartWarning(f"damaged part {part}: {reason}; recomputing it"), stacklevel=stacklevel)
+    return frames
+
+
 def _computed_pair(cfg: CurveConfig, strategy: str, replicate: int) -> tuple[tuple[str, int], pd.DataFrame]:
     """What a (possibly parallel) job does: compute one pair and return it with its key; never write."""
     return (strategy, replicate), _run_pair(cfg, strategy, replicate)
+
+
+def _local_results(compute: Callable[..., Any], tasks: Sequence[tuple], n_jobs: int) -> Generator:
+    """``compute(*task)`` for each task as it finishes: in this process (``n_jobs=1``) or in joblib workers.
+
+    Closing the generator stops the remaining jobs.
+    """
+    if n_jobs == 1 or len(tasks) <= 1:
+        return (compute(*task) for task in tasks)
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(compute)(*task) for task in tasks)
 
 
 def run_curves(
@@ -435,20 +492,8 @@ def run_curves(
         For each part in ``out/parts`` that fails verification (named, with
         the reason); the pair is recomputed and its part overwritten.
     """
-    problem_obj = get_problem(problem)
-    get_classifier(classifier)  # validates the name
+    cfg = _curve_config(problem, classifier, pool_size, budget, population_size, loss, subsample, record_q_c, seed)
     names = _strategy_names(strategies)
-    if loss not in ("error", "log"):
-        raise ValueError(f"loss must be 'error' or 'log', got {loss!r}")
-    pool_size = check.count(pool_size, "pool_size")
-    if pool_size < problem_obj.n_classes:
-        raise ValueError(f"pool_size must be at least the initial set size {problem_obj.n_classes}, got {pool_size}")
-    budget = pool_size if budget is None else check.count(budget, "budget")
-    if budget > pool_size:
-        raise ValueError(f"budget ({budget}) must not exceed pool_size ({pool_size}): the pool is smaller than requested")
-    cfg = CurveConfig(problem, classifier, pool_size, budget, check.count(population_size, "population_size"),
-                      loss, None if subsample is None else check.count(subsample, "subsample"),
-                      check.flag(record_q_c, "record_q_c"), check.count(seed, "seed", minimum=0))
     replicates = check.count(replicates, "replicates")
     n_jobs = _check_n_jobs(n_jobs)
     progress = check.flag(progress, "progress")
@@ -457,22 +502,9 @@ def run_curves(
     frames: dict[tuple[str, int], pd.DataFrame] = {}
     if out_path is not None:
         _prepare_output(out_path, cfg)
-        for pair in pairs:
-            part = _part_path(out_path, *pair)
-            if not os.path.lexists(part):
-                continue
-            try:
-                frames[pair] = _read_part(part, cfg, *pair)
-            except _DamagedPart as reason:
-                warnings.warn(DamagedPartWarning(f"damaged part {part}: {reason}; recomputing it"), stacklevel=2)
-    todo = [pair for pair in pairs if pair not in frames]
-    if n_jobs == 1 or len(todo) <= 1:
-        results: Generator = (_computed_pair(cfg, s, r) for s, r in todo)
-    else:
-        from joblib import Parallel, delayed
-
-        results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-            delayed(_computed_pair)(cfg, s, r) for s, r in todo)
+        frames = _verified_parts(out_path, cfg, pairs, stacklevel=3)
+    todo = [(cfg, s, r) for s, r in pairs if (s, r) not in frames]
+    results = _local_results(_computed_pair, todo, n_jobs)
     bar = tqdm(total=len(pairs), initial=len(frames), desc="curves", unit="run", disable=not progress)
     try:
         for pair, frame in results:
@@ -487,6 +519,15 @@ def run_curves(
     if out_path is not None:
         _write_atomic(_csv_bytes(table), out_path / _RESULTS_FILE)
     return table
+
+
+def _check_path(path: Any, what: str) -> Path:
+    """``path`` as a Path; a TypeError or ValueError naming ``path`` unless it is a non-empty str or PathLike."""
+    if not isinstance(path, (str, os.PathLike)) or not isinstance(os.fspath(path), str):
+        raise TypeError(f"path must be {what} path (str or os.PathLike), got {type(path).__name__}")
+    if not os.fspath(path).strip():
+        raise ValueError(f"path must name {what}, got an empty path")
+    return Path(path)
 
 
 def read_curves(path: str | os.PathLike) -> pd.DataFrame:
@@ -508,11 +549,7 @@ def read_curves(path: str | os.PathLike) -> pd.DataFrame:
         Naming ``path`` when there is no such file, or it is not a CSV with
         the columns :data:`RESULT_COLUMNS`.
     """
-    if not isinstance(path, (str, os.PathLike)) or not isinstance(os.fspath(path), str):
-        raise TypeError(f"path must be a file or folder path (str or os.PathLike), got {type(path).__name__}")
-    if not os.fspath(path).strip():
-        raise ValueError("path must name a results file or folder, got an empty path")
-    path = Path(path)
+    path = _check_path(path, "a file or folder")
     if path.is_dir():
         path = path / _RESULTS_FILE
     if not path.is_file():

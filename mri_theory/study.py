@@ -1,0 +1,628 @@
+r"""The experimental study of §5: problems × classifiers × strategies × replicates, locally or on Dask.
+
+:func:`run_study` runs the sandbox of §5.2 (:func:`mri_theory.sandbox.run_curves`)
+for every (problem, classifier) pairing of a grid, as one task per
+(problem, classifier, strategy, replicate), plus one task per pairing for the
+asymptotic loss (the loss after training on a much larger sample, §5.2; label
+complexity is a fixed ratio of it, §2.2).  :func:`read_study` reads the
+finished tables back and :func:`report` writes the paper's tables and figures
+(:func:`mri_theory.tables.write_report`).
+
+MRI-best, the greedy maximiser of the true :math:`Q^c`, is added to the
+strategies of every study: the paper's AL regret (§5.5, end) is the loss
+difference between "the optimal performance given by maximising :math:`Q^c`"
+and a method's, so the report needs MRI-best's learning curve in every
+replicate.  ``record_q_c`` is off by default (the curve is all the regret
+needs; recording the true :math:`Q^c` of every step of every practical method
+costs one engine call per step).
+
+Seeds: pairing (problem, classifier) runs :func:`~mri_theory.sandbox.run_curves`
+with the study's ``seed``, so a (problem, classifier, strategy, replicate) task
+gives exactly the rows of ``run_curves(problem, classifier, ..., seed=seed)`` for
+that strategy and replicate (seed scheme in :mod:`mri_theory.sandbox`), whichever
+backend runs it and whichever other tasks run.  The asymptotic loss of a pairing
+draws from ``SeedSequence(seed, spawn_key=(crc32(b"asymptotic"), crc32(problem),
+crc32(classifier)))`` (``crc32`` of the UTF-8 names; the first key is far above
+any replicate index, the sandbox streams' first key).
+
+Backends: ``backend="local"`` runs the tasks in this process (``n_jobs=1``) or
+in joblib worker processes; ``backend="dask"`` submits them to a
+``dask.distributed`` cluster, a running one (``scheduler="tcp://host:8786"``;
+its workers need ``mri-theory`` installed, not a shared filesystem) or a
+``LocalCluster`` of ``n_jobs`` single-threaded worker processes started for
+the run (``scheduler=None``).  Dask is an optional extra
+(``pip install "mri-theory[dask]"``), imported only by the Dask backend.
+Either way the workers only compute: this process writes every file, as each
+result arrives.
+
+Output folder (``out``):
+
+``study.json``
+    ``{"format": 1, "settings": {...}, "grid": {...}}``: the settings (pool,
+    budget, population, loss, sub-sample, ``record_q_c``, seed and the
+    asymptotic-loss sizes, as :func:`run_study`'s arguments) and the grid of
+    the last run (preset, problems, classifiers, strategies, replicates).  A
+    run with other settings in the same folder is refused; the grid may grow
+    (more replicates, strategies, problems or classifiers reuse every
+    verified part).
+``{problem}__{classifier}/``
+    a results folder of :func:`~mri_theory.sandbox.run_curves` for the pairing
+    (``config.json``, verified ``parts/``, ``curves.csv``; readable with
+    :func:`~mri_theory.sandbox.read_curves`), plus ``asymptotic.json``: the
+    pairing's asymptotic loss as ``{"format": 1, "settings": {...},
+    "asymptotic_loss": x, "sha256": h}`` where ``h`` is the SHA-256 of the
+    canonical JSON (sorted keys, no spaces, UTF-8) of the record without
+    ``sha256``.
+``curves.csv``
+    every pairing's learning curves (columns :data:`~mri_theory.sandbox.RESULT_COLUMNS`),
+    rebuilt from the verified parts at the end of every run.
+``asymptotic.csv``
+    columns :data:`ASYMPTOTIC_COLUMNS`, rebuilt from the verified records at
+    the end of every run.
+``report/``
+    written by :func:`report`.
+
+On resume a part or an ``asymptotic.json`` counts only if it passes
+verification (the sandbox's checks for parts; for the record: readable JSON
+with exactly the keys above, format 1, this pairing's settings, the checksum,
+a finite loss >= 0); any other is reported by a
+:class:`~mri_theory.sandbox.DamagedPartWarning` naming the file and the reason,
+and recomputed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import warnings
+import zlib
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from mri_theory import _validation as check
+from mri_theory import metrics, sandbox
+from mri_theory.classifiers import get_classifier
+from mri_theory.problems import get_problem
+from mri_theory.sandbox import CurveConfig, DamagedPartWarning
+from mri_theory.strategies import get_strategy, list_strategies
+
+__all__ = ["ASYMPTOTIC_COLUMNS", "CLASSIFIER_SETS", "PRESETS", "PROBLEM_GROUPS", "STRATEGY_SETS", "StudyResults",
+           "read_study", "report", "run_study"]
+
+#: Problem groups accepted by ``problems``: the paper's five abstract problems (Appendix D).
+PROBLEM_GROUPS: dict[str, tuple[str, ...]] = {
+    "abstract": ("four-gaussian", "quadratic", "triangles", "oscillating", "sharp"),
+}
+#: Classifier sets accepted by ``classifiers``: the paper's six base classifiers (Appendix C; 5-NN as R's kknn).
+CLASSIFIER_SETS: dict[str, tuple[str, ...]] = {"paper": ("lda", "qda", "kknn5", "nb", "logreg", "svm")}
+#: Strategy sets accepted by ``strategies``: the paper's seven methods (§5.1), or every registered strategy.
+STRATEGY_SETS: dict[str, tuple[str, ...]] = {
+    "paper": ("RS", "SE", "QbcV", "QbcA", "EfeLc", "SMRI", "BMRI"),
+    "all": tuple(list_strategies()),
+}
+#: The strategy added to every study: the oracle whose curve the regret is measured against.
+BEST = "MRI-best"
+#: Columns of the asymptotic-loss table.
+ASYMPTOTIC_COLUMNS = ["problem", "classifier", "asymptotic_loss"]
+#: Named sets of :func:`run_study` arguments: ``"paper"`` (the default) and ``"quick"`` (about 20 s on one core).
+PRESETS: dict[str, dict[str, Any]] = {
+    "paper": dict(problems="abstract", classifiers="paper", strategies="paper", replicates=10, pool_size=250,
+                  budget=None, population_size=10_000, loss="error", subsample=100, record_q_c=False, seed=0,
+                  asymptotic_train=5000, asymptotic_replicates=5, asymptotic_population=20_000),
+    "quick": dict(problems=["four-gaussian", "quadratic"], classifiers=["lda", "kknn5"],
+                  strategies=["RS", "SE", "SMRI"], replicates=3, pool_size=60, budget=None, population_size=2000,
+                  loss="error", subsample=100, record_q_c=False, seed=0, asymptotic_train=1000,
+                  asymptotic_replicates=2, asymptotic_population=2000),
+}
+
+_STUDY_FILE = "study.json"
+_CURVES_FILE = "curves.csv"
+_ASYMPTOTIC_FILE = "asymptotic.csv"
+_RECORD_FILE = "asymptotic.json"
+_REPORT_DIR = "report"
+_FORMAT = 1
+_RECORD_KEYS = {"format", "settings", "asymptotic_loss", "sha256"}
+#: The first spawn key of the asymptotic-loss streams (module docstring).
+_ASYMPTOTIC_KEY = zlib.crc32(b"asymptotic")
+
+
+class StudyResults(NamedTuple):
+    """The tables of a study: ``curves, asymptotic = read_study(out)``."""
+
+    #: Learning curves of every pairing, columns :data:`mri_theory.sandbox.RESULT_COLUMNS`.
+    curves: pd.DataFrame
+    #: One asymptotic loss per (problem, classifier), columns :data:`ASYMPTOTIC_COLUMNS`.
+    asymptotic: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class _AsymptoticConfig:
+    """Everything that determines a pairing's asymptotic loss (the task, and its record's settings)."""
+
+    problem: str
+    classifier: str
+    n_train: int
+    replicates: int
+    population_size: int
+    loss: str
+    seed: int
+
+
+@dataclass(frozen=True)
+class _CurveTask:
+    """One (strategy, replicate) of a pairing's sandbox run."""
+
+    cfg: CurveConfig
+    strategy: str
+    replicate: int
+
+
+def _asymptotic_loss(task: _AsymptoticConfig) -> float:
+    rng = np.random.default_rng(np.random.SeedSequence(task.seed, spawn_key=(
+        _ASYMPTOTIC_KEY, zlib.crc32(task.problem.encode()), zlib.crc32(task.classifier.encode()))))
+    return float(metrics.asymptotic_loss(task.problem, task.classifier, n_train=task.n_train,
+                                         replicates=task.replicates, rng=rng,
+                                         population_size=task.population_size, loss=task.loss))
+
+
+def _computed(task: _CurveTask | _AsymptoticConfig) -> tuple[Any, Any]:
+    """What a worker does with a task: compute it and return it with its result; never write."""
+    if isinstance(task, _AsymptoticConfig):
+        return task, _asymptotic_loss(task)
+    return task, sandbox._run_pair(task.cfg, task.strategy, task.replicate)
+
+
+# ------------------------------------------------------------------ arguments
+
+
+def _names(value: Any, name: str, sets: Mapping[str, Sequence[str]], validate: Callable[[str], Any]) -> list[str]:
+    """Distinct registry names from a name, a set's name, or a sequence of both (sets expanded in place)."""
+    kinds = f"a name, one of the sets {', '.join(map(repr, sets))}, or a sequence of them"
+    if isinstance(value, str):
+        value = [value]
+    elif not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be {kinds}; got {type(value).__name__}")
+    names: list[str] = []
+    for item in value:
+        if not isinstance(item, str):
+            raise TypeError(f"{name} must hold names (str), got {item!r}")
+        if item in sets:
+            names.extend(sets[item])
+            continue
+        try:
+            validate(item)
+        except ValueError as exc:
+            raise ValueError(f"{name}: {exc} (or the sets {', '.join(map(repr, sets))})") from None
+        names.append(item)
+    if not names:
+        raise ValueError(f"{name} must name at least one")
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(f"{name} must not repeat a name, got {', '.join(repeated)} more than once "
+                         "(a set's names count too)")
+    return names
+
+
+def _dask() -> Any:
+    """The ``distributed`` module, or an ImportError naming the extra that installs it."""
+    try:
+        import distributed
+    except ImportError:
+        raise ImportError('backend="dask" needs dask.distributed: pip install "mri-theory[dask]"') from None
+    return distributed
+
+
+# ------------------------------------------------------------------ storage
+
+
+def _pairing_dir(out: Path, problem: str, classifier: str) -> Path:
+    return out / f"{problem}__{classifier}"
+
+
+def _check_study_out(out: Any) -> Path | None:
+    """``out`` as a Path, or None; raises unless it is (or can become) a writable study folder."""
+    if out is None:
+        return None
+    path = check.output_folder(out, "out")
+    for name, folder in ((_STUDY_FILE, False), (_CURVES_FILE, False), (_ASYMPTOTIC_FILE, False),
+                         (_REPORT_DIR, True)):
+        inside = path / name
+        if inside.exists() and inside.is_dir() != folder:
+            raise ValueError(f"out: {inside} should be a {'folder' if folder else 'file'}")
+    if (path / "config.json").exists() or (path / "parts").exists():
+        raise ValueError(f"out: {path} holds results of run_curves (config.json, parts/), not a study; "
+                         "use another folder")
+    return path
+
+
+def _well_formed(stored: Any) -> bool:
+    """Whether ``stored`` has the structure of ``study.json`` (module docstring)."""
+    if not isinstance(stored, dict) or set(stored) != {"format", "settings", "grid"} or stored["format"] != _FORMAT:
+        return False
+    grid = stored["grid"]
+    return (isinstance(stored["settings"], dict) and isinstance(grid, dict)
+            and set(grid) == {"preset", "problems", "classifiers", "strategies", "replicates"}
+            and all(isinstance(grid[key], list) and all(isinstance(name, str) for name in grid[key])
+                    for key in ("problems", "classifiers", "strategies"))
+            and isinstance(grid["replicates"], int))
+
+
+def _read_study_file(path: Path, name: str) -> dict[str, Any] | None:
+    """``study.json`` in the folder ``path`` (None if absent); a ValueError naming ``name`` and the file if corrupt."""
+    file = path / _STUDY_FILE
+    if not file.exists():
+        return None
+    try:
+        stored = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        stored = exc
+    if not _well_formed(stored):
+        reason = f" ({stored})" if isinstance(stored, Exception) else ""
+        raise ValueError(f"{name}: the study file {file} is unreadable or corrupt{reason}; delete it to reuse the "
+                         "folder (the verified parts are kept), or use another folder")
+    return stored
+
+
+def _json_text(value: Any) -> bytes:
+    return json.dumps(value, indent=2, sort_keys=True).encode()
+
+
+def _record_sha256(record: Mapping[str, Any]) -> str:
+    canonical = json.dumps({k: v for k, v in record.items() if k != "sha256"}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _write_record(out: Path, task: _AsymptoticConfig, value: float) -> None:
+    record = {"format": _FORMAT, "settings": asdict(task), "asymptotic_loss": value}
+    record["sha256"] = _record_sha256(record)
+    sandbox._write_atomic(_json_text(record), _pairing_dir(out, task.problem, task.classifier) / _RECORD_FILE)
+
+
+def _read_record(path: Path, task: _AsymptoticConfig) -> float:
+    """A verified record's asymptotic loss; raises :class:`sandbox._DamagedPart` with the reason otherwise."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise sandbox._DamagedPart(f"unreadable ({exc.strerror or exc})") from None
+    if not data:
+        raise sandbox._DamagedPart("empty file")
+    try:
+        record = json.loads(data)
+    except ValueError:
+        raise sandbox._DamagedPart("unreadable JSON") from None
+    if not isinstance(record, dict) or set(record) != _RECORD_KEYS:
+        raise sandbox._DamagedPart(f"expected a JSON object with the keys {sorted(_RECORD_KEYS)}")
+    if record["format"] != _FORMAT:
+        raise sandbox._DamagedPart(f"unknown format {record['format']!r}")
+    if record["settings"] != asdict(task):
+        raise sandbox._DamagedPart("written for different settings")
+    if record["sha256"] != _record_sha256(record):
+        raise sandbox._DamagedPart("checksum mismatch: the data were changed")
+    value = record["asymptotic_loss"]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
+        raise sandbox._DamagedPart(f"the asymptotic loss {value!r} is not a finite number >= 0")
+    return float(value)
+
+
+# ------------------------------------------------------------------ backends
+
+
+def _dask_results(tasks: list, scheduler: str | None, n_jobs: int) -> Generator:
+    """The tasks' results from a Dask cluster as they complete; closing the generator cancels the rest."""
+    distributed = _dask()
+    cluster = None
+    if scheduler is None:
+        cluster = distributed.LocalCluster(n_workers=None if n_jobs == -1 else n_jobs, threads_per_worker=1,
+                                           processes=True, dashboard_address=":0", silence_logs=logging.ERROR)
+    try:
+        try:
+            client = distributed.Client(cluster if cluster is not None else scheduler)
+        except OSError as exc:  # refused, unreachable, timed out
+            raise OSError(f"scheduler: cannot connect to the Dask scheduler at {scheduler!r} ({exc})") from None
+        try:
+            futures = client.map(_computed, tasks, pure=False)
+            try:
+                for _, result in distributed.as_completed(futures, with_results=True):
+                    yield result
+            finally:
+                client.cancel(futures)
+        finally:
+            client.close()
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+# ------------------------------------------------------------------ the study
+
+
+def run_study(
+    preset: str = "paper",
+    *,
+    problems: str | Sequence[str] | None = None,
+    classifiers: str | Sequence[str] | None = None,
+    strategies: str | Sequence[str] | None = None,
+    replicates: int | None = None,
+    pool_size: int | None = None,
+    budget: int | None = None,
+    population_size: int | None = None,
+    loss: str | None = None,
+    subsample: int | None = None,
+    record_q_c: bool | None = None,
+    seed: int | None = None,
+    asymptotic_train: int | None = None,
+    asymptotic_replicates: int | None = None,
+    asymptotic_population: int | None = None,
+    out: str | os.PathLike | None = None,
+    backend: str = "local",
+    scheduler: str | None = None,
+    n_jobs: int = 1,
+    progress: bool = True,
+) -> StudyResults:
+    r"""Run the experimental study of §5 on a grid of problems and classifiers (resumable).
+
+    Every argument left ``None`` takes the value of ``preset`` (:data:`PRESETS`).
+
+    Parameters
+    ----------
+    preset : {"paper", "quick"}
+        ``"paper"`` (default): the paper's study (§5): the abstract problems,
+        the six classifiers, the seven methods, 10 replicates, a pool of 250
+        labelled to exhaustion.  ``"quick"``: 2 problems × LDA and kknn5 ×
+        RS, SE, SMRI × 3 replicates, pool 60, population 2000 (about 20 s on
+        one core).
+    problems : str or sequence of str
+        Problem names (:func:`~mri_theory.problems.list_problems`) or groups
+        (:data:`PROBLEM_GROUPS`: ``"abstract"``), distinct after expansion.
+    classifiers : str or sequence of str
+        Classifier names (:func:`~mri_theory.classifiers.list_classifiers`)
+        or sets (:data:`CLASSIFIER_SETS`: ``"paper"``).
+    strategies : str or sequence of str
+        Strategy names or sets (:data:`STRATEGY_SETS`: ``"paper"``, ``"all"``).
+        LC and the oracles are opt-in; MRI-best is always added (last) for
+        the regret (module docstring).
+    replicates, pool_size, budget, population_size, loss, subsample, record_q_c, seed
+        As in :func:`~mri_theory.sandbox.run_curves` (``budget=None``
+        exhausts the pool), except ``subsample=0`` scores the whole pool.
+    asymptotic_train, asymptotic_replicates, asymptotic_population : int
+        The asymptotic loss of a pairing: the mean over
+        ``asymptotic_replicates`` training samples of ``asymptotic_train``
+        points of the classifier's true loss on a population of
+        ``asymptotic_population`` (:func:`mri_theory.metrics.asymptotic_loss`).
+    out : path, optional
+        The study folder (module docstring): every finished task is written
+        as it arrives, and a rerun with the same settings resumes, computing
+        only the tasks without a verified file.
+    backend : {"local", "dask"}
+        Where the tasks run (module docstring).  Results are identical.
+    scheduler : str, optional
+        ``backend="dask"`` only: the address of a running scheduler
+        (``"tcp://host:8786"``); ``None`` starts a ``LocalCluster`` of
+        ``n_jobs`` workers for the run.
+    n_jobs : int
+        Local worker processes (joblib, or the ``LocalCluster``): a positive
+        count or -1 (all cores); must be 1 with a ``scheduler``, whose
+        cluster has its own workers.
+    progress : bool
+        A tqdm progress bar over the tasks.
+
+    Returns
+    -------
+    StudyResults
+        ``curves``: every pairing's :func:`~mri_theory.sandbox.run_curves`
+        table, concatenated in the order problems, classifiers, strategies,
+        replicates; ``asymptotic``: columns :data:`ASYMPTOTIC_COLUMNS`.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For bad arguments, naming the argument, before any work is done or
+        any file is written; ``ValueError`` naming ``out`` when the folder
+        holds another study, a corrupt ``study.json`` or ``config.json``, or
+        results of ``run_curves``.
+    ImportError
+        ``backend="dask"`` without the ``dask`` extra installed.
+    OSError
+        The ``scheduler`` cannot be reached.
+
+    Warns
+    -----
+    DamagedPartWarning
+        For each file in ``out`` that fails verification; it is recomputed.
+    """
+    if not isinstance(preset, str):
+        raise TypeError(f"preset must be a preset name (str), got {type(preset).__name__}")
+    if preset not in PRESETS:
+        raise ValueError(f"unknown preset {preset!r}; known presets: {', '.join(PRESETS)}")
+    given = dict(problems=problems, classifiers=classifiers, strategies=strategies, replicates=replicates,
+                 pool_size=pool_size, budget=budget, population_size=population_size, loss=loss,
+                 subsample=subsample, record_q_c=record_q_c, seed=seed, asymptotic_train=asymptotic_train,
+                 asymptotic_replicates=asymptotic_replicates, asymptotic_population=asymptotic_population)
+    args = {key: PRESETS[preset][key] if value is None else value for key, value in given.items()}
+    problem_names = _names(args["problems"], "problems", PROBLEM_GROUPS, get_problem)
+    classifier_names = _names(args["classifiers"], "classifiers", CLASSIFIER_SETS, get_classifier)
+    strategy_names = _names(args["strategies"], "strategies", STRATEGY_SETS, get_strategy)
+    if BEST not in strategy_names:
+        strategy_names.append(BEST)
+    subsample = check.count(args["subsample"], "subsample", minimum=0)
+    cfgs = {(p, c): sandbox._curve_config(p, c, args["pool_size"], args["budget"], args["population_size"],
+                                          args["loss"], subsample or None, args["record_q_c"], args["seed"])
+            for p in problem_names for c in classifier_names}
+    n_replicates = check.count(args["replicates"], "replicates")
+    n_train = check.count(args["asymptotic_train"], "asymptotic_train")
+    n_asymptotic = check.count(args["asymptotic_replicates"], "asymptotic_replicates")
+    asymptotic_population = check.count(args["asymptotic_population"], "asymptotic_population")
+    if backend not in ("local", "dask"):
+        raise ValueError(f"backend must be 'local' or 'dask', got {backend!r}")
+    if scheduler is not None:
+        if backend != "dask":
+            raise ValueError(f"scheduler applies to backend='dask' only, got backend={backend!r}")
+        if not isinstance(scheduler, str):
+            raise TypeError(f"scheduler must be a scheduler address (str) or None, got {type(scheduler).__name__}")
+        if not scheduler.strip():
+            raise ValueError("scheduler must be an address such as 'tcp://host:8786', got an empty string")
+    n_jobs = sandbox._check_n_jobs(n_jobs)
+    if scheduler is not None and n_jobs != 1:
+        raise ValueError(f"n_jobs must be 1 with a scheduler (its cluster has its own workers), got {n_jobs}")
+    progress = check.flag(progress, "progress")
+    if backend == "dask":
+        _dask()
+    out_path = _check_study_out(out)
+
+    any_cfg = next(iter(cfgs.values()))  # the settings they share
+    settings = dict(pool_size=any_cfg.pool_size, budget=any_cfg.budget, population_size=any_cfg.population_size,
+                    loss=any_cfg.loss, subsample=subsample, record_q_c=any_cfg.record_q_c, seed=any_cfg.seed,
+                    asymptotic_train=n_train, asymptotic_replicates=n_asymptotic,
+                    asymptotic_population=asymptotic_population)
+    grid = {"preset": preset, "problems": problem_names, "classifiers": classifier_names,
+            "strategies": strategy_names, "replicates": n_replicates}
+    asymptotic_tasks = {pairing: _AsymptoticConfig(*pairing, n_train, n_asymptotic, asymptotic_population,
+                                                   any_cfg.loss, any_cfg.seed) for pairing in cfgs}
+    keys = [(p, c, s, r) for (p, c) in cfgs for s in strategy_names for r in range(n_replicates)]
+    frames: dict[tuple[str, str, str, int], pd.DataFrame] = {}
+    losses: dict[tuple[str, str], float] = {}
+    if out_path is not None:
+        stored = _read_study_file(out_path, "out")
+        if stored is not None and stored["settings"] != settings:
+            raise ValueError(f"out: {out_path} holds a study with other settings ({out_path / _STUDY_FILE}); "
+                             "use another folder")
+        for (p, c), cfg in cfgs.items():  # every check before the first write
+            folder = sandbox._check_out(_pairing_dir(out_path, p, c))
+            sandbox._check_config(folder, cfg)
+        try:
+            out_path.mkdir(parents=True, exist_ok=True)
+            sandbox._write_atomic(_json_text({"format": _FORMAT, "settings": settings, "grid": grid}),
+                                  out_path / _STUDY_FILE)
+        except OSError as exc:
+            raise ValueError(f"out: cannot write to {out_path} ({exc.strerror or exc})") from None
+        for (p, c), cfg in cfgs.items():
+            folder = _pairing_dir(out_path, p, c)
+            sandbox._prepare_output(folder, cfg)
+            pairs = [(s, r) for s in strategy_names for r in range(n_replicates)]
+            for (s, r), frame in sandbox._verified_parts(folder, cfg, pairs, stacklevel=3).items():
+                frames[p, c, s, r] = frame
+            record = folder / _RECORD_FILE
+            if os.path.lexists(record):
+                try:
+                    losses[p, c] = _read_record(record, asymptotic_tasks[p, c])
+                except sandbox._DamagedPart as reason:
+                    warnings.warn(DamagedPartWarning(f"damaged part {record}: {reason}; recomputing it"),
+                                  stacklevel=2)
+
+    todo: list[_CurveTask | _AsymptoticConfig] = [task for pairing, task in asymptotic_tasks.items()
+                                                  if pairing not in losses]  # one per pairing, first
+    todo += [_CurveTask(cfgs[p, c], s, r) for (p, c, s, r) in keys if (p, c, s, r) not in frames]
+    if backend == "local" or not todo:
+        results = sandbox._local_results(_computed, [(task,) for task in todo], n_jobs)
+    else:
+        results = _dask_results(todo, scheduler, n_jobs)
+    total = len(keys) + len(asymptotic_tasks)
+    bar = tqdm(total=total, initial=total - len(todo), desc="study", unit="task", disable=not progress)
+    try:
+        for task, result in results:
+            if isinstance(task, _AsymptoticConfig):
+                losses[task.problem, task.classifier] = result
+                if out_path is not None:
+                    _write_record(out_path, task, result)
+            else:
+                cfg = task.cfg
+                frames[cfg.problem, cfg.classifier, task.strategy, task.replicate] = result
+                if out_path is not None:  # here, in this process, as each result arrives
+                    sandbox._write_part(result, _pairing_dir(out_path, cfg.problem, cfg.classifier), cfg,
+                                        task.strategy, task.replicate)
+            bar.update()
+    finally:
+        results.close()  # an interrupted run stops the remaining tasks
+        bar.close()
+
+    curves = pd.concat([frames[key] for key in keys], ignore_index=True)
+    asymptotic = pd.DataFrame([(p, c, losses[p, c]) for (p, c) in cfgs], columns=ASYMPTOTIC_COLUMNS)
+    if out_path is not None:
+        for (p, c) in cfgs:
+            pairing = curves[(curves.problem == p) & (curves.classifier == c)]
+            sandbox._write_atomic(sandbox._csv_bytes(pairing), _pairing_dir(out_path, p, c) / _CURVES_FILE)
+        sandbox._write_atomic(sandbox._csv_bytes(curves), out_path / _CURVES_FILE)
+        sandbox._write_atomic(sandbox._csv_bytes(asymptotic), out_path / _ASYMPTOTIC_FILE)
+    return StudyResults(curves, asymptotic)
+
+
+def read_study(path: str | os.PathLike) -> StudyResults:
+    """The tables of a finished study written by :func:`run_study`.
+
+    Parameters
+    ----------
+    path : path
+        The study folder (``out`` of :func:`run_study`).
+
+    Returns
+    -------
+    StudyResults
+        ``(curves, asymptotic)``, as :func:`run_study` returned them.
+
+    Raises
+    ------
+    ValueError
+        Naming ``path`` when it holds no study, a corrupt ``study.json``, or
+        tables that are unreadable or do not cover the grid of ``study.json``
+        (an interrupted run: rerun it to finish).
+    """
+    path = sandbox._check_path(path, "a folder")
+    stored = _read_study_file(path, "path")
+    if stored is None:
+        raise ValueError(f"path: no study at {path} (no {_STUDY_FILE})")
+    grid = stored["grid"]
+    unfinished = "; the last run did not finish: run the same study again to complete it"
+    for name in (_CURVES_FILE, _ASYMPTOTIC_FILE):
+        if not (path / name).is_file():
+            raise ValueError(f"path: {path / name} is missing{unfinished}")
+    curves = sandbox.read_curves(path / _CURVES_FILE)
+    try:
+        asymptotic = pd.read_csv(path / _ASYMPTOTIC_FILE)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"path: {path / _ASYMPTOTIC_FILE} is not a readable CSV ({exc})") from None
+    if list(asymptotic.columns) != ASYMPTOTIC_COLUMNS:
+        raise ValueError(f"path: {path / _ASYMPTOTIC_FILE} has the columns {list(asymptotic.columns)}, "
+                         f"expected {ASYMPTOTIC_COLUMNS}")
+    pairings = [(p, c) for p in grid["problems"] for c in grid["classifiers"]]
+    runs = {(p, c, s, r) for p, c in pairings for s in grid["strategies"] for r in range(grid["replicates"])}
+    if set(curves[["problem", "classifier", "strategy", "replicate"]].itertuples(index=False, name=None)) != runs:
+        raise ValueError(f"path: {path / _CURVES_FILE} does not hold the grid of {path / _STUDY_FILE}{unfinished}")
+    if list(asymptotic[["problem", "classifier"]].itertuples(index=False, name=None)) != pairings:
+        raise ValueError(f"path: {path / _ASYMPTOTIC_FILE} does not hold the pairings of {path / _STUDY_FILE}"
+                         f"{unfinished}")
+    return StudyResults(curves, asymptotic)
+
+
+def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None = None) -> list[Path]:
+    """Write the paper's tables (Markdown, LaTeX, CSV) and figures of a finished study into ``path/report``.
+
+    Parameters
+    ----------
+    path : path
+        The study folder (``out`` of :func:`run_study`).
+    groups : mapping, optional
+        Problem groups for the aggregate tables (§5.4), passed to
+        :func:`mri_theory.tables.write_report` (``None``: its default).
+
+    Returns
+    -------
+    list of Path
+        The files written.
+
+    Raises
+    ------
+    ValueError
+        As :func:`read_study`.
+    """
+    from mri_theory.tables import write_report  # matplotlib and the report tables: only when asked
+
+    curves, asymptotic = read_study(path)
+    return write_report(curves, asymptotic, Path(path) / _REPORT_DIR, groups=groups)

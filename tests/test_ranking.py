@@ -1,0 +1,249 @@
+"""Ranks and the paper's aggregation (mri_theory.ranking): hand-worked tables and independent re-computations.
+
+The overall rank is checked against a hand-worked example whose mean-rank tie
+is broken by the variance, and against an exact re-implementation with
+``fractions.Fraction`` on ``scipy.stats.rankdata`` ranks.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from scipy.stats import rankdata
+
+from mri_theory.metrics import RANKED_METRICS, curve_metrics
+from mri_theory.ranking import (aggregate, beats_rs_counts, bootstrap_ranks, metric_ranks, overall_rank,
+                                rank_pairings, rank_study)
+
+# Per-metric ranks of the hand-worked example (each column a permutation of 1..4):
+#   metric:  aua  lc  wi_l  wi_e     ranks          mean  population variance
+#   A        1    1   4     4        1, 1, 4, 4     2.5   2.25
+#   B        2    3   2     3        2, 3, 2, 3     2.5   0.25
+#   C        3    2   1     2        3, 2, 1, 2     2.0   0.5
+#   D        4    4   3     1        4, 4, 3, 1     3.0   1.5
+# Overall: C first (mean 2); A and B tie at 2.5, B has the lower variance: B 2nd, A 3rd; D 4th.
+HAND = pd.DataFrame({"aua": [0.9, 0.8, 0.7, 0.6],  # higher is better
+                     "label_complexity": [10, 30, 20, 40],  # lower is better
+                     "wi_linear": [0.1, 0.3, 0.4, 0.2],
+                     "wi_exponential": [0.1, 0.2, 0.3, 0.4]}, index=["A", "B", "C", "D"])
+
+
+def test_overall_rank_hand_worked_with_variance_tie_break():
+    ranks = metric_ranks(HAND, RANKED_METRICS)
+    assert ranks.loc["A"].tolist() == [1, 1, 4, 4]
+    assert ranks.loc["D"].tolist() == [4, 4, 3, 1]
+    out = overall_rank(HAND, RANKED_METRICS)
+    assert out.name == "overall_rank"
+    assert out.to_dict() == {"A": 3.0, "B": 2.0, "C": 1.0, "D": 4.0}
+
+
+def test_overall_rank_exact_ties_are_averaged_and_float_noise_is_a_tie():
+    # A and C have the same rank vector up to order (1, 1, 3, 3) and (3, 3, 1, 1): mean and variance tie
+    table = pd.DataFrame({"m1": [0.9, 0.8, 0.7], "m2": [0.9, 0.8, 0.7], "m3": [0.7, 0.8, 0.9],
+                          "m4": [0.7, 0.8, 0.9]}, index=["A", "B", "C"])
+    out = overall_rank(table, dict.fromkeys(table.columns, True))
+    assert out.to_dict() == {"A": 2.5, "B": 1.0, "C": 2.5}
+    # 0.1 + 0.2 and 0.3 differ in the last bit only: tied, not ranked apart
+    noisy = pd.DataFrame({"m": [0.1 + 0.2, 0.3, 0.2]}, index=["x", "y", "z"])
+    assert metric_ranks(noisy, {"m": True})["m"].tolist() == [1.5, 1.5, 3.0]
+
+
+def _exact_overall(values: np.ndarray, higher: list[bool]) -> list[float]:
+    """Independent overall rank: scipy ranks, Fraction means and variances, brute-force lexicographic ranks."""
+    ranks = np.column_stack([rankdata(-v if h else v, method="average") for v, h in zip(values.T, higher)])
+    keys = []
+    for row in ranks:
+        r = [Fraction(x) for x in row]
+        mean = sum(r) / len(r)
+        keys.append((mean, sum((x - mean) ** 2 for x in r) / len(r)))
+    out = []
+    for key in keys:
+        better = sum(other < key for other in keys)
+        tied = sum(other == key for other in keys)
+        out.append(better + (tied + 1) / 2)
+    return out
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(2, 7).flatmap(lambda m: hnp.arrays(np.int64, (m, 4), elements=st.integers(0, 3))),
+       st.lists(st.booleans(), min_size=4, max_size=4))
+def test_overall_rank_matches_an_exact_reimplementation(values, higher):
+    table = pd.DataFrame(values.astype(float) / 7, columns=["a", "b", "c", "d"],
+                         index=[f"m{i}" for i in range(len(values))])
+    directions = dict(zip(table.columns, higher))
+    got = overall_rank(table, directions).to_numpy()
+    np.testing.assert_array_equal(got, _exact_overall(table.to_numpy(), higher))
+    ranks = metric_ranks(table, directions)
+    for column, h in directions.items():
+        np.testing.assert_array_equal(ranks[column], rankdata(-table[column] if h else table[column],
+                                                              method="average"))
+
+
+def _long(rows, columns=("problem", "method", "rank")):
+    return pd.DataFrame(rows, columns=list(columns))
+
+
+def test_aggregate_toy_table_with_tie_break_and_absent_method():
+    # p1: A 1, B 2, C 3; p2: A 3, B 2, C 1  -> means 2, 2, 2; variances 1, 0, 1: B first, A and C share 2.5
+    table = _long([("p1", "A", 1), ("p1", "B", 2), ("p1", "C", 3), ("p2", "A", 3), ("p2", "B", 2), ("p2", "C", 1)])
+    out = aggregate(table, by=[]).set_index("method")
+    assert out["rank"].to_dict() == {"B": 1.0, "A": 2.5, "C": 2.5}
+    assert out.loc["A", "mean_rank"] == 2.0 and out.loc["A", "rank_var"] == 1.0 and out.loc["B", "rank_var"] == 0.0
+    # p3 ranks only A (1) and B (2): C is absent there and counts as last, rank 3 -> C's mean (3 + 1 + 3) / 3
+    more = pd.concat([table, _long([("p3", "A", 1), ("p3", "B", 2)])], ignore_index=True)
+    out = aggregate(more, by=[]).set_index("method")
+    assert out.loc["C", "mean_rank"] == pytest.approx(7 / 3)
+    assert out.loc["A", "mean_rank"] == pytest.approx(5 / 3) and out.loc["B", "mean_rank"] == 2.0
+    assert out["rank"].to_dict() == {"A": 1.0, "B": 2.0, "C": 3.0}
+    assert out.loc["C", "n_units"] == 3
+
+
+def test_aggregate_levels_chain_r2_r3_r4():
+    rows = []
+    # classifier c1: group g1 problems p1, p2; group g2 problem p3.  classifier c2: g1 only (p1).
+    for classifier, group, problem, order in [("c1", "g1", "p1", "ABC"), ("c1", "g1", "p2", "BAC"),
+                                              ("c1", "g2", "p3", "CBA"), ("c2", "g1", "p1", "CAB")]:
+        rows += [(problem, group, classifier, m, i + 1) for i, m in enumerate(order)]
+    r1 = pd.DataFrame(rows, columns=["problem", "group", "classifier", "method", "rank"])
+    r2 = aggregate(r1, by=["group", "classifier"])
+    # (g1, c1): A (1 + 2) / 2 = 1.5 = B, variances equal (0.25): tie 1.5; C 3
+    g1c1 = r2[(r2.group == "g1") & (r2.classifier == "c1")].set_index("method")["rank"].to_dict()
+    assert g1c1 == {"A": 1.5, "B": 1.5, "C": 3.0}
+    r3 = aggregate(r2[["group", "classifier", "method", "rank"]], by="classifier")
+    # c1: g1 ranks A 1.5, B 1.5, C 3; g2 ranks C 1, B 2, A 3 -> means A 2.25, B 1.75, C 2
+    c1 = r3[r3.classifier == "c1"].set_index("method")
+    assert c1["mean_rank"].to_dict() == {"B": 1.75, "C": 2.0, "A": 2.25}
+    assert c1["rank"].to_dict() == {"B": 1.0, "C": 2.0, "A": 3.0}
+    r4 = aggregate(r3[["classifier", "method", "rank"]], by=[]).set_index("method")
+    # c1: B 1, C 2, A 3; c2: C 1, A 2, B 3 -> means B 2, C 1.5, A 2.5
+    assert r4["rank"].to_dict() == {"C": 1.0, "B": 2.0, "A": 3.0}
+    # the default `over` is the level columns not in `by`
+    pd.testing.assert_frame_equal(aggregate(r1, by=["group", "classifier"]),
+                                  aggregate(r1, by=["group", "classifier"], over="problem"))
+
+
+def test_beats_rs_counts_with_absent_methods():
+    table = pd.DataFrame([
+        ("g1", "c1", "A", 1), ("g1", "c1", "RS", 2), ("g1", "c1", "B", 3),  # A beats RS
+        ("g1", "c2", "RS", 1), ("g1", "c2", "A", 2),  # B absent: last, does not beat RS
+        ("g2", "c1", "A", 1), ("g2", "c1", "B", 2),  # RS absent: last, both beat it
+    ], columns=["group", "classifier", "method", "rank"])
+    counts = beats_rs_counts(table)
+    assert counts.to_dict() == {"A": 2, "B": 1}
+    assert list(counts.index) == ["A", "B"] and counts.name == "beats_rs"
+    # other units: one column, or the whole table as one unit
+    units = table.assign(unit=table.group + table.classifier).drop(columns=["group", "classifier"])
+    assert beats_rs_counts(units, by="unit").to_dict() == {"A": 2, "B": 1}
+    one = table[(table.group == "g1") & (table.classifier == "c1")].drop(columns=["group", "classifier"])
+    assert beats_rs_counts(one, by=[]).to_dict() == {"A": 1, "B": 0}
+    single = aggregate(one, by=[]).set_index("method")
+    assert single["rank"].to_dict() == {"A": 1.0, "RS": 2.0, "B": 3.0} and (single["n_units"] == 1).all()
+
+
+# ---------------------------------------------------------------- whole studies
+
+def _study(methods=("RS", "SE", "SMRI", "BMRI"), speeds=(1.0, 1.5, 2.0, 3.0), problems=("four-gaussian", "quadratic"),
+           classifiers=("lda", "knn5"), replicates=4, points=15, noise=0.01, seed=0):
+    """Paired synthetic curves: loss = base + 0.4 exp(-0.1 speed (n - 2)) + noise, same base per replicate."""
+    rng = np.random.default_rng(seed)
+    n = np.arange(2, 2 + points)
+    rows = []
+    for p in problems:
+        for c in classifiers:
+            for r in range(replicates):
+                base = rng.uniform(0.1, 0.15)
+                for m, speed in zip(methods, speeds):
+                    loss = np.clip(base + 0.4 * np.exp(-0.1 * speed * (n - 2)) + rng.normal(0, noise, points), 0, 1)
+                    loss[0] = base + 0.4
+                    rows += [(p, c, m, r, int(ni), float(li), -1, np.nan, np.nan) for ni, li in zip(n, loss)]
+    curves = pd.DataFrame(rows, columns=["problem", "classifier", "strategy", "replicate", "n_labelled", "loss",
+                                         "chosen", "q_c_chosen", "q_c_best"])
+    asymptotic = curves[["problem", "classifier"]].drop_duplicates().assign(asymptotic_loss=0.125)
+    return curves, asymptotic
+
+
+@pytest.mark.parametrize("mode", ["curve", "replicate"])
+def test_rank_study_r1_in_both_modes(mode):
+    curves, asymptotic = _study()
+    study = rank_study(curves, asymptotic, mode=mode)
+    expected = rank_pairings(curve_metrics(curves, asymptotic, mode=mode))
+    pd.testing.assert_frame_equal(study.r1.drop(columns="group"), expected)
+    for _, pairing in study.r1.groupby(["problem", "classifier"]):
+        table = pairing.set_index("method")[list(RANKED_METRICS)]
+        pd.testing.assert_series_equal(pairing.set_index("method")["rank"], overall_rank(table, RANKED_METRICS),
+                                       check_names=False)
+    # clearly separated speeds: the same order everywhere, and everyone beats RS in both (group, classifier) pairs
+    assert study.r4["method"].tolist() == ["BMRI", "SMRI", "SE", "RS"]
+    assert study.r5.to_dict() == {"BMRI": 2, "SMRI": 2, "SE": 2}
+    assert set(study.r1["group"]) == {"abstract"}
+
+
+def test_the_two_modes_can_disagree():
+    # one problem, one classifier; A is fast in replicate 0 and as slow as RS in replicate 1 at the end
+    curves, asymptotic = _study(methods=("RS", "A"), speeds=(1.0, 1.0), problems=("sharp",), classifiers=("lda",),
+                                replicates=2, noise=0.0)
+    a = (curves.strategy == "A") & (curves.replicate == 0)
+    curves.loc[a & (curves.n_labelled >= 5), "loss"] = 0.0  # A reaches any target at n = 5 in replicate 0 only
+    # RS-like curves never reach 1.05 * 0.05 by n = 16: censored, counted 17; so is the averaged curve of A
+    for mode, expected in (("curve", 17.0), ("replicate", (5 + 17) / 2)):
+        metrics = curve_metrics(curves, asymptotic.assign(asymptotic_loss=0.05), mode=mode).set_index("method")
+        assert metrics.loc["A", "label_complexity"] == expected
+
+
+def test_bootstrap_is_deterministic_and_sane():
+    curves, asymptotic = _study(noise=0.05, speeds=(1.0, 1.05, 2.0, 3.0))
+    first = bootstrap_ranks(curves, asymptotic, rng=np.random.default_rng(5), n_boot=60)
+    again = bootstrap_ranks(curves, asymptotic, rng=np.random.default_rng(5), n_boot=60)
+    pd.testing.assert_frame_equal(first, again)
+    other = bootstrap_ranks(curves, asymptotic, rng=np.random.default_rng(6), n_boot=60)
+    assert not first.equals(other)
+    assert list(first.columns) == ["classifier", "method", "mean_rank", "ci_low", "ci_high", "p_beats_rs"]
+    assert (first.ci_low <= first.ci_high).all()
+    assert first.loc[first.method != "RS", "p_beats_rs"].between(0, 1).all()
+    assert first.loc[first.method == "RS", "p_beats_rs"].isna().all()
+    final = first[first.classifier == "all"].set_index("method")
+    study = rank_study(curves, asymptotic)
+    assert final["mean_rank"].to_dict() == study.r4.set_index("method")["mean_rank"].to_dict()
+    assert final.loc["BMRI", "p_beats_rs"] == 1.0  # three times RS's speed: never behind in any resample
+
+
+def test_bootstrap_with_one_replicate_is_degenerate():
+    # every resample of a single replicate is that replicate: the interval is the point estimate
+    curves, asymptotic = _study(replicates=1, noise=0.02)
+    out = bootstrap_ranks(curves, asymptotic, rng=np.random.default_rng(0), n_boot=20)
+    np.testing.assert_array_equal(out.ci_low, out.mean_rank)
+    np.testing.assert_array_equal(out.ci_high, out.mean_rank)
+
+
+# ---------------------------------------------------------------- bad input names the argument
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: overall_rank(HAND.to_numpy(), RANKED_METRICS), TypeError, "metric_table must be a pandas DataFrame"),
+    (lambda: overall_rank(HAND, {"aua": True}), ValueError, "higher_is_better has no direction for the metrics"),
+    (lambda: overall_rank(HAND, dict.fromkeys(HAND.columns, "yes")), TypeError, r"higher_is_better\['aua'\] must be"),
+    (lambda: overall_rank(HAND.assign(aua=np.nan), RANKED_METRICS), ValueError, "metric_table must be finite"),
+    (lambda: overall_rank(pd.concat([HAND, HAND]), RANKED_METRICS), ValueError, "one row per method"),
+    (lambda: aggregate(_long([("p", "A", 1)]), by="group"), ValueError, r"rank_table must have the columns"),
+    (lambda: aggregate(_long([("p", "A", 0)]), by=[]), ValueError, r"rank_table\['rank'\] must be ranks >= 1"),
+    (lambda: aggregate(_long([("p", "A", 1), ("p", "A", 2)]), by=[]), ValueError, "more than one rank for a method"),
+    (lambda: aggregate(_long([("p", "A", 1)]), by=5), TypeError, "by must be a column name"),
+    (lambda: aggregate(_long([("p", "A", 1)]), by="problem", over="problem"), ValueError, "must be distinct level"),
+    (lambda: beats_rs_counts(_long([("p", "A", 1)]), by="problem"), ValueError, "reference 'RS' is not a method"),
+    (lambda: rank_study(*_study(), groups={"g": ["quadratic"]}), ValueError,
+     r"groups: the problems \['four-gaussian'\]"),
+    (lambda: rank_study(*_study(), groups={"g": ["quadratic"], "h": ["quadratic", "four-gaussian"]}), ValueError,
+     "is in two groups"),
+    (lambda: rank_study(*_study(), groups=["quadratic"]), TypeError, "groups must be a dict"),
+    (lambda: bootstrap_ranks(*_study(), rng=1), TypeError, "rng must be a numpy.random.Generator"),
+    (lambda: bootstrap_ranks(*_study(), rng=np.random.default_rng(0), level=1.0), ValueError, r"level must lie in"),
+    (lambda: bootstrap_ranks(*_study(), rng=np.random.default_rng(0), n_boot=0), ValueError, "n_boot must be >= 1"),
+])
+def test_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
