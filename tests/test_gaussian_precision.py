@@ -154,3 +154,27 @@ def test_lda_loss_at_shift_1e6_equals_the_unshifted_loss():
     assert np.min(top[:, 1] - top[:, 0]) > MARGIN  # no decision hinges on rounding
     for loss in ("log", "error"):
         assert abs(Population(P + shift, rows).loss(shifted, loss) - Population(P, rows).loss(base, loss)) <= TOL
+
+
+# ---------------------------------------------------------------- coincident training points (bootstrap resamples)
+
+
+@pytest.mark.parametrize("point", [(0.1 + 0.2, 0.7 - 0.4), (-0.535669, 0.361595), (1e5 + 0.1, -3.3)])
+def test_coincident_training_points_get_a_sane_frame(point):
+    """A bootstrap resample of a tiny labelled set can repeat one point; the mean then differs from the points only
+    by rounding, which must not be read as the data's spread (a scale of 1e-16 made the ridge 1e32 and logistic
+    regression's Newton fail).  The frame then only shifts (scale 1), and the fast path equals a refit."""
+    from mri_theory.classifiers import LogisticRegression
+    from mri_theory.classifiers.gaussian import reference_frame
+
+    X = np.tile(np.asarray(point, dtype=float), (3, 1))
+    origin, scale = reference_frame(X)
+    assert scale == 1.0 and np.all(np.abs(X[0] - origin) <= 0.5)
+    rng = np.random.default_rng(5)
+    candidates = X[0] + rng.normal(0.0, 0.5, size=(12, 2))
+    y = np.zeros(3, dtype=int)
+    population = Population(X[0] + rng.normal(0.0, 0.5, size=(200, 2)), np.full((200, 2), 0.5))
+    for model in (LDA(), QDA(), GaussianNaiveBayes(), GaussianMeanClassifier(), LogisticRegression()):
+        fast = future_losses(model, X, y, candidates, population, "log")
+        slow = future_losses(model, X, y, candidates, population, "log", method="refit")
+        np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-9, err_msg=repr(model))

@@ -77,7 +77,10 @@ def _features(X: np.ndarray) -> np.ndarray:
 def reference_frame(X: np.ndarray) -> tuple[np.ndarray, float]:
     """Origin ``(d,)`` and scale (a power of two) of the frame for the training points ``X`` (module notes)."""
     centre = X.mean(axis=0)
-    spread = np.max(np.abs(X - centre)) or np.max(np.abs(centre)) or 1.0
+    size = np.max(np.abs(centre))
+    spread = np.max(np.abs(X - centre))
+    if spread <= 64 * np.finfo(float).eps * size or spread == 0.0:
+        spread = 1.0  # coincident points (e.g. a bootstrap resample): rounding noise is no spread; only shift
     scale = float(np.ldexp(1.0, np.frexp(spread)[1] - 1))
     return scale * np.round(centre / scale), scale
 
