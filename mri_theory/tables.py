@@ -375,7 +375,7 @@ def _figure(r3: pd.DataFrame, r4: pd.DataFrame, boot: pd.DataFrame, level: float
     methods = _ordering(r4)
     final = boot[boot["classifier"] == "all"].set_index("method").loc[methods]
     y = np.arange(len(methods))[::-1]
-    fig = Figure(figsize=(7.5, 0.5 * len(methods) + 2.0), layout="constrained")
+    fig = Figure(figsize=(9.5, 0.5 * len(methods) + 2.0), layout="constrained")
     ax = fig.subplots()
     classifiers = sorted(r3["classifier"].unique())
     offsets = np.linspace(0.12, 0.36, len(classifiers)) if len(classifiers) > 1 else np.full(1, 0.2)
@@ -396,8 +396,8 @@ def _figure(r3: pd.DataFrame, r4: pd.DataFrame, boot: pd.DataFrame, level: float
     ax.set_yticks(y, [rf"$\mathbf{{{m}}}$" if m in QC_METHODS else m for m in methods])
     ax.set_xlabel("rank (1 = best)")
     ax.grid(axis="x", alpha=0.3)
-    ax.set_title("AL methods: final mean rank (black) and per-classifier ranks (above it)", fontsize=10)
-    ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(1.0, 0.0))
+    ax.set_title("AL methods: final mean rank (black)\nand per-classifier ranks (above it)", fontsize=10)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return fig
 
 
