@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["TIE_TOLERANCE", "near_maximum"]
+__all__ = ["TIE_TOLERANCE", "near_maximum", "tie_classes"]
 
 #: Relative tolerance of a tie: values within ``TIE_TOLERANCE * max(1, |max|)``
 #: of the maximum are tied.  Rounding errors of the engine are of order 1e-16;
@@ -38,3 +38,17 @@ def near_maximum(values: np.ndarray, tie_tol: float | None = None) -> np.ndarray
     top = np.max(values, axis=-1, keepdims=True)
     tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(top)) if tie_tol is None else tie_tol
     return values >= top - tol
+
+
+def tie_classes(values: np.ndarray) -> np.ndarray:
+    """Dense ranks (0, 1, ...) of 1-D ``values``, near-equal values in one class.
+
+    Sorted values closer than ``TIE_TOLERANCE * max(1, max|values|)`` to their
+    neighbour share a class (chained), so rank statistics never separate
+    values that differ only by rounding.
+    """
+    order = np.argsort(values, kind="stable")
+    tol = TIE_TOLERANCE * max(1.0, float(np.max(np.abs(values))))
+    ranks = np.empty(values.size, dtype=np.int64)
+    ranks[order] = np.cumsum(np.concatenate([[0], np.diff(values[order]) > tol]))
+    return ranks

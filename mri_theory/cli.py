@@ -7,7 +7,10 @@
 ``mri-theory study [--preset quick] [--problems abstract] [--classifiers paper] [--replicates 10] --out DIR [--dask tcp://host:8786|local]``
     run the study of §5, one task per (problem, classifier, strategy, replicate), locally or on Dask (resumable);
 ``mri-theory report DIR``
-    write the tables (Markdown, LaTeX, CSV) and figures of a finished study into ``DIR/report``.
+    write the tables (Markdown, LaTeX, CSV) and figures of a finished study into ``DIR/report``;
+``mri-theory diagnose --problem P --classifiers C ... --strategies S ... --steps T ... --out DIR``
+    score every candidate with every strategy beside its true Q^c along random-selection trajectories
+    (:mod:`mri_theory.diagnostics`, resumable), and write the summaries with their settings, versions and wall time.
 
 Bad arguments, an ``--out`` that is empty, a file or not writable, or a folder
 holding another study or a corrupt ``config.json`` or ``study.json`` give a
@@ -18,7 +21,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from collections.abc import Sequence
+from pathlib import Path
 
 from mri_theory import figures
 
@@ -41,6 +45,11 @@ def _figures(args: argparse.Namespace) -> int:
 def _one_line(exc: BaseException) -> str:
     """The exception's message on one line (for a one-line error on stderr)."""
     return " ".join(str(exc).split())
+
+
+def _dask_option(dask: str | None) -> tuple[str, str | None]:
+    """``(backend, scheduler)`` from ``--dask``: absent → local; ``local`` → a LocalCluster; else an address."""
+    return ("local" if dask is None else "dask"), (None if dask in (None, "local") else dask)
 
 
 def _curves(args: argparse.Namespace) -> int:
@@ -74,8 +83,7 @@ def _study(args: argparse.Namespace) -> int:
                    population_size=args.population, loss=args.loss, subsample=args.subsample,
                    record_q_c=args.record_q_c, seed=args.seed, asymptotic_train=args.asymptotic_train,
                    asymptotic_replicates=args.asymptotic_replicates, asymptotic_population=args.asymptotic_population)
-    backend = "local" if args.dask is None else "dask"
-    scheduler = None if args.dask in (None, "local") else args.dask
+    backend, scheduler = _dask_option(args.dask)
     try:
         curves, asymptotic = run_study(args.preset, **options, out=args.out, backend=backend, scheduler=scheduler,
                                        n_jobs=args.jobs)
@@ -105,6 +113,56 @@ def _report(args: argparse.Namespace) -> int:
         return 2
     for path in written:
         print(path)
+    return 0
+
+
+def _diagnose(args: argparse.Namespace) -> int:
+    import time
+
+    import pandas as pd
+
+    from mri_theory.diagnostics import estimator_errors, score_states, summarise_states
+    from mri_theory.figures import library_versions
+
+    start = time.perf_counter()
+    settings = {"strategies": args.strategies, "replicates": args.replicates, "steps": args.steps,
+                "pool_size": args.pool, "trajectory": args.trajectory, "population_size": args.population,
+                "seed": args.seed}
+    backend, scheduler = _dask_option(args.dask)
+    tables = []
+    try:
+        for classifier in args.classifiers:
+            tables.append(score_states(args.problem, classifier, **settings, out=f"{args.out}/{args.problem}__{classifier}",
+                                       backend=backend, scheduler=scheduler, n_jobs=args.jobs))
+    except (ValueError, TypeError, ImportError, OSError) as exc:  # arguments, folder, missing extra, no scheduler
+        print(f"mri-theory diagnose: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: finished states are kept in {args.out}; run the same command to resume",
+              file=sys.stderr)
+        return 130
+    states = pd.concat(tables, ignore_index=True)
+    summary, errors = summarise_states(states), estimator_errors(states)
+    summary.to_csv(f"{args.out}/summary.csv", index=False, lineterminator="\n")
+    errors.to_csv(f"{args.out}/errors.csv", index=False, lineterminator="\n")
+    minutes = (time.perf_counter() - start) / 60
+    shown = ["classifier", "strategy", "n_labelled", "states", "spearman", "normalised_shortfall", "lambda_hat"]
+    errors_shown = ["classifier", "strategy", "n_labelled", "relative_bias", "corr_m_q", "corr_abs_q",
+                    "measured_shortfall", "predicted_shortfall_iid", "centred", "independent", "homoscedastic",
+                    "identically_distributed"]
+    lines = [f"# Estimator diagnostics on {args.problem}", "",
+             f"Classifiers: {', '.join(args.classifiers)}. Settings: "
+             + "; ".join(f"{key} {value}" for key, value in settings.items()) + ".", "",
+             f"Wall time of this invocation: {minutes:.1f} min (states already in the folder are reused).", "",
+             "Library versions: " + ", ".join(f"{k}=={v}" for k, v in library_versions().items()) + ".", "",
+             "## Ranking quality (mean over replicates; all columns in summary.csv)", "", "```",
+             summary[shown].round(3).to_string(index=False), "```", "",
+             "## Errors M of the T_e estimators (all columns in errors.csv)", "", "```",
+             errors[errors_shown].round(3).to_string(index=False), "```", ""]
+    Path(args.out, "DIAGNOSTICS.md").write_text("\n".join(lines), encoding="utf-8")
+    print(summary[["classifier", "strategy", "n_labelled", "spearman", "normalised_shortfall"]].round(3)
+          .to_string(index=False))
+    print(f"results: {args.out}/summary.csv, errors.csv, DIAGNOSTICS.md")
     return 0
 
 
@@ -165,6 +223,26 @@ def build_parser() -> argparse.ArgumentParser:
                                         "into DIR/report")
     rep.add_argument("path", metavar="DIR", help="the study folder")
     rep.set_defaults(func=_report)
+    dia = sub.add_parser("diagnose", help="every strategy's scores beside the true Q^c of every candidate, in the "
+                                          "same states; summaries of ranking quality and of the T_e estimators' "
+                                          "errors (resumable; local or Dask)")
+    dia.add_argument("--problem", default="four-gaussian")
+    dia.add_argument("--classifiers", nargs="+", default=["kknn5", "lda"], metavar="NAME")
+    dia.add_argument("--strategies", nargs="+", metavar="NAME",
+                     default=["RS", "SE", "QbcV", "QbcA", "EfeLc", "SMRI", "BMRI", "MRI-best"])
+    dia.add_argument("--replicates", type=int, default=10)
+    dia.add_argument("--steps", nargs="+", type=int, default=[0, 2, 5, 10, 20, 40, 80], metavar="T",
+                     help="labels acquired along the trajectory at the scored states")
+    dia.add_argument("--pool", type=int, default=100, help="pool size")
+    dia.add_argument("--trajectory", default="RS", help="the reference trajectory's strategy (default RS)")
+    dia.add_argument("--population", type=int, default=10_000, help="evaluation population size")
+    dia.add_argument("--seed", type=int, default=0)
+    dia.add_argument("--jobs", type=int, default=1,
+                     help="local worker processes (joblib, or the Dask LocalCluster): a count, or -1 for all cores")
+    dia.add_argument("--dask", metavar="ADDRESS", help="run on Dask: a scheduler address, or 'local'")
+    dia.add_argument("--out", default="results/diagnostics", metavar="DIR",
+                     help="folder (default: results/diagnostics); one sub-folder per classifier")
+    dia.set_defaults(func=_diagnose)
     return parser
 
 

@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from mri_theory import _validation as check
-from mri_theory._ties import near_maximum
+from mri_theory._ties import TIE_TOLERANCE, near_maximum
 
 __all__ = [
     "selection_probability",
@@ -42,6 +42,7 @@ __all__ = [
     "UniformNoise",
     "BiasedNoise",
     "HeteroscedasticNoise",
+    "EmpiricalNoise",
     "NOISE_FAMILIES",
     "SelectionSimulation",
     "simulate_selection",
@@ -290,6 +291,45 @@ class HeteroscedasticNoise(Noise):
         spread = np.ptp(q)
         z = (q - q.mean()) / spread if spread > 0 else np.zeros_like(q)
         return rng.standard_normal((n, q.size)) * (sigma * np.exp(-self.rate * z))
+
+
+class EmpiricalNoise(Noise):
+    r"""A measured error distribution: i.i.d. draws, with replacement, from ``errors``, scaled by :math:`\sigma`.
+
+    Each candidate's error is ``sigma * errors[k]`` with ``k`` uniform over the
+    given values, independently of ``q`` and of the other candidates: the
+    errors keep their measured *marginal* distribution (skew, heavy tails,
+    atoms) but satisfy §3.3's independence and identical-distribution
+    assumptions by construction.  ``sigma = 1`` reproduces the measured scale.
+    :func:`mri_theory.diagnostics.estimator_errors` uses it to predict the
+    shortfall an estimator *would* have if its errors were i.i.d.
+
+    Parameters
+    ----------
+    errors : 1-D array_like
+        The error values (finite, non-empty), used as given: pass centred
+        errors for an unbiased estimator.  A constant bias shifts every
+        estimate alike and never changes the argmax.
+
+    Attributes
+    ----------
+    unbiased : bool
+        Whether the mean of ``errors`` is zero within the tie tolerance
+        (:data:`mri_theory._ties.TIE_TOLERANCE` times ``max(1, max |errors|)``).
+    """
+
+    name = "empirical"
+    iid = True
+
+    def __init__(self, errors: ArrayLike) -> None:
+        errors = check.finite_array(errors, "errors")
+        if errors.ndim != 1 or errors.size == 0:
+            raise ValueError(f"errors must be a non-empty 1-D array, got shape {errors.shape}")
+        self.errors = errors
+        self.unbiased = bool(abs(errors.mean()) <= TIE_TOLERANCE * max(1.0, float(np.max(np.abs(errors)))))
+
+    def draw(self, q, sigma, n, rng):
+        return sigma * self.errors[rng.integers(0, self.errors.size, size=(n, q.size))]
 
 
 #: Default instances by name, accepted by :func:`simulate_selection`.

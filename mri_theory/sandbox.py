@@ -28,6 +28,9 @@ Output folder (``out``):
     ``strategy``, ``replicate``, ``config_sha256`` (SHA-256 of the canonical
     configuration JSON: ``json.dumps(config, sort_keys=True, separators=(",", ":"))``
     in UTF-8), ``rows`` (data rows) and ``sha256`` (of the body's bytes).
+    The study (:mod:`mri_theory.study`) stores its tasks in this format, and
+    the diagnostics (:mod:`mri_theory.diagnostics.states`) too, with their own
+    key fields in place of ``strategy`` and ``replicate``.
 ``curves.csv``
     the whole table, rebuilt from the verified parts at the end of every run.
 
@@ -58,7 +61,7 @@ import os
 import uuid
 import warnings
 import zlib
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -67,11 +70,18 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from mri_theory import _backends
 from mri_theory import _validation as check
 from mri_theory.classifiers import get_classifier
 from mri_theory.population import Population
 from mri_theory.problems import get_problem
-from mri_theory.strategies import Context, MRIBest, get_strategy, list_strategies, select
+from mri_theory.strategies import (
+    Context,
+    MRIBest,
+    get_strategy,
+    list_strategies,
+    select,
+)
 from mri_theory.targets import true_q_c_and_loss
 
 __all__ = ["RESULT_COLUMNS", "CurveConfig", "DamagedPartWarning", "initial_labelled_set", "read_curves",
@@ -87,7 +97,7 @@ _PARTS_DIR = "parts"
 #: First bytes of a part file; the part header's JSON follows on the same line.
 _PART_MAGIC = b"# mri-theory part "
 _PART_FORMAT = 1
-_PART_KEYS = {"format", "strategy", "replicate", "config_sha256", "rows", "sha256"}
+_PART_FIELDS = {"format", "config_sha256", "rows", "sha256"}  #: besides the part's key
 
 
 class DamagedPartWarning(UserWarning):
@@ -201,31 +211,54 @@ def _config_text(cfg: CurveConfig) -> str:
     return json.dumps(asdict(cfg), indent=2, sort_keys=True)
 
 
+def _canonical_sha256(settings: Mapping[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of ``settings`` (sorted keys, no spaces, UTF-8)."""
+    return hashlib.sha256(json.dumps(settings, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
 def _config_sha256(cfg: CurveConfig) -> str:
     """SHA-256 of the canonical configuration JSON (sorted keys, no spaces, UTF-8)."""
-    canonical = json.dumps(asdict(cfg), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    return _canonical_sha256(asdict(cfg))
 
 
 def _part_path(out: Path, strategy: str, replicate: int) -> Path:
     return out / _PARTS_DIR / f"{strategy}__{replicate:05d}.csv"
 
 
-def _write_part(frame: pd.DataFrame, out: Path, cfg: CurveConfig, strategy: str, replicate: int) -> None:
-    """One pair's table as a verifiable part: the header line (module docstring), then the CSV body."""
+def _write_keyed_part(frame: pd.DataFrame, path: Path, key: Mapping[str, Any], config_sha256: str) -> None:
+    """A table as a verifiable part file at ``path``: the header line, then the CSV body.
+
+    The header is ``# mri-theory part {json}`` with the JSON object ``key``
+    (what the part holds, e.g. strategy and replicate) plus ``format``,
+    ``config_sha256`` (of the settings that determine its rows), ``rows``
+    and ``sha256`` (of the body's bytes); the runners of the sandbox, the
+    study and the diagnostics share this format (module docstring).
+    """
     body = _csv_bytes(frame)
-    header = {"format": _PART_FORMAT, "strategy": strategy, "replicate": int(replicate),
-              "config_sha256": _config_sha256(cfg), "rows": len(frame), "sha256": hashlib.sha256(body).hexdigest()}
-    _write_atomic(_PART_MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + body,
-                  _part_path(out, strategy, replicate))
+    header = {**key, "format": _PART_FORMAT, "config_sha256": config_sha256, "rows": len(frame),
+              "sha256": hashlib.sha256(body).hexdigest()}
+    _write_atomic(_PART_MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + body, path)
+
+
+def _write_part(frame: pd.DataFrame, out: Path, cfg: CurveConfig, strategy: str, replicate: int) -> None:
+    """One pair's table as a verifiable part (module docstring)."""
+    _write_keyed_part(frame, _part_path(out, strategy, replicate), {"strategy": strategy, "replicate": int(replicate)},
+                      _config_sha256(cfg))
 
 
 class _DamagedPart(Exception):
     """Why a part file cannot be trusted (internal; reported as a :class:`DamagedPartWarning`)."""
 
 
-def _read_part(path: Path, cfg: CurveConfig, strategy: str, replicate: int) -> pd.DataFrame:
-    """A verified part's table; raises :class:`_DamagedPart` with the reason when any check fails."""
+def _read_keyed_part(path: Path, key: Mapping[str, Any], config_sha256: str, rows: int,
+                     what: str = "part") -> pd.DataFrame:
+    """The CSV body of a part written by :func:`_write_keyed_part`, after the checks every part shares.
+
+    The header must hold exactly ``key``'s fields (with these values, else
+    "wrong ``what``"), ``config_sha256`` and ``rows``; the body must match the
+    header's checksum and parse as CSV with ``rows`` rows.  Raises
+    :class:`_DamagedPart` with the reason; the caller checks the content.
+    """
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -239,16 +272,17 @@ def _read_part(path: Path, cfg: CurveConfig, strategy: str, replicate: int) -> p
         header = json.loads(first[len(_PART_MAGIC):])
     except ValueError:
         raise _DamagedPart("bad header: unreadable JSON") from None
-    if not isinstance(header, dict) or set(header) != _PART_KEYS:
-        raise _DamagedPart(f"bad header: expected the keys {sorted(_PART_KEYS)}")
+    fields = _PART_FIELDS | set(key)
+    if not isinstance(header, dict) or set(header) != fields:
+        raise _DamagedPart(f"bad header: expected the keys {sorted(fields)}")
     if header["format"] != _PART_FORMAT:
         raise _DamagedPart(f"unknown part format {header['format']!r}")
-    if (header["strategy"], header["replicate"]) != (strategy, replicate):
-        raise _DamagedPart(f"wrong pair: it holds ({header['strategy']!r}, {header['replicate']!r}), "
-                           f"not ({strategy!r}, {replicate})")
-    if header["config_sha256"] != _config_sha256(cfg):
+    held = tuple(header[name] for name in key)
+    if held != tuple(key.values()):
+        raise _DamagedPart(f"wrong {what}: it holds ({', '.join(map(repr, held))}), "
+                           f"not ({', '.join(map(repr, key.values()))})")
+    if header["config_sha256"] != config_sha256:
         raise _DamagedPart("written for a different configuration (config hash differs)")
-    rows = cfg.budget + 1
     if header["rows"] != rows:
         raise _DamagedPart(f"wrong row count: the header gives {header['rows']!r} rows, the configuration {rows}")
     if hashlib.sha256(body).hexdigest() != header["sha256"]:
@@ -257,10 +291,18 @@ def _read_part(path: Path, cfg: CurveConfig, strategy: str, replicate: int) -> p
         frame = pd.read_csv(io.BytesIO(body))
     except ValueError as exc:  # pandas' parser and empty-data errors, bad encodings
         raise _DamagedPart(f"unreadable CSV body ({exc})") from None
-    if list(frame.columns) != RESULT_COLUMNS:
-        raise _DamagedPart(f"wrong columns {list(frame.columns)}, expected {RESULT_COLUMNS}")
     if len(frame) != rows:
         raise _DamagedPart(f"wrong row count: {len(frame)} rows, expected {rows}")
+    return frame
+
+
+def _read_part(path: Path, cfg: CurveConfig, strategy: str, replicate: int) -> pd.DataFrame:
+    """A verified part's table; raises :class:`_DamagedPart` with the reason when any check fails."""
+    rows = cfg.budget + 1
+    frame = _read_keyed_part(path, {"strategy": strategy, "replicate": replicate}, _config_sha256(cfg), rows,
+                             "pair")
+    if list(frame.columns) != RESULT_COLUMNS:
+        raise _DamagedPart(f"wrong columns {list(frame.columns)}, expected {RESULT_COLUMNS}")
     integer = ["replicate", "n_labelled", "chosen"]
     numeric = ["loss", "q_c_chosen", "q_c_best"]
     if not (all(pd.api.types.is_integer_dtype(frame[c]) for c in integer)
@@ -281,12 +323,19 @@ def _read_part(path: Path, cfg: CurveConfig, strategy: str, replicate: int) -> p
     return frame
 
 
-def _check_out(out: Any) -> Path | None:
-    """``out`` as a Path, or None; raises unless it is (or can become) a writable results folder."""
+def _check_out(out: Any, layout: Sequence[tuple[str, bool]] | None = None) -> Path | None:
+    """``out`` as a Path, or None; raises unless it is (or can become) a writable results folder.
+
+    ``layout``: the (name, is a folder) entries the folder may hold (default:
+    the sandbox's ``parts/``, ``config.json`` and ``curves.csv``); an entry of
+    the wrong kind is refused.
+    """
     if out is None:
         return None
     path = check.output_folder(out, "out")
-    for name, folder in ((_PARTS_DIR, True), (_CONFIG_FILE, False), (_RESULTS_FILE, False)):
+    if layout is None:
+        layout = ((_PARTS_DIR, True), (_CONFIG_FILE, False), (_RESULTS_FILE, False))
+    for name, folder in layout:
         inside = path / name
         if inside.exists() and inside.is_dir() != folder:
             raise ValueError(f"out: {inside} should be a {'folder' if folder else 'file'}")
@@ -319,17 +368,6 @@ def _prepare_output(out: Path, cfg: CurveConfig) -> None:
             _write_atomic(text.encode(), config)
     except OSError as exc:
         raise ValueError(f"out: cannot write to {out} ({exc.strerror or exc})") from None
-
-
-def _check_n_jobs(n_jobs: Any) -> int:
-    """``n_jobs`` as joblib reads it, restricted to a positive count or -1 (all cores)."""
-    if isinstance(n_jobs, (int, np.integer)) and not isinstance(n_jobs, (bool, np.bool_)) and n_jobs == -1:
-        return -1
-    try:
-        return check.count(n_jobs, "n_jobs")
-    except ValueError:
-        raise ValueError(f"n_jobs must be a positive number of parallel jobs, or -1 for all cores; "
-                         f"got {n_jobs!r}") from None
 
 
 def _strategy_names(strategies: Any) -> list[str]:
@@ -373,23 +411,31 @@ def _curve_config(problem: Any, classifier: Any, pool_size: Any, budget: Any, po
                        check.flag(record_q_c, "record_q_c"), check.count(seed, "seed", minimum=0))
 
 
-def _verified_parts(out: Path, cfg: CurveConfig, pairs: Iterable[tuple[str, int]],
-                    stacklevel: int) -> dict[tuple[str, int], pd.DataFrame]:
-    """The tables of the ``pairs`` whose part in ``out/parts`` passes verification.
+def _verified_files(files: Iterable[tuple[Any, Path]], read: Callable[[Path, Any], Any],
+                    stacklevel: int) -> dict[Any, Any]:
+    """``{key: read(path, key)}`` for the ``(key, path)`` pairs whose file exists and passes verification.
 
-    A part that fails is reported by a :class:`DamagedPartWarning` (``stacklevel``
-    counted from this function) naming the file and the reason, and left out.
+    ``read`` raises :class:`_DamagedPart` with the reason for a file that
+    fails; it is reported by a :class:`DamagedPartWarning` (``stacklevel``
+    counted from this function) naming the file and the reason, and left out
+    (its task is recomputed).
     """
-    frames = {}
-    for pair in pairs:
-        part = _part_path(out, *pair)
-        if not os.path.lexists(part):
+    verified = {}
+    for key, path in files:
+        if not os.path.lexists(path):
             continue
         try:
-            frames[pair] = _read_part(part, cfg, *pair)
+            verified[key] = read(path, key)
         except _DamagedPart as reason:
-            warnings.warn(DamagedPartWarning(f"damaged part {part}: {reason}; recomputing it"), stacklevel=stacklevel)
-    return frames
+            warnings.warn(DamagedPartWarning(f"damaged part {path}: {reason}; recomputing it"), stacklevel=stacklevel)
+    return verified
+
+
+def _verified_parts(out: Path, cfg: CurveConfig, pairs: Iterable[tuple[str, int]],
+                    stacklevel: int) -> dict[tuple[str, int], pd.DataFrame]:
+    """The tables of the ``pairs`` whose part in ``out/parts`` passes verification (:func:`_verified_files`)."""
+    return _verified_files(((pair, _part_path(out, *pair)) for pair in pairs),
+                           lambda path, pair: _read_part(path, cfg, *pair), stacklevel + 1)
 
 
 def _computed_pair(cfg: CurveConfig, strategy: str, replicate: int) -> tuple[tuple[str, int], pd.DataFrame]:
@@ -397,16 +443,39 @@ def _computed_pair(cfg: CurveConfig, strategy: str, replicate: int) -> tuple[tup
     return (strategy, replicate), _run_pair(cfg, strategy, replicate)
 
 
-def _local_results(compute: Callable[..., Any], tasks: Sequence[tuple], n_jobs: int) -> Generator:
-    """``compute(*task)`` for each task as it finishes: in this process (``n_jobs=1``) or in joblib workers.
+def _gather(results: Iterator[tuple[Any, pd.DataFrame]], frames: dict, total: int, desc: str, unit: str,
+            progress: bool, write: Callable[[Any, pd.DataFrame], None] | None = None) -> None:
+    """Put each ``(key, frame)`` of ``results`` into ``frames`` as it arrives, after ``write(key, frame)``.
 
-    Closing the generator stops the remaining jobs.
+    The writes happen here, in the calling process, so a kill never leaves a
+    writer behind; a tqdm bar counts from the frames already there.  Closing
+    ``results`` on the way out (an interrupted run) stops the remaining tasks.
     """
-    if n_jobs == 1 or len(tasks) <= 1:
-        return (compute(*task) for task in tasks)
-    from joblib import Parallel, delayed
+    bar = tqdm(total=total, initial=len(frames), desc=desc, unit=unit, disable=not progress)
+    try:
+        for key, frame in results:
+            if write is not None:
+                write(key, frame)
+            frames[key] = frame
+            bar.update()
+    finally:
+        results.close()
+        bar.close()
 
-    return Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(compute)(*task) for task in tasks)
+
+def _read_settings_json(file: Path, name: str, what: str, well_formed: Callable[[Any], bool]) -> dict[str, Any] | None:
+    """The JSON settings file ``file`` (None if absent); a ValueError naming ``name`` unless ``well_formed``."""
+    if not file.exists():
+        return None
+    try:
+        stored = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        stored = exc
+    if isinstance(stored, Exception) or not well_formed(stored):
+        reason = f" ({stored})" if isinstance(stored, Exception) else ""
+        raise ValueError(f"{name}: the {what} file {file} is unreadable or corrupt{reason}; delete it to reuse the "
+                         "folder (the verified parts are kept), or use another folder")
+    return stored
 
 
 def run_curves(
@@ -495,7 +564,7 @@ def run_curves(
     cfg = _curve_config(problem, classifier, pool_size, budget, population_size, loss, subsample, record_q_c, seed)
     names = _strategy_names(strategies)
     replicates = check.count(replicates, "replicates")
-    n_jobs = _check_n_jobs(n_jobs)
+    n_jobs = _backends.check_n_jobs(n_jobs)
     progress = check.flag(progress, "progress")
     out_path = _check_out(out)
     pairs = [(s, r) for s in names for r in range(replicates)]
@@ -504,17 +573,9 @@ def run_curves(
         _prepare_output(out_path, cfg)
         frames = _verified_parts(out_path, cfg, pairs, stacklevel=3)
     todo = [(cfg, s, r) for s, r in pairs if (s, r) not in frames]
-    results = _local_results(_computed_pair, todo, n_jobs)
-    bar = tqdm(total=len(pairs), initial=len(frames), desc="curves", unit="run", disable=not progress)
-    try:
-        for pair, frame in results:
-            if out_path is not None:
-                _write_part(frame, out_path, cfg, *pair)  # here, in this process, as each result arrives
-            frames[pair] = frame
-            bar.update()
-    finally:
-        results.close()  # an interrupted run stops the remaining jobs
-        bar.close()
+    results = _backends.results(_computed_pair, todo, n_jobs=n_jobs)
+    write = None if out_path is None else (lambda pair, frame: _write_part(frame, out_path, cfg, *pair))
+    _gather(results, frames, len(pairs), "curves", "run", progress, write)
     table = pd.concat([frames[pair] for pair in pairs], ignore_index=True)
     if out_path is not None:
         _write_atomic(_csv_bytes(table), out_path / _RESULTS_FILE)

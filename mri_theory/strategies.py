@@ -113,7 +113,7 @@ class Context:
 
 
 class Strategy:
-    """An AL strategy: :meth:`scores` candidates, larger is better.
+    r"""An AL strategy: :meth:`scores` candidates, larger is better.
 
     Attributes
     ----------
@@ -124,11 +124,16 @@ class Strategy:
         the pool.
     needs_truth : bool
         Needs ``problem`` and ``population`` (the oracles).
+    estimates_t_e : bool
+        The score is :math:`-\hat T_e`, an estimate of the future-loss term
+        :math:`T_e` of Eq. ``eqc`` (SMRI and BMRI, Algorithms 1-2), so that
+        :math:`\hat T_e = -` score (:func:`mri_theory.diagnostics.score_states`).
     """
 
     name = "strategy"
     costly = False
     needs_truth = False
+    estimates_t_e = False
 
     def scores(self, ctx: Context) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -310,6 +315,7 @@ class SimpleMRI(Strategy):
 
     name = "SMRI"
     costly = True
+    estimates_t_e = True
 
     def __init__(self, method: str = "auto") -> None:
         self.method = _check_method(method)
@@ -332,6 +338,7 @@ class BootstrapMRI(Strategy):
 
     name = "BMRI"
     costly = True
+    estimates_t_e = True
 
     def __init__(self, n_b: int = 25, method: str = "auto", theta2_trees: int = BMRI_FOREST_TREES) -> None:
         self.n_b = check.count(n_b, "n_b")

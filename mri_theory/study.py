@@ -74,11 +74,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import os
-import warnings
 import zlib
-from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -87,11 +85,11 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from mri_theory import _backends, metrics, sandbox
 from mri_theory import _validation as check
-from mri_theory import metrics, sandbox
 from mri_theory.classifiers import get_classifier
 from mri_theory.problems import get_problem
-from mri_theory.sandbox import CurveConfig, DamagedPartWarning
+from mri_theory.sandbox import CurveConfig
 from mri_theory.strategies import get_strategy, list_strategies
 
 __all__ = ["ASYMPTOTIC_COLUMNS", "CLASSIFIER_SETS", "PRESETS", "PROBLEM_GROUPS", "STRATEGY_SETS", "StudyResults",
@@ -211,15 +209,6 @@ def _names(value: Any, name: str, sets: Mapping[str, Sequence[str]], validate: C
     return names
 
 
-def _dask() -> Any:
-    """The ``distributed`` module, or an ImportError naming the extra that installs it."""
-    try:
-        import distributed
-    except ImportError:
-        raise ImportError('backend="dask" needs dask.distributed: pip install "mri-theory[dask]"') from None
-    return distributed
-
-
 # ------------------------------------------------------------------ storage
 
 
@@ -257,18 +246,7 @@ def _well_formed(stored: Any) -> bool:
 
 def _read_study_file(path: Path, name: str) -> dict[str, Any] | None:
     """``study.json`` in the folder ``path`` (None if absent); a ValueError naming ``name`` and the file if corrupt."""
-    file = path / _STUDY_FILE
-    if not file.exists():
-        return None
-    try:
-        stored = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        stored = exc
-    if not _well_formed(stored):
-        reason = f" ({stored})" if isinstance(stored, Exception) else ""
-        raise ValueError(f"{name}: the study file {file} is unreadable or corrupt{reason}; delete it to reuse the "
-                         "folder (the verified parts are kept), or use another folder")
-    return stored
+    return sandbox._read_settings_json(path / _STUDY_FILE, name, "study", _well_formed)
 
 
 def _json_text(value: Any) -> bytes:
@@ -310,35 +288,6 @@ def _read_record(path: Path, task: _AsymptoticConfig) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
         raise sandbox._DamagedPart(f"the asymptotic loss {value!r} is not a finite number >= 0")
     return float(value)
-
-
-# ------------------------------------------------------------------ backends
-
-
-def _dask_results(tasks: list, scheduler: str | None, n_jobs: int) -> Generator:
-    """The tasks' results from a Dask cluster as they complete; closing the generator cancels the rest."""
-    distributed = _dask()
-    cluster = None
-    if scheduler is None:
-        cluster = distributed.LocalCluster(n_workers=None if n_jobs == -1 else n_jobs, threads_per_worker=1,
-                                           processes=True, dashboard_address=":0", silence_logs=logging.ERROR)
-    try:
-        try:
-            client = distributed.Client(cluster if cluster is not None else scheduler)
-        except OSError as exc:  # refused, unreachable, timed out
-            raise OSError(f"scheduler: cannot connect to the Dask scheduler at {scheduler!r} ({exc})") from None
-        try:
-            futures = client.map(_computed, tasks, pure=False)
-            try:
-                for _, result in distributed.as_completed(futures, with_results=True):
-                    yield result
-            finally:
-                client.cancel(futures)
-        finally:
-            client.close()
-    finally:
-        if cluster is not None:
-            cluster.close()
 
 
 # ------------------------------------------------------------------ the study
@@ -460,21 +409,8 @@ def run_study(
     n_train = check.count(args["asymptotic_train"], "asymptotic_train")
     n_asymptotic = check.count(args["asymptotic_replicates"], "asymptotic_replicates")
     asymptotic_population = check.count(args["asymptotic_population"], "asymptotic_population")
-    if backend not in ("local", "dask"):
-        raise ValueError(f"backend must be 'local' or 'dask', got {backend!r}")
-    if scheduler is not None:
-        if backend != "dask":
-            raise ValueError(f"scheduler applies to backend='dask' only, got backend={backend!r}")
-        if not isinstance(scheduler, str):
-            raise TypeError(f"scheduler must be a scheduler address (str) or None, got {type(scheduler).__name__}")
-        if not scheduler.strip():
-            raise ValueError("scheduler must be an address such as 'tcp://host:8786', got an empty string")
-    n_jobs = sandbox._check_n_jobs(n_jobs)
-    if scheduler is not None and n_jobs != 1:
-        raise ValueError(f"n_jobs must be 1 with a scheduler (its cluster has its own workers), got {n_jobs}")
+    backend, scheduler, n_jobs = _backends.check_backend(backend, scheduler, n_jobs)
     progress = check.flag(progress, "progress")
-    if backend == "dask":
-        _dask()
     out_path = _check_study_out(out)
 
     any_cfg = next(iter(cfgs.values()))  # the settings they share
@@ -509,21 +445,14 @@ def run_study(
             pairs = [(s, r) for s in strategy_names for r in range(n_replicates)]
             for (s, r), frame in sandbox._verified_parts(folder, cfg, pairs, stacklevel=3).items():
                 frames[p, c, s, r] = frame
-            record = folder / _RECORD_FILE
-            if os.path.lexists(record):
-                try:
-                    losses[p, c] = _read_record(record, asymptotic_tasks[p, c])
-                except sandbox._DamagedPart as reason:
-                    warnings.warn(DamagedPartWarning(f"damaged part {record}: {reason}; recomputing it"),
-                                  stacklevel=2)
+        losses = sandbox._verified_files((((p, c), _pairing_dir(out_path, p, c) / _RECORD_FILE) for (p, c) in cfgs),
+                                         lambda path, pairing: _read_record(path, asymptotic_tasks[pairing]),
+                                         stacklevel=3)
 
     todo: list[_CurveTask | _AsymptoticConfig] = [task for pairing, task in asymptotic_tasks.items()
                                                   if pairing not in losses]  # one per pairing, first
     todo += [_CurveTask(cfgs[p, c], s, r) for (p, c, s, r) in keys if (p, c, s, r) not in frames]
-    if backend == "local" or not todo:
-        results = sandbox._local_results(_computed, [(task,) for task in todo], n_jobs)
-    else:
-        results = _dask_results(todo, scheduler, n_jobs)
+    results = _backends.results(_computed, [(task,) for task in todo], backend, scheduler, n_jobs)
     total = len(keys) + len(asymptotic_tasks)
     bar = tqdm(total=total, initial=total - len(todo), desc="study", unit="task", disable=not progress)
     try:
@@ -622,7 +551,9 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
     ValueError
         As :func:`read_study`.
     """
-    from mri_theory.tables import write_report  # matplotlib and the report tables: only when asked
+    from mri_theory.tables import (
+        write_report,  # matplotlib and the report tables: only when asked
+    )
 
     curves, asymptotic = read_study(path)
     return write_report(curves, asymptotic, Path(path) / _REPORT_DIR, groups=groups)

@@ -1,0 +1,386 @@
+r"""Every strategy's scores and the true :math:`Q^c` of every candidate, in the same states.
+
+A *state* is a labelled set :math:`D_S` and the unlabelled candidates left in
+the pool: (problem, classifier, trajectory, replicate, step).  The states are
+those of the sandbox's learning curves (:func:`mri_theory.sandbox.run_curves`
+with ``subsample=None``): replicate ``r`` has the sandbox's initial set, pool
+and evaluation population for the same ``seed``, ``pool_size`` and
+``population_size``, and the state at step ``t`` is the initial set plus the
+first ``t`` pool points that the reference ``trajectory`` strategy labelled in
+that replicate (its ``chosen`` column); the candidates are all the other pool
+points, in ascending pool index.  The default trajectory, random selection,
+makes every state a typical state of an AL run; ``"MRI-best"`` follows the
+optimal greedy curve, and any registered strategy name is accepted.
+
+In each state :func:`score_states` computes once the true current loss
+:math:`L(\theta(D_S))` (term :math:`T_c` of Eq. ``eqc``) and the true
+:math:`Q^c` of the error loss of every candidate
+(:func:`mri_theory.targets.true_q_c_and_loss`), hence the true future-loss
+term :math:`T_e(x) = \sum_j p_j(x) L(\theta(D_S \cup (x, c_j))) = L - Q^c(x)`,
+and every strategy's :meth:`~mri_theory.strategies.Strategy.scores` on
+exactly these candidates (no selection is made).  Only the oracles
+(``needs_truth``; MRI-best and MRI-worst, with the error loss) see the problem
+and the population, as in the sandbox.  For the strategies whose score is
+:math:`-\hat T_e` (``Strategy.estimates_t_e``: SMRI and BMRI, Algorithms 1-2)
+the table holds :math:`\hat T_e = -` score, so the error
+:math:`M = \hat T_e - T_e` that §3.3's guarantee (:math:`\lambda = \tfrac12 +
+\beta`) assumes unbiased and i.i.d. can be measured.
+
+Seeds: the data of replicate ``r`` and the reference trajectory come from the
+sandbox's streams (``SeedSequence(seed, spawn_key=(r, 0))`` and ``(r, 1,
+crc32(trajectory))``, :mod:`mri_theory.sandbox`); strategy ``s`` scoring the
+state at step ``t`` of replicate ``r`` draws from
+``numpy.random.default_rng(SeedSequence(seed, spawn_key=(r, 3, t, crc32(s))))``
+(``crc32`` of the UTF-8 name; the second key 3 is unused by the sandbox).  So a
+state's rows are the same whichever other states, strategies or backends run.
+
+Output folder (``out``):
+
+``diagnostics.json``
+    ``{"format": 1, "settings": {...}, "grid": {"replicates": n, "steps": [...]}}``.
+    The settings (problem, classifier, trajectory, strategies, pool size,
+    population size, seed) determine every state's rows; a run with other
+    settings in the same folder is refused.  The strategies are settings (a
+    part holds exactly the strategies requested): scoring other strategies
+    needs another folder.  The grid may grow: more replicates or steps reuse
+    every verified part.
+``parts/{replicate:05d}__{step:05d}.csv``
+    one finished state: the part format of :mod:`mri_theory.sandbox` (first
+    line ``# mri-theory part {json}`` with the keys ``replicate``, ``step``,
+    ``format``, ``config_sha256`` (of the canonical settings JSON), ``rows``,
+    ``sha256`` of the body), then the CSV body with the columns
+    :data:`STATE_COLUMNS`.
+``states.csv``
+    the whole table, rebuilt from the verified parts at the end of every run.
+
+A part counts on resume only if it passes the shared checks (header, this
+state and these settings, checksum, row count: strategies × remaining
+candidates) and these: the columns :data:`STATE_COLUMNS` with integer
+``replicate``, ``step``, ``n_labelled``, ``candidate``; every row naming this
+state; the strategies in the given order, each over the same ascending pool
+indices; finite ``score``, ``true_q_c``, ``loss`` (one value) and ``t_e``;
+``t_e_estimate`` finite exactly for the strategies that estimate :math:`T_e`.
+Any other part is reported by a :class:`~mri_theory.sandbox.DamagedPartWarning`
+naming the file and the reason, and recomputed.  As in the sandbox, every
+file is written atomically by the calling process only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from mri_theory import _backends, sandbox
+from mri_theory import _validation as check
+from mri_theory.classifiers import get_classifier
+from mri_theory.problems import get_problem
+from mri_theory.strategies import Context, MRIBest, get_strategy
+from mri_theory.targets import true_q_c_and_loss
+
+__all__ = ["STATE_COLUMNS", "score_states"]
+
+#: Columns of the tidy table of :func:`score_states`, in this order.
+STATE_COLUMNS = ["problem", "classifier", "trajectory", "replicate", "step", "n_labelled", "strategy",
+                 "candidate", "score", "true_q_c", "loss", "t_e", "t_e_estimate"]
+
+_SETTINGS_FILE = "diagnostics.json"
+_RESULTS_FILE = "states.csv"
+_PARTS_DIR = "parts"
+_FORMAT = 1
+#: The second spawn key of the strategies' streams (the sandbox uses 0, 1 and 2).
+_SCORE_KEY = 3
+_INTEGER = ["replicate", "step", "n_labelled", "candidate"]
+_NUMERIC = ["score", "true_q_c", "loss", "t_e", "t_e_estimate"]
+
+
+@dataclass(frozen=True)
+class _StatesConfig:
+    """Everything that determines a state's rows (the ``settings`` of ``diagnostics.json``)."""
+
+    problem: str
+    classifier: str
+    trajectory: str
+    strategies: tuple[str, ...]
+    pool_size: int
+    population_size: int
+    seed: int
+
+    def settings(self) -> dict[str, Any]:
+        """The settings as stored in ``diagnostics.json`` (JSON types)."""
+        return {**asdict(self), "strategies": list(self.strategies)}
+
+    def curves(self, budget: int) -> sandbox.CurveConfig:
+        """The sandbox configuration whose curves (to ``budget`` labels) give the states."""
+        return sandbox.CurveConfig(self.problem, self.classifier, self.pool_size, budget, self.population_size,
+                                   "error", None, False, self.seed)
+
+
+def _score_state(cfg: _StatesConfig, replicate: int, step: int) -> pd.DataFrame:
+    """The rows of one state: every strategy's scores and the truth on every remaining candidate."""
+    curve = cfg.curves(step)  # the trajectory's first `step` picks do not depend on the budget
+    problem, X0, y0, pool_X, pool_y, population = sandbox._replicate_data(curve, replicate)
+    chosen = sandbox._run_pair(curve, cfg.trajectory, replicate).chosen.to_numpy()[:step]
+    X, y = np.vstack([X0, pool_X[chosen]]), np.append(y0, pool_y[chosen])
+    available = np.setdiff1d(np.arange(cfg.pool_size), chosen)  # ascending
+    candidates = pool_X[available]
+    base = get_classifier(cfg.classifier)
+    loss, true_q = true_q_c_and_loss(problem, base, X, y, candidates, population, "error")
+    blocks = []
+    for name in cfg.strategies:
+        strategy = get_strategy(name)
+        if isinstance(strategy, MRIBest):
+            strategy.loss = "error"
+        rng = np.random.default_rng(np.random.SeedSequence(
+            cfg.seed, spawn_key=(replicate, _SCORE_KEY, step, zlib.crc32(name.encode()))))
+        truth = (problem, population) if strategy.needs_truth else (None, None)  # practical ones never see it
+        ctx = Context(X, y, candidates, candidates, base, problem.n_classes, rng, *truth)
+        scores = np.asarray(strategy.scores(ctx), dtype=float)
+        if scores.shape != (available.size,) or not np.all(np.isfinite(scores)):
+            raise RuntimeError(f"{name} returned invalid scores of shape {scores.shape}")
+        blocks.append(pd.DataFrame({
+            "strategy": name, "candidate": available, "score": scores, "true_q_c": true_q, "loss": loss,
+            "t_e": loss - true_q, "t_e_estimate": -scores if strategy.estimates_t_e else np.nan}))
+    frame = pd.concat(blocks, ignore_index=True)
+    frame.insert(0, "n_labelled", len(y))
+    frame.insert(0, "step", step)
+    frame.insert(0, "replicate", replicate)
+    frame.insert(0, "trajectory", cfg.trajectory)
+    frame.insert(0, "classifier", cfg.classifier)
+    frame.insert(0, "problem", cfg.problem)
+    return frame[STATE_COLUMNS]
+
+
+def _computed_state(cfg: _StatesConfig, replicate: int, step: int) -> tuple[tuple[int, int], pd.DataFrame]:
+    """What a (possibly remote) worker does: compute one state and return it with its key; never write."""
+    return (replicate, step), _score_state(cfg, replicate, step)
+
+
+# ------------------------------------------------------------------ storage
+
+
+def _part_path(out: Path, replicate: int, step: int) -> Path:
+    return out / _PARTS_DIR / f"{replicate:05d}__{step:05d}.csv"
+
+
+def _read_state_part(path: Path, cfg: _StatesConfig, replicate: int, step: int) -> pd.DataFrame:
+    """A verified part's rows (module docstring); raises ``sandbox._DamagedPart`` with the reason otherwise."""
+    m = cfg.pool_size - step
+    frame = sandbox._read_keyed_part(path, {"replicate": replicate, "step": step},
+                                     sandbox._canonical_sha256(cfg.settings()), len(cfg.strategies) * m, "state")
+    damaged = sandbox._DamagedPart
+    if list(frame.columns) != STATE_COLUMNS:
+        raise damaged(f"wrong columns {list(frame.columns)}, expected {STATE_COLUMNS}")
+    if not (all(pd.api.types.is_integer_dtype(frame[c]) for c in _INTEGER)
+            and all(pd.api.types.is_float_dtype(frame[c]) for c in _NUMERIC)):
+        raise damaged(f"wrong column types: {_INTEGER} must be integers and {_NUMERIC} numbers")
+    n_labelled = get_problem(cfg.problem).n_classes + step
+    if not ((frame.problem == cfg.problem) & (frame.classifier == cfg.classifier)
+            & (frame.trajectory == cfg.trajectory) & (frame.replicate == replicate) & (frame.step == step)
+            & (frame.n_labelled == n_labelled)).all():
+        raise damaged(f"rows not matching the state: not every row names {cfg.problem}, {cfg.classifier}, "
+                      f"{cfg.trajectory}, replicate {replicate}, step {step}, n_labelled {n_labelled}")
+    if not np.array_equal(frame.strategy.to_numpy(dtype=object), np.repeat(np.array(cfg.strategies, object), m)):
+        raise damaged(f"the strategies are not {list(cfg.strategies)}, in this order, {m} rows each")
+    candidates = frame.candidate.to_numpy().reshape(len(cfg.strategies), m)
+    if (np.any(candidates != candidates[0]) or np.any(np.diff(candidates[0]) <= 0)
+            or candidates[0, 0] < 0 or candidates[0, -1] >= cfg.pool_size):
+        raise damaged("candidate is not the same ascending pool indices for every strategy")
+    if not np.all(np.isfinite(frame[["score", "true_q_c", "loss", "t_e"]].to_numpy())):
+        raise damaged("non-finite score, true_q_c, loss or t_e")
+    if np.any(frame.loss.to_numpy() != frame.loss.iloc[0]):
+        raise damaged("the loss differs between rows of one state")
+    estimating = np.repeat([get_strategy(name).estimates_t_e for name in cfg.strategies], m)
+    if not np.array_equal(np.isfinite(frame.t_e_estimate.to_numpy()), estimating):
+        raise damaged("t_e_estimate is not finite exactly for the strategies that estimate T_e")
+    return frame
+
+
+def _well_formed(stored: Any) -> bool:
+    """Whether ``stored`` has the structure of ``diagnostics.json`` (module docstring)."""
+    return (isinstance(stored, dict) and set(stored) == {"format", "settings", "grid"}
+            and stored["format"] == _FORMAT and isinstance(stored["settings"], dict))
+
+
+def _check_storage(out: Any, cfg: _StatesConfig) -> Path | None:
+    """``out`` as a Path (or None) once every check passed; reads only, writes nothing."""
+    path = sandbox._check_out(out, ((_PARTS_DIR, True), (_SETTINGS_FILE, False), (_RESULTS_FILE, False)))
+    if path is None:
+        return None
+    for foreign in ("config.json", "study.json"):
+        if (path / foreign).exists():
+            raise ValueError(f"out: {path} holds results of run_curves or run_study ({foreign}), not diagnostics; "
+                             "use another folder")
+    stored = sandbox._read_settings_json(path / _SETTINGS_FILE, "out", "diagnostics", _well_formed)
+    if stored is not None and stored["settings"] != cfg.settings():
+        raise ValueError(f"out: {path} holds diagnostics with other settings ({path / _SETTINGS_FILE}); "
+                         "use another folder")
+    return path
+
+
+# ------------------------------------------------------------------ arguments
+
+
+def _check_steps(steps: Any, pool_size: int) -> list[int]:
+    """Distinct step counts >= 0, sorted, each leaving at least two candidates in the pool."""
+    if isinstance(steps, (str, bytes)) or not isinstance(steps, Iterable):
+        raise TypeError(f"steps must be a sequence of step counts (int), got {type(steps).__name__}")
+    values = [check.count(step, "steps", minimum=0) for step in steps]
+    if not values:
+        raise ValueError("steps must hold at least one step")
+    repeated = sorted({step for step in values if values.count(step) > 1})
+    if repeated:
+        raise ValueError(f"steps must be distinct, got {', '.join(map(str, repeated))} more than once")
+    if max(values) > pool_size - 2:
+        raise ValueError(f"steps must be <= pool_size - 2 = {pool_size - 2} (at least two candidates left), "
+                         f"got {max(values)}")
+    return sorted(values)
+
+
+def _check_trajectory(trajectory: Any) -> str:
+    if not isinstance(trajectory, str):
+        raise TypeError(f"trajectory must be a strategy name (str), got {type(trajectory).__name__}")
+    try:
+        get_strategy(trajectory)
+    except ValueError as exc:
+        raise ValueError(f"trajectory: {exc}") from None
+    return trajectory
+
+
+# ------------------------------------------------------------------ the runner
+
+
+def score_states(
+    problem: str,
+    classifier: str,
+    strategies: Sequence[str] | str,
+    replicates: int = 10,
+    steps: Sequence[int] = (2, 10, 30),
+    pool_size: int = 100,
+    *,
+    trajectory: str = "RS",
+    population_size: int = 10_000,
+    seed: int = 0,
+    out: str | os.PathLike | None = None,
+    backend: str = "local",
+    scheduler: str | None = None,
+    n_jobs: int = 1,
+    progress: bool = True,
+) -> pd.DataFrame:
+    r"""Score every remaining candidate with every strategy and with the truth, along reference trajectories.
+
+    In each state (module docstring) the true :math:`Q^c` of the error loss
+    (Eq. ``eqc``), the true current loss and :math:`T_e = L - Q^c` are
+    computed once, and every strategy scores the same candidates (all
+    unlabelled pool points).  For SMRI and BMRI (Algorithms 1-2) the table
+    also holds their estimate :math:`\hat T_e = -` score, whose error
+    :math:`M = \hat T_e - T_e` is what §3.3's guarantee assumes unbiased and
+    i.i.d.  One task per (replicate, step).
+
+    Parameters
+    ----------
+    problem : str
+        A name from :func:`mri_theory.problems.list_problems`.
+    classifier : str
+        A name from :func:`mri_theory.classifiers.list_classifiers`.
+    strategies : sequence of str, a name, or "all"
+        Distinct names from :func:`mri_theory.strategies.list_strategies`
+        (in the table's order).  Only the oracles see the truth.
+    replicates : int
+        Replicates ``0, ..., replicates - 1``: the data of
+        :func:`~mri_theory.sandbox.run_curves`' replicates with the same
+        ``seed``, ``pool_size`` and ``population_size``.
+    steps : sequence of int
+        Distinct labels acquired from the pool (``t >= 0``, at most
+        ``pool_size - 2`` so that at least two candidates remain); the table
+        is sorted by step.
+    pool_size : int
+        The unlabelled pool of each replicate.
+    trajectory : str, default "RS"
+        The strategy whose sandbox curve (``subsample=None``) gives the
+        states: ``"RS"`` (typical states), ``"MRI-best"`` (the optimal greedy
+        path) or any registered strategy name.
+    population_size : int
+        The evaluation population (QMC, exact posteriors) of the true loss.
+    seed : int
+        Seeds every stream (module docstring).
+    out : path, optional
+        A folder for verified, resumable storage (module docstring).
+    backend : {"local", "dask"}
+        As in :func:`mri_theory.study.run_study`; results are identical.
+    scheduler : str, optional
+        ``backend="dask"`` only: a running scheduler's address; ``None``
+        starts a ``LocalCluster`` of ``n_jobs`` workers.
+    n_jobs : int
+        Local worker processes (joblib or the ``LocalCluster``): a positive
+        count or -1 (all cores); 1 with a ``scheduler``.
+    progress : bool
+        A tqdm progress bar over the states.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`STATE_COLUMNS`, sorted by replicate, step, strategy
+        (in the given order) and candidate.  ``t_e = loss - true_q_c``;
+        ``t_e_estimate = -score`` for the strategies with ``estimates_t_e``
+        (SMRI, BMRI), NaN otherwise.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For bad arguments, naming the argument, before any work is done or
+        any file is written; ``ValueError`` naming ``out`` when the folder
+        holds diagnostics with other settings, a corrupt ``diagnostics.json``,
+        or results of ``run_curves``/``run_study``.
+    ImportError
+        ``backend="dask"`` without the ``dask`` extra installed.
+
+    Warns
+    -----
+    DamagedPartWarning
+        For each part in ``out/parts`` that fails verification; it is recomputed.
+    """
+    for value, name in ((problem, "problem"), (classifier, "classifier")):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a {name} name (str), got {type(value).__name__}")
+    curve = sandbox._curve_config(problem, classifier, pool_size, None, population_size, "error", None, False, seed)
+    names = sandbox._strategy_names(strategies)
+    replicates = check.count(replicates, "replicates")
+    steps = _check_steps(steps, curve.pool_size)
+    trajectory = _check_trajectory(trajectory)
+    backend, scheduler, n_jobs = _backends.check_backend(backend, scheduler, n_jobs)
+    progress = check.flag(progress, "progress")
+    cfg = _StatesConfig(curve.problem, curve.classifier, trajectory, tuple(names), curve.pool_size,
+                        curve.population_size, curve.seed)
+    out_path = _check_storage(out, cfg)
+
+    keys = [(r, t) for r in range(replicates) for t in steps]
+    frames: dict[tuple[int, int], pd.DataFrame] = {}
+    if out_path is not None:
+        try:
+            (out_path / _PARTS_DIR).mkdir(parents=True, exist_ok=True)
+            sandbox._write_atomic(json.dumps({"format": _FORMAT, "settings": cfg.settings(),
+                                              "grid": {"replicates": replicates, "steps": steps}},
+                                             indent=2, sort_keys=True).encode(), out_path / _SETTINGS_FILE)
+        except OSError as exc:
+            raise ValueError(f"out: cannot write to {out_path} ({exc.strerror or exc})") from None
+        frames = sandbox._verified_files(((key, _part_path(out_path, *key)) for key in keys),
+                                         lambda path, key: _read_state_part(path, cfg, *key), stacklevel=3)
+    todo = [(cfg, r, t) for r, t in keys if (r, t) not in frames]
+    results = _backends.results(_computed_state, todo, backend, scheduler, n_jobs)
+    write = None if out_path is None else (  # here, in this process, as each result arrives
+        lambda key, frame: sandbox._write_keyed_part(frame, _part_path(out_path, *key),
+                                                     {"replicate": key[0], "step": key[1]},
+                                                     sandbox._canonical_sha256(cfg.settings())))
+    sandbox._gather(results, frames, len(keys), "states", "state", progress, write)
+    table = pd.concat([frames[key] for key in keys], ignore_index=True)
+    if out_path is not None:
+        sandbox._write_atomic(sandbox._csv_bytes(table), out_path / _RESULTS_FILE)
+    return table

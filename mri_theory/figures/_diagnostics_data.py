@@ -1,0 +1,62 @@
+"""The one scoring run behind the figures ``estimator_quality`` and ``estimator_errors``.
+
+Both figures read the same tidy table of :func:`mri_theory.diagnostics.score_states`
+(Four-Gaussian; 5-NN and LDA; random-selection reference trajectories) and its
+summaries.  :func:`diagnostics_tables` caches it per ``(quick, seed)``, so
+``mri-theory figures`` scores the states once: both figures are registered
+with the same seed and draw the same integer seed from their generator.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from mri_theory.diagnostics import estimator_errors, score_states, summarise_states
+
+__all__ = ["CLASSIFIERS", "CLASSIFIER_LABELS", "COLOURS", "EARLY_LATE", "FIGURE_SEED", "PROBLEM", "SIZES",
+           "STRATEGIES", "DiagnosticTables", "diagnostics_tables", "figure_seed"]
+
+#: Registry seed of both figures (equal seeds give equal integer seeds, hence one cached run).
+FIGURE_SEED = 11
+PROBLEM = "four-gaussian"
+CLASSIFIERS = ("knn5", "lda")
+CLASSIFIER_LABELS = {"knn5": "5-NN", "lda": "LDA"}
+#: Scored strategies, full and quick (the quick run, a smoke test, leaves out QbcV and EfeLc).
+STRATEGIES = {False: ("RS", "SE", "QbcV", "EfeLc", "SMRI", "BMRI", "MRI-best"),
+              True: ("RS", "SE", "SMRI", "BMRI", "MRI-best")}
+#: Sizes of the scoring run (full: about a minute on one core; quick: a few seconds).  ``steps`` are labels
+#: acquired along the RS trajectory; Four-Gaussian has two classes, so ``n_labelled = 2 + step``.
+SIZES = {False: dict(replicates=16, steps=(4, 8, 16, 36, 96), pool_size=200, population_size=5000),
+         True: dict(replicates=2, steps=(6, 26), pool_size=60, population_size=2000)}
+#: Positions in ``steps`` of the "early" and "late" states of the error figure.
+EARLY_LATE = {False: (1, -1), True: (0, -1)}
+COLOURS = {"RS": "tab:orange", "SE": "tab:purple", "QbcV": "tab:brown", "EfeLc": "tab:olive", "SMRI": "tab:cyan",
+           "BMRI": "tab:blue", "MRI-best": "tab:green"}
+
+
+class DiagnosticTables(NamedTuple):
+    """The scored states and their summaries (shared by the two figures: do not modify them)."""
+
+    states: pd.DataFrame
+    summary: pd.DataFrame
+    errors: pd.DataFrame
+    errors_per_state: pd.DataFrame
+
+
+def figure_seed(rng: np.random.Generator) -> int:
+    """The integer seed of the scoring run, drawn from the figure's generator."""
+    return int(rng.integers(2**31))
+
+
+@lru_cache(maxsize=2)
+def diagnostics_tables(quick: bool, seed: int) -> DiagnosticTables:
+    """Score the states of :data:`SIZES` ``[quick]`` for both classifiers and summarise them (cached)."""
+    states = pd.concat([score_states(problem=PROBLEM, classifier=classifier, strategies=list(STRATEGIES[quick]),
+                                     seed=seed, progress=False, **SIZES[quick])
+                        for classifier in CLASSIFIERS], ignore_index=True)
+    return DiagnosticTables(states, summarise_states(states), estimator_errors(states),
+                            estimator_errors(states, per_state=True))
