@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
+from numpy.typing import ArrayLike
 
 #: dtype kinds that are not real numbers (converting them to float would silently coerce).
 _NON_REAL_KINDS = {"b": "boolean", "U": "text", "S": "bytes", "M": "datetime", "m": "timedelta", "V": "structured"}
@@ -102,6 +102,27 @@ def count(value: Any, name: str, minimum: int = 1) -> int:
     out = int(value)
     if out < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {out}")
+    return out
+
+
+def check_labels(y: ArrayLike, n_classes: int | None, name: str = "y") -> np.ndarray:
+    """Labels as a 1-D int array with values in ``0..n_classes-1`` (any ``>= 0`` if ``n_classes`` is None).
+
+    Booleans, text and complex numbers are refused (``TypeError``), as are
+    non-integer values (``ValueError``).
+    """
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of labels, got shape {arr.shape}")
+    if arr.size and (arr.dtype == bool or np.iscomplexobj(arr) or not np.issubdtype(arr.dtype, np.number)):
+        raise TypeError(f"{name} must hold integer labels, got dtype {arr.dtype}")
+    if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))):
+        raise ValueError(f"{name} must hold integer labels, got {arr!r}")
+    out = arr.astype(int)
+    if out.size and out.min() < 0:
+        raise ValueError(f"{name} must hold labels >= 0, got values {np.unique(out).tolist()}")
+    if out.size and n_classes is not None and out.max() >= n_classes:
+        raise ValueError(f"{name} must hold labels in 0..{n_classes - 1}, got values {np.unique(out).tolist()}")
     return out
 
 

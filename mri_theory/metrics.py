@@ -44,8 +44,9 @@ from scipy.integrate import trapezoid
 from mri_theory import _validation as check
 from mri_theory._ties import TIE_TOLERANCE
 from mri_theory.classifiers import Classifier, get_classifier
-from mri_theory.population import Population, check_loss
-from mri_theory.problems import check_problem, get_problem
+from mri_theory.losses import check_loss
+from mri_theory.population import Population
+from mri_theory.problems import DataProblem, check_problem, get_problem
 
 __all__ = ["BEST", "CURVE_COLUMNS", "METRIC_COLUMNS", "ORACLES", "RANKED_METRICS", "REFERENCE", "WEIGHTINGS",
            "LabelComplexity", "Regret", "alc", "asymptotic_loss",
@@ -368,6 +369,15 @@ def asymptotic_loss(problem: Any, classifier: Any, n_train: int = 5000, replicat
     (:meth:`mri_theory.population.Population.from_problem`, ``method="qmc"``),
     and the losses are averaged.  The target of :func:`label_complexity`.
 
+    For a :class:`~mri_theory.problems.DataProblem` (real data, no truth) the
+    largest training set there is stands in for "a much larger dataset": in
+    each replicate the data are split at random as in the sandbox
+    (:meth:`~mri_theory.problems.DataProblem.split`, the same held-out test set
+    size), the classifier is trained on *every* row outside the test set (the
+    initial set, the whole pool and the rows a replicate leaves unused) and
+    its empirical loss on the test set is averaged over the replicates;
+    ``n_train`` and ``population_size`` are then ignored (still validated).
+
     Parameters
     ----------
     problem : Problem or str
@@ -376,13 +386,14 @@ def asymptotic_loss(problem: Any, classifier: Any, n_train: int = 5000, replicat
         A classifier object (cloned, never fitted in place) or a registered
         name (:func:`mri_theory.classifiers.get_classifier`).
     n_train : int
-        Training-sample size.
+        Training-sample size (ignored for a DataProblem).
     replicates : int
-        Independent training samples (and populations) averaged.
+        Independent training samples (and populations) averaged; for a
+        DataProblem, random train/test splits.
     rng : numpy.random.Generator
-        Draws the training samples and populations, in replicate order.
+        Draws the training samples and populations (the splits), in replicate order.
     population_size : int
-        QMC points of each population.
+        QMC points of each population (ignored for a DataProblem).
     loss : {"error", "log"}
 
     Returns
@@ -402,8 +413,11 @@ def asymptotic_loss(problem: Any, classifier: Any, n_train: int = 5000, replicat
     loss = check_loss(loss)
     values = []
     for _ in range(replicates):
-        X, y = problem.sample(n_train, rng)
-        population = Population.from_problem(problem, population_size, rng, method="qmc")
+        if isinstance(problem, DataProblem):
+            X, y, population = problem.split(rng)
+        else:
+            X, y = problem.sample(n_train, rng)
+            population = Population.from_problem(problem, population_size, rng, method="qmc")
         values.append(population.loss(classifier.clone().fit(X, y, problem.n_classes), loss))
     return float(np.mean(values))
 

@@ -98,7 +98,8 @@ from numpy.typing import ArrayLike
 from mri_theory import _validation as check
 from mri_theory._ties import near_maximum
 from mri_theory.classifiers.base import Classifier
-from mri_theory.population import Population, check_loss
+from mri_theory.losses import check_loss
+from mri_theory.population import Population
 from mri_theory.problems import Problem
 from mri_theory.retraining import fit_on
 from mri_theory.strategies import _entropy

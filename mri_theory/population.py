@@ -8,17 +8,8 @@ scoring sampled labels.  With one-hot rows (:meth:`Population.from_labels`) it
 is the ordinary empirical loss on labelled data.  One engine,
 :func:`mri_theory.retraining.future_losses`, scores classifiers on any of them.
 
-Losses, for a classifier with probabilities :math:`\hat{\mathbf p}(x)` and a
-row :math:`\mathbf p(x)`:
-
-* ``"error"``: :math:`1 - p_{\hat y}(x)` with :math:`\hat y = \arg\max_j \hat p_j(x)`
-  (ties to the lowest label): the expected error rate :math:`L_e`;
-* ``"log"``: :math:`-\sum_j p_j(x) \ln \hat p_j(x)`, the expected log loss, with
-  :math:`\hat p` clipped to ``[1e-15, 1]`` so an impossible class costs
-  ``34.5`` nats rather than infinity;
-* ``"lc"``: least confidence :math:`1 - \max_j \hat p_j(x)`, the classifier's
-  *own* expected error (the rows are ignored): Roy & McCallum's surrogate for
-  the error rate in EfeLc (Eq. ``efelc``).
+The losses (``"error"``, ``"log"``, ``"lc"``) are defined per point in
+:mod:`mri_theory.losses`; :meth:`Population.loss` is their weighted mean.
 """
 
 from __future__ import annotations
@@ -27,140 +18,18 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special
 
 from mri_theory import _validation as check
+from mri_theory.losses import check_loss, pointwise_loss
 from mri_theory.problems import Problem, check_problem
 
-__all__ = ["LOSSES", "Population", "pointwise_loss", "argmax_last", "pointwise_loss_from_scores", "check_loss",
-           "check_labels", "check_population", "qmc_uniforms"]
-
-#: The supported losses.
-LOSSES: tuple[str, ...] = ("error", "log", "lc")
-
-#: Smallest probability used in the log loss.
-LOG_LOSS_FLOOR = 1e-15
+__all__ = ["Population", "check_population", "qmc_uniforms"]
 
 _ROW_TOLERANCE = 1e-9
 
 #: Bits of the scrambled Sobol' points of QMC populations: each coordinate is
 #: an integer multiple of ``2**-_SOBOL_BITS`` before the half-cell shift.
 _SOBOL_BITS = 30
-
-
-def check_loss(loss: Any) -> str:
-    """Validate a loss name."""
-    if loss not in LOSSES:
-        raise ValueError(f"loss must be one of {', '.join(LOSSES)}, got {loss!r}")
-    return loss
-
-
-def argmax_last(values: np.ndarray) -> np.ndarray:
-    """``argmax`` over the (short) last axis, ties to the lowest index, looping over classes.
-
-    Same result as ``np.argmax(values, axis=-1)``, much faster for a handful of
-    classes and many rows.
-    """
-    best = values[..., 0]
-    index = np.zeros(best.shape, dtype=np.intp)
-    for j in range(1, values.shape[-1]):
-        better = values[..., j] > best
-        best = np.where(better, values[..., j], best)
-        index[better] = j
-    return index
-
-
-def pointwise_loss(rows: np.ndarray, proba: np.ndarray, loss: str) -> np.ndarray:
-    """Per-point expected loss of predictions ``proba`` under label rows ``rows``.
-
-    Parameters
-    ----------
-    rows : ndarray (n, k)
-        Label distribution of each point.
-    proba : ndarray (n, k) or (n, ..., k)
-        A classifier's class probabilities; middle axes (e.g. one per
-        retrained model) broadcast against ``rows``.
-    loss : {"error", "log"}
-
-    Returns
-    -------
-    ndarray (n,) or (n, ...)
-    """
-    if rows.ndim != 2 or proba.ndim < 2 or proba.shape[0] != rows.shape[0] or proba.shape[-1] != rows.shape[1]:
-        raise ValueError(f"proba must have shape (n, ..., k) = ({rows.shape[0]}, ..., {rows.shape[-1]}) to match "
-                         f"rows of shape (n, k) = {rows.shape}, got {proba.shape}")
-    check_loss(loss)
-    n, k = rows.shape
-    rows = rows.reshape((n,) + (1,) * (proba.ndim - 2) + (k,))
-    if loss == "lc":
-        top = proba[..., 0]
-        for j in range(1, k):
-            top = np.maximum(top, proba[..., j])
-        return 1.0 - top
-    if loss == "error":
-        predicted = argmax_last(proba)
-        kept = np.zeros(predicted.shape)
-        for j in range(k):
-            kept = np.where(predicted == j, rows[..., j], kept)
-        return 1.0 - kept
-    out = np.zeros(proba.shape[:-1])
-    for j in range(k):
-        out -= rows[..., j] * np.log(np.clip(proba[..., j], LOG_LOSS_FLOOR, 1.0))
-    return out
-
-
-def pointwise_loss_from_scores(rows: np.ndarray, scores: np.ndarray, loss: str,
-                               log_odds: bool = False) -> np.ndarray:
-    r"""Per-point loss of many models from class scores (log-probabilities up to a per-point constant).
-
-    The fast paths of generative classifiers score many retrained models at
-    once with the *points on the last axis* (contiguous, so every pass is
-    fast): ``scores`` has shape ``(..., k, n)``, or with ``log_odds=True``
-    (two classes) it is :math:`s_1 - s_0` of shape ``(..., n)``.  ``-inf`` marks a
-    class that cannot occur.  Agrees with :func:`pointwise_loss` of
-    ``softmax(scores)`` up to rounding (the error loss compares scores, which
-    is the same argmax, ties to the lowest label).
-
-    Returns
-    -------
-    ndarray (..., n)
-    """
-    k = rows.shape[1]
-    r = np.ascontiguousarray(rows.T)  # (k, n): contiguous, so broadcasting over models is fast
-    cap = -np.log(LOG_LOSS_FLOOR)
-    if log_odds:
-        if loss == "lc":
-            return special.expit(-np.abs(scores))
-        if loss == "error":  # predicting class 1 errs with probability r_0, class 0 with r_1
-            return np.where(scores > 0, r[0], r[1])
-        with np.errstate(invalid="ignore"):
-            return (r[0] * np.minimum(np.logaddexp(0.0, scores), cap)
-                    + r[1] * np.minimum(np.logaddexp(0.0, -scores), cap))
-    top = scores[..., 0, :]
-    for j in range(1, k):
-        top = np.maximum(top, scores[..., j, :])
-    if loss == "lc":
-        total = np.zeros(top.shape)
-        for j in range(k):
-            total += np.exp(scores[..., j, :] - top)
-        return 1.0 - 1.0 / total
-    if loss == "error":
-        kept = np.zeros(top.shape)
-        claimed = np.zeros(top.shape, dtype=bool)
-        for j in range(k):
-            first = (scores[..., j, :] == top) & ~claimed  # the lowest label among the maxima
-            kept = np.where(first, r[j], kept)
-            claimed |= first
-        return 1.0 - kept
-    total = np.zeros(top.shape)
-    for j in range(k):
-        total += np.exp(scores[..., j, :] - top)
-    log_norm = top + np.log(total)
-    out = np.zeros(top.shape)
-    for j in range(k):
-        with np.errstate(invalid="ignore"):
-            out += r[j] * np.minimum(log_norm - scores[..., j, :], cap)
-    return out
 
 
 class Population:
@@ -241,7 +110,7 @@ class Population:
     def from_labels(cls, X: ArrayLike, y: ArrayLike, n_classes: int) -> "Population":
         """Labelled data as a population: one-hot rows, uniform weights (the empirical loss)."""
         n_classes = check.count(n_classes, "n_classes", minimum=2)
-        y = check_labels(y, n_classes, "y")
+        y = check.check_labels(y, n_classes, "y")
         X = check.finite_array(X, "X")
         if X.shape[0] != y.shape[0]:
             raise ValueError(f"X and y must have the same length, got {X.shape[0]} and {y.shape[0]}")
@@ -344,27 +213,6 @@ def check_population(population: Any, name: str = "population") -> Population:
         raise TypeError(f"{name} must be a Population (e.g. Population.from_problem(problem, size, rng)), "
                         f"got {type(population).__name__}")
     return population
-
-
-def check_labels(y: ArrayLike, n_classes: int | None, name: str = "y") -> np.ndarray:
-    """Labels as a 1-D int array with values in ``0..n_classes-1`` (any ``>= 0`` if ``n_classes`` is None).
-
-    Booleans, text and complex numbers are refused (``TypeError``), as are
-    non-integer values (``ValueError``).
-    """
-    arr = np.asarray(y)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D array of labels, got shape {arr.shape}")
-    if arr.size and (arr.dtype == bool or np.iscomplexobj(arr) or not np.issubdtype(arr.dtype, np.number)):
-        raise TypeError(f"{name} must hold integer labels, got dtype {arr.dtype}")
-    if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))):
-        raise ValueError(f"{name} must hold integer labels, got {arr!r}")
-    out = arr.astype(int)
-    if out.size and out.min() < 0:
-        raise ValueError(f"{name} must hold labels >= 0, got values {np.unique(out).tolist()}")
-    if out.size and n_classes is not None and out.max() >= n_classes:
-        raise ValueError(f"{name} must hold labels in 0..{n_classes - 1}, got values {np.unique(out).tolist()}")
-    return out
 
 
 def qmc_uniforms(dim: int, size: int, rng: np.random.Generator) -> np.ndarray:

@@ -16,8 +16,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from mri_theory._validation import check_labels
 from mri_theory.classifiers.base import Classifier, check_points, refit_future_losses
-from mri_theory.population import Population, check_labels, check_loss, check_population
+from mri_theory.losses import check_loss
+from mri_theory.population import Population, check_population
 
 __all__ = ["future_losses", "current_loss", "current_and_future_losses", "fit_on"]
 

@@ -10,22 +10,50 @@ candidates it was chosen from are recorded too (their difference is the
 :math:`Q^c` shortfall, :func:`mri_theory.metrics.q_c_shortfall`; the paper's
 regret is the gap to MRI-best's curve, :func:`mri_theory.metrics.regret`).
 
-Seeds: replicate ``r`` draws its data from ``SeedSequence(seed, spawn_key=(r, 0))``;
-strategy ``s`` in replicate ``r`` draws from ``SeedSequence(seed, spawn_key=(r, 1, crc32(s)))``,
-and the sub-sample of step ``t`` from ``SeedSequence(seed, spawn_key=(r, 2, t))``
+Problems, classifiers and strategies are given by registered name or as
+objects (a :class:`~mri_theory.problems.Problem`, an unfitted
+:class:`~mri_theory.classifiers.Classifier` template, a
+:class:`~mri_theory.strategies.Strategy` instance), mixed freely.
+
+Labels: a name given as a str labels its rows, part files and study folders
+as it is (``"kknn5"``, whatever the object's own ``name``); an object is
+labelled by its ``name``.  The labels of one run must be distinct (two
+objects of one name are refused: set ``name``), and where they become part
+of file names (the strategies' with ``out``, the problems' and classifiers'
+in a study) they must be letters, digits and ``. _ + -`` without ``__``.
+The registries (``register_strategy``, ``register_classifier``,
+``register_problem``) are consulted in the calling process only: the tasks
+carry the objects themselves to the workers (pickled by joblib or Dask), so a
+class defined in a script or a test module works with ``n_jobs > 1`` too.
+Every (strategy, replicate) pair starts from fresh copies of the classifier
+and the strategy.
+
+Problems without the truth (``has_truth`` False, e.g. real data): the
+evaluation population of each replicate is the problem's held-out test set
+(:meth:`~mri_theory.problems.Problem.draw_replicate`); the strategies that
+need the truth and ``record_q_c=True`` are refused.
+
+Seeds: replicate ``r`` draws its data (``problem.draw_replicate(pool_size,
+population_size, rng)``) from ``SeedSequence(seed, spawn_key=(r, 0))``;
+strategy ``s`` in replicate ``r`` draws from ``SeedSequence(seed, spawn_key=(r, 1, crc32(s)))``
+(``crc32`` of the UTF-8 label), and the sub-sample of step ``t`` from ``SeedSequence(seed, spawn_key=(r, 2, t))``
 (the same for every strategy).  So a (strategy, replicate) pair gives the same
 result whichever other pairs run, in one process or many (``n_jobs``), and an
-interrupted run resumes pair by pair.
+interrupted run resumes pair by pair; an object equal to a registered
+strategy under the same label gives the same rows as its name.
 
 Output folder (``out``):
 
 ``config.json``
-    the :class:`CurveConfig`; a run with other settings in the same folder is refused.
+    the :class:`CurveConfig` (with the ``repr`` of the problem and the
+    classifier); a run with other settings in the same folder is refused, a
+    different problem or classifier object of the same name included.
 ``parts/{strategy}__{replicate:05d}.csv``
     one finished (strategy, replicate) pair: a first line
     ``# mri-theory part {json}`` followed by the CSV body (columns
     :data:`RESULT_COLUMNS`).  The JSON object has the keys ``format`` (1),
-    ``strategy``, ``replicate``, ``config_sha256`` (SHA-256 of the canonical
+    ``strategy`` (the label), ``strategy_spec`` (the strategy's ``repr``:
+    its parameters), ``replicate``, ``config_sha256`` (SHA-256 of the canonical
     configuration JSON: ``json.dumps(config, sort_keys=True, separators=(",", ":"))``
     in UTF-8), ``rows`` (data rows) and ``sha256`` (of the body's bytes).
     The study (:mod:`mri_theory.study`) stores its tasks in this format, and
@@ -41,9 +69,10 @@ workers compute and return a pair's table and the parent writes its part as it
 arrives, so a killed run leaves no writer behind.
 
 On resume a part counts as finished only if it passes every check: it is
-readable, its first line is a part header naming this pair and this
-configuration, the body matches the header's SHA-256 and row count
-(``budget + 1``), the columns are :data:`RESULT_COLUMNS` with integer
+readable, its first line is a part header naming this pair (the strategy's
+spec included: the part of a differently parameterised strategy of the same
+name is recomputed) and this configuration, the body matches the header's
+SHA-256 and row count (``budget + 1``), the columns are :data:`RESULT_COLUMNS` with integer
 ``replicate``, ``n_labelled`` and ``chosen``, every row names this problem,
 classifier, strategy and replicate, ``n_labelled`` runs ``k, k + 1, ...,
 k + budget`` from the initial size ``k`` (one point per class), ``chosen``
@@ -54,6 +83,7 @@ the reason, and recomputed (overwritten).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import io
 import json
@@ -72,12 +102,13 @@ from tqdm.auto import tqdm
 
 from mri_theory import _backends
 from mri_theory import _validation as check
-from mri_theory.classifiers import get_classifier
-from mri_theory.population import Population
-from mri_theory.problems import get_problem
+from mri_theory._registry import label
+from mri_theory.classifiers import Classifier, get_classifier
+from mri_theory.problems import Problem, get_problem, initial_labelled_set
 from mri_theory.strategies import (
     Context,
     MRIBest,
+    Strategy,
     get_strategy,
     list_strategies,
     select,
@@ -106,7 +137,13 @@ class DamagedPartWarning(UserWarning):
 
 @dataclass(frozen=True)
 class CurveConfig:
-    """Everything that determines the results of a study (written to ``config.json``)."""
+    """Everything that determines the results of a study (written to ``config.json``).
+
+    ``problem`` and ``classifier`` are the labels (the registered name given,
+    or the object's ``name``); ``problem_spec`` and ``classifier_spec`` the
+    ``repr`` of the objects they stand for, so that a folder of one problem
+    or classifier refuses another of the same name.
+    """
 
     problem: str
     classifier: str
@@ -117,36 +154,43 @@ class CurveConfig:
     subsample: int | None
     record_q_c: bool
     seed: int
+    problem_spec: str
+    classifier_spec: str
 
 
-def initial_labelled_set(problem: Any, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """One labelled point per class: the first of each class in draws from the problem, in class order."""
-    X, y = problem.sample(64 * problem.n_classes, rng)
-    while np.unique(y).size < problem.n_classes:
-        X2, y2 = problem.sample(64 * problem.n_classes, rng)
-        X, y = np.vstack([X, X2]), np.concatenate([y, y2])
-    first = np.array([np.flatnonzero(y == j)[0] for j in range(problem.n_classes)])
-    return X[first], y[first]
+@dataclass(frozen=True)
+class _Run:
+    """A :class:`CurveConfig` with the objects its labels stand for: what a task carries to the workers.
+
+    ``strategies`` maps each strategy label to its object.  The workers get
+    the objects pickled and never consult a registry (which lives in the
+    calling process).
+    """
+
+    config: CurveConfig
+    problem: Problem
+    classifier: Classifier
+    strategies: Mapping[str, Strategy]
+
+    def strategy_spec(self, label: str) -> str:
+        """The ``repr`` of the strategy labelled ``label`` (its parameters), recorded in its parts."""
+        return repr(self.strategies[label])
 
 
-def _replicate_data(cfg: CurveConfig, replicate: int):
-    problem = get_problem(cfg.problem)
+def _replicate_data(problem: Problem, cfg: CurveConfig, replicate: int) -> tuple:
+    """``problem.draw_replicate`` from replicate ``replicate``'s data stream: ``(X0, y0, pool_X, pool_y, population)``."""
     rng = np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(replicate, 0)))
-    X0, y0 = initial_labelled_set(problem, rng)
-    pool_X, pool_y = problem.sample(cfg.pool_size, rng)
-    population = Population.from_problem(problem, cfg.population_size, rng, method="qmc")
-    return problem, X0, y0, pool_X, pool_y, population
+    return problem.draw_replicate(cfg.pool_size, cfg.population_size, rng)
 
 
-def _run_pair(cfg: CurveConfig, strategy_name: str, replicate: int) -> pd.DataFrame:
-    """One strategy's learning curve in one replicate."""
-    problem, X, y, pool_X, pool_y, population = _replicate_data(cfg, replicate)
-    base = get_classifier(cfg.classifier)
-    strategy = get_strategy(strategy_name)
-    if isinstance(strategy, MRIBest):
-        strategy.loss = cfg.loss
+def _run_pair(run: _Run, label: str, replicate: int) -> pd.DataFrame:
+    """The learning curve of the strategy labelled ``label`` in one replicate."""
+    cfg, problem = run.config, run.problem
+    X, y, pool_X, pool_y, population = _replicate_data(problem, cfg, replicate)
+    base = copy.deepcopy(run.classifier)  # fresh objects for every pair, as a worker gets them
+    strategy = copy.deepcopy(run.strategies[label])
     rng = np.random.default_rng(np.random.SeedSequence(
-        cfg.seed, spawn_key=(replicate, 1, zlib.crc32(strategy_name.encode()))))
+        cfg.seed, spawn_key=(replicate, 1, zlib.crc32(label.encode()))))
     available = np.arange(cfg.pool_size)
     rows = []
     oracle = isinstance(strategy, MRIBest)
@@ -177,7 +221,7 @@ def _run_pair(cfg: CurveConfig, strategy_name: str, replicate: int) -> pd.DataFr
         available = available[available != pick]
     out = pd.DataFrame(rows)
     out.insert(0, "replicate", replicate)
-    out.insert(0, "strategy", strategy_name)
+    out.insert(0, "strategy", label)
     out.insert(0, "classifier", cfg.classifier)
     out.insert(0, "problem", cfg.problem)
     return out[RESULT_COLUMNS]
@@ -225,6 +269,11 @@ def _part_path(out: Path, strategy: str, replicate: int) -> Path:
     return out / _PARTS_DIR / f"{strategy}__{replicate:05d}.csv"
 
 
+def _part_key(run: _Run, strategy: str, replicate: int) -> dict[str, Any]:
+    """The header key of a pair's part: its strategy's label, the replicate and the strategy's spec."""
+    return {"strategy": strategy, "replicate": int(replicate), "strategy_spec": run.strategy_spec(strategy)}
+
+
 def _write_keyed_part(frame: pd.DataFrame, path: Path, key: Mapping[str, Any], config_sha256: str) -> None:
     """A table as a verifiable part file at ``path``: the header line, then the CSV body.
 
@@ -240,10 +289,10 @@ def _write_keyed_part(frame: pd.DataFrame, path: Path, key: Mapping[str, Any], c
     _write_atomic(_PART_MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + body, path)
 
 
-def _write_part(frame: pd.DataFrame, out: Path, cfg: CurveConfig, strategy: str, replicate: int) -> None:
+def _write_part(frame: pd.DataFrame, out: Path, run: _Run, strategy: str, replicate: int) -> None:
     """One pair's table as a verifiable part (module docstring)."""
-    _write_keyed_part(frame, _part_path(out, strategy, replicate), {"strategy": strategy, "replicate": int(replicate)},
-                      _config_sha256(cfg))
+    _write_keyed_part(frame, _part_path(out, strategy, replicate), _part_key(run, strategy, replicate),
+                      _config_sha256(run.config))
 
 
 class _DamagedPart(Exception):
@@ -296,11 +345,11 @@ def _read_keyed_part(path: Path, key: Mapping[str, Any], config_sha256: str, row
     return frame
 
 
-def _read_part(path: Path, cfg: CurveConfig, strategy: str, replicate: int) -> pd.DataFrame:
+def _read_part(path: Path, run: _Run, strategy: str, replicate: int) -> pd.DataFrame:
     """A verified part's table; raises :class:`_DamagedPart` with the reason when any check fails."""
+    cfg = run.config
     rows = cfg.budget + 1
-    frame = _read_keyed_part(path, {"strategy": strategy, "replicate": replicate}, _config_sha256(cfg), rows,
-                             "pair")
+    frame = _read_keyed_part(path, _part_key(run, strategy, replicate), _config_sha256(cfg), rows, "pair")
     if list(frame.columns) != RESULT_COLUMNS:
         raise _DamagedPart(f"wrong columns {list(frame.columns)}, expected {RESULT_COLUMNS}")
     integer = ["replicate", "n_labelled", "chosen"]
@@ -312,7 +361,7 @@ def _read_part(path: Path, cfg: CurveConfig, strategy: str, replicate: int) -> p
             & (frame.replicate == replicate)).all():
         raise _DamagedPart(f"rows not matching the pair: not every row names {cfg.problem}, {cfg.classifier}, "
                            f"{strategy}, replicate {replicate}")
-    start = get_problem(cfg.problem).n_classes
+    start = run.problem.n_classes
     if not np.array_equal(frame.n_labelled.to_numpy(), start + np.arange(rows)):
         raise _DamagedPart(f"n_labelled does not run {start}, {start + 1}, ..., {start + rows - 1}")
     picks, last = frame.chosen.to_numpy()[:-1], frame.chosen.iloc[-1]
@@ -370,34 +419,90 @@ def _prepare_output(out: Path, cfg: CurveConfig) -> None:
         raise ValueError(f"out: cannot write to {out} ({exc.strerror or exc})") from None
 
 
-def _strategy_names(strategies: Any) -> list[str]:
-    """The validated, distinct strategy names of ``strategies`` ("all", a name, or a sequence of names)."""
-    if isinstance(strategies, str):
-        if strategies == "all":
-            return list_strategies()
-        get_strategy(strategies)  # validates the name
-        return [strategies]
-    if not isinstance(strategies, Iterable):
-        raise TypeError(f"strategies must be 'all', a strategy name or a sequence of names, "
-                        f"got {type(strategies).__name__}")
-    names = list(strategies)
-    if not names:
-        raise ValueError("strategies must name at least one strategy")
-    for name in names:
-        if not isinstance(name, str):
-            raise TypeError(f"strategies must hold strategy names (str), got {name!r}")
-        get_strategy(name)  # validates the name
-    repeated = sorted({name for name in names if names.count(name) > 1})
+#: What :func:`_resolve` accepts per kind: the object class and the registry's getter.
+_KINDS: dict[str, tuple[type, Callable[[str], Any]]] = {
+    "problem": (Problem, get_problem),
+    "classifier": (Classifier, get_classifier),
+    "strategy": (Strategy, get_strategy),
+}
+
+
+def _resolve(value: Any, argument: str, kind: str) -> tuple[str, Any]:
+    """``(label, object)`` of a registered name or an object of ``kind`` (module docstring, "Labels").
+
+    A name is its own label and its object comes from the registry, here in
+    the calling process; an object is labelled by its ``name``.
+    """
+    cls, get = _KINDS[kind]
+    if isinstance(value, str):
+        try:
+            return value, get(value)
+        except ValueError as exc:
+            raise ValueError(f"{argument}: {exc}") from None
+    if not isinstance(value, cls):
+        raise TypeError(f"{argument} must be a {kind} name (str) or a {cls.__name__} object, "
+                        f"got {type(value).__name__}")
+    if not isinstance(value.name, str) or not value.name:
+        raise TypeError(f"{argument}: a {cls.__name__} object needs a name (a non-empty str), got {value.name!r}")
+    return value.name, value
+
+
+def _spec(obj: Any, argument: str) -> str:
+    """The ``repr`` of ``obj`` (its parameters: the spec recorded for resume); a TypeError naming ``argument``
+    when the repr cannot show them."""
+    try:
+        return repr(obj)
+    except AttributeError as exc:
+        raise TypeError(f"{argument}: {exc}") from None
+
+
+def _distinct(labels: Sequence[str], argument: str) -> None:
+    """A ValueError naming ``argument`` unless the labels are distinct."""
+    repeated = sorted({label for label in labels if labels.count(label) > 1})
     if repeated:
-        raise ValueError(f"strategies must not repeat a name, got {', '.join(repeated)} more than once")
-    return names
+        raise ValueError(f"{argument} must not repeat a name, got {', '.join(repeated)} more than once "
+                         "(objects are labelled by their name: give each its own)")
 
 
-def _curve_config(problem: Any, classifier: Any, pool_size: Any, budget: Any, population_size: Any, loss: Any,
-                  subsample: Any, record_q_c: Any, seed: Any) -> CurveConfig:
-    """The validated :class:`CurveConfig` of :func:`run_curves`' arguments (``budget=None``: the whole pool)."""
-    problem_obj = get_problem(problem)
-    get_classifier(classifier)  # validates the name
+def _for_loss(strategy: Strategy, loss: str) -> Strategy:
+    """``strategy``, or for an oracle of another loss a copy maximising the run's ``loss`` (§5.2)."""
+    if isinstance(strategy, MRIBest) and strategy.loss != loss:
+        strategy = copy.copy(strategy)
+        strategy.loss = loss
+    return strategy
+
+
+def _strategy_objects(strategies: Any, loss: str, argument: str = "strategies") -> dict[str, Strategy]:
+    """``{label: strategy}`` of ``strategies``: "all", a name, a :class:`Strategy`, or a sequence of names and
+    strategies, with distinct labels (the oracles set to the run's ``loss``, :func:`_for_loss`)."""
+    if isinstance(strategies, str) and strategies == "all":
+        items = list_strategies()
+    elif isinstance(strategies, (str, Strategy)):
+        items = [strategies]
+    elif isinstance(strategies, Iterable):
+        items = list(strategies)
+    else:
+        raise TypeError(f"{argument} must be 'all', a strategy name or Strategy object, or a sequence of them; "
+                        f"got {type(strategies).__name__}")
+    if not items:
+        raise ValueError(f"{argument} must name at least one strategy")
+    resolved = []
+    for item in items:
+        if not isinstance(item, (str, Strategy)):
+            raise TypeError(f"{argument} must hold strategy names (str) or Strategy objects, got {item!r}")
+        resolved.append(_resolve(item, argument, "strategy"))
+    _distinct([label for label, _ in resolved], argument)
+    objects = {label: _for_loss(obj, loss) for label, obj in resolved}
+    for obj in objects.values():
+        _spec(obj, argument)
+    return objects
+
+
+def _curve_config(problem: tuple[str, Problem], classifier: tuple[str, Classifier], pool_size: Any, budget: Any,
+                  population_size: Any, loss: Any, subsample: Any, record_q_c: Any, seed: Any) -> CurveConfig:
+    """The validated :class:`CurveConfig` of :func:`run_curves`' arguments (``budget=None``: the whole pool);
+    ``problem`` and ``classifier`` as :func:`_resolve` gives them."""
+    (problem_label, problem_obj), (classifier_label, classifier_obj) = problem, classifier
     if loss not in ("error", "log"):
         raise ValueError(f"loss must be 'error' or 'log', got {loss!r}")
     pool_size = check.count(pool_size, "pool_size")
@@ -406,9 +511,30 @@ def _curve_config(problem: Any, classifier: Any, pool_size: Any, budget: Any, po
     budget = pool_size if budget is None else check.count(budget, "budget")
     if budget > pool_size:
         raise ValueError(f"budget ({budget}) must not exceed pool_size ({pool_size}): the pool is smaller than requested")
-    return CurveConfig(problem, classifier, pool_size, budget, check.count(population_size, "population_size"),
-                       loss, None if subsample is None else check.count(subsample, "subsample"),
-                       check.flag(record_q_c, "record_q_c"), check.count(seed, "seed", minimum=0))
+    return CurveConfig(problem_label, classifier_label, pool_size, budget,
+                       check.count(population_size, "population_size"), loss,
+                       None if subsample is None else check.count(subsample, "subsample"),
+                       check.flag(record_q_c, "record_q_c"), check.count(seed, "seed", minimum=0),
+                       _spec(problem_obj, "problem"), _spec(classifier_obj, "classifier"))
+
+
+def _check_truth(run: _Run) -> None:
+    """Refuse what needs the truth (§5.2) on a problem without it (``has_truth`` False, e.g. real data)."""
+    if run.problem.has_truth:
+        return
+    oracles = [label for label, strategy in run.strategies.items() if strategy.needs_truth]
+    where = f"problem {run.config.problem!r} has no truth (has_truth is False: real data)"
+    if oracles:
+        raise ValueError(f"strategies: {', '.join(oracles)} need the truth (needs_truth), but {where}")
+    if run.config.record_q_c:
+        raise ValueError(f"record_q_c must be False: the true Q^c cannot be recorded, {where}")
+
+
+def _check_file_labels(labels: Mapping[str, Iterable[str]]) -> None:
+    """Refuse labels that cannot be part of file names (``{argument: labels}``; module docstring, "Labels")."""
+    for argument, names in labels.items():
+        for name in names:
+            label(name, argument)
 
 
 def _verified_files(files: Iterable[tuple[Any, Path]], read: Callable[[Path, Any], Any],
@@ -431,16 +557,16 @@ def _verified_files(files: Iterable[tuple[Any, Path]], read: Callable[[Path, Any
     return verified
 
 
-def _verified_parts(out: Path, cfg: CurveConfig, pairs: Iterable[tuple[str, int]],
+def _verified_parts(out: Path, run: _Run, pairs: Iterable[tuple[str, int]],
                     stacklevel: int) -> dict[tuple[str, int], pd.DataFrame]:
     """The tables of the ``pairs`` whose part in ``out/parts`` passes verification (:func:`_verified_files`)."""
     return _verified_files(((pair, _part_path(out, *pair)) for pair in pairs),
-                           lambda path, pair: _read_part(path, cfg, *pair), stacklevel + 1)
+                           lambda path, pair: _read_part(path, run, *pair), stacklevel + 1)
 
 
-def _computed_pair(cfg: CurveConfig, strategy: str, replicate: int) -> tuple[tuple[str, int], pd.DataFrame]:
+def _computed_pair(run: _Run, strategy: str, replicate: int) -> tuple[tuple[str, int], pd.DataFrame]:
     """What a (possibly parallel) job does: compute one pair and return it with its key; never write."""
-    return (strategy, replicate), _run_pair(cfg, strategy, replicate)
+    return (strategy, replicate), _run_pair(run, strategy, replicate)
 
 
 def _gather(results: Iterator[tuple[Any, pd.DataFrame]], frames: dict, total: int, desc: str, unit: str,
@@ -479,9 +605,9 @@ def _read_settings_json(file: Path, name: str, what: str, well_formed: Callable[
 
 
 def run_curves(
-    problem: str = "four-gaussian",
-    classifier: str = "knn5",
-    strategies: Sequence[str] | str = "all",
+    problem: str | Problem = "four-gaussian",
+    classifier: str | Classifier = "knn5",
+    strategies: Sequence[str | Strategy] | str | Strategy = "all",
     pool_size: int = 250,
     replicates: int = 10,
     seed: int = 0,
@@ -494,19 +620,34 @@ def run_curves(
     out: str | os.PathLike | None = None,
     progress: bool = True,
 ) -> pd.DataFrame:
-    r"""Learning curves of AL strategies on a simulated problem (§5.2), paired over replicates.
+    r"""Learning curves of AL strategies on a problem (§5.2), paired over replicates.
+
+    Every (strategy, replicate) pair is one task; the tasks carry the objects
+    to the workers (module docstring, "Labels").
 
     Parameters
     ----------
-    problem : str
-        A name from :func:`mri_theory.problems.list_problems`.
-    classifier : str
+    problem : str or Problem
+        A name from :func:`mri_theory.problems.list_problems` (labelled by the
+        name) or a :class:`~mri_theory.problems.Problem` (labelled by its
+        ``name``).  Without the truth (``has_truth`` False, real data) the
+        losses are measured on each replicate's held-out test set and the
+        oracles and ``record_q_c=True`` are refused.
+    classifier : str or Classifier
         A name from :func:`mri_theory.classifiers.list_classifiers` (``knn5``,
-        ``lda``, ``qda``, ``nb``, ``logreg``, ``svm``, ``rf``, ...).
-    strategies : sequence of str or "all"
-        Distinct names from :func:`mri_theory.strategies.list_strategies`.
-        Only the oracles (``needs_truth``) are given the problem and the
-        evaluation population; the practical strategies never see them.
+        ``lda``, ``qda``, ``nb``, ``logreg``, ``svm``, ``rf``, ...) or an
+        unfitted :class:`~mri_theory.classifiers.Classifier` template (cloned
+        for every fit; labelled by its ``name``).
+    strategies : "all", a name, a Strategy, or a sequence of names and Strategy objects
+        Names from :func:`mri_theory.strategies.list_strategies` (``"all"``:
+        every registered one) and :class:`~mri_theory.strategies.Strategy`
+        instances, mixed, with distinct labels (an object's label is its
+        ``name``; with ``out`` a label must be letters, digits and
+        ``. _ + -`` without ``__``).  The seeds follow the labels, so
+        ``SimpleMRI()`` gives exactly the rows of ``"SMRI"``.  Only the
+        oracles (``needs_truth``) are given the problem and the evaluation
+        population; the practical strategies never see them.  An oracle
+        maximises the run's ``loss``, whatever its own ``loss``.
     pool_size : int
         Unlabelled pool drawn per replicate.
     replicates : int
@@ -539,6 +680,10 @@ def run_curves(
         atomically to ``parts/`` as a verifiable part (module docstring), the
         whole table to ``curves.csv``.  Rerunning with the same folder and
         settings resumes, skipping the pairs whose part passes verification.
+        ``config.json`` records the ``repr`` of the problem and the
+        classifier: another object of the same name is refused (``out``),
+        while a strategy whose ``repr`` (parameters) changed under the same
+        label has its parts recomputed, with a :class:`DamagedPartWarning`.
     progress : bool
         Show a tqdm progress bar.
 
@@ -552,29 +697,36 @@ def run_curves(
     ------
     ValueError, TypeError
         For bad arguments, naming the argument, before any work is done or
-        any file or folder is created; ``ValueError`` naming ``out`` when the
-        folder holds another study or an unreadable ``config.json``.
+        any file or folder is created (unknown names, repeated labels,
+        oracles or ``record_q_c=True`` without the truth, labels unfit for
+        file names with ``out``); ``ValueError`` naming ``out`` when the
+        folder holds another study (another problem or classifier of the same
+        name included) or an unreadable ``config.json``.
 
     Warns
     -----
     DamagedPartWarning
         For each part in ``out/parts`` that fails verification (named, with
-        the reason); the pair is recomputed and its part overwritten.
+        the reason; a part of a differently parameterised strategy of the
+        same label included); the pair is recomputed and its part overwritten.
     """
+    problem, classifier = _resolve(problem, "problem", "problem"), _resolve(classifier, "classifier", "classifier")
     cfg = _curve_config(problem, classifier, pool_size, budget, population_size, loss, subsample, record_q_c, seed)
-    names = _strategy_names(strategies)
+    run = _Run(cfg, problem[1], classifier[1], _strategy_objects(strategies, cfg.loss))
+    _check_truth(run)
     replicates = check.count(replicates, "replicates")
     n_jobs = _backends.check_n_jobs(n_jobs)
     progress = check.flag(progress, "progress")
     out_path = _check_out(out)
-    pairs = [(s, r) for s in names for r in range(replicates)]
+    pairs = [(s, r) for s in run.strategies for r in range(replicates)]
     frames: dict[tuple[str, int], pd.DataFrame] = {}
     if out_path is not None:
+        _check_file_labels({"strategies": run.strategies})
         _prepare_output(out_path, cfg)
-        frames = _verified_parts(out_path, cfg, pairs, stacklevel=3)
-    todo = [(cfg, s, r) for s, r in pairs if (s, r) not in frames]
+        frames = _verified_parts(out_path, run, pairs, stacklevel=3)
+    todo = [(run, s, r) for s, r in pairs if (s, r) not in frames]
     results = _backends.results(_computed_pair, todo, n_jobs=n_jobs)
-    write = None if out_path is None else (lambda pair, frame: _write_part(frame, out_path, cfg, *pair))
+    write = None if out_path is None else (lambda pair, frame: _write_part(frame, out_path, run, *pair))
     _gather(results, frames, len(pairs), "curves", "run", progress, write)
     table = pd.concat([frames[pair] for pair in pairs], ignore_index=True)
     if out_path is not None:

@@ -9,7 +9,8 @@ so that a choice never depends on the last bit of a floating-point sum (see
 retrain-and-score loop (EfeLc, SMRI, BMRI, the oracles) runs on the
 future-loss engine :func:`mri_theory.retraining.current_and_future_losses`.
 
-Registry (:func:`get_strategy`, :func:`list_strategies`), by the paper's names:
+Registry (:func:`get_strategy`, :func:`list_strategies`, :func:`register_strategy` for your own), by the
+paper's names:
 
 ========== ==============================================================
 RS         uniform random selection (all scores equal)
@@ -31,9 +32,11 @@ MRI-worst  argmin of the true :math:`Q^c`
 SMRI and BMRI estimate only term :math:`T_e` of Eq. ``eqc`` (term :math:`T_c`
 does not depend on the candidate), and score :math:`-\hat T_e`.  Their
 class-probability estimator :math:`\theta_2` is 5-NN, or a random forest when
-the base classifier is k-NN (§4).  BMRI draws its 25 bootstrap triples once
-per selection step and uses them for every candidate (common random numbers:
-the candidates are compared on the same resamples).
+the base classifier is a nearest-neighbour method (§4; the classifier's
+``nearest_neighbour`` attribute), unless their ``theta2`` parameter gives one.
+BMRI draws its 25 bootstrap triples once per selection step and uses them for
+every candidate (common random numbers: the candidates are compared on the
+same resamples).
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ import numpy as np
 from scipy import special
 
 from mri_theory import _validation as check
+from mri_theory._registry import register
 from mri_theory._ties import TIE_TOLERANCE, near_maximum
 from mri_theory.classifiers import KNN, Classifier, LogisticRegression, RandomForest
 from mri_theory.population import Population
@@ -58,6 +62,7 @@ __all__ = [
     "select",
     "get_strategy",
     "list_strategies",
+    "register_strategy",
     "second_classifier",
     "COMMITTEE",
     "FOREST_TREES",
@@ -115,10 +120,22 @@ class Context:
 class Strategy:
     r"""An AL strategy: :meth:`scores` candidates, larger is better.
 
+    A subclass implements :meth:`scores` and sets the attributes below; as in
+    scikit-learn, every parameter of its ``__init__`` is stored as an
+    attribute of the same name, so that ``repr`` shows the parameters (the
+    runners record it to tell two differently parameterised strategies of one
+    name apart on resume, :func:`mri_theory.sandbox.run_curves`).  The
+    runners copy a strategy for each (strategy, replicate) and send the copies
+    to their workers pickled: a strategy must be picklable (a class defined at
+    module level), and state kept between calls of :meth:`scores` lives for
+    one learning curve only.
+
     Attributes
     ----------
     name : str
-        The paper's name.
+        The paper's name; the label of its rows and part files when the
+        strategy is given to a runner as an object (letters, digits and
+        ``. _ + -``, no ``__``, when results are written to a folder).
     costly : bool
         Retrains per candidate: the sandbox may score a random sub-sample of
         the pool.
@@ -139,7 +156,23 @@ class Strategy:
         raise NotImplementedError
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
+        """``Class(p=value, ...)`` for every parameter of ``__init__`` (scikit-learn's convention).
+
+        Raises
+        ------
+        AttributeError
+            If a parameter of ``__init__`` is not stored as an attribute of
+            the same name (the repr could not tell two strategies apart).
+        """
+        shown = []
+        for parameter in list(inspect.signature(type(self).__init__).parameters.values())[1:]:
+            if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+                continue
+            if not hasattr(self, parameter.name):
+                raise AttributeError(f"{type(self).__name__} must store its __init__ parameter {parameter.name!r} "
+                                     "as an attribute of the same name (Strategy's repr shows every parameter)")
+            shown.append(f"{parameter.name}={getattr(self, parameter.name)!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"
 
 
 def select(strategy: Strategy, ctx: Context, tie_tol: float | None = None) -> tuple[int, np.ndarray]:
@@ -263,9 +296,16 @@ class AverageKL(Strategy):
 
 
 def second_classifier(base: Classifier, trees: int = FOREST_TREES) -> Classifier:
-    r""":math:`\theta_2`, the class-probability estimator of SMRI and BMRI: 5-NN, or a random forest
-    of ``trees`` trees for a k-NN base (§4)."""
-    return RandomForest(trees) if isinstance(base, KNN) else KNN(5)
+    r""":math:`\theta_2`, the class-probability estimator of SMRI and BMRI (§4): 5-NN, or a random forest
+    of ``trees`` trees when the base is a nearest-neighbour method (its ``nearest_neighbour`` attribute,
+    True for :class:`~mri_theory.classifiers.KNN`), so that :math:`\theta_2` differs from the base."""
+    return RandomForest(trees) if getattr(base, "nearest_neighbour", False) else KNN(5)
+
+
+def _check_theta2(theta2: Any) -> Classifier | None:
+    if theta2 is not None and not isinstance(theta2, Classifier):
+        raise TypeError(f"theta2 must be a Classifier (an unfitted template) or None, got {type(theta2).__name__}")
+    return theta2
 
 
 class EfeLc(Strategy):
@@ -296,9 +336,13 @@ class EfeLc(Strategy):
 
 
 def _minus_expected_future_loss(ctx: Context, p_data: tuple, t_data: tuple, e_data: tuple,
-                                method: str, trees: int = FOREST_TREES) -> np.ndarray:
-    r""":math:`-\hat T_e = -\hat{\mathbf p}\cdot\hat{\mathbf{L'}}` with :math:`\theta_2` on ``p_data``, training on ``t_data``, testing on ``e_data``."""
-    theta2 = second_classifier(ctx.classifier, trees)
+                                method: str, trees: int = FOREST_TREES,
+                                theta2: Classifier | None = None) -> np.ndarray:
+    r""":math:`-\hat T_e = -\hat{\mathbf p}\cdot\hat{\mathbf{L'}}` with :math:`\theta_2` on ``p_data``, training on ``t_data``, testing on ``e_data``.
+
+    :math:`\theta_2` is a clone of ``theta2``, or :func:`second_classifier` of the base when it is None.
+    """
+    theta2 = second_classifier(ctx.classifier, trees) if theta2 is None else theta2.clone()
     p_hat = theta2.fit(*p_data, ctx.n_classes).predict_proba(ctx.candidates)
     test = Population.from_labels(*e_data, ctx.n_classes)
     _, future = current_and_future_losses(ctx.classifier, *t_data, ctx.candidates, test, "error", method)
@@ -311,18 +355,22 @@ class SimpleMRI(Strategy):
     Parameters
     ----------
     method : {"auto", "refit"}
+    theta2 : Classifier, optional
+        The class-probability estimator :math:`\theta_2` (a template, cloned
+        for each fit); default :func:`second_classifier` of the base.
     """
 
     name = "SMRI"
     costly = True
     estimates_t_e = True
 
-    def __init__(self, method: str = "auto") -> None:
+    def __init__(self, method: str = "auto", theta2: Classifier | None = None) -> None:
         self.method = _check_method(method)
+        self.theta2 = _check_theta2(theta2)
 
     def scores(self, ctx):
         data = (ctx.X, ctx.y)
-        return _minus_expected_future_loss(ctx, data, data, data, self.method)
+        return _minus_expected_future_loss(ctx, data, data, data, self.method, theta2=self.theta2)
 
 
 class BootstrapMRI(Strategy):
@@ -333,17 +381,22 @@ class BootstrapMRI(Strategy):
     n_b : int, default 25
     method : {"auto", "refit"}
     theta2_trees : int, default :data:`BMRI_FOREST_TREES`
-        Trees of each :math:`\theta_2` forest (k-NN base only).
+        Trees of each :math:`\theta_2` forest (nearest-neighbour base, no ``theta2``, only).
+    theta2 : Classifier, optional
+        The class-probability estimator :math:`\theta_2` (a template, cloned
+        for each resample); default :func:`second_classifier` of the base.
     """
 
     name = "BMRI"
     costly = True
     estimates_t_e = True
 
-    def __init__(self, n_b: int = 25, method: str = "auto", theta2_trees: int = BMRI_FOREST_TREES) -> None:
+    def __init__(self, n_b: int = 25, method: str = "auto", theta2_trees: int = BMRI_FOREST_TREES,
+                 theta2: Classifier | None = None) -> None:
         self.n_b = check.count(n_b, "n_b")
         self.method = _check_method(method)
         self.theta2_trees = check.count(theta2_trees, "theta2_trees")
+        self.theta2 = _check_theta2(theta2)
 
     def scores(self, ctx):
         n = ctx.X.shape[0]
@@ -352,7 +405,7 @@ class BootstrapMRI(Strategy):
             i_p, i_t, i_e = ctx.rng.integers(0, n, size=(3, n))
             estimates[b] = _minus_expected_future_loss(
                 ctx, (ctx.X[i_p], ctx.y[i_p]), (ctx.X[i_t], ctx.y[i_t]), (ctx.X[i_e], ctx.y[i_e]), self.method,
-                self.theta2_trees)
+                self.theta2_trees, self.theta2)
         return np.median(estimates, axis=0)
 
 
@@ -400,8 +453,41 @@ _REGISTRY: dict[str, Callable[[], Strategy]] = {
 
 
 def list_strategies() -> list[str]:
-    """The strategy names, in the paper's order."""
+    """The strategy names: the paper's, in its order, then the registered ones in registration order."""
     return list(_REGISTRY)
+
+
+def register_strategy(name: str, factory: Callable[[], Strategy], *, overwrite: bool = False) -> None:
+    """Register a strategy under ``name`` for :func:`get_strategy` and the runners.
+
+    Parameters
+    ----------
+    name : str
+        Letters, digits and ``. _ + -``, without ``__`` (it labels rows and
+        names part files); not ``"all"`` (the runners' word for every strategy).
+    factory : callable
+        Returns a new :class:`Strategy`; a class works.  Keyword options of
+        :func:`get_strategy` go to it.
+    overwrite : bool, default False
+        Replace an existing registration (the paper's strategies included).
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a str or ``factory`` not callable.
+    ValueError
+        If ``name`` is not a safe name, is ``"all"``, or is taken and
+        ``overwrite`` is False.
+
+    Notes
+    -----
+    The registry lives in this process: the runners resolve names here and
+    send the strategy objects to their workers (joblib or Dask), so a
+    registration needs no import in the workers.
+    """
+    if name == "all":
+        raise ValueError("name 'all' is reserved: the runners read it as every registered strategy")
+    register(_REGISTRY, name, factory, overwrite, "strategy")
 
 
 def get_strategy(name: str, **options: Any) -> Strategy:

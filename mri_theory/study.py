@@ -16,13 +16,19 @@ replicate.  ``record_q_c`` is off by default (the curve is all the regret
 needs; recording the true :math:`Q^c` of every step of every practical method
 costs one engine call per step).
 
+Problems, classifiers and strategies are registered names or objects, mixed,
+labelled as in :mod:`mri_theory.sandbox` (a name as given, an object by its
+``name``); every task carries its objects to the worker that runs it.  When
+a problem has no truth (``has_truth`` False, real data) MRI-best is not
+added, so the study has no regret.
+
 Seeds: pairing (problem, classifier) runs :func:`~mri_theory.sandbox.run_curves`
 with the study's ``seed``, so a (problem, classifier, strategy, replicate) task
 gives exactly the rows of ``run_curves(problem, classifier, ..., seed=seed)`` for
 that strategy and replicate (seed scheme in :mod:`mri_theory.sandbox`), whichever
 backend runs it and whichever other tasks run.  The asymptotic loss of a pairing
 draws from ``SeedSequence(seed, spawn_key=(crc32(b"asymptotic"), crc32(problem),
-crc32(classifier)))`` (``crc32`` of the UTF-8 names; the first key is far above
+crc32(classifier)))`` (``crc32`` of the UTF-8 labels; the first key is far above
 any replicate index, the sandbox streams' first key).
 
 Backends: ``backend="local"`` runs the tasks in this process (``n_jobs=1``) or
@@ -41,16 +47,19 @@ Output folder (``out``):
     ``{"format": 1, "settings": {...}, "grid": {...}}``: the settings (pool,
     budget, population, loss, sub-sample, ``record_q_c``, seed and the
     asymptotic-loss sizes, as :func:`run_study`'s arguments) and the grid of
-    the last run (preset, problems, classifiers, strategies, replicates).  A
-    run with other settings in the same folder is refused; the grid may grow
-    (more replicates, strategies, problems or classifiers reuse every
-    verified part).
+    the last run (preset, problems, classifiers, strategies, replicates as
+    labels, and ``specs``: ``{"problems": {label: repr}, "classifiers": ...,
+    "strategies": ...}``, the objects' parameters).  A run with other
+    settings in the same folder is refused; the grid may grow (more
+    replicates, strategies, problems or classifiers reuse every verified
+    part).
 ``{problem}__{classifier}/``
     a results folder of :func:`~mri_theory.sandbox.run_curves` for the pairing
     (``config.json``, verified ``parts/``, ``curves.csv``; readable with
     :func:`~mri_theory.sandbox.read_curves`), plus ``asymptotic.json``: the
-    pairing's asymptotic loss as ``{"format": 1, "settings": {...},
-    "asymptotic_loss": x, "sha256": h}`` where ``h`` is the SHA-256 of the
+    pairing's asymptotic loss as ``{"format": 1, "settings": {...}`` (the
+    labels, the ``repr`` of the problem and the classifier, the sizes),
+    ``"asymptotic_loss": x, "sha256": h}`` where ``h`` is the SHA-256 of the
     canonical JSON (sorted keys, no spaces, UTF-8) of the record without
     ``sha256``.
 ``curves.csv``
@@ -76,7 +85,7 @@ import hashlib
 import json
 import os
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -87,10 +96,9 @@ from tqdm.auto import tqdm
 
 from mri_theory import _backends, metrics, sandbox
 from mri_theory import _validation as check
-from mri_theory.classifiers import get_classifier
-from mri_theory.problems import get_problem
-from mri_theory.sandbox import CurveConfig
-from mri_theory.strategies import get_strategy, list_strategies
+from mri_theory.classifiers import Classifier
+from mri_theory.problems import Problem
+from mri_theory.strategies import Strategy, get_strategy, list_strategies
 
 __all__ = ["ASYMPTOTIC_COLUMNS", "CLASSIFIER_SETS", "PRESETS", "PROBLEM_GROUPS", "STRATEGY_SETS", "StudyResults",
            "read_study", "report", "run_study"]
@@ -101,10 +109,10 @@ PROBLEM_GROUPS: dict[str, tuple[str, ...]] = {
 }
 #: Classifier sets accepted by ``classifiers``: the paper's six base classifiers (Appendix C; 5-NN as R's kknn).
 CLASSIFIER_SETS: dict[str, tuple[str, ...]] = {"paper": ("lda", "qda", "kknn5", "nb", "logreg", "svm")}
-#: Strategy sets accepted by ``strategies``: the paper's seven methods (§5.1), or every registered strategy.
+#: Strategy sets accepted by ``strategies``: the paper's seven methods (§5.1); ``"all"`` (every strategy
+#: registered when :func:`run_study` is called, :func:`~mri_theory.strategies.list_strategies`) is accepted too.
 STRATEGY_SETS: dict[str, tuple[str, ...]] = {
     "paper": ("RS", "SE", "QbcV", "QbcA", "EfeLc", "SMRI", "BMRI"),
-    "all": tuple(list_strategies()),
 }
 #: The strategy added to every study: the oracle whose curve the regret is measured against.
 BEST = "MRI-best"
@@ -143,7 +151,8 @@ class StudyResults(NamedTuple):
 
 @dataclass(frozen=True)
 class _AsymptoticConfig:
-    """Everything that determines a pairing's asymptotic loss (the task, and its record's settings)."""
+    """Everything that determines a pairing's asymptotic loss (its record's settings): the labels, the
+    ``repr`` of the problem and the classifier, the sizes."""
 
     problem: str
     classifier: str
@@ -152,61 +161,75 @@ class _AsymptoticConfig:
     population_size: int
     loss: str
     seed: int
+    problem_spec: str
+    classifier_spec: str
+
+
+@dataclass(frozen=True)
+class _AsymptoticTask:
+    """A pairing's asymptotic loss with the objects its labels stand for (what travels to the workers)."""
+
+    config: _AsymptoticConfig
+    problem: Problem
+    classifier: Classifier
 
 
 @dataclass(frozen=True)
 class _CurveTask:
-    """One (strategy, replicate) of a pairing's sandbox run."""
+    """One (strategy, replicate) of a pairing's sandbox run (the run carries the objects)."""
 
-    cfg: CurveConfig
+    run: sandbox._Run
     strategy: str
     replicate: int
 
 
-def _asymptotic_loss(task: _AsymptoticConfig) -> float:
-    rng = np.random.default_rng(np.random.SeedSequence(task.seed, spawn_key=(
-        _ASYMPTOTIC_KEY, zlib.crc32(task.problem.encode()), zlib.crc32(task.classifier.encode()))))
-    return float(metrics.asymptotic_loss(task.problem, task.classifier, n_train=task.n_train,
-                                         replicates=task.replicates, rng=rng,
-                                         population_size=task.population_size, loss=task.loss))
+def _asymptotic_loss(task: _AsymptoticTask) -> float:
+    cfg = task.config
+    rng = np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(
+        _ASYMPTOTIC_KEY, zlib.crc32(cfg.problem.encode()), zlib.crc32(cfg.classifier.encode()))))
+    return float(metrics.asymptotic_loss(task.problem, task.classifier, n_train=cfg.n_train,
+                                         replicates=cfg.replicates, rng=rng,
+                                         population_size=cfg.population_size, loss=cfg.loss))
 
 
-def _computed(task: _CurveTask | _AsymptoticConfig) -> tuple[Any, Any]:
+def _computed(task: _CurveTask | _AsymptoticTask) -> tuple[Any, Any]:
     """What a worker does with a task: compute it and return it with its result; never write."""
-    if isinstance(task, _AsymptoticConfig):
+    if isinstance(task, _AsymptoticTask):
         return task, _asymptotic_loss(task)
-    return task, sandbox._run_pair(task.cfg, task.strategy, task.replicate)
+    return task, sandbox._run_pair(task.run, task.strategy, task.replicate)
 
 
 # ------------------------------------------------------------------ arguments
 
 
-def _names(value: Any, name: str, sets: Mapping[str, Sequence[str]], validate: Callable[[str], Any]) -> list[str]:
-    """Distinct registry names from a name, a set's name, or a sequence of both (sets expanded in place)."""
-    kinds = f"a name, one of the sets {', '.join(map(repr, sets))}, or a sequence of them"
-    if isinstance(value, str):
+def _labelled(value: Any, name: str, sets: Mapping[str, Sequence[str]], kind: str) -> dict[str, Any]:
+    """``{label: object}`` of a name, a set's name, an object, or a sequence of them (sets expanded in place),
+    with distinct labels (:func:`mri_theory.sandbox._resolve`)."""
+    cls = sandbox._KINDS[kind][0]
+    kinds = f"a name, one of the sets {', '.join(map(repr, sets))}, a {cls.__name__}, or a sequence of them"
+    if isinstance(value, (str, cls)):
         value = [value]
     elif not isinstance(value, Iterable):
         raise TypeError(f"{name} must be {kinds}; got {type(value).__name__}")
-    names: list[str] = []
+    resolved: list[tuple[str, Any]] = []
     for item in value:
-        if not isinstance(item, str):
-            raise TypeError(f"{name} must hold names (str), got {item!r}")
-        if item in sets:
-            names.extend(sets[item])
+        if not isinstance(item, (str, cls)):
+            raise TypeError(f"{name} must hold names (str) or {cls.__name__} objects, got {item!r}")
+        if isinstance(item, str) and item in sets:
+            resolved.extend(sandbox._resolve(member, name, kind) for member in sets[item])
             continue
         try:
-            validate(item)
+            resolved.append(sandbox._resolve(item, name, kind))
         except ValueError as exc:
-            raise ValueError(f"{name}: {exc} (or the sets {', '.join(map(repr, sets))})") from None
-        names.append(item)
-    if not names:
+            raise ValueError(f"{exc} (or the sets {', '.join(map(repr, sets))})") from None
+    if not resolved:
         raise ValueError(f"{name} must name at least one")
-    repeated = sorted({n for n in names if names.count(n) > 1})
+    labels = [label for label, _ in resolved]
+    repeated = sorted({n for n in labels if labels.count(n) > 1})
     if repeated:
         raise ValueError(f"{name} must not repeat a name, got {', '.join(repeated)} more than once "
-                         "(a set's names count too)")
-    return names
+                         "(a set's names count too; objects are labelled by their name: give each its own)")
+    return dict(resolved)
 
 
 # ------------------------------------------------------------------ storage
@@ -238,7 +261,7 @@ def _well_formed(stored: Any) -> bool:
         return False
     grid = stored["grid"]
     return (isinstance(stored["settings"], dict) and isinstance(grid, dict)
-            and set(grid) == {"preset", "problems", "classifiers", "strategies", "replicates"}
+            and set(grid) == {"preset", "problems", "classifiers", "strategies", "replicates", "specs"}
             and all(isinstance(grid[key], list) and all(isinstance(name, str) for name in grid[key])
                     for key in ("problems", "classifiers", "strategies"))
             and isinstance(grid["replicates"], int))
@@ -296,9 +319,9 @@ def _read_record(path: Path, task: _AsymptoticConfig) -> float:
 def run_study(
     preset: str = "paper",
     *,
-    problems: str | Sequence[str] | None = None,
-    classifiers: str | Sequence[str] | None = None,
-    strategies: str | Sequence[str] | None = None,
+    problems: str | Problem | Sequence[str | Problem] | None = None,
+    classifiers: str | Classifier | Sequence[str | Classifier] | None = None,
+    strategies: str | Strategy | Sequence[str | Strategy] | None = None,
     replicates: int | None = None,
     pool_size: int | None = None,
     budget: int | None = None,
@@ -328,16 +351,25 @@ def run_study(
         labelled to exhaustion.  ``"quick"``: 2 problems × LDA and kknn5 ×
         RS, SE, SMRI × 3 replicates, pool 60, population 2000 (about 20 s on
         one core).
-    problems : str or sequence of str
-        Problem names (:func:`~mri_theory.problems.list_problems`) or groups
-        (:data:`PROBLEM_GROUPS`: ``"abstract"``), distinct after expansion.
-    classifiers : str or sequence of str
-        Classifier names (:func:`~mri_theory.classifiers.list_classifiers`)
-        or sets (:data:`CLASSIFIER_SETS`: ``"paper"``).
-    strategies : str or sequence of str
-        Strategy names or sets (:data:`STRATEGY_SETS`: ``"paper"``, ``"all"``).
-        LC and the oracles are opt-in; MRI-best is always added (last) for
-        the regret (module docstring).
+    problems : str, Problem, or a sequence of them
+        Problem names (:func:`~mri_theory.problems.list_problems`), groups
+        (:data:`PROBLEM_GROUPS`: ``"abstract"``) and
+        :class:`~mri_theory.problems.Problem` objects, mixed; their labels
+        (a name as given, an object's ``name``) distinct after expansion.
+    classifiers : str, Classifier, or a sequence of them
+        Classifier names (:func:`~mri_theory.classifiers.list_classifiers`),
+        sets (:data:`CLASSIFIER_SETS`: ``"paper"``) and unfitted
+        :class:`~mri_theory.classifiers.Classifier` templates, mixed, with
+        distinct labels.
+    strategies : str, Strategy, or a sequence of them
+        Strategy names, sets (:data:`STRATEGY_SETS`: ``"paper"``, ``"all"``)
+        and :class:`~mri_theory.strategies.Strategy` objects, mixed, with
+        distinct labels.  LC and the oracles are opt-in; MRI-best is added
+        (last) for the regret (module docstring) when every problem has the
+        truth.  The labels name the study's folders and part files, so with
+        ``out`` they must be letters, digits and ``. _ + -`` without ``__``;
+        seeds follow the labels, so an object equal to a registered entry and
+        labelled like it gives the same rows (:mod:`mri_theory.sandbox`).
     replicates, pool_size, budget, population_size, loss, subsample, record_q_c, seed
         As in :func:`~mri_theory.sandbox.run_curves` (``budget=None``
         exhausts the pool), except ``subsample=0`` scores the whole pool.
@@ -349,7 +381,11 @@ def run_study(
     out : path, optional
         The study folder (module docstring): every finished task is written
         as it arrives, and a rerun with the same settings resumes, computing
-        only the tasks without a verified file.
+        only the tasks without a verified file.  A pairing whose problem or
+        classifier object differs (``repr``) from the one of the same label
+        stored there is refused (``out``); the parts of a strategy whose
+        ``repr`` changed under the same label are recomputed, with a
+        :class:`~mri_theory.sandbox.DamagedPartWarning`.
     backend : {"local", "dask"}
         Where the tasks run (module docstring).  Results are identical.
     scheduler : str, optional
@@ -374,8 +410,11 @@ def run_study(
     ------
     ValueError, TypeError
         For bad arguments, naming the argument, before any work is done or
-        any file is written; ``ValueError`` naming ``out`` when the folder
-        holds another study, a corrupt ``study.json`` or ``config.json``, or
+        any file is written (unknown names, repeated labels, oracles or
+        ``record_q_c=True`` on a problem without the truth, labels unfit for
+        file names with ``out``); ``ValueError`` naming ``out`` when the folder
+        holds another study, a corrupt ``study.json`` or ``config.json``
+        (another problem or classifier of the same label included), or
         results of ``run_curves``.
     ImportError
         ``backend="dask"`` without the ``dask`` extra installed.
@@ -396,15 +435,26 @@ def run_study(
                  subsample=subsample, record_q_c=record_q_c, seed=seed, asymptotic_train=asymptotic_train,
                  asymptotic_replicates=asymptotic_replicates, asymptotic_population=asymptotic_population)
     args = {key: PRESETS[preset][key] if value is None else value for key, value in given.items()}
-    problem_names = _names(args["problems"], "problems", PROBLEM_GROUPS, get_problem)
-    classifier_names = _names(args["classifiers"], "classifiers", CLASSIFIER_SETS, get_classifier)
-    strategy_names = _names(args["strategies"], "strategies", STRATEGY_SETS, get_strategy)
-    if BEST not in strategy_names:
-        strategy_names.append(BEST)
+    problem_objs = _labelled(args["problems"], "problems", PROBLEM_GROUPS, "problem")
+    classifier_objs = _labelled(args["classifiers"], "classifiers", CLASSIFIER_SETS, "classifier")
+    strategy_objs = _labelled(args["strategies"], "strategies", {**STRATEGY_SETS, "all": tuple(list_strategies())},
+                              "strategy")
+    if BEST not in strategy_objs and all(problem.has_truth for problem in problem_objs.values()):
+        strategy_objs[BEST] = get_strategy(BEST)
     subsample = check.count(args["subsample"], "subsample", minimum=0)
-    cfgs = {(p, c): sandbox._curve_config(p, c, args["pool_size"], args["budget"], args["population_size"],
-                                          args["loss"], subsample or None, args["record_q_c"], args["seed"])
-            for p in problem_names for c in classifier_names}
+    cfgs = {(p, c): sandbox._curve_config((p, problem), (c, classifier), args["pool_size"], args["budget"],
+                                          args["population_size"], args["loss"], subsample or None,
+                                          args["record_q_c"], args["seed"])
+            for p, problem in problem_objs.items() for c, classifier in classifier_objs.items()}
+    any_cfg = next(iter(cfgs.values()))  # the settings they share
+    strategy_objs = {label: sandbox._for_loss(strategy, any_cfg.loss) for label, strategy in strategy_objs.items()}
+    runs = {(p, c): sandbox._Run(cfg, problem_objs[p], classifier_objs[c], strategy_objs)
+            for (p, c), cfg in cfgs.items()}
+    specs = {"problems": {p: cfg.problem_spec for (p, _), cfg in cfgs.items()},
+             "classifiers": {c: cfg.classifier_spec for (_, c), cfg in cfgs.items()},
+             "strategies": {s: sandbox._spec(strategy, "strategies") for s, strategy in strategy_objs.items()}}
+    for run in runs.values():
+        sandbox._check_truth(run)
     n_replicates = check.count(args["replicates"], "replicates")
     n_train = check.count(args["asymptotic_train"], "asymptotic_train")
     n_asymptotic = check.count(args["asymptotic_replicates"], "asymptotic_replicates")
@@ -413,19 +463,24 @@ def run_study(
     progress = check.flag(progress, "progress")
     out_path = _check_study_out(out)
 
-    any_cfg = next(iter(cfgs.values()))  # the settings they share
     settings = dict(pool_size=any_cfg.pool_size, budget=any_cfg.budget, population_size=any_cfg.population_size,
                     loss=any_cfg.loss, subsample=subsample, record_q_c=any_cfg.record_q_c, seed=any_cfg.seed,
                     asymptotic_train=n_train, asymptotic_replicates=n_asymptotic,
                     asymptotic_population=asymptotic_population)
-    grid = {"preset": preset, "problems": problem_names, "classifiers": classifier_names,
-            "strategies": strategy_names, "replicates": n_replicates}
-    asymptotic_tasks = {pairing: _AsymptoticConfig(*pairing, n_train, n_asymptotic, asymptotic_population,
-                                                   any_cfg.loss, any_cfg.seed) for pairing in cfgs}
-    keys = [(p, c, s, r) for (p, c) in cfgs for s in strategy_names for r in range(n_replicates)]
+    strategy_labels = list(strategy_objs)
+    grid = {"preset": preset, "problems": list(problem_objs), "classifiers": list(classifier_objs),
+            "strategies": strategy_labels, "replicates": n_replicates, "specs": specs}
+    asymptotic_tasks = {
+        (p, c): _AsymptoticTask(_AsymptoticConfig(p, c, n_train, n_asymptotic, asymptotic_population, cfg.loss,
+                                                  cfg.seed, cfg.problem_spec, cfg.classifier_spec),
+                                problem_objs[p], classifier_objs[c])
+        for (p, c), cfg in cfgs.items()}
+    keys = [(p, c, s, r) for (p, c) in cfgs for s in strategy_labels for r in range(n_replicates)]
     frames: dict[tuple[str, str, str, int], pd.DataFrame] = {}
     losses: dict[tuple[str, str], float] = {}
     if out_path is not None:
+        sandbox._check_file_labels(
+            {"problems": problem_objs, "classifiers": classifier_objs, "strategies": strategy_objs})
         stored = _read_study_file(out_path, "out")
         if stored is not None and stored["settings"] != settings:
             raise ValueError(f"out: {out_path} holds a study with other settings ({out_path / _STUDY_FILE}); "
@@ -439,33 +494,33 @@ def run_study(
                                   out_path / _STUDY_FILE)
         except OSError as exc:
             raise ValueError(f"out: cannot write to {out_path} ({exc.strerror or exc})") from None
-        for (p, c), cfg in cfgs.items():
+        for (p, c), run in runs.items():
             folder = _pairing_dir(out_path, p, c)
-            sandbox._prepare_output(folder, cfg)
-            pairs = [(s, r) for s in strategy_names for r in range(n_replicates)]
-            for (s, r), frame in sandbox._verified_parts(folder, cfg, pairs, stacklevel=3).items():
+            sandbox._prepare_output(folder, run.config)
+            pairs = [(s, r) for s in strategy_labels for r in range(n_replicates)]
+            for (s, r), frame in sandbox._verified_parts(folder, run, pairs, stacklevel=3).items():
                 frames[p, c, s, r] = frame
         losses = sandbox._verified_files((((p, c), _pairing_dir(out_path, p, c) / _RECORD_FILE) for (p, c) in cfgs),
-                                         lambda path, pairing: _read_record(path, asymptotic_tasks[pairing]),
+                                         lambda path, pairing: _read_record(path, asymptotic_tasks[pairing].config),
                                          stacklevel=3)
 
-    todo: list[_CurveTask | _AsymptoticConfig] = [task for pairing, task in asymptotic_tasks.items()
-                                                  if pairing not in losses]  # one per pairing, first
-    todo += [_CurveTask(cfgs[p, c], s, r) for (p, c, s, r) in keys if (p, c, s, r) not in frames]
+    todo: list[_CurveTask | _AsymptoticTask] = [task for pairing, task in asymptotic_tasks.items()
+                                                if pairing not in losses]  # one per pairing, first
+    todo += [_CurveTask(runs[p, c], s, r) for (p, c, s, r) in keys if (p, c, s, r) not in frames]
     results = _backends.results(_computed, [(task,) for task in todo], backend, scheduler, n_jobs)
     total = len(keys) + len(asymptotic_tasks)
     bar = tqdm(total=total, initial=total - len(todo), desc="study", unit="task", disable=not progress)
     try:
         for task, result in results:
-            if isinstance(task, _AsymptoticConfig):
-                losses[task.problem, task.classifier] = result
+            if isinstance(task, _AsymptoticTask):
+                losses[task.config.problem, task.config.classifier] = result
                 if out_path is not None:
-                    _write_record(out_path, task, result)
+                    _write_record(out_path, task.config, result)
             else:
-                cfg = task.cfg
+                cfg = task.run.config
                 frames[cfg.problem, cfg.classifier, task.strategy, task.replicate] = result
                 if out_path is not None:  # here, in this process, as each result arrives
-                    sandbox._write_part(result, _pairing_dir(out_path, cfg.problem, cfg.classifier), cfg,
+                    sandbox._write_part(result, _pairing_dir(out_path, cfg.problem, cfg.classifier), task.run,
                                         task.strategy, task.replicate)
             bar.update()
     finally:

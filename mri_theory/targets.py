@@ -14,8 +14,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from mri_theory._validation import check_labels
 from mri_theory.classifiers.base import Classifier, check_points
-from mri_theory.population import Population, check_labels, check_loss, check_population
+from mri_theory.losses import check_loss
+from mri_theory.population import Population, check_population
 from mri_theory.problems import Problem, check_problem
 from mri_theory.retraining import current_and_future_losses, fit_on
 

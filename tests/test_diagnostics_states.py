@@ -32,9 +32,9 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 import mri_theory.diagnostics.states as states
-from mri_theory import sandbox
 from mri_theory.classifiers import get_classifier
 from mri_theory.diagnostics import STATE_COLUMNS, score_states
+from mri_theory.problems import get_problem
 from mri_theory.sandbox import DamagedPartWarning, run_curves
 from mri_theory.strategies import BMRI_FOREST_TREES, BootstrapMRI, get_strategy, second_classifier
 
@@ -72,9 +72,9 @@ def snapshot(folder: Path) -> dict:
 def state_of(classifier: str, trajectory: str, replicate: int, step: int, seed: int, pool_size: int,
              population_size: int):
     """The state's data, built from the sandbox's replicate data and ``run_curves``' chosen picks."""
-    cfg = sandbox.CurveConfig("four-gaussian", classifier, pool_size, step, population_size, "error", None, False,
-                              seed)
-    problem, X0, y0, pool_X, pool_y, population = sandbox._replicate_data(cfg, replicate)
+    problem = get_problem("four-gaussian")  # the sandbox's data stream of the replicate (mri_theory.sandbox)
+    X0, y0, pool_X, pool_y, population = problem.draw_replicate(
+        pool_size, population_size, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(replicate, 0))))
     curves = run_curves("four-gaussian", classifier, [trajectory], pool_size=pool_size, replicates=replicate + 1,
                         seed=seed, budget=max(step, 1), population_size=population_size, subsample=None,
                         record_q_c=False, progress=False)
@@ -95,12 +95,10 @@ def refit_error(base, X_T, y_T, x, c, X_E, y_E, k) -> float:
 
 
 @pytest.mark.parametrize("classifier", ["knn5", "lda"])
-def test_one_state_against_brute_force_refits(classifier, monkeypatch):
+def test_one_state_against_brute_force_refits(classifier):
     seed, replicate, step, pool_size, population_size = 6, 1, 4, 12, 2000
-    real = states.get_strategy
-    monkeypatch.setattr(states, "get_strategy",
-                        lambda name, **o: BootstrapMRI(n_b=N_B) if name == "BMRI" else real(name, **o))
-    table = score_states("four-gaussian", classifier, ["SMRI", "BMRI", "MRI-best", "SE"], replicates=replicate + 1,
+    table = score_states("four-gaussian", classifier, ["SMRI", BootstrapMRI(n_b=N_B), "MRI-best", "SE"],
+                         replicates=replicate + 1,
                          steps=[step], pool_size=pool_size, population_size=population_size, seed=seed,
                          progress=False)
     table = table[table.replicate == replicate]

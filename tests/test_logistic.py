@@ -7,7 +7,7 @@ binary, whose single vector is :math:`w_1 - w_0`, ``C_sk = 2 C``); refits per
 (candidate, class) through ``future_losses(..., method="refit")``, with the
 error loss allowed to differ only by the weight of population points within
 1e-9 of a refitted model's decision boundary (computed here from the refits'
-probabilities); :func:`mri_theory.population.pointwise_loss_from_scores` for the
+probabilities); :func:`mri_theory.losses.pointwise_loss_from_scores` for the
 fast two-class population sums; exact invariances (translation, scale with
 ``C / s^2``).
 """
@@ -26,7 +26,8 @@ from mri_theory.classifiers.logistic import (
     LogisticRegression,
     _weighted_losses,
 )
-from mri_theory.population import Population, pointwise_loss_from_scores
+from mri_theory.losses import pointwise_loss_from_scores
+from mri_theory.population import Population
 from mri_theory.problems import get_problem
 from mri_theory.retraining import future_losses
 

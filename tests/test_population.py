@@ -1,4 +1,5 @@
-"""Evaluation sets (:mod:`mri_theory.population`) against independent computations.
+"""Evaluation sets (:mod:`mri_theory.population`) and loss kernels (:mod:`mri_theory.losses`) against
+independent computations.
 
 Independent references: losses typed in from their definitions (error
 ``1 - p[argmax p_hat]`` with ties to the lowest label, log loss
@@ -19,8 +20,10 @@ from hypothesis import strategies as st
 from scipy import special, stats
 from sklearn.metrics import accuracy_score
 
+from mri_theory._validation import check_labels
 from mri_theory.classifiers import KNN, GaussianMeanClassifier
-from mri_theory.population import Population, check_labels, pointwise_loss, pointwise_loss_from_scores
+from mri_theory.losses import pointwise_loss, pointwise_loss_from_scores
+from mri_theory.population import Population
 from mri_theory.problems import get_problem
 from mri_theory.two_gaussians import MeanClassifier, TwoGaussians, error_rate
 
@@ -369,12 +372,21 @@ def reference_from_log_odds(rows, log_odds, loss):
     return pointwise_loss(rows, proba, loss).T
 
 
+TIE = 1e-12  # the documented tie tolerance of the predicted class (mri_theory._ties.TIE_TOLERANCE)
+
+
+def hand_predicted(p):
+    """The lowest label whose probability is within TIE (times max(1, max p)) of the largest."""
+    top = max(p)
+    return min(j for j, value in enumerate(p) if value >= top - TIE * max(1.0, abs(top)))
+
+
 def hand_pointwise(rows, proba, loss):
     """pointwise_loss itself against the definition (rows (n, k), proba (n, k))."""
     out = np.empty(rows.shape[0])
     for i in range(rows.shape[0]):
         if loss == "error":
-            out[i] = 1.0 - rows[i, int(np.argmax(proba[i]))]
+            out[i] = 1.0 - rows[i, hand_predicted(list(proba[i]))]
         else:
             out[i] = -np.sum(rows[i] * np.log(np.maximum(proba[i], FLOOR)))
     return out
@@ -388,6 +400,41 @@ def test_pointwise_loss_against_definition(loss):
     proba[:5] = [0.5, 0.5, 0.0]
     np.testing.assert_allclose(pointwise_loss(rows, proba, loss), hand_pointwise(rows, proba, loss),
                                rtol=1e-14, atol=1e-15)
+
+
+@pytest.mark.parametrize("gap, predicted", [(0.0, 1), (1e-16, 1), (5e-13, 1), (3e-12, 2), (1e-9, 2)])
+def test_error_loss_near_ties_go_to_the_lowest_label(gap, predicted):
+    """Classes within 1e-12 of the largest probability are tied: the lowest is predicted, whatever the rounding."""
+    rows = np.array([[0.2, 0.3, 0.5]])
+    p = 0.4
+    proba = np.array([[1.0 - 2 * p - gap, p, p + gap]])
+    assert pointwise_loss(rows, proba, "error")[0] == pytest.approx(1.0 - rows[0, predicted], abs=1e-15)
+    scores = np.log(proba)[0][None, :, None]  # (M = 1, k, n = 1): the same probabilities as scores
+    assert pointwise_loss_from_scores(rows, scores, "error")[0, 0] == pytest.approx(1.0 - rows[0, predicted],
+                                                                                    abs=1e-15)
+
+
+@pytest.mark.parametrize("gap, predicted", [(0.0, 0), (-1e-16, 0), (1e-16, 0), (5e-13, 0), (3e-12, 1),
+                                            (-3e-12, 0)])
+def test_error_loss_near_ties_from_log_odds(gap, predicted):
+    """Two classes: p_1 - p_0 = gap; class 1 is predicted only if it leads by more than 1e-12."""
+    rows = np.array([[0.25, 0.75]])
+    s = np.log((0.5 + gap / 2) / (0.5 - gap / 2))
+    expected = 1.0 - rows[0, predicted]
+    assert pointwise_loss_from_scores(rows, np.array([s]), "error", log_odds=True)[0] == expected
+    assert pointwise_loss(rows, np.array([[0.5 - gap / 2, 0.5 + gap / 2]]), "error")[0] == expected
+
+
+def test_predict_breaks_rounding_ties_by_the_lowest_label():
+    """Two classes with one point each at the same place are tied everywhere: predict the lower label.
+
+    The probabilities are equal in exact arithmetic; which one rounds higher must not matter.
+    """
+    X = np.array([[0.3], [0.3], [2.0]])
+    model = GaussianMeanClassifier().fit(X, [2, 1, 0], 3)
+    P = model.predict_proba(np.array([[0.1], [0.7]]))
+    assert np.all(np.abs(P[:, 1] - P[:, 2]) <= 1e-15)
+    np.testing.assert_array_equal(model.predict(np.array([[0.1], [0.7]])), [1, 1])
 
 
 def _draw_scores(rng, shape, with_inf):

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy import integrate, optimize, special, stats
 
-from mri_theory.problems import GaussianMixtureProblem, Problem, get_problem, list_problems
+from mri_theory.problems import DataProblem, GaussianMixtureProblem, Problem, get_problem, list_problems
 from mri_theory.two_gaussians import TwoGaussians
 
 CAPTION_PROBLEMS = ("quadratic", "triangles", "oscillating", "sharp")
@@ -66,12 +66,16 @@ def tensor_rule(box: np.ndarray, panels: int, order: int = 4):
 def test_registry_lists_every_problem_sorted():
     names = list_problems()
     assert names == sorted(names)
-    assert set(ALL) <= set(names)
+    assert set(ALL) | {"wine", "breast-cancer"} <= set(names)
     for name in names:
         problem = get_problem(name)
-        assert isinstance(problem, Problem) and isinstance(problem, GaussianMixtureProblem)
+        assert isinstance(problem, Problem)
         assert problem.name == name
         assert get_problem(name) is problem
+    for name in ALL:  # the simulated ones carry the truth; the real datasets do not
+        assert isinstance(get_problem(name), GaussianMixtureProblem) and get_problem(name).has_truth
+    for name in ("wine", "breast-cancer"):
+        assert isinstance(get_problem(name), DataProblem) and not get_problem(name).has_truth
 
 
 def test_registry_shapes_and_balanced_priors():

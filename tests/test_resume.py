@@ -43,14 +43,19 @@ from pandas.testing import assert_frame_equal
 from test_sandbox import count_pairs
 
 import mri_theory.sandbox as sandbox
+from mri_theory.classifiers import get_classifier
 from mri_theory.cli import main
+from mri_theory.problems import get_problem
 from mri_theory.sandbox import read_curves, run_curves
+from mri_theory.strategies import get_strategy
 
 ARGS = dict(problem="four-gaussian", classifier="lda", strategies=["RS", "SE"], pool_size=24, budget=22,
             replicates=2, population_size=300, seed=7, progress=False)
 PAIRS = [(s, r) for s in ARGS["strategies"] for r in range(ARGS["replicates"])]
 #: The part that the tests damage, and the pair it belongs to.
 TARGET, TARGET_PAIR = "RS__00000.csv", ("RS", 0)
+#: The strategies' specs in the part headers: the repr of the registered strategies (their parameters).
+SPECS = {"RS": "RandomSelection()", "SE": "ShannonEntropy()"}
 
 
 @pytest.fixture(scope="module")
@@ -91,8 +96,8 @@ def config_sha256(folder: Path) -> str:
 def forge(path: Path, frame: pd.DataFrame, strategy: str, replicate: int, config_hash: str) -> None:
     """Write ``frame`` as a part with a valid header and checksum (the format of the module docstring)."""
     body = frame.to_csv(index=False).encode()
-    header = {"format": 1, "strategy": strategy, "replicate": replicate, "config_sha256": config_hash,
-              "rows": len(frame), "sha256": hashlib.sha256(body).hexdigest()}
+    header = {"format": 1, "strategy": strategy, "replicate": replicate, "strategy_spec": SPECS[strategy],
+              "config_sha256": config_hash, "rows": len(frame), "sha256": hashlib.sha256(body).hexdigest()}
     path.write_bytes(b"# mri-theory part " + json.dumps(header).encode() + b"\n" + body)
 
 
@@ -267,15 +272,17 @@ def written_part(tmp_path_factory):
     folder = tmp_path_factory.mktemp("part")
     run_curves(**ARGS, out=folder)
     cfg = sandbox.CurveConfig(**json.loads((folder / "config.json").read_text()))
-    return cfg, (folder / "parts" / TARGET).read_bytes(), folder / "probe.csv"
+    run = sandbox._Run(cfg, get_problem(cfg.problem), get_classifier(cfg.classifier),
+                       {s: get_strategy(s) for s in ARGS["strategies"]})
+    return run, (folder / "parts" / TARGET).read_bytes(), folder / "probe.csv"
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_any_prefix_or_changed_data_byte_is_rejected(written_part, data):
-    cfg, good, probe = written_part
+    run, good, probe = written_part
     probe.write_bytes(good)
-    assert_frame_equal(sandbox._read_part(probe, cfg, *TARGET_PAIR), pd.read_csv(io.BytesIO(split_part(good)[1])))
+    assert_frame_equal(sandbox._read_part(probe, run, *TARGET_PAIR), pd.read_csv(io.BytesIO(split_part(good)[1])))
     if data.draw(st.booleans(), label="cut"):
         damaged = good[:data.draw(st.integers(0, len(good) - 1), label="length")]
     else:
@@ -285,7 +292,7 @@ def test_any_prefix_or_changed_data_byte_is_rejected(written_part, data):
         damaged = good[:i] + bytes([byte]) + good[i + 1:]
     probe.write_bytes(damaged)
     with pytest.raises(sandbox._DamagedPart):
-        sandbox._read_part(probe, cfg, *TARGET_PAIR)
+        sandbox._read_part(probe, run, *TARGET_PAIR)
 
 
 # ------------------------------------------------------------------ config.json

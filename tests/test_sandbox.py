@@ -308,7 +308,8 @@ def test_output_folder_and_read_back(mix, tmp_path):
     assert_frame_equal(read_curves(tmp_path / "curves.csv"), table, check_exact=True)
     config = json.loads((tmp_path / "config.json").read_text())
     assert config == dict(problem="four-gaussian", classifier="lda", pool_size=6, budget=4, population_size=500,
-                          loss="error", subsample=100, record_q_c=True, seed=11)
+                          loss="error", subsample=100, record_q_c=True, seed=11,
+                          problem_spec=repr(get_problem("four-gaussian")), classifier_spec=repr(get_classifier("lda")))
     parts = sorted(p.name for p in (tmp_path / "parts").iterdir())
     assert len(parts) == len(MIX["strategies"]) * MIX["replicates"]
     assert not list(tmp_path.rglob(".tmp-*"))
@@ -525,7 +526,7 @@ def test_read_curves_rejects_what_is_not_a_results_table(content, tmp_path):
 # ------------------------------------------------------------------ practical strategies never see the truth
 
 
-def test_only_oracles_are_given_the_truth(monkeypatch):
+def test_only_oracles_are_given_the_truth():
     """A spy SE (needs_truth False) sees no problem and no population; with needs_truth True it sees both.
 
     Hiding the truth changes nothing else: the spy's curve equals plain SE's.
@@ -533,19 +534,17 @@ def test_only_oracles_are_given_the_truth(monkeypatch):
     args = {**SMALL, "strategies": ["SE", "LC"], "budget": 3, "replicates": 1}
     plain = run_curves(**{**args, "strategies": ["SE"]})
     seen = {False: [], True: []}
-    real = sandbox.get_strategy
 
-    class Spy(type(real("SE"))):
+    class Spy(type(get_strategy("SE"))):
         def scores(self, ctx):
             seen[self.needs_truth].append((ctx.problem, ctx.population))
             return super().scores(ctx)
 
     class TruthSpy(Spy):
+        name = "LC"
         needs_truth = True
 
-    spies = {"SE": Spy, "LC": TruthSpy}
-    monkeypatch.setattr(sandbox, "get_strategy", lambda name, **o: spies[name]() if name in spies else real(name, **o))
-    table = run_curves(**args)
+    table = run_curves(**{**args, "strategies": [Spy(), TruthSpy()]})  # objects, labelled SE and LC
     assert len(seen[False]) == 3 and all(problem is None and population is None for problem, population in seen[False])
     assert len(seen[True]) == 3
     for problem, population in seen[True]:
@@ -566,7 +565,8 @@ def test_cli_curves_writes_the_results(tmp_path, capsys):
     assert (tmp_path / "curves.csv").exists() and (tmp_path / "config.json").exists()
     config = json.loads((tmp_path / "config.json").read_text())
     assert config == dict(problem="four-gaussian", classifier="lda", pool_size=8, budget=4, population_size=500,
-                          loss="error", subsample=100, record_q_c=True, seed=1)
+                          loss="error", subsample=100, record_q_c=True, seed=1,
+                          problem_spec=repr(get_problem("four-gaussian")), classifier_spec=repr(get_classifier("lda")))
     direct = run_curves("four-gaussian", "lda", ["RS", "SE"], pool_size=8, replicates=3, seed=1, budget=4,
                         population_size=500, progress=False)
     assert_frame_equal(read_curves(tmp_path), direct, check_exact=True)

@@ -40,14 +40,21 @@ import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
 
-import mri_theory.metrics as metrics
-import mri_theory.sandbox as sandbox
-from mri_theory.classifiers import list_classifiers
+from mri_theory import metrics, sandbox, study
+from mri_theory.classifiers import get_classifier, list_classifiers
 from mri_theory.cli import main
-from mri_theory.problems import list_problems
+from mri_theory.problems import get_problem, list_problems
 from mri_theory.sandbox import DamagedPartWarning, run_curves
-from mri_theory.strategies import list_strategies
-from mri_theory.study import CLASSIFIER_SETS, PRESETS, PROBLEM_GROUPS, STRATEGY_SETS, read_study, report, run_study
+from mri_theory.strategies import get_strategy, list_strategies
+from mri_theory.study import (
+    CLASSIFIER_SETS,
+    PRESETS,
+    PROBLEM_GROUPS,
+    STRATEGY_SETS,
+    read_study,
+    report,
+    run_study,
+)
 
 TINY = dict(problems=["four-gaussian", "quadratic"], classifiers=["lda", "knn5"], strategies=["RS", "SE"],
             replicates=2, pool_size=10, population_size=300, seed=4, asymptotic_train=200,
@@ -77,18 +84,18 @@ def cluster():
 def count_tasks(monkeypatch) -> list:
     """Record the tasks that ``run_study`` computes in this process (curve pairs and asymptotic losses)."""
     calls = []
-    run_pair, asymptotic = sandbox._run_pair, metrics.asymptotic_loss
+    run_pair, asymptotic = sandbox._run_pair, study._asymptotic_loss
 
-    def counting_pair(cfg, strategy, replicate):
-        calls.append((cfg.problem, cfg.classifier, strategy, replicate))
-        return run_pair(cfg, strategy, replicate)
+    def counting_pair(run, strategy, replicate):
+        calls.append((run.config.problem, run.config.classifier, strategy, replicate))
+        return run_pair(run, strategy, replicate)
 
-    def counting_asymptotic(problem, classifier, *args, **kwargs):
-        calls.append((problem, classifier, "asymptotic"))
-        return asymptotic(problem, classifier, *args, **kwargs)
+    def counting_asymptotic(task):
+        calls.append((task.config.problem, task.config.classifier, "asymptotic"))
+        return asymptotic(task)
 
     monkeypatch.setattr(sandbox, "_run_pair", counting_pair)
-    monkeypatch.setattr(metrics, "asymptotic_loss", counting_asymptotic)
+    monkeypatch.setattr(study, "_asymptotic_loss", counting_asymptotic)
     return calls
 
 
@@ -230,8 +237,11 @@ def test_folder_layout_and_read_back(finished, local):
     assert sorted(p.name for p in finished.iterdir()) == sorted(
         ["study.json", "curves.csv", "asymptotic.csv", *(f"{p}__{c}" for p, c in PAIRINGS)])
     stored = json.loads((finished / "study.json").read_text())
+    specs = {"problems": {p: repr(get_problem(p)) for p in TINY["problems"]},
+             "classifiers": {c: repr(get_classifier(c)) for c in TINY["classifiers"]},
+             "strategies": {s: repr(get_strategy(s)) for s in STRATEGIES}}
     assert stored["grid"] == {"preset": "paper", "problems": TINY["problems"], "classifiers": TINY["classifiers"],
-                              "strategies": STRATEGIES, "replicates": 2}
+                              "strategies": STRATEGIES, "replicates": 2, "specs": specs}
     assert stored["settings"]["budget"] == stored["settings"]["pool_size"] == 10
     for p, c in PAIRINGS:  # each pairing is a run_curves folder
         rows = local.curves[(local.curves.problem == p) & (local.curves.classifier == c)].reset_index(drop=True)

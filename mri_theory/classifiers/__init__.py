@@ -16,8 +16,9 @@ refits for :class:`RandomForest` and :class:`SklearnClassifier`.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
+from mri_theory._registry import register
 from mri_theory.classifiers.base import Classifier, refit_future_losses
 from mri_theory.classifiers.gaussian import (
     LDA,
@@ -45,6 +46,7 @@ __all__ = [
     "SklearnClassifier",
     "get_classifier",
     "list_classifiers",
+    "register_classifier",
     "refit_future_losses",
 ]
 
@@ -63,8 +65,36 @@ _REGISTRY: dict[str, Callable[[], Classifier]] = {
 
 
 def list_classifiers() -> list[str]:
-    """Names accepted by :func:`get_classifier`."""
+    """Names accepted by :func:`get_classifier`, sorted (the registered ones included)."""
     return sorted(_REGISTRY)
+
+
+def register_classifier(name: str, factory: Callable[[], Classifier], *, overwrite: bool = False) -> None:
+    """Register a classifier under ``name`` for :func:`get_classifier` and the runners.
+
+    Parameters
+    ----------
+    name : str
+        Letters, digits and ``. _ + -``, without ``__`` (it labels rows and
+        names study folders).
+    factory : callable
+        Returns a new unfitted :class:`Classifier` with no arguments; a class works.
+    overwrite : bool, default False
+        Replace an existing registration (the built-in names included).
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a str or ``factory`` not callable.
+    ValueError
+        If ``name`` is not a safe name, or is taken and ``overwrite`` is False.
+
+    Notes
+    -----
+    The registry lives in this process: the runners resolve names here and
+    send the classifier objects to their workers.
+    """
+    register(_REGISTRY, name, factory, overwrite, "classifier")
 
 
 def get_classifier(name: str) -> Classifier:

@@ -1,23 +1,90 @@
-"""The base-classifier interface shared by every classifier and the engine.
+r"""The classifier contract: what the engine, the strategies and the sandbox need from a classifier.
 
-A classifier is fitted on ``(X, y)`` with ``n_classes`` known, so
-:meth:`Classifier.predict_proba` always returns ``k`` columns (classes
-``0..k-1``), even when a class is absent from the training data.  Classifiers
-that can be retrained fast override :meth:`Classifier.retraining_losses`; the
-default refits a clone for every (candidate, class) pair, which is the plain
-path every fast path is tested against.
+A classifier is :math:`\theta` of the paper (§3.1, Table ``Notation``): a
+training function, fitted on labelled data :math:`D_S`, and a prediction
+function giving the class probability vector :math:`\hat{\mathbf p}`.  Any
+subclass of :class:`Classifier` that keeps the rules below can be given to
+the engine (:mod:`mri_theory.retraining`), the strategies and the sandbox in
+place of the built-in ones; :func:`mri_theory.testing.check_classifier`
+checks them on a user's classifier.
+
+**Hyper-parameters** are the arguments of ``__init__`` (keywords with
+defaults; no ``*args`` or ``**kwargs``), each stored *unchanged* under its own
+name (scikit-learn's rule: ``sklearn.base.clone`` rebuilds the object from
+them and checks that every one is the object it passed).  ``__init__`` may
+*validate* them (the built-ins do, so that a bad value is refused at once,
+naming the argument) but must not convert them: conversions belong in
+``fit``.  :class:`Classifier` inherits :class:`sklearn.base.BaseEstimator`, so
+``get_params(deep=True)``, ``set_params(**params)`` (validated here by
+``__init__`` before anything is set), ``sklearn.base.clone(clf)`` and
+:meth:`Classifier.clone` (the same thing: an unfitted copy with equal
+parameters) work on every subclass, and ``repr`` shows every parameter (the
+sandbox and the study record it to tell two configurations apart).
+
+**Learned state** is set by ``fit`` in attributes ending in ``_``:
+:meth:`Classifier.fit` sets ``n_classes_``, ``dim_``, ``X_train_`` and
+``y_train_`` (the validated training data, which the default retraining
+path refits on), then calls the subclass's ``_fit(X, y)``.
+
+**fit(X, y, n_classes)** returns the classifier.  ``X`` has shape
+``(n, d)`` (1-D is ``(n, 1)``), ``y`` holds labels in ``0..k-1`` with
+``k = n_classes`` known in advance.  It must work for every training set
+an active-learning curve starts from: a single point, a single class, classes
+absent, duplicated points with different labels.  A fit starts from scratch
+and is deterministic: the same parameters and data give the same model, bit
+for bit (randomness comes from a seed among the hyper-parameters), and fitting
+never changes the hyper-parameters.
+
+**predict_proba(X)** returns shape ``(n, k)``: finite entries in ``[0, 1]``,
+rows summing to 1, column ``j`` the probability of class ``j`` (a class absent
+from the training data included; the built-ins give it 0).  **predict(X)** is
+the most probable class, classes within ``TIE_TOLERANCE`` of the largest
+probability tied and the lowest of them predicted
+(:func:`mri_theory.losses.predicted_class`, the error loss's rule).
+
+**retraining_losses(candidates, population, loss)** is the engine's hook
+(:func:`mri_theory.retraining.current_and_future_losses`), called on a fitted
+classifier with ``candidates`` of shape ``(m, d)``, a
+:class:`~mri_theory.population.Population` with ``k`` classes in dimension
+``d``, and ``loss`` one of ``"error"``, ``"log"``, ``"lc"``
+(:mod:`mri_theory.losses`).  It returns ``(L, L')``: ``L`` (a float) the loss
+of this classifier on the population, :math:`L(\theta(D_S))`, and ``L'`` of
+shape ``(m, k)`` with ``L'[i, j]`` the loss after retraining on the
+training data plus ``(candidates[i], j)``,
+:math:`L'_j = L(\theta(D_S \cup (\mathbf x_i, c_j)))` (Table ``Notation``),
+``n_classes`` unchanged.  The default refits a clone for every (candidate,
+class) pair (:func:`refit_future_losses`).  A classifier may override it with
+a fast path; the fast path must **equal the refit**: exactly in exact
+arithmetic, so that the two differ only by rounding (the built-ins agree to
+``1e-12`` or better; logistic regression and the SVM to their solvers'
+documented accuracy), ties and duplicated points included (a tie broken
+differently changes the error loss by a whole point's weight).  It must not
+change the classifier.  Validate the arguments with
+:func:`check_retraining_args`.
+
+**Class attributes.**  ``name`` labels the classifier in tables and file
+names (a plain string of ``[A-Za-z0-9._+-]``); set it on an instance to tell
+two configurations apart (a clone keeps it).  ``nearest_neighbour`` is True
+for classifiers that predict from the labels of the nearest training points
+(:class:`~mri_theory.classifiers.KNN`): SMRI and BMRI then estimate the
+class probabilities :math:`\hat{\mathbf p}` with a random forest as
+:math:`\theta_2` instead of 5-NN (§4, ``mri-paper.tex`` line 863: "5-nn, or
+random forest when the base classifier is k-nn").
 """
 
 from __future__ import annotations
 
-import copy
+import re
+import sys
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
+from sklearn import base as skbase
 
 from mri_theory import _validation as check
-from mri_theory.population import Population, check_labels, check_loss, check_population
+from mri_theory.losses import check_loss, predicted_class
+from mri_theory.population import Population, check_population
 
 __all__ = ["Classifier", "check_points", "check_retraining_args", "refit_future_losses"]
 
@@ -42,14 +109,26 @@ def check_points(X: ArrayLike, name: str = "X", dim: int | None = None, min_rows
     return X
 
 
-class Classifier:
-    """Base class: ``fit(X, y, n_classes)``, ``predict_proba``, ``predict``, ``clone``.
+class Classifier(skbase.BaseEstimator):
+    r"""Base class of every classifier: the contract of the module notes.
 
-    Subclasses implement ``_fit(X, y)`` and ``_predict_proba(X)``; hyper-parameters
-    are set in ``__init__`` (and copied by :meth:`clone`), learned state ends in ``_``.
+    Subclasses implement ``_fit(X, y)`` (validated arrays; ``n_classes_`` and
+    ``dim_`` already set) and ``_predict_proba(X)`` (validated points of the
+    training dimension), and may override :meth:`retraining_losses` with an
+    exact fast path.  ``get_params``, ``set_params`` and ``sklearn.base.clone``
+    come from :class:`sklearn.base.BaseEstimator`.
+
+    Attributes
+    ----------
+    name : str
+        Label in tables and file names (class attribute; may be set on an instance).
+    nearest_neighbour : bool
+        True for nearest-neighbour classifiers: SMRI/BMRI's :math:`\theta_2`
+        is then a random forest rather than 5-NN (§4).
     """
 
     name: str = "classifier"
+    nearest_neighbour: bool = False
 
     def fit(self, X: ArrayLike, y: ArrayLike, n_classes: int | None = None) -> "Classifier":
         """Fit on labelled data; ``n_classes`` defaults to ``max(y) + 1`` (at least 2).
@@ -58,10 +137,10 @@ class Classifier:
         """
         X = check_points(X, min_rows=1)
         if n_classes is None:
-            y = check_labels(y, None)
+            y = check.check_labels(y, None)
             n_classes = max(2, int(np.max(y)) + 1) if y.size else 2
         n_classes = check.count(n_classes, "n_classes", minimum=2)
-        y = check_labels(y, n_classes)
+        y = check.check_labels(y, n_classes)
         if X.shape[0] != y.shape[0]:
             raise ValueError(f"X and y must have the same length, got {X.shape[0]} and {y.shape[0]}")
         self.n_classes_ = n_classes
@@ -86,19 +165,35 @@ class Classifier:
         return self._predict_proba(check_points(X, dim=self.dim_))
 
     def predict(self, X: ArrayLike) -> np.ndarray:
-        """Most probable class; ties go to the lowest label."""
-        return np.argmax(self.predict_proba(X), axis=1)
+        """Most probable class; near-ties go to the lowest label (:func:`~mri_theory.losses.predicted_class`)."""
+        return predicted_class(self.predict_proba(X))
 
-    def get_params(self) -> dict[str, Any]:
-        """Hyper-parameters (the public attributes set in ``__init__``)."""
-        return {k: v for k, v in vars(self).items() if not k.endswith("_") and not k.startswith("_")}
+    def set_params(self, **params: Any) -> "Classifier":
+        """Set hyper-parameters (scikit-learn's ``set_params``), refusing values ``__init__`` refuses.
+
+        The new top-level values are checked by building a fresh object from
+        them before any is set, so a bad value raises naming the parameter and
+        leaves the classifier unchanged; nested ``<component>__<parameter>``
+        values are left to the component.
+        """
+        current = self.get_params(deep=False)
+        top = {key: value for key, value in params.items() if key in current}
+        if top:
+            type(self)(**{**current, **top})
+        return super().set_params(**params)
 
     def clone(self) -> "Classifier":
-        """An unfitted copy with the same hyper-parameters."""
-        return type(self)(**copy.deepcopy(self.get_params()))
+        """An unfitted copy with equal hyper-parameters: ``sklearn.base.clone(self)``."""
+        return skbase.clone(self)
+
+    def __sklearn_clone__(self) -> "Classifier":
+        twin = super().__sklearn_clone__()
+        if "name" in vars(self):  # a label set on the instance travels with its clones
+            twin.name = self.name
+        return twin
 
     def __repr__(self) -> str:
-        params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        params = ", ".join(f"{k}={_param_repr(v)}" for k, v in self.get_params(deep=False).items())
         return f"{type(self).__name__}({params})"
 
     def retraining_losses(self, candidates: np.ndarray, population: Population,
@@ -107,11 +202,21 @@ class Classifier:
 
         Returns ``(L, L')`` with ``L'`` of shape ``(m, k)``.  The default
         refits a clone per pair (:func:`refit_future_losses`); classifiers with
-        an exact fast path override it.  Called on a fitted classifier by
+        an exact fast path override it (module notes: it must equal the
+        refit).  Called on a fitted classifier by
         :func:`mri_theory.retraining.current_and_future_losses`.
         """
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
         return population.loss(self, loss), refit_future_losses(self, candidates, population, loss)
+
+
+def _param_repr(value: Any) -> str:
+    """A parameter in full: arrays as lists (no rounding), estimators untruncated on one line."""
+    if isinstance(value, np.ndarray):
+        return repr(value.tolist())
+    if isinstance(value, skbase.BaseEstimator) and not isinstance(value, Classifier):
+        return re.sub(r"\s*\n\s*", " ", value.__repr__(N_CHAR_MAX=sys.maxsize))
+    return repr(value)
 
 
 def check_retraining_args(model: Classifier, candidates: ArrayLike, population: Any,

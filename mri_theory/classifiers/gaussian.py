@@ -60,7 +60,8 @@ import numpy as np
 
 from mri_theory import _validation as check
 from mri_theory.classifiers.base import Classifier, check_retraining_args
-from mri_theory.population import Population, pointwise_loss_from_scores
+from mri_theory.losses import pointwise_loss_from_scores
+from mri_theory.population import Population
 
 __all__ = ["LDA", "QDA", "GaussianClassifier", "GaussianMeanClassifier", "GaussianNaiveBayes"]
 
@@ -228,7 +229,8 @@ class LDA(GaussianClassifier):
     name = "lda"
 
     def __init__(self, reg: float = 1e-3) -> None:
-        self.reg = check.positive_scalar(reg, "reg")
+        check.positive_scalar(reg, "reg")
+        self.reg = reg
 
     def _coefficients(self, counts, means, scatters):
         d = means.shape[-1]
@@ -252,7 +254,8 @@ class QDA(GaussianClassifier):
     name = "qda"
 
     def __init__(self, reg: float = 1e-3) -> None:
-        self.reg = check.positive_scalar(reg, "reg")
+        check.positive_scalar(reg, "reg")
+        self.reg = reg
 
     def _coefficients(self, counts, means, scatters):
         d = means.shape[-1]
@@ -273,7 +276,8 @@ class GaussianNaiveBayes(GaussianClassifier):
     name = "nb"
 
     def __init__(self, reg: float = 1e-3) -> None:
-        self.reg = check.positive_scalar(reg, "reg")
+        check.positive_scalar(reg, "reg")
+        self.reg = reg
 
     def _coefficients(self, counts, means, scatters):
         d = means.shape[-1]
@@ -301,17 +305,21 @@ class GaussianMeanClassifier(GaussianClassifier):
     name = "mean"
 
     def __init__(self, sigma: float = 1.0, prior: Sequence[float] | None = None) -> None:
-        self.sigma = check.positive_scalar(sigma, "sigma")
-        self.prior = None if prior is None else tuple(float(p) for p in check.probability_vector(prior, "prior"))
+        check.positive_scalar(sigma, "sigma")
+        if prior is not None:
+            check.probability_vector(prior, "prior")
+        self.sigma = sigma
+        self.prior = prior
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
-        if self.prior is not None and len(self.prior) != self.n_classes_:
-            raise ValueError(f"prior has {len(self.prior)} entries but n_classes is {self.n_classes_}")
+        k = self.n_classes_
+        self.prior_ = np.full(k, 1.0 / k) if self.prior is None else check.probability_vector(self.prior, "prior")
+        if self.prior_.size != k:
+            raise ValueError(f"prior has {self.prior_.size} entries but n_classes is {k}")
         super()._fit(X, y)
 
     def _coefficients(self, counts, means, scatters):
-        k, d = means.shape[-2:]
-        prior = np.full(k, 1.0 / k) if self.prior is None else np.asarray(self.prior)
+        d = means.shape[-1]
         b = means / (self.sigma / self.scale_)**2  # sigma is in data units
-        c = -0.5 * np.sum(means * b, axis=-1) + np.log(prior)
+        c = -0.5 * np.sum(means * b, axis=-1) + np.log(self.prior_)
         return np.zeros(means.shape[:-1] + (d, d)), b, np.broadcast_to(c, counts.shape)

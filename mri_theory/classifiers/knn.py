@@ -35,7 +35,8 @@ from scipy.spatial import cKDTree
 from mri_theory import _validation as check
 from mri_theory._ties import TIE_TOLERANCE
 from mri_theory.classifiers.base import Classifier, check_points, check_retraining_args
-from mri_theory.population import Population, pointwise_loss
+from mri_theory.losses import pointwise_loss
+from mri_theory.population import Population
 
 __all__ = ["KNN", "KERNELS", "optimal_weights", "squared_distances", "squared_distances_paired"]
 
@@ -142,6 +143,9 @@ class KNN(Classifier):
 
     Notes
     -----
+    ``nearest_neighbour`` is True: SMRI and BMRI estimate the class
+    probabilities with a random forest rather than 5-NN (§4).
+
     Tie rules, chosen so that refits and the fast path agree exactly:
     neighbours are ordered by squared distance and then by training index
     (a stable sort), so among equidistant points the earlier one is nearer
@@ -166,34 +170,39 @@ class KNN(Classifier):
     """
 
     name = "knn"
+    nearest_neighbour = True
 
     def __init__(self, k: int = 5, kernel: str = "rectangular", scale: None | str | ArrayLike = None) -> None:
-        self.k = check.count(k, "k")
+        check.count(k, "k")
         if not isinstance(kernel, str) or kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {', '.join(map(repr, KERNELS))}, got {kernel!r}")
+        _check_scale(scale)
+        self.k = k
         self.kernel = kernel
-        self.scale = _check_scale(scale)
+        self.scale = scale
 
     def fit(self, X: ArrayLike, y: ArrayLike, n_classes: int | None = None) -> "KNN":
         """Fit on labelled data (see :meth:`Classifier.fit`); a fixed ``scale`` must have one entry per column."""
         X = check_points(X, min_rows=1)
-        if isinstance(self.scale, tuple) and len(self.scale) != X.shape[1]:
-            raise ValueError(f"scale has {len(self.scale)} entries but the training points have {X.shape[1]} "
+        scale = _check_scale(self.scale)
+        if isinstance(scale, tuple) and len(scale) != X.shape[1]:
+            raise ValueError(f"scale has {len(scale)} entries but the training points have {X.shape[1]} "
                              "columns: give one scale per covariate")
         super().fit(X, y, n_classes)
         return self
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
-        if self.scale is None:
+        scale = _check_scale(self.scale)
+        if scale is None:
             self.scale_ = None
-        elif isinstance(self.scale, str):  # "train"
+        elif isinstance(scale, str):  # "train"
             constant = np.ptp(X, axis=0) == 0
             sd = np.std(X, axis=0, ddof=1) if X.shape[0] > 1 else np.ones(X.shape[1])
             self.scale_ = np.where(constant, 1.0, sd)
         else:
-            self.scale_ = np.asarray(self.scale)
+            self.scale_ = np.asarray(scale)
         self.X_scaled_ = self._scaled(X)
-        self.k_eff_ = min(self.k, X.shape[0])
+        self.k_eff_ = min(check.count(self.k, "k"), X.shape[0])
         self.tree_ = cKDTree(self.X_scaled_) if X.shape[0] > _TREE_MIN_TRAIN else None
 
     def _scaled(self, P: np.ndarray) -> np.ndarray:

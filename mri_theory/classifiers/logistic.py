@@ -76,9 +76,10 @@ per-model logits, gradients and Hessians (``(B, q p, q p)``, solved in one
 batched ``np.linalg.solve``) come from single matrix products over the shared
 points; a refit is the case ``B = 1`` (shared points: all but the last).
 All models are then scored on the population in the current frame (points on
-the last axis, chunked) as in :func:`mri_theory.population.pointwise_loss_from_scores`;
+the last axis, chunked) as in :func:`mri_theory.losses.pointwise_loss_from_scores`;
 with two classes the weighted sums are formed directly from the log-odds
-:math:`s` (error: :math:`\sum_i w_i r_{i1} + [s_i > 0] \cdot w_i (r_{i0} - r_{i1})`;
+:math:`s` (error: :math:`\sum_i w_i r_{i1} + [s_i > t] \cdot w_i (r_{i0} - r_{i1})`, ``t = TIE_LOG_ODDS``
+of :mod:`mri_theory.losses`;
 log loss: :math:`\sum_i w_i (\ln(1 + e^{s_i}) - r_{i1} s_i)` while
 :math:`|s| \le 30`, so no probability reaches the log-loss floor), in place
 and in cache-sized chunks, avoiding the slow ``np.logaddexp``: the population
@@ -92,7 +93,8 @@ import numpy as np
 from mri_theory import _validation as check
 from mri_theory.classifiers.base import Classifier, check_retraining_args
 from mri_theory.classifiers.gaussian import reference_frame
-from mri_theory.population import Population, pointwise_loss_from_scores
+from mri_theory.losses import TIE_LOG_ODDS, pointwise_loss_from_scores
+from mri_theory.population import Population
 
 __all__ = ["GRADIENT_TOLERANCE", "LogisticRegression"]
 
@@ -259,8 +261,8 @@ def _weighted_losses(scores: np.ndarray, population: Population, loss: str) -> n
     w, r = population.weights, population.proba
     if population.n_classes > 2:
         return pointwise_loss_from_scores(r, scores, loss) @ w
-    if loss == "error":  # predicting class 1 (s > 0) errs with probability r_0, class 0 with r_1
-        return (scores > 0) @ (w * (r[:, 0] - r[:, 1])) + w @ r[:, 1]
+    if loss == "error":  # predicting class 1 (s > TIE_LOG_ODDS) errs with probability r_0, class 0 with r_1
+        return (scores > TIE_LOG_ODDS) @ (w * (r[:, 0] - r[:, 1])) + w @ r[:, 1]
     if loss == "lc":  # 1 - max p = 1 / (1 + e^|s|)
         e = np.abs(scores)
         with np.errstate(over="ignore"):
@@ -316,8 +318,10 @@ class LogisticRegression(Classifier):
     name = "logreg"
 
     def __init__(self, C: float = 10.0, max_iter: int = 100) -> None:
-        self.C = check.positive_scalar(C, "C")
-        self.max_iter = check.count(max_iter, "max_iter")
+        check.positive_scalar(C, "C")
+        check.count(max_iter, "max_iter")
+        self.C = C
+        self.max_iter = max_iter
 
     def _ridge(self) -> float:
         """The ridge on the frame weights: :math:`1 / (C s^2)` (module notes)."""

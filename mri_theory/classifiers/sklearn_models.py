@@ -21,13 +21,15 @@ __all__ = ["SklearnClassifier", "RandomForest"]
 
 
 class SklearnClassifier(Classifier):
-    """Any scikit-learn classifier with ``fit`` and ``predict_proba``, refitted from a clone.
+    """Any scikit-learn classifier with ``fit`` and ``predict_proba`` (a ``Pipeline`` too), refitted from a clone.
 
     Parameters
     ----------
     estimator : scikit-learn classifier
-        Cloned (``sklearn.base.clone``) at every fit; give it a
-        ``random_state`` if it is random.
+        Cloned (``sklearn.base.clone``) at every fit, so the template is never
+        fitted; give it a ``random_state`` if it is random.  Its parameters
+        are nested parameters of the wrapper: ``get_params(deep=True)`` lists
+        them as ``estimator__<name>`` and ``set_params`` sets them so.
     """
 
     name = "sklearn"
@@ -37,10 +39,8 @@ class SklearnClassifier(Classifier):
             raise TypeError(f"estimator must be a scikit-learn classifier with predict_proba, got {estimator!r}")
         self.estimator = estimator
 
-    def clone(self) -> "SklearnClassifier":
-        return type(self)(skbase.clone(self.estimator))
-
     def _make_estimator(self) -> Any:
+        """A new unfitted scikit-learn estimator for one fit."""
         return skbase.clone(self.estimator)
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
@@ -49,30 +49,34 @@ class SklearnClassifier(Classifier):
         if self.classes_present_.size > 1:
             self.model_ = self._make_estimator().fit(X, y)
 
-    def _raw_proba(self, X: np.ndarray) -> np.ndarray:
-        return self.model_.predict_proba(X)
-
     def _predict_proba(self, X: np.ndarray) -> np.ndarray:
         out = np.zeros((X.shape[0], self.n_classes_))
         if self.model_ is None:
             out[:, self.classes_present_[0]] = 1.0
         else:
-            out[:, self.classes_present_] = self._raw_proba(X)
+            out[:, self.classes_present_] = self.model_.predict_proba(X)
         return out
 
 
 class RandomForest(SklearnClassifier):
-    """Random forest (scikit-learn), seeded so refits are deterministic."""
+    """Random forest (scikit-learn's ``RandomForestClassifier``), seeded so refits are deterministic.
+
+    Parameters
+    ----------
+    n_estimators : int, default 100
+        Number of trees.
+    random_state : int, default 0
+        The forest's seed (``>= 0``).
+    """
 
     name = "rf"
 
     def __init__(self, n_estimators: int = 100, random_state: int = 0) -> None:
-        self.n_estimators = check.count(n_estimators, "n_estimators")
-        self.random_state = check.count(random_state, "random_state", minimum=0)
-        self.estimator = RandomForestClassifier(n_estimators=self.n_estimators, random_state=self.random_state)
+        check.count(n_estimators, "n_estimators")
+        check.count(random_state, "random_state", minimum=0)
+        self.n_estimators = n_estimators
+        self.random_state = random_state
 
-    def get_params(self) -> dict[str, Any]:
-        return {"n_estimators": self.n_estimators, "random_state": self.random_state}
-
-    def clone(self) -> "RandomForest":
-        return RandomForest(**self.get_params())
+    def _make_estimator(self) -> RandomForestClassifier:
+        return RandomForestClassifier(n_estimators=check.count(self.n_estimators, "n_estimators"),
+                                      random_state=check.count(self.random_state, "random_state", minimum=0))

@@ -99,7 +99,8 @@ from scipy import special
 from mri_theory import _validation as check
 from mri_theory.classifiers.base import Classifier, check_points, check_retraining_args
 from mri_theory.classifiers.knn import squared_distances
-from mri_theory.population import Population, pointwise_loss_from_scores
+from mri_theory.losses import pointwise_loss_from_scores
+from mri_theory.population import Population
 
 __all__ = ["SVM", "platt_sigmoid"]
 
@@ -539,14 +540,17 @@ class SVM(Classifier):
     name = "svm"
 
     def __init__(self, C: float = 1.0, gamma: float | None = None) -> None:
-        self.C = check.positive_scalar(C, "C")
+        check.positive_scalar(C, "C")
         if isinstance(gamma, str):
             raise TypeError(f"gamma must be numeric (a positive float, or None for 1/d): data-dependent values "
                             f"such as 'scale' would move every kernel value when a point is added, got {gamma!r}")
-        self.gamma = None if gamma is None else check.positive_scalar(gamma, "gamma")
+        if gamma is not None:
+            check.positive_scalar(gamma, "gamma")
+        self.C = C
+        self.gamma = gamma
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
-        self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else self.gamma
+        self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else check.positive_scalar(self.gamma, "gamma")
         self.classes_present_ = np.unique(y)
         self.machine_classes_ = _machine_classes(self.classes_present_)
         s = np.where(y[None, :] == self.machine_classes_[:, None], 1.0, -1.0)

@@ -10,7 +10,12 @@ first ``t`` pool points that the reference ``trajectory`` strategy labelled in
 that replicate (its ``chosen`` column); the candidates are all the other pool
 points, in ascending pool index.  The default trajectory, random selection,
 makes every state a typical state of an AL run; ``"MRI-best"`` follows the
-optimal greedy curve, and any registered strategy name is accepted.
+optimal greedy curve, and any registered strategy name or
+:class:`~mri_theory.strategies.Strategy` object is accepted.  The problem,
+the classifier and the strategies are registered names or objects, labelled
+as in :mod:`mri_theory.sandbox` (a name as given, an object by its
+``name``); every task carries the objects to its worker.  The problem must
+have the truth (``has_truth``): the table compares with the true :math:`Q^c`.
 
 In each state :func:`score_states` computes once the true current loss
 :math:`L(\theta(D_S))` (term :math:`T_c` of Eq. ``eqc``) and the true
@@ -28,19 +33,22 @@ the table holds :math:`\hat T_e = -` score, so the error
 
 Seeds: the data of replicate ``r`` and the reference trajectory come from the
 sandbox's streams (``SeedSequence(seed, spawn_key=(r, 0))`` and ``(r, 1,
-crc32(trajectory))``, :mod:`mri_theory.sandbox`); strategy ``s`` scoring the
+crc32(trajectory))`` with the trajectory's label, :mod:`mri_theory.sandbox`); strategy ``s`` scoring the
 state at step ``t`` of replicate ``r`` draws from
 ``numpy.random.default_rng(SeedSequence(seed, spawn_key=(r, 3, t, crc32(s))))``
-(``crc32`` of the UTF-8 name; the second key 3 is unused by the sandbox).  So a
+(``crc32`` of the UTF-8 label; the second key 3 is unused by the sandbox).  So a
 state's rows are the same whichever other states, strategies or backends run.
 
 Output folder (``out``):
 
 ``diagnostics.json``
     ``{"format": 1, "settings": {...}, "grid": {"replicates": n, "steps": [...]}}``.
-    The settings (problem, classifier, trajectory, strategies, pool size,
-    population size, seed) determine every state's rows; a run with other
-    settings in the same folder is refused.  The strategies are settings (a
+    The settings (problem, classifier, trajectory, strategies as labels and,
+    as ``problem_spec``, ``classifier_spec``, ``trajectory_spec`` and
+    ``strategy_specs``, the ``repr`` of the objects they stand for; pool
+    size, population size, seed) determine every state's rows; a run with
+    other settings in the same folder is refused (another object of the same
+    name included).  The strategies are settings (a
     part holds exactly the strategies requested): scoring other strategies
     needs another folder.  The grid may grow: more replicates or steps reuse
     every verified part.
@@ -67,10 +75,11 @@ file is written atomically by the calling process only.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -80,9 +89,9 @@ import pandas as pd
 
 from mri_theory import _backends, sandbox
 from mri_theory import _validation as check
-from mri_theory.classifiers import get_classifier
-from mri_theory.problems import get_problem
-from mri_theory.strategies import Context, MRIBest, get_strategy
+from mri_theory.classifiers import Classifier
+from mri_theory.problems import Problem
+from mri_theory.strategies import Context, Strategy
 from mri_theory.targets import true_q_c_and_loss
 
 __all__ = ["STATE_COLUMNS", "score_states"]
@@ -103,7 +112,8 @@ _NUMERIC = ["score", "true_q_c", "loss", "t_e", "t_e_estimate"]
 
 @dataclass(frozen=True)
 class _StatesConfig:
-    """Everything that determines a state's rows (the ``settings`` of ``diagnostics.json``)."""
+    """Everything that determines a state's rows (the ``settings`` of ``diagnostics.json``): the labels,
+    the ``repr`` of the objects they stand for, the sizes and the seed."""
 
     problem: str
     classifier: str
@@ -112,32 +122,47 @@ class _StatesConfig:
     pool_size: int
     population_size: int
     seed: int
+    problem_spec: str
+    classifier_spec: str
+    trajectory_spec: str
+    strategy_specs: tuple[str, ...]
 
     def settings(self) -> dict[str, Any]:
         """The settings as stored in ``diagnostics.json`` (JSON types)."""
-        return {**asdict(self), "strategies": list(self.strategies)}
+        return {**asdict(self), "strategies": list(self.strategies), "strategy_specs": list(self.strategy_specs)}
 
     def curves(self, budget: int) -> sandbox.CurveConfig:
         """The sandbox configuration whose curves (to ``budget`` labels) give the states."""
         return sandbox.CurveConfig(self.problem, self.classifier, self.pool_size, budget, self.population_size,
-                                   "error", None, False, self.seed)
+                                   "error", None, False, self.seed, self.problem_spec, self.classifier_spec)
 
 
-def _score_state(cfg: _StatesConfig, replicate: int, step: int) -> pd.DataFrame:
+@dataclass(frozen=True)
+class _States:
+    """A :class:`_StatesConfig` with the objects its labels stand for: what a task carries to the workers."""
+
+    config: _StatesConfig
+    problem: Problem
+    classifier: Classifier
+    trajectory: Strategy
+    strategies: Mapping[str, Strategy]
+
+
+def _score_state(states: _States, replicate: int, step: int) -> pd.DataFrame:
     """The rows of one state: every strategy's scores and the truth on every remaining candidate."""
-    curve = cfg.curves(step)  # the trajectory's first `step` picks do not depend on the budget
-    problem, X0, y0, pool_X, pool_y, population = sandbox._replicate_data(curve, replicate)
+    cfg, problem = states.config, states.problem
+    curve = sandbox._Run(cfg.curves(step), problem, states.classifier,  # the trajectory's first `step` picks
+                         {cfg.trajectory: states.trajectory})        # do not depend on the budget
+    X0, y0, pool_X, pool_y, population = sandbox._replicate_data(problem, curve.config, replicate)
     chosen = sandbox._run_pair(curve, cfg.trajectory, replicate).chosen.to_numpy()[:step]
     X, y = np.vstack([X0, pool_X[chosen]]), np.append(y0, pool_y[chosen])
     available = np.setdiff1d(np.arange(cfg.pool_size), chosen)  # ascending
     candidates = pool_X[available]
-    base = get_classifier(cfg.classifier)
+    base = copy.deepcopy(states.classifier)
     loss, true_q = true_q_c_and_loss(problem, base, X, y, candidates, population, "error")
     blocks = []
-    for name in cfg.strategies:
-        strategy = get_strategy(name)
-        if isinstance(strategy, MRIBest):
-            strategy.loss = "error"
+    for name, strategy in states.strategies.items():
+        strategy = copy.deepcopy(strategy)  # fresh for every state, as a worker gets it
         rng = np.random.default_rng(np.random.SeedSequence(
             cfg.seed, spawn_key=(replicate, _SCORE_KEY, step, zlib.crc32(name.encode()))))
         truth = (problem, population) if strategy.needs_truth else (None, None)  # practical ones never see it
@@ -158,9 +183,9 @@ def _score_state(cfg: _StatesConfig, replicate: int, step: int) -> pd.DataFrame:
     return frame[STATE_COLUMNS]
 
 
-def _computed_state(cfg: _StatesConfig, replicate: int, step: int) -> tuple[tuple[int, int], pd.DataFrame]:
+def _computed_state(states: _States, replicate: int, step: int) -> tuple[tuple[int, int], pd.DataFrame]:
     """What a (possibly remote) worker does: compute one state and return it with its key; never write."""
-    return (replicate, step), _score_state(cfg, replicate, step)
+    return (replicate, step), _score_state(states, replicate, step)
 
 
 # ------------------------------------------------------------------ storage
@@ -170,8 +195,9 @@ def _part_path(out: Path, replicate: int, step: int) -> Path:
     return out / _PARTS_DIR / f"{replicate:05d}__{step:05d}.csv"
 
 
-def _read_state_part(path: Path, cfg: _StatesConfig, replicate: int, step: int) -> pd.DataFrame:
+def _read_state_part(path: Path, states: _States, replicate: int, step: int) -> pd.DataFrame:
     """A verified part's rows (module docstring); raises ``sandbox._DamagedPart`` with the reason otherwise."""
+    cfg = states.config
     m = cfg.pool_size - step
     frame = sandbox._read_keyed_part(path, {"replicate": replicate, "step": step},
                                      sandbox._canonical_sha256(cfg.settings()), len(cfg.strategies) * m, "state")
@@ -181,7 +207,7 @@ def _read_state_part(path: Path, cfg: _StatesConfig, replicate: int, step: int) 
     if not (all(pd.api.types.is_integer_dtype(frame[c]) for c in _INTEGER)
             and all(pd.api.types.is_float_dtype(frame[c]) for c in _NUMERIC)):
         raise damaged(f"wrong column types: {_INTEGER} must be integers and {_NUMERIC} numbers")
-    n_labelled = get_problem(cfg.problem).n_classes + step
+    n_labelled = states.problem.n_classes + step
     if not ((frame.problem == cfg.problem) & (frame.classifier == cfg.classifier)
             & (frame.trajectory == cfg.trajectory) & (frame.replicate == replicate) & (frame.step == step)
             & (frame.n_labelled == n_labelled)).all():
@@ -197,7 +223,7 @@ def _read_state_part(path: Path, cfg: _StatesConfig, replicate: int, step: int) 
         raise damaged("non-finite score, true_q_c, loss or t_e")
     if np.any(frame.loss.to_numpy() != frame.loss.iloc[0]):
         raise damaged("the loss differs between rows of one state")
-    estimating = np.repeat([get_strategy(name).estimates_t_e for name in cfg.strategies], m)
+    estimating = np.repeat([strategy.estimates_t_e for strategy in states.strategies.values()], m)
     if not np.array_equal(np.isfinite(frame.t_e_estimate.to_numpy()), estimating):
         raise damaged("t_e_estimate is not finite exactly for the strategies that estimate T_e")
     return frame
@@ -244,28 +270,18 @@ def _check_steps(steps: Any, pool_size: int) -> list[int]:
     return sorted(values)
 
 
-def _check_trajectory(trajectory: Any) -> str:
-    if not isinstance(trajectory, str):
-        raise TypeError(f"trajectory must be a strategy name (str), got {type(trajectory).__name__}")
-    try:
-        get_strategy(trajectory)
-    except ValueError as exc:
-        raise ValueError(f"trajectory: {exc}") from None
-    return trajectory
-
-
 # ------------------------------------------------------------------ the runner
 
 
 def score_states(
-    problem: str,
-    classifier: str,
-    strategies: Sequence[str] | str,
+    problem: str | Problem,
+    classifier: str | Classifier,
+    strategies: Sequence[str | Strategy] | str | Strategy,
     replicates: int = 10,
     steps: Sequence[int] = (2, 10, 30),
     pool_size: int = 100,
     *,
-    trajectory: str = "RS",
+    trajectory: str | Strategy = "RS",
     population_size: int = 10_000,
     seed: int = 0,
     out: str | os.PathLike | None = None,
@@ -286,13 +302,17 @@ def score_states(
 
     Parameters
     ----------
-    problem : str
-        A name from :func:`mri_theory.problems.list_problems`.
-    classifier : str
-        A name from :func:`mri_theory.classifiers.list_classifiers`.
-    strategies : sequence of str, a name, or "all"
-        Distinct names from :func:`mri_theory.strategies.list_strategies`
-        (in the table's order).  Only the oracles see the truth.
+    problem : str or Problem
+        A name from :func:`mri_theory.problems.list_problems` or a
+        :class:`~mri_theory.problems.Problem` with the truth (``has_truth``).
+    classifier : str or Classifier
+        A name from :func:`mri_theory.classifiers.list_classifiers` or an
+        unfitted :class:`~mri_theory.classifiers.Classifier` template.
+    strategies : "all", a name, a Strategy, or a sequence of names and Strategy objects
+        Names from :func:`mri_theory.strategies.list_strategies` and
+        :class:`~mri_theory.strategies.Strategy` objects with distinct labels
+        (a name as given, an object's ``name``), in the table's order.  Only
+        the oracles see the truth.
     replicates : int
         Replicates ``0, ..., replicates - 1``: the data of
         :func:`~mri_theory.sandbox.run_curves`' replicates with the same
@@ -303,16 +323,19 @@ def score_states(
         is sorted by step.
     pool_size : int
         The unlabelled pool of each replicate.
-    trajectory : str, default "RS"
+    trajectory : str or Strategy, default "RS"
         The strategy whose sandbox curve (``subsample=None``) gives the
         states: ``"RS"`` (typical states), ``"MRI-best"`` (the optimal greedy
-        path) or any registered strategy name.
+        path), any registered strategy name or a Strategy object (its label
+        seeds its curve, as in :func:`~mri_theory.sandbox.run_curves`).
     population_size : int
         The evaluation population (QMC, exact posteriors) of the true loss.
     seed : int
         Seeds every stream (module docstring).
     out : path, optional
-        A folder for verified, resumable storage (module docstring).
+        A folder for verified, resumable storage (module docstring).  Its
+        settings record the ``repr`` of every object: rerunning with another
+        object of the same name (other parameters) is refused (``out``).
     backend : {"local", "dask"}
         As in :func:`mri_theory.study.run_study`; results are identical.
     scheduler : str, optional
@@ -336,8 +359,9 @@ def score_states(
     ------
     ValueError, TypeError
         For bad arguments, naming the argument, before any work is done or
-        any file is written; ``ValueError`` naming ``out`` when the folder
-        holds diagnostics with other settings, a corrupt ``diagnostics.json``,
+        any file is written (a ``problem`` without the truth included);
+        ``ValueError`` naming ``out`` when the folder holds diagnostics with
+        other settings, a corrupt ``diagnostics.json``,
         or results of ``run_curves``/``run_study``.
     ImportError
         ``backend="dask"`` without the ``dask`` extra installed.
@@ -347,18 +371,23 @@ def score_states(
     DamagedPartWarning
         For each part in ``out/parts`` that fails verification; it is recomputed.
     """
-    for value, name in ((problem, "problem"), (classifier, "classifier")):
-        if not isinstance(value, str):
-            raise TypeError(f"{name} must be a {name} name (str), got {type(value).__name__}")
+    problem, classifier = sandbox._resolve(problem, "problem", "problem"), sandbox._resolve(classifier, "classifier",
+                                                                                             "classifier")
+    if not problem[1].has_truth:
+        raise ValueError(f"problem: {problem[0]!r} has no truth (has_truth is False: real data); score_states "
+                         "compares the strategies with the true Q^c, so it needs a problem with the truth")
     curve = sandbox._curve_config(problem, classifier, pool_size, None, population_size, "error", None, False, seed)
-    names = sandbox._strategy_names(strategies)
+    objects = sandbox._strategy_objects(strategies, "error")
     replicates = check.count(replicates, "replicates")
     steps = _check_steps(steps, curve.pool_size)
-    trajectory = _check_trajectory(trajectory)
+    trajectory_label, trajectory_obj = sandbox._resolve(trajectory, "trajectory", "strategy")
+    trajectory_obj = sandbox._for_loss(trajectory_obj, "error")
     backend, scheduler, n_jobs = _backends.check_backend(backend, scheduler, n_jobs)
     progress = check.flag(progress, "progress")
-    cfg = _StatesConfig(curve.problem, curve.classifier, trajectory, tuple(names), curve.pool_size,
-                        curve.population_size, curve.seed)
+    cfg = _StatesConfig(curve.problem, curve.classifier, trajectory_label, tuple(objects), curve.pool_size,
+                        curve.population_size, curve.seed, curve.problem_spec, curve.classifier_spec,
+                        sandbox._spec(trajectory_obj, "trajectory"), tuple(map(repr, objects.values())))
+    states = _States(cfg, problem[1], classifier[1], trajectory_obj, objects)
     out_path = _check_storage(out, cfg)
 
     keys = [(r, t) for r in range(replicates) for t in steps]
@@ -372,8 +401,8 @@ def score_states(
         except OSError as exc:
             raise ValueError(f"out: cannot write to {out_path} ({exc.strerror or exc})") from None
         frames = sandbox._verified_files(((key, _part_path(out_path, *key)) for key in keys),
-                                         lambda path, key: _read_state_part(path, cfg, *key), stacklevel=3)
-    todo = [(cfg, r, t) for r, t in keys if (r, t) not in frames]
+                                         lambda path, key: _read_state_part(path, states, *key), stacklevel=3)
+    todo = [(states, r, t) for r, t in keys if (r, t) not in frames]
     results = _backends.results(_computed_state, todo, backend, scheduler, n_jobs)
     write = None if out_path is None else (  # here, in this process, as each result arrives
         lambda key, frame: sandbox._write_keyed_part(frame, _part_path(out_path, *key),

@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from mri_theory.figures import register
-from mri_theory.figures._curves import plot_mean_curves
+from mri_theory.figures.curves import plot_mean_curves
 from mri_theory.problems import get_problem
 from mri_theory.sandbox import run_curves
 

@@ -1,8 +1,14 @@
-"""Shared plotting of learning curves: mean over replicates with standard-error bands."""
+"""Plotting learning curves: mean over replicates with standard-error bands.
+
+Public (notebooks and users import it): tables of
+:func:`mri_theory.sandbox.run_curves` (columns ``strategy``, ``replicate``,
+``n_labelled`` and a value column, by default ``loss``) to mean curves and
+plots.
+"""
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd

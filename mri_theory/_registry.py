@@ -1,0 +1,52 @@
+"""One home for the registries' rules: safe labels and registration.
+
+The runners label table rows, part files and study folders with the names of
+problems, classifiers and strategies (``{strategy}__{replicate:05d}.csv``,
+``{problem}__{classifier}/``), so a name that may become part of a file name
+must be safe: a non-empty str of ``[A-Za-z0-9._+-]`` without ``"__"`` (the
+separator).  :func:`register` holds the checks that
+:func:`~mri_theory.problems.register_problem`,
+:func:`~mri_theory.classifiers.register_classifier` and
+:func:`~mri_theory.strategies.register_strategy` share.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from mri_theory import _validation as check
+
+__all__ = ["label", "register"]
+
+#: The characters of a name that may become part of a file or folder name.
+_LABEL = re.compile(r"[A-Za-z0-9._+-]+")
+
+
+def label(value: Any, name: str) -> str:
+    """``value`` if it is a safe name: a non-empty str of ``[A-Za-z0-9._+-]`` without ``"__"``.
+
+    Raises a ``TypeError`` (not a str) or ``ValueError`` naming ``name``.
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    if not _LABEL.fullmatch(value) or "__" in value:
+        raise ValueError(f"{name} must be a non-empty name of letters, digits and . _ + - without '__' "
+                         f"(it becomes part of file names), got {value!r}")
+    return value
+
+
+def register(registry: dict[str, Callable[[], Any]], name: Any, factory: Any, overwrite: Any, kind: str) -> None:
+    """Add ``factory`` to ``registry`` under ``name``, after the checks every ``register_*`` function shares.
+
+    ``name`` must be a safe label (:func:`label`), ``factory`` callable, and a
+    name already in ``registry`` is replaced only with ``overwrite=True``.
+    """
+    label(name, "name")
+    if not callable(factory):
+        raise TypeError(f"factory must be callable (a class or a function returning a {kind}), "
+                        f"got {type(factory).__name__}")
+    if check.flag(overwrite, "overwrite") is False and name in registry:
+        raise ValueError(f"name: a {kind} {name!r} is already registered; pass overwrite=True to replace it")
+    registry[name] = factory
