@@ -9,7 +9,6 @@ classifiers written here, each breaking one rule by a known amount, which
 
 from __future__ import annotations
 
-import re
 
 import numpy as np
 import pytest
