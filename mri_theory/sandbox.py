@@ -183,10 +183,16 @@ def _replicate_data(problem: Problem, cfg: CurveConfig, replicate: int) -> tuple
     return problem.draw_replicate(cfg.pool_size, cfg.population_size, rng)
 
 
-def _run_pair(run: _Run, label: str, replicate: int) -> pd.DataFrame:
-    """The learning curve of the strategy labelled ``label`` in one replicate."""
+def _run_pair(run: _Run, label: str, replicate: int, data: tuple | None = None,
+              losses: bool = True) -> pd.DataFrame:
+    """The learning curve of the strategy labelled ``label`` in one replicate.
+
+    ``data`` is the replicate's :func:`_replicate_data`, if already drawn.
+    ``losses=False`` replays the choices only: the ``loss`` column is NaN
+    (the choices never depend on it), unless ``record_q_c`` computes it anyway.
+    """
     cfg, problem = run.config, run.problem
-    X, y, pool_X, pool_y, population = _replicate_data(problem, cfg, replicate)
+    X, y, pool_X, pool_y, population = _replicate_data(problem, cfg, replicate) if data is None else data
     base = copy.deepcopy(run.classifier)  # fresh objects for every pair, as a worker gets them
     strategy = copy.deepcopy(run.strategies[label])
     rng = np.random.default_rng(np.random.SeedSequence(
@@ -202,8 +208,10 @@ def _run_pair(run: _Run, label: str, replicate: int) -> pd.DataFrame:
             scored = np.sort(sub_rng.choice(available, cfg.subsample, replace=False))
         if not done and cfg.record_q_c and not oracle:  # the engine gives the current loss too
             loss_now, q = true_q_c_and_loss(problem, base, X, y, pool_X[scored], population, cfg.loss)
-        else:
+        elif losses:
             loss_now = population.loss(base.clone().fit(X, y, problem.n_classes), cfg.loss)
+        else:
+            loss_now = np.nan
         row = {"n_labelled": len(y), "loss": loss_now, "chosen": -1, "q_c_chosen": np.nan, "q_c_best": np.nan}
         rows.append(row)
         if done:

@@ -153,8 +153,9 @@ def _score_state(states: _States, replicate: int, step: int) -> pd.DataFrame:
     cfg, problem = states.config, states.problem
     curve = sandbox._Run(cfg.curves(step), problem, states.classifier,  # the trajectory's first `step` picks
                          {cfg.trajectory: states.trajectory})        # do not depend on the budget
-    X0, y0, pool_X, pool_y, population = sandbox._replicate_data(problem, curve.config, replicate)
-    chosen = sandbox._run_pair(curve, cfg.trajectory, replicate).chosen.to_numpy()[:step]
+    data = sandbox._replicate_data(problem, curve.config, replicate)
+    X0, y0, pool_X, pool_y, population = data
+    chosen = sandbox._run_pair(curve, cfg.trajectory, replicate, data, losses=False).chosen.to_numpy()[:step]
     X, y = np.vstack([X0, pool_X[chosen]]), np.append(y0, pool_y[chosen])
     available = np.setdiff1d(np.arange(cfg.pool_size), chosen)  # ascending
     candidates = pool_X[available]
