@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from mri_theory import figures
+
+T = TypeVar("T")
 
 
 def _figures(args: argparse.Namespace) -> int:
@@ -32,11 +35,7 @@ def _figures(args: argparse.Namespace) -> int:
         for name in figures.figure_names():
             print(f"{name:24s} {figures.get_figure(name).description}")
         return 0
-    try:
-        written = figures.make_figures(args.only, args.out, quick=args.quick)
-    except (ValueError, TypeError) as exc:
-        print(f"mri-theory figures: {_one_line(exc)}", file=sys.stderr)
-        return 2
+    written = _guarded("figures", lambda: figures.make_figures(args.only, args.out, quick=args.quick))
     for path in written:
         print(path)
     return 0
@@ -45,6 +44,33 @@ def _figures(args: argparse.Namespace) -> int:
 def _one_line(exc: BaseException) -> str:
     """The exception's message on one line (for a one-line error on stderr)."""
     return " ".join(str(exc).split())
+
+
+class _Exit(Exception):
+    """Stop a command with exit code ``code`` (its one-line message is already on stderr)."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def _guarded(command: str, call: Callable[[], T], out: str | None = None, unit: str = "") -> T:
+    """``call()`` under the CLI's conventions (module docstring).
+
+    Bad arguments, folders, a missing extra or an unreachable scheduler (all
+    checked before any work) print one line and exit 2; with ``out``, an
+    interrupt says that the finished ``unit`` are kept there and exits 130.
+    """
+    try:
+        return call()
+    except (ValueError, TypeError, ImportError, OSError) as exc:
+        print(f"mri-theory {command}: {_one_line(exc)}", file=sys.stderr)
+        raise _Exit(2) from None
+    except KeyboardInterrupt:
+        if out is None:
+            raise
+        print(f"\ninterrupted: finished {unit} are kept in {out}; run the same command to resume", file=sys.stderr)
+        raise _Exit(130) from None
 
 
 def _dask_option(dask: str | None) -> tuple[str, str | None]:
@@ -56,18 +82,11 @@ def _curves(args: argparse.Namespace) -> int:
     from mri_theory.sandbox import run_curves
 
     strategies = "all" if args.strategies == ["all"] else args.strategies
-    try:
-        table = run_curves(problem=args.problem, classifier=args.classifier, strategies=strategies,
-                           pool_size=args.pool, replicates=args.replicates, seed=args.seed, n_jobs=args.jobs,
-                           budget=args.budget, population_size=args.population, loss=args.loss,
-                           subsample=None if args.subsample == 0 else args.subsample, out=args.out)
-    except (ValueError, TypeError) as exc:  # bad arguments, output folder or config.json (checked before any work)
-        print(f"mri-theory curves: {_one_line(exc)}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"\ninterrupted: finished runs are kept in {args.out}; run the same command to resume",
-              file=sys.stderr)
-        return 130
+    table = _guarded("curves", lambda: run_curves(
+        problem=args.problem, classifier=args.classifier, strategies=strategies, pool_size=args.pool,
+        replicates=args.replicates, seed=args.seed, n_jobs=args.jobs, budget=args.budget,
+        population_size=args.population, loss=args.loss, subsample=None if args.subsample == 0 else args.subsample,
+        out=args.out), args.out, "runs")
     final = table.groupby(["strategy", "replicate"], sort=False).tail(1)  # each curve's last point
     print("final loss, mean over replicates:")
     print(final.groupby("strategy", sort=False)[["n_labelled", "loss"]].mean().to_string())
@@ -84,16 +103,9 @@ def _study(args: argparse.Namespace) -> int:
                    record_q_c=args.record_q_c, seed=args.seed, asymptotic_train=args.asymptotic_train,
                    asymptotic_replicates=args.asymptotic_replicates, asymptotic_population=args.asymptotic_population)
     backend, scheduler = _dask_option(args.dask)
-    try:
-        curves, asymptotic = run_study(args.preset, **options, out=args.out, backend=backend, scheduler=scheduler,
-                                       n_jobs=args.jobs)
-    except (ValueError, TypeError, ImportError, OSError) as exc:  # arguments, folder, missing extra, no scheduler
-        print(f"mri-theory study: {_one_line(exc)}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"\ninterrupted: finished tasks are kept in {args.out}; run the same command to resume",
-              file=sys.stderr)
-        return 130
+    curves, asymptotic = _guarded("study", lambda: run_study(
+        args.preset, **options, out=args.out, backend=backend, scheduler=scheduler, n_jobs=args.jobs),
+        args.out, "tasks")
     final = curves.groupby(["problem", "classifier", "strategy", "replicate"], sort=False).tail(1)
     print("final loss, mean over problems, classifiers and replicates:")
     print(final.groupby("strategy", sort=False)[["n_labelled", "loss"]].mean().to_string())
@@ -106,11 +118,7 @@ def _study(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from mri_theory.study import report
 
-    try:
-        written = report(args.path)
-    except (ValueError, TypeError) as exc:
-        print(f"mri-theory report: {_one_line(exc)}", file=sys.stderr)
-        return 2
+    written = _guarded("report", lambda: report(args.path))
     for path in written:
         print(path)
     return 0
@@ -121,7 +129,8 @@ def _diagnose(args: argparse.Namespace) -> int:
 
     import pandas as pd
 
-    from mri_theory.diagnostics import estimator_errors, score_states, summarise_states
+    from mri_theory.diagnostics import estimator_errors, summarise_states
+    from mri_theory.diagnostics import states as states_module
     from mri_theory.figures import library_versions
 
     start = time.perf_counter()
@@ -129,18 +138,11 @@ def _diagnose(args: argparse.Namespace) -> int:
                 "pool_size": args.pool, "trajectory": args.trajectory, "population_size": args.population,
                 "seed": args.seed}
     backend, scheduler = _dask_option(args.dask)
-    tables = []
-    try:
-        for classifier in args.classifiers:
-            tables.append(score_states(args.problem, classifier, **settings, out=f"{args.out}/{args.problem}__{classifier}",
-                                       backend=backend, scheduler=scheduler, n_jobs=args.jobs))
-    except (ValueError, TypeError, ImportError, OSError) as exc:  # arguments, folder, missing extra, no scheduler
-        print(f"mri-theory diagnose: {_one_line(exc)}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"\ninterrupted: finished states are kept in {args.out}; run the same command to resume",
-              file=sys.stderr)
-        return 130
+    plans = _guarded("diagnose", lambda: [  # every classifier's arguments and folder checked before any work
+        states_module._plan(args.problem, classifier, **settings, out=f"{args.out}/{args.problem}__{classifier}",
+                            backend=backend, scheduler=scheduler, n_jobs=args.jobs, progress=True)
+        for classifier in args.classifiers])
+    tables = _guarded("diagnose", lambda: [states_module._execute(plan) for plan in plans], args.out, "states")
     states = pd.concat(tables, ignore_index=True)
     summary, errors = summarise_states(states), estimator_errors(states)
     summary.to_csv(f"{args.out}/summary.csv", index=False, lineterminator="\n")
@@ -249,7 +251,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mri-theory`` console script."""
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except _Exit as stop:
+        return stop.code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -446,3 +446,14 @@ def test_cli_diagnose_writes_the_summaries_of_the_stored_states(tmp_path, capsys
     assert "Wall time" in report and "numpy==" in report and "steps [1, 4]" in report
     assert main(args + ["--replicates", "0"]) == 2  # the last --replicates wins: refused, one line
     assert "replicates" in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_cli_diagnose_checks_every_classifier_before_any_work(tmp_path, capsys, monkeypatch):
+    from mri_theory.cli import main
+
+    calls = count_states(monkeypatch)
+    args = ["diagnose", "--classifiers", "lda", "nope", "--strategies", "RS", "--replicates", "1", "--steps", "1",
+            "--pool", "6", "--population", "300", "--out", str(tmp_path / "diag")]
+    assert main(args) == 2
+    assert "unknown classifier 'nope'" in capsys.readouterr().err
+    assert calls == [] and not (tmp_path / "diag").exists()

@@ -82,7 +82,7 @@ import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -372,6 +372,27 @@ def score_states(
     DamagedPartWarning
         For each part in ``out/parts`` that fails verification; it is recomputed.
     """
+    return _execute(_plan(problem, classifier, strategies, replicates, steps, pool_size, trajectory, population_size,
+                          seed, out, backend, scheduler, n_jobs, progress))
+
+
+class _Plan(NamedTuple):
+    """A :func:`score_states` call whose arguments passed every check (nothing computed or written yet)."""
+
+    states: _States
+    out: Path | None
+    replicates: int
+    steps: list[int]
+    backend: str
+    scheduler: str | None
+    n_jobs: int
+    progress: bool
+
+
+def _plan(problem: Any, classifier: Any, strategies: Any, replicates: Any, steps: Any, pool_size: Any,
+          trajectory: Any, population_size: Any, seed: Any, out: Any, backend: Any, scheduler: Any, n_jobs: Any,
+          progress: Any) -> _Plan:
+    """Every check of :func:`score_states`' arguments (and of ``out``); reads only, writes nothing."""
     problem, classifier = sandbox._resolve(problem, "problem", "problem"), sandbox._resolve(classifier, "classifier",
                                                                                              "classifier")
     if not problem[1].has_truth:
@@ -390,26 +411,31 @@ def score_states(
                         sandbox._spec(trajectory_obj, "trajectory"), tuple(map(repr, objects.values())))
     states = _States(cfg, problem[1], classifier[1], trajectory_obj, objects)
     out_path = _check_storage(out, cfg)
+    return _Plan(states, out_path, replicates, steps, backend, scheduler, n_jobs, progress)
 
-    keys = [(r, t) for r in range(replicates) for t in steps]
+
+def _execute(plan: _Plan) -> pd.DataFrame:
+    """Run a checked :func:`score_states` call: reuse the verified parts, compute the rest, write as they arrive."""
+    states, out_path, cfg = plan.states, plan.out, plan.states.config
+    keys = [(r, t) for r in range(plan.replicates) for t in plan.steps]
     frames: dict[tuple[int, int], pd.DataFrame] = {}
     if out_path is not None:
         try:
             (out_path / _PARTS_DIR).mkdir(parents=True, exist_ok=True)
             sandbox._write_atomic(json.dumps({"format": _FORMAT, "settings": cfg.settings(),
-                                              "grid": {"replicates": replicates, "steps": steps}},
+                                              "grid": {"replicates": plan.replicates, "steps": plan.steps}},
                                              indent=2, sort_keys=True).encode(), out_path / _SETTINGS_FILE)
         except OSError as exc:
             raise ValueError(f"out: cannot write to {out_path} ({exc.strerror or exc})") from None
         frames = sandbox._verified_files(((key, _part_path(out_path, *key)) for key in keys),
-                                         lambda path, key: _read_state_part(path, states, *key), stacklevel=3)
+                                         lambda path, key: _read_state_part(path, states, *key), stacklevel=4)
     todo = [(states, r, t) for r, t in keys if (r, t) not in frames]
-    results = _backends.results(_computed_state, todo, backend, scheduler, n_jobs)
+    results = _backends.results(_computed_state, todo, plan.backend, plan.scheduler, plan.n_jobs)
+    settings_sha256 = sandbox._canonical_sha256(cfg.settings())
     write = None if out_path is None else (  # here, in this process, as each result arrives
         lambda key, frame: sandbox._write_keyed_part(frame, _part_path(out_path, *key),
-                                                     {"replicate": key[0], "step": key[1]},
-                                                     sandbox._canonical_sha256(cfg.settings())))
-    sandbox._gather(results, frames, len(keys), "states", "state", progress, write)
+                                                     {"replicate": key[0], "step": key[1]}, settings_sha256))
+    sandbox._gather(results, frames, len(keys), "states", "state", plan.progress, write)
     table = pd.concat([frames[key] for key in keys], ignore_index=True)
     if out_path is not None:
         sandbox._write_atomic(sandbox._csv_bytes(table), out_path / _RESULTS_FILE)
