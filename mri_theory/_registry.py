@@ -18,7 +18,7 @@ from typing import Any
 
 from mri_theory import _validation as check
 
-__all__ = ["label", "register"]
+__all__ = ["label", "made", "register"]
 
 #: The characters of a name that may become part of a file or folder name.
 _LABEL = re.compile(r"[A-Za-z0-9._+-]+")
@@ -50,3 +50,16 @@ def register(registry: dict[str, Callable[[], Any]], name: Any, factory: Any, ov
     if check.flag(overwrite, "overwrite") is False and name in registry:
         raise ValueError(f"name: a {kind} {name!r} is already registered; pass overwrite=True to replace it")
     registry[name] = factory
+
+
+def made(obj: Any, cls: type, name: str, kind: str) -> Any:
+    """``obj`` if the factory registered as ``name`` made a ``cls``; a TypeError naming the factory otherwise.
+
+    The getters check what a factory returns, so that a bad registration
+    fails where the object is asked for, before any runner does work or
+    writes a file.
+    """
+    if not isinstance(obj, cls):
+        raise TypeError(f"the factory registered as {kind} {name!r} returned {type(obj).__name__}, "
+                        f"not a {cls.__name__}")
+    return obj

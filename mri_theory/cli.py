@@ -144,9 +144,12 @@ def _diagnose(args: argparse.Namespace) -> int:
         for classifier in args.classifiers])
     tables = _guarded("diagnose", lambda: [states_module._execute(plan) for plan in plans], args.out, "states")
     states = pd.concat(tables, ignore_index=True)
-    summary, errors = summarise_states(states), estimator_errors(states)
+    summary = summarise_states(states)
     summary.to_csv(f"{args.out}/summary.csv", index=False, lineterminator="\n")
-    errors.to_csv(f"{args.out}/errors.csv", index=False, lineterminator="\n")
+    estimators = any(strategy.estimates_t_e for strategy in plans[0].states.strategies.values())
+    errors = estimator_errors(states) if estimators else None  # SMRI, BMRI: the strategies that estimate T_e
+    if errors is not None:
+        errors.to_csv(f"{args.out}/errors.csv", index=False, lineterminator="\n")
     minutes = (time.perf_counter() - start) / 60
     shown = ["classifier", "strategy", "n_labelled", "states", "spearman", "normalised_shortfall", "lambda_hat"]
     errors_shown = ["classifier", "strategy", "n_labelled", "relative_bias", "corr_m_q", "corr_abs_q",
@@ -159,12 +162,13 @@ def _diagnose(args: argparse.Namespace) -> int:
              "Library versions: " + ", ".join(f"{k}=={v}" for k, v in library_versions().items()) + ".", "",
              "## Ranking quality (mean over replicates; all columns in summary.csv)", "", "```",
              summary[shown].round(3).to_string(index=False), "```", "",
-             "## Errors M of the T_e estimators (all columns in errors.csv)", "", "```",
-             errors[errors_shown].round(3).to_string(index=False), "```", ""]
+             "## Errors M of the T_e estimators (all columns in errors.csv)", ""]
+    lines += (["```", errors[errors_shown].round(3).to_string(index=False), "```", ""] if errors is not None else
+              ["None of the strategies estimates T_e (SMRI and BMRI do): no errors.csv.", ""])
     Path(args.out, "DIAGNOSTICS.md").write_text("\n".join(lines), encoding="utf-8")
     print(summary[["classifier", "strategy", "n_labelled", "spearman", "normalised_shortfall"]].round(3)
           .to_string(index=False))
-    print(f"results: {args.out}/summary.csv, errors.csv, DIAGNOSTICS.md")
+    print(f"results: {args.out}/summary.csv{', errors.csv' if errors is not None else ''}, DIAGNOSTICS.md")
     return 0
 
 

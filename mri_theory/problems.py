@@ -59,7 +59,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from mri_theory import _validation as check
-from mri_theory._registry import register
+from mri_theory._registry import made, register
 from mri_theory.bayes_error import compute_bayes_error as _mixture_bayes_error
 from mri_theory.bayes_error import grouped_logsumexp
 
@@ -1010,7 +1010,6 @@ _REGISTRY: dict[str, Callable[[], Problem]] = dict(_BUILT_IN)
 #: name -> the problem its factory returned (each factory is called once).
 _INSTANCES: dict[str, Problem] = {}
 
-#: Registry names become labels in file names: these characters only, and no "__".
 def register_problem(name: str, factory: Callable[[], Problem], *, overwrite: bool = False) -> None:
     """Register a problem under ``name``, so that :func:`get_problem` and the sandbox know it by name.
 
@@ -1067,11 +1066,7 @@ def get_problem(name: str) -> Problem:
     if name not in _REGISTRY:
         raise ValueError(f"unknown problem name {name!r}; known problems: {', '.join(list_problems())}")
     if name not in _INSTANCES:
-        problem = _REGISTRY[name]()
-        if not isinstance(problem, Problem):
-            raise TypeError(f"the factory registered as problem {name!r} returned {type(problem).__name__}, "
-                            "not a Problem")
-        _INSTANCES[name] = problem
+        _INSTANCES[name] = made(_REGISTRY[name](), Problem, name, "problem")
     return _INSTANCES[name]
 
 

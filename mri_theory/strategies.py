@@ -49,7 +49,7 @@ import numpy as np
 from scipy import special
 
 from mri_theory import _validation as check
-from mri_theory._registry import register
+from mri_theory._registry import made, register
 from mri_theory._ties import TIE_TOLERANCE, near_maximum
 from mri_theory.classifiers import KNN, Classifier, LogisticRegression, RandomForest
 from mri_theory.population import Population
@@ -496,7 +496,8 @@ def get_strategy(name: str, **options: Any) -> Strategy:
     Raises
     ------
     TypeError
-        If ``name`` is not a str, or an option is not a parameter of the strategy.
+        If ``name`` is not a str, an option is not a parameter of the strategy, or its factory
+        returns no :class:`Strategy`.
     ValueError
         If ``name`` is unknown (the message lists the known names) or an option's value is invalid.
     """
@@ -505,9 +506,11 @@ def get_strategy(name: str, **options: Any) -> Strategy:
     if name not in _REGISTRY:
         raise ValueError(f"unknown strategy {name!r}; known strategies: {', '.join(_REGISTRY)}")
     factory = _REGISTRY[name]
-    accepted = [p for p in inspect.signature(factory).parameters if p != "self"]
-    unknown = sorted(set(options) - set(accepted))
-    if unknown:
-        raise TypeError(f"options {unknown} are not parameters of strategy {name!r}; it accepts "
-                        f"{accepted or 'no options'}")
-    return factory(**options)
+    parameters = inspect.signature(factory).parameters.values()
+    if not any(p.kind is p.VAR_KEYWORD for p in parameters):  # a factory taking **kwargs checks its own
+        accepted = [p.name for p in parameters]
+        unknown = sorted(set(options) - set(accepted))
+        if unknown:
+            raise TypeError(f"options {unknown} are not parameters of strategy {name!r}; it accepts "
+                            f"{accepted or 'no options'}")
+    return made(factory(**options), Strategy, name, "strategy")

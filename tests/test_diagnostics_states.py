@@ -457,3 +457,13 @@ def test_cli_diagnose_checks_every_classifier_before_any_work(tmp_path, capsys, 
     assert main(args) == 2
     assert "unknown classifier 'nope'" in capsys.readouterr().err
     assert calls == [] and not (tmp_path / "diag").exists()
+
+
+def test_cli_diagnose_without_a_t_e_estimator_writes_the_ranking_summary(tmp_path, capsys):
+    from mri_theory.cli import main
+
+    out = tmp_path / "diag"
+    assert main(["diagnose", "--classifiers", "lda", "--strategies", "RS", "SE", "--replicates", "1", "--steps",
+                 "1", "--pool", "6", "--population", "300", "--out", str(out)]) == 0
+    assert (out / "summary.csv").exists() and not (out / "errors.csv").exists()
+    assert "None of the strategies estimates T_e" in (out / "DIAGNOSTICS.md").read_text()

@@ -386,3 +386,37 @@ def test_a_classifier_object_is_never_fitted_in_place():
     template = NearestCentroid()
     run_curves(classifier=template, strategies=["SE", FarthestFromLabelled()], **SMALL)
     assert not hasattr(template, "n_classes_")
+
+
+@pytest.mark.parametrize("register, get, what", [
+    ("strategy", "get_strategy", "Strategy"), ("classifier", "get_classifier", "Classifier"),
+    ("problem", "get_problem", "Problem")])
+def test_a_factory_of_the_wrong_type_is_refused_before_any_file(register, get, what, tmp_path, monkeypatch):
+    import mri_theory.classifiers as classifiers
+    import mri_theory.problems as problems
+    import mri_theory.strategies as strategies
+
+    module = {"strategy": strategies, "classifier": classifiers, "problem": problems}[register]
+    monkeypatch.setattr(module, "_REGISTRY", dict(module._REGISTRY))
+    getattr(module, f"register_{register}")("wrong-type", lambda: 5)
+    with pytest.raises(TypeError, match=f"the factory registered as {register} 'wrong-type' returned int, "
+                                        f"not a {what}"):
+        getattr(module, get)("wrong-type")
+    args = {"problem": "four-gaussian", "classifier": "lda", "strategies": ["RS"]}
+    if register == "strategy":
+        args["strategies"] = ["wrong-type"]
+    else:
+        args[register] = "wrong-type"
+    with pytest.raises(TypeError, match="wrong-type"):
+        run_curves(**args, pool_size=4, replicates=1, population_size=200, out=tmp_path / "out", progress=False)
+    assert not (tmp_path / "out").exists()
+
+
+def test_get_strategy_passes_options_to_a_factory_taking_keywords(monkeypatch):
+    import mri_theory.strategies as strategies
+
+    monkeypatch.setattr(strategies, "_REGISTRY", dict(strategies._REGISTRY))
+    register_strategy("smri-kw", lambda **options: strategies.SimpleMRI(**options))
+    assert strategies.get_strategy("smri-kw", method="refit").method == "refit"
+    with pytest.raises(TypeError, match="unexpected keyword argument 'nope'"):
+        strategies.get_strategy("smri-kw", nope=1)

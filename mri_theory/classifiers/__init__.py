@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from mri_theory._registry import register
+from mri_theory._registry import made, register
 from mri_theory.classifiers.base import Classifier, refit_future_losses
 from mri_theory.classifiers.gaussian import (
     LDA,
@@ -104,9 +104,11 @@ def get_classifier(name: str) -> Classifier:
     ``kernel="optimal"``), ``knn5`` the plain majority vote; ``lda``, ``qda``,
     ``nb``, ``logreg``, ``svm`` are the other classifiers of Appendix C; ``knn21``
     and ``rf`` complete the QBC committee; ``mean`` is the §3.2 mean classifier.
+    An unknown name is a ValueError, a registered factory returning no
+    :class:`Classifier` a TypeError naming it.
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be a str, got {type(name).__name__}")
     if name not in _REGISTRY:
         raise ValueError(f"unknown classifier {name!r}; known classifiers: {', '.join(list_classifiers())}")
-    return _REGISTRY[name]()
+    return made(_REGISTRY[name](), Classifier, name, "classifier")
