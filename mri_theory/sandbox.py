@@ -380,12 +380,17 @@ def _read_part(path: Path, run: _Run, strategy: str, replicate: int) -> pd.DataF
     return frame
 
 
-def _check_out(out: Any, layout: Sequence[tuple[str, bool]] | None = None) -> Path | None:
+#: The settings file that marks a results folder of each runner (sandbox, study, diagnostics).
+_RUNNER_FILES = {_CONFIG_FILE: "run_curves", "study.json": "run_study", "diagnostics.json": "score_states"}
+
+
+def _check_out(out: Any, layout: Sequence[tuple[str, bool]] | None = None, own: str = _CONFIG_FILE) -> Path | None:
     """``out`` as a Path, or None; raises unless it is (or can become) a writable results folder.
 
     ``layout``: the (name, is a folder) entries the folder may hold (default:
     the sandbox's ``parts/``, ``config.json`` and ``curves.csv``); an entry of
-    the wrong kind is refused.
+    the wrong kind is refused.  ``own``: the caller's settings file
+    (:data:`_RUNNER_FILES`); a folder marked by another runner's is refused.
     """
     if out is None:
         return None
@@ -396,6 +401,10 @@ def _check_out(out: Any, layout: Sequence[tuple[str, bool]] | None = None) -> Pa
         inside = path / name
         if inside.exists() and inside.is_dir() != folder:
             raise ValueError(f"out: {inside} should be a {'folder' if folder else 'file'}")
+    for marker, runner in _RUNNER_FILES.items():
+        if marker != own and (path / marker).exists():
+            raise ValueError(f"out: {path} holds results of {runner} ({marker}), not of {_RUNNER_FILES[own]}; "
+                             "use another folder")
     return path
 
 

@@ -241,17 +241,10 @@ def _pairing_dir(out: Path, problem: str, classifier: str) -> Path:
 
 def _check_study_out(out: Any) -> Path | None:
     """``out`` as a Path, or None; raises unless it is (or can become) a writable study folder."""
-    if out is None:
-        return None
-    path = check.output_folder(out, "out")
-    for name, folder in ((_STUDY_FILE, False), (_CURVES_FILE, False), (_ASYMPTOTIC_FILE, False),
-                         (_REPORT_DIR, True)):
-        inside = path / name
-        if inside.exists() and inside.is_dir() != folder:
-            raise ValueError(f"out: {inside} should be a {'folder' if folder else 'file'}")
-    if (path / "config.json").exists() or (path / "parts").exists():
-        raise ValueError(f"out: {path} holds results of run_curves (config.json, parts/), not a study; "
-                         "use another folder")
+    path = sandbox._check_out(out, ((_STUDY_FILE, False), (_CURVES_FILE, False), (_ASYMPTOTIC_FILE, False),
+                                    (_REPORT_DIR, True)), own=_STUDY_FILE)
+    if path is not None and (path / "parts").exists():  # a study keeps its parts in the pairings' folders
+        raise ValueError(f"out: {path} holds results of run_curves (parts/), not of run_study; use another folder")
     return path
 
 

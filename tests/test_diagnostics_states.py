@@ -362,7 +362,7 @@ def test_a_folder_of_run_curves_is_refused(tmp_path, monkeypatch):
     run_curves("four-gaussian", "lda", ["RS"], pool_size=4, replicates=1, population_size=200, out=tmp_path,
                progress=False)
     before = snapshot(tmp_path)
-    with pytest.raises(ValueError, match="out: .*holds results of run_curves or run_study"):
+    with pytest.raises(ValueError, match="out: .*holds results of run_curves"):
         score_states(**SMALL, out=tmp_path)
     assert snapshot(tmp_path) == before
 
@@ -467,3 +467,16 @@ def test_cli_diagnose_without_a_t_e_estimator_writes_the_ranking_summary(tmp_pat
                  "1", "--pool", "6", "--population", "300", "--out", str(out)]) == 0
     assert (out / "summary.csv").exists() and not (out / "errors.csv").exists()
     assert "None of the strategies estimates T_e" in (out / "DIAGNOSTICS.md").read_text()
+
+
+def test_run_curves_and_run_study_refuse_a_diagnostics_folder(finished):
+    from mri_theory.study import run_study
+
+    before = snapshot(finished)
+    with pytest.raises(ValueError, match=re.escape(f"out: {finished} holds results of score_states "
+                                                   "(diagnostics.json), not of run_curves")):
+        run_curves("four-gaussian", "lda", ["RS"], pool_size=4, replicates=1, population_size=200, out=finished,
+                   progress=False)
+    with pytest.raises(ValueError, match="holds results of score_states .*not of run_study"):
+        run_study("quick", out=finished, progress=False)
+    assert snapshot(finished) == before

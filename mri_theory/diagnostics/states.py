@@ -238,13 +238,10 @@ def _well_formed(stored: Any) -> bool:
 
 def _check_storage(out: Any, cfg: _StatesConfig) -> Path | None:
     """``out`` as a Path (or None) once every check passed; reads only, writes nothing."""
-    path = sandbox._check_out(out, ((_PARTS_DIR, True), (_SETTINGS_FILE, False), (_RESULTS_FILE, False)))
+    path = sandbox._check_out(out, ((_PARTS_DIR, True), (_SETTINGS_FILE, False), (_RESULTS_FILE, False)),
+                              own=_SETTINGS_FILE)
     if path is None:
         return None
-    for foreign in ("config.json", "study.json"):
-        if (path / foreign).exists():
-            raise ValueError(f"out: {path} holds results of run_curves or run_study ({foreign}), not diagnostics; "
-                             "use another folder")
     stored = sandbox._read_settings_json(path / _SETTINGS_FILE, "out", "diagnostics", _well_formed)
     if stored is not None and stored["settings"] != cfg.settings():
         raise ValueError(f"out: {path} holds diagnostics with other settings ({path / _SETTINGS_FILE}); "
