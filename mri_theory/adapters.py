@@ -74,6 +74,7 @@ from sklearn.base import BaseEstimator, clone, is_classifier
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from mri_theory import _validation as check
+from mri_theory._registry import label
 from mri_theory.classifiers import Classifier, SklearnClassifier
 from mri_theory.strategies import Context, Strategy
 
@@ -252,11 +253,7 @@ class SkactivemlStrategy(Strategy):
     def _check_name(name: Any, query_strategy: Any) -> str:
         if name is None:
             return f"skal-{type(query_strategy).__name__}"
-        if not isinstance(name, str):
-            raise TypeError(f"name must be a str, got {type(name).__name__}")
-        if not name.strip():
-            raise ValueError("name must be a non-empty str")
-        return name
+        return label(name, "name")  # it labels rows and part files
 
     @staticmethod
     def _check_classifier(classifier: Any, takes_clf: bool, skal: Any) -> Any:

@@ -65,14 +65,25 @@ def predicted_class(proba: np.ndarray) -> np.ndarray:
     faster than ``np.argmax`` for a handful of classes and many rows.
     """
     k = proba.shape[-1]
-    top = proba[..., 0]
-    for j in range(1, k):
-        top = np.maximum(top, proba[..., j])
-    floor = top - TIE_TOLERANCE * np.maximum(1.0, np.abs(top))
-    index = np.full(top.shape, k - 1, dtype=np.intp)
+    floor = _tie_floor(proba)
+    index = np.full(floor.shape, k - 1, dtype=np.intp)
     for j in range(k - 2, -1, -1):
         index = np.where(proba[..., j] >= floor, j, index)
     return index
+
+
+def _class_max(values: np.ndarray) -> np.ndarray:
+    """The maximum over the (short) last axis, looping over classes: faster than ``np.max`` for a few classes."""
+    top = values[..., 0]
+    for j in range(1, values.shape[-1]):
+        top = np.maximum(top, values[..., j])
+    return top
+
+
+def _tie_floor(proba: np.ndarray) -> np.ndarray:
+    """The value at or above which a class ties with the most probable one (:func:`predicted_class`)."""
+    top = _class_max(proba)
+    return top - TIE_TOLERANCE * np.maximum(1.0, np.abs(top))
 
 
 def pointwise_loss(rows: np.ndarray, proba: np.ndarray, loss: str) -> np.ndarray:
@@ -98,15 +109,12 @@ def pointwise_loss(rows: np.ndarray, proba: np.ndarray, loss: str) -> np.ndarray
     n, k = rows.shape
     rows = rows.reshape((n,) + (1,) * (proba.ndim - 2) + (k,))
     if loss == "lc":
-        top = proba[..., 0]
-        for j in range(1, k):
-            top = np.maximum(top, proba[..., j])
-        return 1.0 - top
-    if loss == "error":
-        predicted = predicted_class(proba)
-        kept = np.zeros(predicted.shape)
-        for j in range(k):
-            kept = np.where(predicted == j, rows[..., j], kept)
+        return 1.0 - _class_max(proba)
+    if loss == "error":  # the label weight of predicted_class's choice, without building the index
+        floor = _tie_floor(proba)
+        kept = rows[..., k - 1]
+        for j in range(k - 2, -1, -1):
+            kept = np.where(proba[..., j] >= floor, rows[..., j], kept)
         return 1.0 - kept
     out = np.zeros(proba.shape[:-1])
     for j in range(k):
@@ -131,6 +139,7 @@ def pointwise_loss_from_scores(rows: np.ndarray, scores: np.ndarray, loss: str,
     -------
     ndarray (..., n)
     """
+    check_loss(loss)
     k = rows.shape[1]
     r = np.ascontiguousarray(rows.T)  # (k, n): contiguous, so broadcasting over models is fast
     cap = -np.log(LOG_LOSS_FLOOR)

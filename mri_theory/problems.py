@@ -555,10 +555,7 @@ class DataProblem(Problem):
 
     def __init__(self, X: ArrayLike, y: ArrayLike, test_size: float | int = 0.3, name: str = "data",
                  standardize: bool = False) -> None:
-        if not isinstance(name, str) or not name:
-            raise TypeError(f"name must be a non-empty str, got {name!r}")
-        test_size = _check_test_size(test_size)
-        standardize = check.flag(standardize, "standardize")
+        name, test_size, standardize = _check_data_options(name, test_size, standardize)
         X = check.finite_array(X, "X")
         if X.ndim == 1:
             X = X.reshape(-1, 1)
@@ -629,8 +626,8 @@ class DataProblem(Problem):
         path = Path(path)
         if not isinstance(target, str):
             raise TypeError(f"target must be a column name (str), got {type(target).__name__}")
-        if name is None:
-            name = path.stem
+        name, test_size, standardize = _check_data_options(path.stem if name is None else name, test_size,
+                                                           standardize)  # before the file is read
         if not path.is_file():
             raise ValueError(f"path {str(path)!r} is not a file")
         frame = pd.read_csv(path)
@@ -774,6 +771,13 @@ class DataProblem(Problem):
     def bayes_error_monte_carlo(self, n: int, rng: np.random.Generator) -> tuple[float, float]:
         """Refused: real data has no Bayes posterior."""
         raise self._no_truth("the Bayes error")
+
+
+def _check_data_options(name: Any, test_size: Any, standardize: Any) -> tuple[str, float | int, bool]:
+    """The checked ``name``, ``test_size`` and ``standardize`` of a :class:`DataProblem`."""
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"name must be a non-empty str, got {name!r}")
+    return name, _check_test_size(test_size), check.flag(standardize, "standardize")
 
 
 def _check_test_size(test_size: Any) -> float | int:
