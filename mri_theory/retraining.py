@@ -21,7 +21,18 @@ from mri_theory.classifiers.base import Classifier, check_points, refit_future_l
 from mri_theory.losses import check_loss
 from mri_theory.population import Population, check_population
 
-__all__ = ["future_losses", "current_loss", "current_and_future_losses", "fit_on"]
+__all__ = ["METHODS", "check_method", "current_and_future_losses", "current_loss", "fit_on", "future_losses"]
+
+
+#: The engine's paths: its exact fast path ("auto") or a plain refit per (candidate, class).
+METHODS = ("auto", "refit")
+
+
+def check_method(method: Any) -> str:
+    """``method`` if it is one of :data:`METHODS`; a ValueError naming ``method`` otherwise."""
+    if method not in METHODS:
+        raise ValueError(f"method must be 'auto' or 'refit', got {method!r}")
+    return method
 
 
 def _check_classifier(classifier: Any) -> Classifier:
@@ -74,8 +85,7 @@ def current_and_future_losses(
     future : ndarray (m, k)
     """
     loss = check_loss(loss)
-    if method not in ("auto", "refit"):
-        raise ValueError(f"method must be 'auto' or 'refit', got {method!r}")
+    method = check_method(method)
     population = check_population(population)
     candidates = check_points(candidates, "candidates", dim=population.dim, min_rows=1)
     model = fit_on(classifier, X_train, y_train, population)

@@ -411,15 +411,9 @@ def _check_out(out: Any, layout: Sequence[tuple[str, bool]] | None = None, own: 
 def _check_config(out: Path, cfg: CurveConfig) -> None:
     """Raise unless ``out/config.json`` is absent or holds ``cfg`` (reads only, writes nothing)."""
     config = out / _CONFIG_FILE
-    if config.exists():
-        try:
-            stored = json.loads(config.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"out: the study configuration {config} is unreadable or corrupt ({exc}); "
-                             "delete it to reuse the folder (the verified parts are kept), or use another folder"
-                             ) from None
-        if stored != json.loads(_config_text(cfg)):
-            raise ValueError(f"out: {out} holds results of a different study ({config}); use another folder")
+    stored = _read_settings_json(config, "out", "configuration", lambda value: isinstance(value, dict))
+    if stored is not None and stored != json.loads(_config_text(cfg)):
+        raise ValueError(f"out: {out} holds results of a different study ({config}); use another folder")
 
 
 def _prepare_output(out: Path, cfg: CurveConfig) -> None:
@@ -586,8 +580,8 @@ def _computed_pair(run: _Run, strategy: str, replicate: int) -> tuple[tuple[str,
     return (strategy, replicate), _run_pair(run, strategy, replicate)
 
 
-def _gather(results: Iterator[tuple[Any, pd.DataFrame]], frames: dict, total: int, desc: str, unit: str,
-            progress: bool, write: Callable[[Any, pd.DataFrame], None] | None = None) -> None:
+def _gather(results: Iterator[tuple[Any, Any]], frames: dict, total: int, desc: str, unit: str,
+            progress: bool, write: Callable[[Any, Any], None] | None = None) -> None:
     """Put each ``(key, frame)`` of ``results`` into ``frames`` as it arrives, after ``write(key, frame)``.
 
     The writes happen here, in the calling process, so a kill never leaves a

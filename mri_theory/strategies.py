@@ -53,7 +53,7 @@ from mri_theory._registry import made, register
 from mri_theory._ties import TIE_TOLERANCE, near_maximum
 from mri_theory.classifiers import KNN, Classifier, LogisticRegression, RandomForest
 from mri_theory.population import Population
-from mri_theory.retraining import current_and_future_losses
+from mri_theory.retraining import check_method, current_and_future_losses
 from mri_theory.targets import true_q_c
 
 __all__ = [
@@ -69,14 +69,6 @@ __all__ = [
     "BMRI_FOREST_TREES",
     "TIE_TOLERANCE",
 ]
-
-_METHODS = ("auto", "refit")
-
-
-def _check_method(method: Any) -> str:
-    if method not in _METHODS:
-        raise ValueError(f"method must be 'auto' or 'refit', got {method!r}")
-    return method
 
 
 @dataclass
@@ -325,7 +317,7 @@ class EfeLc(Strategy):
     costly = True
 
     def __init__(self, method: str = "auto") -> None:
-        self.method = _check_method(method)
+        self.method = check_method(method)
 
     def scores(self, ctx):
         pool = Population(ctx.pool, np.full((ctx.pool.shape[0], ctx.n_classes), 1.0 / ctx.n_classes))
@@ -365,7 +357,7 @@ class SimpleMRI(Strategy):
     estimates_t_e = True
 
     def __init__(self, method: str = "auto", theta2: Classifier | None = None) -> None:
-        self.method = _check_method(method)
+        self.method = check_method(method)
         self.theta2 = _check_theta2(theta2)
 
     def scores(self, ctx):
@@ -394,7 +386,7 @@ class BootstrapMRI(Strategy):
     def __init__(self, n_b: int = 25, method: str = "auto", theta2_trees: int = BMRI_FOREST_TREES,
                  theta2: Classifier | None = None) -> None:
         self.n_b = check.count(n_b, "n_b")
-        self.method = _check_method(method)
+        self.method = check_method(method)
         self.theta2_trees = check.count(theta2_trees, "theta2_trees")
         self.theta2 = _check_theta2(theta2)
 

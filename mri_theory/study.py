@@ -81,7 +81,6 @@ and recomputed.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import zlib
@@ -92,7 +91,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from mri_theory import _backends, metrics, sandbox
 from mri_theory import _validation as check
@@ -114,8 +112,6 @@ CLASSIFIER_SETS: dict[str, tuple[str, ...]] = {"paper": ("lda", "qda", "kknn5", 
 STRATEGY_SETS: dict[str, tuple[str, ...]] = {
     "paper": ("RS", "SE", "QbcV", "QbcA", "EfeLc", "SMRI", "BMRI"),
 }
-#: The strategy added to every study: the oracle whose curve the regret is measured against.
-BEST = "MRI-best"
 #: Columns of the asymptotic-loss table.
 ASYMPTOTIC_COLUMNS = ["problem", "classifier", "asymptotic_loss"]
 #: Named sets of :func:`run_study` arguments: ``"paper"`` (the default) and ``"quick"`` (about 20 s on one core).
@@ -192,11 +188,18 @@ def _asymptotic_loss(task: _AsymptoticTask) -> float:
                                          population_size=cfg.population_size, loss=cfg.loss))
 
 
-def _computed(task: _CurveTask | _AsymptoticTask) -> tuple[Any, Any]:
-    """What a worker does with a task: compute it and return it with its result; never write."""
+def _computed(task: _CurveTask | _AsymptoticTask) -> tuple[tuple, Any]:
+    """What a worker does with a task: compute it and return its key with the result; never write.
+
+    The key (``(problem, classifier)`` for an asymptotic loss, ``(problem,
+    classifier, strategy, replicate)`` for a curve) is all that travels back:
+    the calling process holds the objects.
+    """
     if isinstance(task, _AsymptoticTask):
-        return task, _asymptotic_loss(task)
-    return task, sandbox._run_pair(task.run, task.strategy, task.replicate)
+        return (task.config.problem, task.config.classifier), _asymptotic_loss(task)
+    cfg = task.run.config
+    return (cfg.problem, cfg.classifier, task.strategy, task.replicate), sandbox._run_pair(task.run, task.strategy,
+                                                                                         task.replicate)
 
 
 # ------------------------------------------------------------------ arguments
@@ -270,8 +273,8 @@ def _json_text(value: Any) -> bytes:
 
 
 def _record_sha256(record: Mapping[str, Any]) -> str:
-    canonical = json.dumps({k: v for k, v in record.items() if k != "sha256"}, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    """The checksum of an ``asymptotic.json`` record: of its canonical JSON without the ``sha256`` key."""
+    return sandbox._canonical_sha256({k: v for k, v in record.items() if k != "sha256"})
 
 
 def _write_record(out: Path, task: _AsymptoticConfig, value: float) -> None:
@@ -432,8 +435,8 @@ def run_study(
     classifier_objs = _labelled(args["classifiers"], "classifiers", CLASSIFIER_SETS, "classifier")
     strategy_objs = _labelled(args["strategies"], "strategies", {**STRATEGY_SETS, "all": tuple(list_strategies())},
                               "strategy")
-    if BEST not in strategy_objs and all(problem.has_truth for problem in problem_objs.values()):
-        strategy_objs[BEST] = get_strategy(BEST)
+    if metrics.BEST not in strategy_objs and all(problem.has_truth for problem in problem_objs.values()):
+        strategy_objs[metrics.BEST] = get_strategy(metrics.BEST)  # the oracle the regret is measured against
     subsample = check.count(args["subsample"], "subsample", minimum=0)
     cfgs = {(p, c): sandbox._curve_config((p, problem), (c, classifier), args["pool_size"], args["budget"],
                                           args["population_size"], args["loss"], subsample or None,
@@ -501,24 +504,20 @@ def run_study(
                                                 if pairing not in losses]  # one per pairing, first
     todo += [_CurveTask(runs[p, c], s, r) for (p, c, s, r) in keys if (p, c, s, r) not in frames]
     results = _backends.results(_computed, [(task,) for task in todo], backend, scheduler, n_jobs)
-    total = len(keys) + len(asymptotic_tasks)
-    bar = tqdm(total=total, initial=total - len(todo), desc="study", unit="task", disable=not progress)
-    try:
-        for task, result in results:
-            if isinstance(task, _AsymptoticTask):
-                losses[task.config.problem, task.config.classifier] = result
-                if out_path is not None:
-                    _write_record(out_path, task.config, result)
-            else:
-                cfg = task.run.config
-                frames[cfg.problem, cfg.classifier, task.strategy, task.replicate] = result
-                if out_path is not None:  # here, in this process, as each result arrives
-                    sandbox._write_part(result, _pairing_dir(out_path, cfg.problem, cfg.classifier), task.run,
-                                        task.strategy, task.replicate)
-            bar.update()
-    finally:
-        results.close()  # an interrupted run stops the remaining tasks
-        bar.close()
+
+    def write(key: tuple, result: Any) -> None:  # here, in this process, as each result arrives
+        if out_path is None:
+            return
+        if len(key) == 2:
+            _write_record(out_path, asymptotic_tasks[key].config, result)
+        else:
+            p, c, s, r = key
+            sandbox._write_part(result, _pairing_dir(out_path, p, c), runs[p, c], s, r)
+
+    found: dict[tuple, Any] = {**losses, **frames}  # asymptotic losses by pairing, curves by task
+    sandbox._gather(results, found, len(keys) + len(asymptotic_tasks), "study", "task", progress, write)
+    losses = {pairing: found[pairing] for pairing in cfgs}
+    frames = {key: found[key] for key in keys}
 
     curves = pd.concat([frames[key] for key in keys], ignore_index=True)
     asymptotic = pd.DataFrame([(p, c, losses[p, c]) for (p, c) in cfgs], columns=ASYMPTOTIC_COLUMNS)
