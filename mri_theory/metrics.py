@@ -43,10 +43,10 @@ from scipy.integrate import trapezoid
 
 from mri_theory import _validation as check
 from mri_theory._ties import TIE_TOLERANCE
-from mri_theory.classifiers import Classifier, get_classifier
 from mri_theory.losses import check_loss
 from mri_theory.population import Population
-from mri_theory.problems import DataProblem, check_problem, get_problem
+from mri_theory.problems import DataProblem
+from mri_theory.sandbox import _resolve
 
 __all__ = ["BEST", "CURVE_COLUMNS", "METRIC_COLUMNS", "ORACLES", "RANKED_METRICS", "REFERENCE", "WEIGHTINGS",
            "LabelComplexity", "Regret", "alc", "asymptotic_loss",
@@ -400,12 +400,8 @@ def asymptotic_loss(problem: Any, classifier: Any, n_train: int = 5000, replicat
     -------
     float
     """
-    problem = get_problem(problem) if isinstance(problem, str) else check_problem(problem)
-    if isinstance(classifier, str):
-        classifier = get_classifier(classifier)
-    elif not isinstance(classifier, Classifier):
-        raise TypeError(f"classifier must be a Classifier or a registered name (mri_theory.classifiers."
-                        f"list_classifiers()), got {type(classifier).__name__}")
+    (_, problem), (_, classifier) = _resolve(problem, "problem", "problem"), _resolve(classifier, "classifier",
+                                                                                    "classifier")
     n_train = check.count(n_train, "n_train")
     replicates = check.count(replicates, "replicates")
     rng = check.generator(rng)

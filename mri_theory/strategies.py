@@ -167,6 +167,14 @@ class Strategy:
         return f"{type(self).__name__}({', '.join(shown)})"
 
 
+def _checked_scores(strategy: Strategy, ctx: Context) -> np.ndarray:
+    """``strategy.scores(ctx)``: finite, one per candidate (a RuntimeError naming the strategy otherwise)."""
+    s = np.asarray(strategy.scores(ctx), dtype=float)
+    if s.shape != (ctx.candidates.shape[0],) or not np.all(np.isfinite(s)):
+        raise RuntimeError(f"{strategy.name} returned invalid scores of shape {s.shape}")
+    return s
+
+
 def select(strategy: Strategy, ctx: Context, tie_tol: float | None = None) -> tuple[int, np.ndarray]:
     """Choose a candidate: the best score, near-ties broken with ``ctx.rng``.
 
@@ -200,9 +208,7 @@ def select(strategy: Strategy, ctx: Context, tie_tol: float | None = None) -> tu
         tie_tol = check.finite_scalar(tie_tol, "tie_tol")
         if tie_tol < 0:
             raise ValueError(f"tie_tol must be >= 0, got {tie_tol}")
-    s = np.asarray(strategy.scores(ctx), dtype=float)
-    if s.shape != (candidates.shape[0],) or not np.all(np.isfinite(s)):
-        raise RuntimeError(f"{strategy.name} returned invalid scores of shape {s.shape}")
+    s = _checked_scores(strategy, ctx)
     best = np.flatnonzero(near_maximum(s, tie_tol))
     return int(best[ctx.rng.integers(best.size)]), s
 

@@ -91,7 +91,7 @@ from mri_theory import _backends, sandbox
 from mri_theory import _validation as check
 from mri_theory.classifiers import Classifier
 from mri_theory.problems import Problem
-from mri_theory.strategies import Context, Strategy
+from mri_theory.strategies import Context, Strategy, _checked_scores
 from mri_theory.targets import true_q_c_and_loss
 
 __all__ = ["STATE_COLUMNS", "score_states"]
@@ -168,9 +168,7 @@ def _score_state(states: _States, replicate: int, step: int) -> pd.DataFrame:
             cfg.seed, spawn_key=(replicate, _SCORE_KEY, step, zlib.crc32(name.encode()))))
         truth = (problem, population) if strategy.needs_truth else (None, None)  # practical ones never see it
         ctx = Context(X, y, candidates, candidates, base, problem.n_classes, rng, *truth)
-        scores = np.asarray(strategy.scores(ctx), dtype=float)
-        if scores.shape != (available.size,) or not np.all(np.isfinite(scores)):
-            raise RuntimeError(f"{name} returned invalid scores of shape {scores.shape}")
+        scores = _checked_scores(strategy, ctx)
         blocks.append(pd.DataFrame({
             "strategy": name, "candidate": available, "score": scores, "true_q_c": true_q, "loss": loss,
             "t_e": loss - true_q, "t_e_estimate": -scores if strategy.estimates_t_e else np.nan}))
