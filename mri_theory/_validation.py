@@ -166,6 +166,16 @@ def output_folder(value: Any, name: str) -> Path:
     return path
 
 
+def create_folder(path: Path, name: str) -> Path:
+    """Create the folder ``path`` checked by :func:`output_folder` (and its parents); a ValueError naming
+    ``name`` if the system refuses."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"{name}: cannot create {path} ({exc.strerror or exc})") from None
+    return path
+
+
 def data_frame(value: Any, name: str, columns: Any = ()) -> Any:
     """Require a non-empty pandas DataFrame holding ``columns``."""
     import pandas as pd

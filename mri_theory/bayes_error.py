@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 from scipy import special
 
+from mri_theory import _validation as check
+
 if TYPE_CHECKING:
     from mri_theory.problems import GaussianMixtureProblem
 
@@ -67,8 +69,7 @@ def compute_bayes_error(problem: "GaussianMixtureProblem", resolution: int = 1) 
     ----------
     problem : GaussianMixtureProblem
     resolution : int, default 1
-        Multiplies the number of nodes (validated by the caller,
-        :meth:`mri_theory.problems.GaussianMixtureProblem.compute_bayes_error`).
+        Multiplies the number of nodes (a count ``>= 1``).
 
     Returns
     -------
@@ -98,6 +99,11 @@ def compute_bayes_error(problem: "GaussianMixtureProblem", resolution: int = 1) 
       seed and ``10^6`` draws (standard error below 3e-4), through
       :meth:`mri_theory.problems.Problem.bayes_error_monte_carlo`.
     """
+    from mri_theory.problems import GaussianMixtureProblem  # problems imports this module
+
+    if not isinstance(problem, GaussianMixtureProblem):
+        raise TypeError(f"problem must be a GaussianMixtureProblem, got {type(problem).__name__}")
+    resolution = check.count(resolution, "resolution")
     if problem.dim >= 3:
         est, _ = problem.bayes_error_monte_carlo(MC_SIZE * resolution, np.random.default_rng(MC_SEED))
         return est

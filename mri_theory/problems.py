@@ -476,7 +476,6 @@ class GaussianMixtureProblem(Problem):
         ``d = 1, 2`` (accurate to about 1e-8), fixed-seed Monte Carlo for
         ``d >= 3``: see :func:`mri_theory.bayes_error.compute_bayes_error`.
         """
-        resolution = check.count(resolution, "resolution")
         return _mixture_bayes_error(self, resolution)
 
 

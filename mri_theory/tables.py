@@ -465,10 +465,7 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
     ranks = rank_study(curves, asymptotic, groups, mode=mode, alpha=alpha, epsilon=epsilon)
     boot = bootstrap_ranks(curves, asymptotic, groups, rng=np.random.default_rng(seed), n_boot=n_boot, level=level,
                            mode=mode, alpha=alpha, epsilon=epsilon)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ValueError(f"out_dir: cannot create {out} ({exc.strerror or exc})") from None
+    check.create_folder(out, "out_dir")
 
     comparison: list[dict] = []
     regret_table, regret = _regret_table(ranks.r1)

@@ -476,3 +476,16 @@ def test_definitions_are_copied_and_read_only():
         p.prior[0] = 0.9
     with pytest.raises(ValueError):
         p.means[0][0, 0] = 1.0
+
+
+@pytest.mark.parametrize("args, error, pattern", [
+    ((lambda: get_problem("quadratic"), 0), ValueError, "resolution must be >= 1"),
+    ((lambda: get_problem("quadratic"), 1.5), ValueError, "resolution must be an integer"),
+    ((lambda: "quadratic", 1), TypeError, "problem must be a GaussianMixtureProblem, got str"),
+])
+def test_the_bayes_error_integrator_refuses_bad_input(args, error, pattern):
+    from mri_theory.bayes_error import compute_bayes_error
+
+    make, resolution = args
+    with pytest.raises(error, match=pattern):
+        compute_bayes_error(make(), resolution)

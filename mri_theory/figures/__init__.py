@@ -142,10 +142,7 @@ def make_figures(
         raise TypeError(f"names must be a sequence of figure names, not a single str ({names!r})")
     specs = [get_figure(n) for n in (figure_names() if names is None else names)]
     out = check.output_folder(out_dir, "out_dir")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ValueError(f"out_dir: cannot create {out} ({exc.strerror or exc})") from None
+    check.create_folder(out, "out_dir")
     written = [_write_versions(out)]
     for spec in tqdm(specs, desc="figures", unit="fig", disable=not progress):
         fig = spec.make(quick, np.random.default_rng(spec.seed))
