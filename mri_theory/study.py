@@ -227,11 +227,7 @@ def _labelled(value: Any, name: str, sets: Mapping[str, Sequence[str]], kind: st
             raise ValueError(f"{exc} (or the sets {', '.join(map(repr, sets))})") from None
     if not resolved:
         raise ValueError(f"{name} must name at least one")
-    labels = [label for label, _ in resolved]
-    repeated = sorted({n for n in labels if labels.count(n) > 1})
-    if repeated:
-        raise ValueError(f"{name} must not repeat a name, got {', '.join(repeated)} more than once "
-                         "(a set's names count too; objects are labelled by their name: give each its own)")
+    sandbox._distinct([label for label, _ in resolved], name)  # a set's names count too
     return dict(resolved)
 
 
