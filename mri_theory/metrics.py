@@ -466,11 +466,7 @@ def _pairings(curves: pd.DataFrame) -> list[_Pairing]:
 
 
 def _check_asymptotic(asymptotic: Any, pairings: list[_Pairing]) -> dict[tuple[str, str], float]:
-    if not isinstance(asymptotic, pd.DataFrame):
-        raise TypeError(f"asymptotic must be a pandas DataFrame, got {type(asymptotic).__name__}")
-    columns = ["problem", "classifier", "asymptotic_loss"]
-    if any(c not in asymptotic.columns for c in columns):
-        raise ValueError(f"asymptotic must have the columns {columns}, got {list(asymptotic.columns)}")
+    check.data_frame(asymptotic, "asymptotic", ["problem", "classifier", "asymptotic_loss"])
     if asymptotic.duplicated(["problem", "classifier"]).any():
         raise ValueError("asymptotic has more than one row for a (problem, classifier)")
     values = check.finite_array(asymptotic["asymptotic_loss"].to_numpy(), "asymptotic['asymptotic_loss']")
