@@ -8,21 +8,42 @@ One home for the backends of :func:`mri_theory.sandbox.run_curves`,
 the caller writes every file as each result arrives.  Closing the generator
 (an interrupted run) stops the remaining tasks.
 
+Byte-identical results whatever runs them: every task runs with BLAS and
+OpenMP limited to one thread (:func:`one_thread`, with ``threadpoolctl``), in
+this process as in a worker, so no stored float depends on how a
+multi-threaded BLAS splits a sum (a dot product over more than 10,000 points,
+e.g. an asymptotic loss on a population of 20,000, differs in the last bit
+between one and two OpenBLAS threads).  The parallelism is across tasks
+(``n_jobs``), not inside them.
+
+Workers do not outlive their parent: a joblib (loky) worker ends within a
+second of its parent's death (SIGKILL included) instead of idling for loky's
+timeout of five minutes (Dask's workers end with their nanny by themselves),
+and the workers of a ``LocalCluster`` started here ignore SIGINT, so Ctrl-C
+interrupts this process only, which closes the cluster, instead of printing a
+``KeyboardInterrupt`` traceback from every worker.
+
 ``dask.distributed`` is an optional extra (``pip install "mri-theory[dask]"``),
 imported only by the Dask backend.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import logging
-from collections.abc import Callable, Generator, Sequence
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from mri_theory import _validation as check
 
-__all__ = ["check_backend", "check_n_jobs", "results"]
+__all__ = ["check_backend", "check_n_jobs", "one_thread", "results"]
 
 BACKENDS = ("local", "dask")
 
@@ -74,13 +95,112 @@ def check_backend(backend: Any, scheduler: Any, n_jobs: Any) -> tuple[str, str |
     return backend, scheduler, n_jobs
 
 
-def _local_results(compute: Callable[..., Any], tasks: Sequence[tuple], n_jobs: int) -> Generator:
-    """``compute(*task)`` for each task as it finishes: in this process (``n_jobs=1``) or in joblib workers."""
-    if n_jobs == 1 or len(tasks) <= 1:
-        return (compute(*task) for task in tasks)
-    from joblib import Parallel, delayed
+@contextlib.contextmanager
+def one_thread() -> Iterator[None]:
+    """Limit BLAS and OpenMP to one thread in this process for the ``with`` block (``threadpoolctl``).
 
-    return Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(compute)(*task) for task in tasks)
+    Every task of :func:`results` runs under it, so a stored float is summed
+    in the same order in this process, in a joblib worker and on Dask,
+    whatever thread count the BLAS would otherwise use.  Use it around any
+    other computation whose floats reach a file.  The previous limits are
+    restored on exit.
+    """
+    from threadpoolctl import threadpool_limits  # comes with scikit-learn; scans the loaded BLAS at each call
+
+    with threadpool_limits(limits=1):
+        yield
+
+
+def _in_one_thread(compute: Callable[..., Any], *task: Any) -> Any:
+    """``compute(*task)`` under :func:`one_thread`: what this process and a joblib worker run for a task."""
+    with one_thread():
+        return compute(*task)
+
+
+def _on_dask_worker(compute: Callable[..., Any], *task: Any) -> Any:
+    """``compute(*task)`` with BLAS and OpenMP limited to one thread for the rest of this worker's life.
+
+    Not restored after the task as :func:`one_thread` would: the threads of a
+    multi-threaded Dask worker run tasks side by side, and one task's exit
+    would lift the limit under another still running.  (Dask's nannies start
+    their workers with one BLAS thread anyway.)
+    """
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1)
+    return compute(*task)
+
+
+#: Seconds between a joblib worker's checks that its parent is alive.
+_PARENT_CHECK = 0.5
+_watching: set[int] = set()  # the parents this process watches (at most one: its own)
+_watch_lock = threading.Lock()
+
+
+def _exit_with_parent(parent: int) -> None:
+    """End this process as soon as ``parent``, the process that gave it the task, is gone (a daemon thread).
+
+    The parent's death shows as a change of ``getppid`` (the orphan is
+    adopted), SIGKILL included, when the parent can stop nothing itself.
+    Started once per worker process, by its first task; a no-op in the
+    parent itself and on Windows (where ``getppid`` never changes: the
+    workers keep loky's idle timeout there).
+    """
+    if os.name != "posix" or os.getpid() == parent:
+        return
+    with _watch_lock:
+        if parent in _watching:
+            return
+        _watching.add(parent)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_CHECK)
+        os._exit(1)  # no result of this worker can be delivered any more
+
+    threading.Thread(target=watch, name="mri-theory-parent-watch", daemon=True).start()
+
+
+def _in_worker(parent: int, compute: Callable[..., Any], *task: Any) -> Any:
+    """What a joblib worker runs for a task: watch its parent (:func:`_exit_with_parent`), compute in one thread."""
+    _exit_with_parent(parent)
+    return _in_one_thread(compute, *task)
+
+
+def _local_results(compute: Callable[..., Any], tasks: Sequence[tuple], n_jobs: int) -> Generator:
+    """``compute(*task)`` for each task as it finishes: in this process (``n_jobs=1``) or in joblib workers.
+
+    No more workers than tasks, so every worker gets a task, and with it the
+    watch that ends it with this process.
+    """
+    if n_jobs == 1 or len(tasks) <= 1:
+        return (_in_one_thread(compute, *task) for task in tasks)
+    from joblib import Parallel, cpu_count, delayed
+
+    workers = min(len(tasks), cpu_count() if n_jobs == -1 else n_jobs)
+    parent = os.getpid()
+    return Parallel(n_jobs=workers, return_as="generator_unordered")(
+        delayed(_in_worker)(parent, compute, *task) for task in tasks)
+
+
+@contextlib.contextmanager
+def _ignoring_sigint() -> Iterator[None]:
+    """SIGINT ignored in this process while the block starts worker processes, which inherit it.
+
+    A Ctrl-C in the block (the seconds a ``LocalCluster`` takes to start) is
+    lost.  Only in the main thread (the only one that may set a handler) and
+    when the handler was set from Python (so it can be restored); elsewhere a
+    no-op.
+    """
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is None or threading.current_thread() is not threading.main_thread():
+        yield  # a handler not set from Python could not be restored
+        return
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _dask_results(compute: Callable[..., Any], tasks: Sequence[tuple], scheduler: str | None,
@@ -89,15 +209,20 @@ def _dask_results(compute: Callable[..., Any], tasks: Sequence[tuple], scheduler
     distributed = _dask()
     cluster = None
     if scheduler is None:
-        cluster = distributed.LocalCluster(n_workers=None if n_jobs == -1 else n_jobs, threads_per_worker=1,
-                                           processes=True, dashboard_address=":0", silence_logs=logging.ERROR)
+        # Ctrl-C reaches the workers too: this process alone handles it.  A task's error reaches this process
+        # through its future; the workers' own logs would only add the noise of a cluster closed mid-task.
+        with _ignoring_sigint():
+            cluster = distributed.LocalCluster(n_workers=None if n_jobs == -1 else n_jobs, threads_per_worker=1,
+                                               processes=True, dashboard_address=":0",
+                                               silence_logs=logging.CRITICAL)
     try:
         try:
             client = distributed.Client(cluster if cluster is not None else scheduler)
         except OSError as exc:  # refused, unreachable, timed out
             raise OSError(f"scheduler: cannot connect to the Dask scheduler at {scheduler!r} ({exc})") from None
         try:
-            futures = client.map(compute, *(list(column) for column in zip(*tasks)), pure=False)
+            futures = client.map(functools.partial(_on_dask_worker, compute),
+                                 *(list(column) for column in zip(*tasks)), pure=False)
             try:
                 for _, result in distributed.as_completed(futures, with_results=True):
                     yield result
@@ -117,7 +242,9 @@ def results(compute: Callable[..., Any], tasks: Sequence[tuple], backend: str = 
     ``compute`` must be a module-level function (pickled by reference for the
     workers) that returns its result together with the task's key.  Closing
     the generator stops the remaining tasks (joblib) or cancels them (Dask).
-    No task, or ``backend="local"``, never starts a cluster.
+    No task, or ``backend="local"``, never starts a cluster.  Every task runs
+    with one BLAS and OpenMP thread, so its result has the same bits on every
+    backend (module docstring).
     """
     if backend == "local" or not tasks:
         return _local_results(compute, tasks, n_jobs)

@@ -12,6 +12,7 @@ separator).  :func:`register` holds the checks that
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable
 from typing import Any
@@ -40,13 +41,27 @@ def label(value: Any, name: str) -> str:
 def register(registry: dict[str, Callable[[], Any]], name: Any, factory: Any, overwrite: Any, kind: str) -> None:
     """Add ``factory`` to ``registry`` under ``name``, after the checks every ``register_*`` function shares.
 
-    ``name`` must be a safe label (:func:`label`), ``factory`` callable, and a
-    name already in ``registry`` is replaced only with ``overwrite=True``.
+    ``name`` must be a safe label (:func:`label`), ``factory`` callable
+    without arguments (the registries call it so), and a name already in
+    ``registry`` is replaced only with ``overwrite=True``.
     """
     label(name, "name")
     if not callable(factory):
         raise TypeError(f"factory must be callable (a class or a function returning a {kind}), "
                         f"got {type(factory).__name__}")
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):  # no signature to read (some builtins): accepted as it is
+        signature = None
+    if signature is not None:
+        try:
+            signature.bind()
+        except TypeError:
+            required = [p.name for p in signature.parameters.values()
+                        if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+            raise TypeError(f"factory {getattr(factory, '__qualname__', factory)!r} registered as {kind} "
+                            f"{name!r} cannot be called without arguments (it requires {required}); "
+                            f"register e.g. lambda: factory(...) with the arguments filled in") from None
     if check.flag(overwrite, "overwrite") is False and name in registry:
         raise ValueError(f"name: a {kind} {name!r} is already registered; pass overwrite=True to replace it")
     registry[name] = factory

@@ -42,6 +42,8 @@ def real_array(value: Any, name: str) -> np.ndarray:
         raise TypeError(f"{name} must be numeric, got {_NON_REAL_KINDS[kind]} values (dtype {raw.dtype})")
     if kind == "O" and any(v is None for v in raw.flat):  # float(None) would be a silent NaN
         raise TypeError(f"{name} must be numeric, got None")
+    if kind == "O" and any(isinstance(v, (str, bytes)) for v in raw.flat):  # float("2") would be silent
+        raise TypeError(f"{name} must be numeric, got text values (pass numbers, not strings of digits)")
     try:
         return raw.astype(float, copy=False)
     except (TypeError, ValueError) as exc:
@@ -93,15 +95,24 @@ def probability_vector(value: Any, name: str, size: int | None = None) -> np.nda
     return arr
 
 
-def count(value: Any, name: str, minimum: int = 1) -> int:
-    """Return ``value`` as an int ``>= minimum``; non-integers raise."""
+#: The largest size (points, draws, states...) a public function accepts where a size sets the memory or
+#: time: 10^8 float64 values are 800 MB, past what a run of this toolkit needs.
+MAX_SIZE = 10**8
+
+
+def count(value: Any, name: str, minimum: int = 1, maximum: int | None = None) -> int:
+    """Return ``value`` as an int ``>= minimum`` (and ``<= maximum`` if given); non-integers raise."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if not float(value).is_integer():
+    if not isinstance(value, numbers.Integral) and not float(value).is_integer():  # float(10**400) overflows
         raise ValueError(f"{name} must be an integer, got {value!r}")
     out = int(value)
     if out < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {out}")
+    if maximum is not None and out > maximum:
+        shown = f"{out:_}" if out < 10**21 else f"a number of {len(str(out))} digits"
+        raise ValueError(f"{name} must be <= {maximum:_} (a bound on sizes, so memory and time stay bounded), "
+                         f"got {shown}")
     return out
 
 

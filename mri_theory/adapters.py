@@ -282,6 +282,9 @@ class SkactivemlStrategy(Strategy):
             raise TypeError(f"query_params must be a mapping of query's keyword arguments, got "
                             f"{type(query_params).__name__}")
         query_params = dict(query_params)
+        not_names = [k for k in query_params if not isinstance(k, str)]
+        if not_names:
+            raise TypeError(f"query_params keys must be query's argument names (str), got {not_names!r}")
         reserved = sorted(set(query_params) & set(_SET_BY_ADAPTER))
         if reserved:
             raise ValueError(f"query_params must not set {reserved}: the adapter sets {list(_SET_BY_ADAPTER)}")

@@ -6,26 +6,33 @@
     run the iterated-AL sandbox (resumable; damaged parts are reported and recomputed);
 ``mri-theory study [--preset quick] [--problems abstract] [--classifiers paper] [--replicates 10] --out DIR [--dask tcp://host:8786|local]``
     run the study of §5, one task per (problem, classifier, strategy, replicate), locally or on Dask (resumable);
-``mri-theory report DIR``
-    write the tables (Markdown, LaTeX, CSV) and figures of a finished study into ``DIR/report``;
+``mri-theory report DIR [--groups NAME=PROBLEM,PROBLEM,... ...]``
+    write the tables (Markdown, LaTeX, CSV) and figures of a finished study into ``DIR/report``, ranked on
+    the study's loss (error or log), with the problems grouped as given (default: the abstract group);
 ``mri-theory diagnose --problem P --classifiers C ... --strategies S ... --steps T ... --out DIR``
     score every candidate with every strategy beside its true Q^c along random-selection trajectories
     (:mod:`mri_theory.diagnostics`, resumable), and write the summaries with their settings, versions and wall time.
 
-Bad arguments, an ``--out`` that is empty, a file or not writable, or a folder
-holding another study or a corrupt ``config.json`` or ``study.json`` give a
-one-line message on stderr and exit code 2, and nothing is written.
+Bad arguments (repeated names and sizes beyond the runners' bounds included),
+an ``--out`` that is empty, a file or not writable, a folder holding another
+study or a corrupt ``config.json`` or ``study.json``, or a folder another
+process is writing (its pid named) give a one-line message on stderr and exit
+code 2, and nothing is written.  A table that does not match its checksum is
+never reported (``report`` exits 2 naming it), and a file that cannot be
+written (a full disk) is named.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from mri_theory import figures
+from mri_theory import _backends, _storage, figures
+from mri_theory import _validation as check
 
 T = TypeVar("T")
 
@@ -115,10 +122,30 @@ def _study(args: argparse.Namespace) -> int:
     return 0
 
 
+def _groups(specs: Sequence[str] | None) -> dict[str, list[str]] | None:
+    """The ``groups`` of ``report`` from ``--groups``: each ``NAME=PROBLEM,PROBLEM,...`` or a group name of
+    :data:`mri_theory.study.PROBLEM_GROUPS`; a ValueError naming ``--groups`` otherwise."""
+    from mri_theory.study import PROBLEM_GROUPS
+
+    if specs is None:
+        return None
+    groups: dict[str, list[str]] = {}
+    for spec in specs:
+        name, sep, members = spec.partition("=")
+        problems = [p for p in members.split(",") if p] if sep else list(PROBLEM_GROUPS.get(name, ()))
+        if not name or not problems:
+            raise ValueError(f"--groups takes NAME=PROBLEM,PROBLEM,... or a group name "
+                             f"({', '.join(PROBLEM_GROUPS)}), got {spec!r}")
+        if name in groups:
+            raise ValueError(f"--groups names the group {name!r} twice")
+        groups[name] = problems
+    return groups
+
+
 def _report(args: argparse.Namespace) -> int:
     from mri_theory.study import report
 
-    written = _guarded("report", lambda: report(args.path))
+    written = _guarded("report", lambda: report(args.path, groups=_groups(args.groups)))
     for path in written:
         print(path)
     return 0
@@ -127,29 +154,53 @@ def _report(args: argparse.Namespace) -> int:
 def _diagnose(args: argparse.Namespace) -> int:
     import time
 
-    import pandas as pd
-
-    from mri_theory.diagnostics import estimator_errors, summarise_states
     from mri_theory.diagnostics import states as states_module
-    from mri_theory.figures import library_versions
 
     start = time.perf_counter()
     settings = {"strategies": args.strategies, "replicates": args.replicates, "steps": args.steps,
                 "pool_size": args.pool, "trajectory": args.trajectory, "population_size": args.population,
                 "seed": args.seed}
     backend, scheduler = _dask_option(args.dask)
-    plans = _guarded("diagnose", lambda: [  # every classifier's arguments and folder checked before any work
-        states_module._plan(args.problem, classifier, **settings, out=f"{args.out}/{args.problem}__{classifier}",
-                            backend=backend, scheduler=scheduler, n_jobs=args.jobs, progress=True)
-        for classifier in args.classifiers])
+
+    def plan() -> list:  # every classifier's arguments and folder checked before any work
+        repeated = sorted({c for c in args.classifiers if args.classifiers.count(c) > 1})
+        if repeated:
+            raise ValueError(f"--classifiers must not repeat a name, got {', '.join(repeated)} more than once")
+        out = check.output_folder(args.out, "--out")
+        for name in (_storage.LOCK_FILE, _storage.CHECKSUMS_FILE, *_SUMMARY_FILES):
+            if (out / name).is_dir():
+                raise ValueError(f"--out: {out / name} should be a file")
+        return [states_module._plan(args.problem, classifier, **settings,
+                                    out=out / f"{args.problem}__{classifier}", backend=backend, scheduler=scheduler,
+                                    n_jobs=args.jobs, progress=True)
+                for classifier in args.classifiers]
+
+    plans = _guarded("diagnose", plan)
+    with contextlib.ExitStack() as held:  # one writer of --out (summaries, checksums.json)
+        _guarded("diagnose", lambda: held.enter_context(_storage.locked(Path(args.out), "--out")))
+        return _diagnose_locked(args, settings, plans, start)
+
+
+#: The files ``mri-theory diagnose`` writes into ``--out`` (with their checksums in checksums.json).
+_SUMMARY_FILES = ("summary.csv", "errors.csv", "DIAGNOSTICS.md")
+
+
+def _diagnose_locked(args: argparse.Namespace, settings: dict, plans: list, start: float) -> int:
+    """The work of ``mri-theory diagnose`` once its arguments passed, holding the lock of ``--out``."""
+    import time
+
+    import pandas as pd
+
+    from mri_theory.diagnostics import estimator_errors, summarise_states
+    from mri_theory.diagnostics import states as states_module
+    from mri_theory.figures import library_versions
+
     tables = _guarded("diagnose", lambda: [states_module._execute(plan) for plan in plans], args.out, "states")
     states = pd.concat(tables, ignore_index=True)
-    summary = summarise_states(states)
-    summary.to_csv(f"{args.out}/summary.csv", index=False, lineterminator="\n")
     estimators = any(strategy.estimates_t_e for strategy in plans[0].states.strategies.values())
-    errors = estimator_errors(states) if estimators else None  # SMRI, BMRI: the strategies that estimate T_e
-    if errors is not None:
-        errors.to_csv(f"{args.out}/errors.csv", index=False, lineterminator="\n")
+    with _backends.one_thread():  # floats written to summary.csv / errors.csv: summed as with one BLAS thread
+        summary = summarise_states(states)
+        errors = estimator_errors(states) if estimators else None  # SMRI, BMRI: the strategies that estimate T_e
     minutes = (time.perf_counter() - start) / 60
     shown = ["classifier", "strategy", "n_labelled", "states", "spearman", "normalised_shortfall", "lambda_hat"]
     errors_shown = ["classifier", "strategy", "n_labelled", "relative_bias", "corr_m_q", "corr_abs_q",
@@ -165,7 +216,14 @@ def _diagnose(args: argparse.Namespace) -> int:
              "## Errors M of the T_e estimators (all columns in errors.csv)", ""]
     lines += (["```", errors[errors_shown].round(3).to_string(index=False), "```", ""] if errors is not None else
               ["None of the strategies estimates T_e (SMRI and BMRI do): no errors.csv.", ""])
-    Path(args.out, "DIAGNOSTICS.md").write_text("\n".join(lines), encoding="utf-8")
+    written = {"summary.csv": summary.to_csv(index=False, lineterminator="\n").encode()}
+    if errors is not None:
+        written["errors.csv"] = errors.to_csv(index=False, lineterminator="\n").encode()
+    written["DIAGNOSTICS.md"] = "\n".join(lines).encode()
+    stale = Path(args.out, "errors.csv")
+    if errors is None and stale.is_file():  # left by an earlier run with other strategies
+        stale.unlink()
+    _guarded("diagnose", lambda: _storage.write_tables(Path(args.out), written, None))
     print(summary[["classifier", "strategy", "n_labelled", "spearman", "normalised_shortfall"]].round(3)
           .to_string(index=False))
     print(f"results: {args.out}/summary.csv{', errors.csv' if errors is not None else ''}, DIAGNOSTICS.md")
@@ -228,6 +286,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("report", help="tables (Markdown, LaTeX, CSV) and figures of a finished study, "
                                         "into DIR/report")
     rep.add_argument("path", metavar="DIR", help="the study folder")
+    rep.add_argument("--groups", nargs="+", metavar="GROUP",
+                     help="problem groups of the aggregate tables: NAME=PROBLEM,PROBLEM,... or a group name "
+                          "(abstract); default: the abstract group, which must hold every problem of the study")
     rep.set_defaults(func=_report)
     dia = sub.add_parser("diagnose", help="every strategy's scores beside the true Q^c of every candidate, in the "
                                           "same states; summaries of ranking quality and of the T_e estimators' "

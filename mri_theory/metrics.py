@@ -9,7 +9,9 @@ cites AUA (Guyon et al. 2011), WI (Evans et al. 2013) and label complexity
 the paper is silent; each parameter is an argument.
 
 * :func:`aua` (higher is better): :math:`\frac{1}{n_{N-1} - n_0}\int (1 - L)\,dn`
-  by the trapezoid rule, the mean accuracy along the curve;
+  by the trapezoid rule, the mean accuracy along the curve; for a loss that
+  is not an error rate (the log loss) :func:`mean_loss` (lower is better),
+  :math:`\frac{1}{n_{N-1} - n_0}\int L\,dn`, takes its place;
 * :func:`alc` (higher): Guyon et al.'s ALC, the area under the accuracy over
   :math:`\log_2 n`, 0 for a constant curve at the initial accuracy and 1 for a
   perfect curve;
@@ -30,7 +32,14 @@ candidates minus the chosen one's, is *not* that regret; it is
 
 :func:`curve_metrics` applies the metrics to a whole sandbox table, per
 (problem, classifier) pairing and method, in the two modes of the paper's R1
-step (see :mod:`mri_theory.ranking`).
+step (see :mod:`mri_theory.ranking`), for error-rate curves (the paper's) or
+log-loss curves (``loss="log"``: :func:`ranked_metrics`).
+
+Every function refuses, naming the argument, what would give a meaningless
+number: non-finite values, text or booleans where numbers are meant, numbers
+of labelled examples that are not whole numbers >= 0, negative losses,
+error rates outside [0, 1], losses above :data:`MAX_LOSS`, missing labels in
+key columns, and sizes above the stated bounds.
 """
 
 from __future__ import annotations
@@ -41,16 +50,20 @@ import numpy as np
 import pandas as pd
 from scipy.integrate import trapezoid
 
+from mri_theory import _evaluation_checks as evc
+from mri_theory import _limits
 from mri_theory import _validation as check
+from mri_theory._evaluation_checks import LOSS_KINDS, MAX_LOSS
 from mri_theory._ties import TIE_TOLERANCE
 from mri_theory.losses import check_loss
 from mri_theory.population import Population
 from mri_theory.problems import DataProblem
 from mri_theory.sandbox import _resolve
 
-__all__ = ["BEST", "CURVE_COLUMNS", "METRIC_COLUMNS", "ORACLES", "RANKED_METRICS", "REFERENCE", "WEIGHTINGS",
-           "LabelComplexity", "Regret", "alc", "asymptotic_loss",
-           "aua", "curve_metrics", "label_complexity", "q_c_shortfall", "regret", "wi"]
+__all__ = ["BEST", "CURVE_COLUMNS", "LOSS_KINDS", "MAX_LOSS", "MAX_N_TRAIN", "MAX_POPULATION", "MAX_REPLICATES",
+           "METRIC_COLUMNS", "ORACLES", "RANKED_METRICS", "REFERENCE", "WEIGHTINGS", "LabelComplexity", "Regret",
+           "alc", "asymptotic_loss", "aua", "curve_metrics", "label_complexity", "mean_loss", "metric_columns",
+           "q_c_shortfall", "ranked_metrics", "regret", "wi"]
 
 #: The four metrics of §5.3 that enter the overall rank, each mapped to "higher is better".
 RANKED_METRICS: dict[str, bool] = {"label_complexity": False, "aua": True, "wi_linear": True,
@@ -65,6 +78,11 @@ ORACLES = ("MRI-best", "MRI-worst")
 WEIGHTINGS = ("exponential", "linear")
 #: Columns of the sandbox table that :func:`curve_metrics` needs.
 CURVE_COLUMNS = ["problem", "classifier", "strategy", "replicate", "n_labelled", "loss"]
+#: Bounds on the sizes of :func:`asymptotic_loss` (a simulation), so that memory and time stay bounded: the
+#: runners' bounds (:mod:`mri_theory._limits`), so a study whose settings pass its checks also passes these.
+MAX_N_TRAIN = _limits.MAX_POPULATION_SIZE
+MAX_REPLICATES = _limits.MAX_REPLICATES
+MAX_POPULATION = _limits.MAX_POPULATION_SIZE
 
 
 class LabelComplexity(NamedTuple):
@@ -89,27 +107,24 @@ class Regret(NamedTuple):
 # ---------------------------------------------------------------- validation
 
 def _check_n(n: Any) -> np.ndarray:
-    n = check.finite_array(n, "n")
+    """Numbers of labelled examples: whole numbers >= 0 (at most 2**53), strictly increasing, at least 2."""
+    n = evc.number_array(n, "n")
     if n.ndim != 1 or n.size < 2:
         raise ValueError(f"n must be a 1-D array of at least 2 points, got shape {n.shape}")
+    evc.counts(n, "n")
     if np.any(np.diff(n) <= 0):
         raise ValueError(f"n must be strictly increasing, got {n.tolist()}")
     return n
 
 
-def _check_losses(value: Any, name: str, size: int) -> np.ndarray:
-    arr = check.finite_array(value, name)
+def _check_losses(value: Any, name: str, size: int, kind: str | None) -> np.ndarray:
+    """One loss per curve point, finite and in the range of ``kind`` (``None``: any loss kind, in
+    [0, MAX_LOSS])."""
+    arr = evc.number_array(value, name)
     if arr.ndim != 1 or arr.size != size:
         raise ValueError(f"{name} must be a 1-D array with one loss per n ({size} points, the same n values for "
                          f"every curve), got shape {arr.shape}")
-    return arr
-
-
-def _check_error_rates(loss: np.ndarray, name: str) -> np.ndarray:
-    if np.any((loss < 0) | (loss > 1)):
-        raise ValueError(f"{name} must be error rates in [0, 1] (accuracy = 1 - loss), got values in "
-                         f"[{loss.min()}, {loss.max()}]")
-    return loss
+    return evc.losses(arr, name, kind)
 
 
 def _check_nonnegative(value: Any, name: str) -> float:
@@ -119,16 +134,22 @@ def _check_nonnegative(value: Any, name: str) -> float:
     return out
 
 
-def _check_weighting(weighting: Any) -> str:
-    if weighting not in WEIGHTINGS:
-        raise ValueError(f"weighting must be one of {', '.join(map(repr, WEIGHTINGS))}, got {weighting!r}")
-    return weighting
+def _check_target(asymptotic: float, epsilon: float) -> float:
+    """The label-complexity target ``(1 + epsilon) * asymptotic``, refused if it overflows."""
+    target = (1.0 + epsilon) * asymptotic
+    if not np.isfinite(target):
+        raise ValueError(f"epsilon = {epsilon} is too large: (1 + epsilon) * asymptotic_loss overflows")
+    return target
 
 
 # ---------------------------------------------------------------- the metrics on arrays (last axis = curve)
 
 def _aua(n: np.ndarray, loss: np.ndarray) -> np.ndarray:
     return trapezoid(1.0 - loss, n, axis=-1) / (n[-1] - n[0])
+
+
+def _mean_loss(n: np.ndarray, loss: np.ndarray) -> np.ndarray:
+    return trapezoid(loss, n, axis=-1) / (n[-1] - n[0])
 
 
 def _alc(n: np.ndarray, loss: np.ndarray) -> np.ndarray:
@@ -142,7 +163,8 @@ def _alc(n: np.ndarray, loss: np.ndarray) -> np.ndarray:
 
 def _wi_weights(n: np.ndarray, weighting: str, alpha: float) -> np.ndarray:
     if weighting == "exponential":
-        return np.exp(-alpha * (n - n[0]))
+        with np.errstate(over="ignore"):  # a huge alpha: alpha * (n - n0) is inf, its weight exactly 0
+            return np.exp(-alpha * (n - n[0]))
     last = n.size - 1
     return (last - np.arange(n.size)) / last
 
@@ -177,9 +199,10 @@ def aua(n: Any, loss: Any) -> float:
     Parameters
     ----------
     n : array_like (N,)
-        Numbers of labelled examples, strictly increasing, ``N >= 2``.
+        Numbers of labelled examples: whole numbers >= 0, strictly
+        increasing, ``N >= 2``.
     loss : array_like (N,)
-        Error rates in [0, 1] at those ``n``.
+        Error rates in [0, 1] at those ``n`` (:func:`mean_loss` for other losses).
 
     Returns
     -------
@@ -187,8 +210,36 @@ def aua(n: Any, loss: Any) -> float:
         Higher is better.
     """
     n = _check_n(n)
-    loss = _check_error_rates(_check_losses(loss, "loss", n.size), "loss")
+    loss = _check_losses(loss, "loss", n.size, "error")
     return float(_aua(n, loss))
+
+
+def mean_loss(n: Any, loss: Any) -> float:
+    r"""Mean loss along the curve: the area under the loss curve over its width, for any loss.
+
+    .. math:: \bar L = \frac{1}{n_{N-1} - n_0} \int_{n_0}^{n_{N-1}} L(n)\,dn
+
+    by the trapezoid rule over the curve points.  AUA's counterpart for a
+    loss that is not an error rate (the log loss): for error rates
+    :math:`\mathrm{AUA} = 1 - \bar L` (:func:`aua`).  Ours; the paper ranks
+    error-rate curves only.
+
+    Parameters
+    ----------
+    n : array_like (N,)
+        Numbers of labelled examples: whole numbers >= 0, strictly
+        increasing, ``N >= 2``.
+    loss : array_like (N,)
+        Losses in [0, :data:`MAX_LOSS`] at those ``n``.
+
+    Returns
+    -------
+    float
+        Lower is better.
+    """
+    n = _check_n(n)
+    loss = _check_losses(loss, "loss", n.size, None)
+    return float(_mean_loss(n, loss))
 
 
 def alc(n: Any, loss: Any) -> float:
@@ -208,7 +259,8 @@ def alc(n: Any, loss: Any) -> float:
     Parameters
     ----------
     n : array_like (N,)
-        Numbers of labelled examples, strictly increasing, positive, ``N >= 2``.
+        Numbers of labelled examples: whole numbers, strictly increasing,
+        positive, ``N >= 2``.
     loss : array_like (N,)
         Error rates in [0, 1]; the initial loss must be positive (else the
         normalisation is 0/0).
@@ -221,7 +273,7 @@ def alc(n: Any, loss: Any) -> float:
     n = _check_n(n)
     if n[0] <= 0:
         raise ValueError(f"n must be positive for the log2 axis of ALC, got n[0] = {n[0]}")
-    loss = _check_error_rates(_check_losses(loss, "loss", n.size), "loss")
+    loss = _check_losses(loss, "loss", n.size, "error")
     if loss[0] == 0:
         raise ValueError("loss: the initial loss is 0, so ALC's normalisation (a perfect curve) is 0/0")
     return float(_alc(n, loss))
@@ -242,10 +294,11 @@ def wi(n: Any, loss: Any, loss_rs: Any, weighting: str = "exponential", alpha: f
     Parameters
     ----------
     n : array_like (N,)
-        Numbers of labelled examples, strictly increasing, ``N >= 2``; both
-        curves are evaluated at these ``n``.
+        Numbers of labelled examples: whole numbers >= 0, strictly
+        increasing, ``N >= 2``; both curves are evaluated at these ``n``.
     loss, loss_rs : array_like (N,)
-        Losses of the method and of random selection at those ``n``.
+        Losses of the method and of random selection at those ``n``: error
+        rates or log losses, in [0, :data:`MAX_LOSS`].
     weighting : {"exponential", "linear"}
     alpha : float
         Decay rate of the exponential weights, ``>= 0`` (0: uniform weights).
@@ -256,9 +309,9 @@ def wi(n: Any, loss: Any, loss_rs: Any, weighting: str = "exponential", alpha: f
         Positive when the method's loss is below RS's (better); 0 for RS itself.
     """
     n = _check_n(n)
-    loss = _check_losses(loss, "loss", n.size)
-    loss_rs = _check_losses(loss_rs, "loss_rs", n.size)
-    weighting = _check_weighting(weighting)
+    loss = _check_losses(loss, "loss", n.size, None)
+    loss_rs = _check_losses(loss_rs, "loss_rs", n.size, None)
+    weighting = evc.choice(weighting, "weighting", WEIGHTINGS)
     alpha = _check_nonnegative(alpha, "alpha")
     return float(_wi(n, loss, loss_rs, weighting, alpha))
 
@@ -277,13 +330,18 @@ def label_complexity(n: Any, loss: Any, asymptotic_loss: float, epsilon: float =
     Parameters
     ----------
     n : array_like (N,)
-        Numbers of labelled examples, strictly increasing, ``N >= 2``.
+        Numbers of labelled examples: whole numbers >= 0, strictly
+        increasing, ``N >= 2``.
     loss : array_like (N,)
-        Losses at those ``n``.
+        Losses at those ``n``: error rates or log losses, in
+        [0, :data:`MAX_LOSS`].
     asymptotic_loss : float
-        :math:`L_\infty >= 0`, e.g. from :func:`asymptotic_loss`.
+        :math:`L_\infty` of the same loss, in [0, :data:`MAX_LOSS`], e.g.
+        from :func:`asymptotic_loss`.  For the log loss the target is
+        relative to the asymptotic log loss.
     epsilon : float
-        Relative tolerance :math:`\varepsilon >= 0`.
+        Relative tolerance :math:`\varepsilon >= 0` (finite; refused if
+        :math:`(1 + \varepsilon) L_\infty` overflows).
 
     Returns
     -------
@@ -291,10 +349,11 @@ def label_complexity(n: Any, loss: Any, asymptotic_loss: float, epsilon: float =
         ``(value, censored)``; lower ``value`` is better.
     """
     n = _check_n(n)
-    loss = _check_losses(loss, "loss", n.size)
-    target = _check_nonnegative(asymptotic_loss, "asymptotic_loss")
+    loss = _check_losses(loss, "loss", n.size, None)
+    asymptotic = check.finite_scalar(asymptotic_loss, "asymptotic_loss")
+    evc.losses(np.array([asymptotic]), "asymptotic_loss", None)
     epsilon = _check_nonnegative(epsilon, "epsilon")
-    value, censored = _label_complexity(n, loss, (1.0 + epsilon) * target)
+    value, censored = _label_complexity(n, loss, _check_target(asymptotic, epsilon))
     return LabelComplexity(float(value), bool(censored))
 
 
@@ -312,17 +371,18 @@ def regret(curve: Any, best_curve: Any) -> Regret:
     ----------
     curve, best_curve : array_like (N,)
         Losses of the method and of MRI-best at the same ``n`` values
-        (``N >= 1``).
+        (``N >= 1``): error rates or log losses, in [0, :data:`MAX_LOSS`].
 
     Returns
     -------
     Regret
         ``(per_step, mean)``.
     """
-    curve = check.finite_array(curve, "curve")
+    curve = evc.number_array(curve, "curve")
     if curve.ndim != 1 or curve.size < 1:
         raise ValueError(f"curve must be a non-empty 1-D array of losses, got shape {curve.shape}")
-    best = _check_losses(best_curve, "best_curve", curve.size)
+    evc.losses(curve, "curve", None)
+    best = _check_losses(best_curve, "best_curve", curve.size, None)
     gap = curve - best
     return Regret(gap, float(gap.mean()))
 
@@ -347,12 +407,35 @@ def q_c_shortfall(curves: pd.DataFrame) -> pd.Series:
         Named ``"q_c_shortfall"``, aligned with ``curves``; NaN on the rows
         that make no selection (the last point of each curve) or when the
         run did not record :math:`Q^c`.
+
+    Raises
+    ------
+    ValueError
+        If the columns hold inf, text or booleans, if a row has one of the
+        two values and not the other (NaN), or if ``q_c_chosen`` exceeds
+        ``q_c_best`` (beyond :data:`~mri_theory._ties.TIE_TOLERANCE`): the
+        chosen candidate is among those scored, so its :math:`Q^c` cannot be
+        above the best.
     """
     if not isinstance(curves, pd.DataFrame):
         raise TypeError(f"curves must be a pandas DataFrame, got {type(curves).__name__}")
     missing = {"q_c_best", "q_c_chosen"} - set(curves.columns)
     if missing:
         raise ValueError(f"curves must have the columns q_c_best and q_c_chosen, missing {sorted(missing)}")
+    if curves.columns.duplicated().any():
+        raise ValueError(f"curves has a column more than once: {list(curves.columns)}")
+    best, chosen = (evc.number_array(curves[c].to_numpy(), f"curves[{c!r}]", allow_nan=True)
+                    for c in ("q_c_best", "q_c_chosen"))
+    half = np.isnan(best) != np.isnan(chosen)
+    if np.any(half):
+        raise ValueError(f"curves: the row at position {int(np.argmax(half))} has only one of q_c_best and "
+                         "q_c_chosen (the other is NaN)")
+    with np.errstate(invalid="ignore"):
+        above = chosen > best + TIE_TOLERANCE * np.maximum(1.0, np.abs(best))
+    if np.any(above):
+        i = int(np.argmax(above))
+        raise ValueError(f"curves['q_c_chosen'] exceeds curves['q_c_best'] at position {i} ({chosen[i]} > "
+                         f"{best[i]}): the best Q^c among the scored candidates bounds the chosen one's")
     return (curves["q_c_best"] - curves["q_c_chosen"]).rename("q_c_shortfall")
 
 
@@ -386,14 +469,16 @@ def asymptotic_loss(problem: Any, classifier: Any, n_train: int = 5000, replicat
         A classifier object (cloned, never fitted in place) or a registered
         name (:func:`mri_theory.classifiers.get_classifier`).
     n_train : int
-        Training-sample size (ignored for a DataProblem).
+        Training-sample size, at most :data:`MAX_N_TRAIN` (ignored for a
+        DataProblem).
     replicates : int
-        Independent training samples (and populations) averaged; for a
-        DataProblem, random train/test splits.
+        Independent training samples (and populations) averaged, at most
+        :data:`MAX_REPLICATES`; for a DataProblem, random train/test splits.
     rng : numpy.random.Generator
         Draws the training samples and populations (the splits), in replicate order.
     population_size : int
-        QMC points of each population (ignored for a DataProblem).
+        QMC points of each population, at most :data:`MAX_POPULATION`
+        (ignored for a DataProblem).
     loss : {"error", "log"}
 
     Returns
@@ -402,10 +487,10 @@ def asymptotic_loss(problem: Any, classifier: Any, n_train: int = 5000, replicat
     """
     (_, problem), (_, classifier) = _resolve(problem, "problem", "problem"), _resolve(classifier, "classifier",
                                                                                     "classifier")
-    n_train = check.count(n_train, "n_train")
-    replicates = check.count(replicates, "replicates")
+    n_train = check.count(n_train, "n_train", maximum=MAX_N_TRAIN)
+    replicates = check.count(replicates, "replicates", maximum=MAX_REPLICATES)
     rng = check.generator(rng)
-    population_size = check.count(population_size, "population_size")
+    population_size = check.count(population_size, "population_size", maximum=MAX_POPULATION)
     loss = check_loss(loss)
     values = []
     for _ in range(replicates):
@@ -430,13 +515,14 @@ class _Pairing(NamedTuple):
     loss: np.ndarray  # (S, R, N): strategy, replicate, curve point
 
 
-def _check_curves(curves: Any) -> pd.DataFrame:
-    """The sandbox table (columns :data:`CURVE_COLUMNS`), checked."""
-    check.data_frame(curves, "curves", CURVE_COLUMNS)
-    for column in ("n_labelled", "loss"):
-        values = check.finite_array(curves[column].to_numpy(), f"curves[{column!r}]")
-        if values.ndim != 1:
-            raise ValueError(f"curves[{column!r}] must hold one number per row")
+def _check_curves(curves: Any, loss: str = "error") -> pd.DataFrame:
+    """The sandbox table (columns :data:`CURVE_COLUMNS`) of curves of the loss kind ``loss``, checked: names
+    in the key columns, whole numbers >= 0 for the replicates and ``n_labelled``, losses in the kind's range."""
+    evc.frame(curves, "curves", CURVE_COLUMNS)
+    evc.frame_labels(curves, ["problem", "classifier", "strategy"], "curves", text=True)
+    for column in ("replicate", "n_labelled"):
+        evc.counts(curves[column].to_numpy(), f"curves[{column!r}]")
+    evc.losses(evc.number_array(curves["loss"].to_numpy(), "curves['loss']"), "curves['loss']", loss)
     if curves.duplicated(["problem", "classifier", "strategy", "replicate", "n_labelled"]).any():
         raise ValueError("curves has duplicate rows for a (problem, classifier, strategy, replicate, n_labelled)")
     return curves
@@ -465,13 +551,15 @@ def _pairings(curves: pd.DataFrame) -> list[_Pairing]:
     return out
 
 
-def _check_asymptotic(asymptotic: Any, pairings: list[_Pairing]) -> dict[tuple[str, str], float]:
-    check.data_frame(asymptotic, "asymptotic", ["problem", "classifier", "asymptotic_loss"])
+def _check_asymptotic(asymptotic: Any, pairings: list[_Pairing], loss: str = "error"
+                      ) -> dict[tuple[str, str], float]:
+    """The asymptotic loss of each pairing (of the loss kind ``loss``), from the table ``asymptotic``."""
+    evc.frame(asymptotic, "asymptotic", ["problem", "classifier", "asymptotic_loss"])
+    evc.frame_labels(asymptotic, ["problem", "classifier"], "asymptotic", text=True)
     if asymptotic.duplicated(["problem", "classifier"]).any():
         raise ValueError("asymptotic has more than one row for a (problem, classifier)")
-    values = check.finite_array(asymptotic["asymptotic_loss"].to_numpy(), "asymptotic['asymptotic_loss']")
-    if np.any(values < 0):
-        raise ValueError("asymptotic['asymptotic_loss'] must be >= 0")
+    values = evc.number_array(asymptotic["asymptotic_loss"].to_numpy(), "asymptotic['asymptotic_loss']")
+    evc.losses(values, "asymptotic['asymptotic_loss']", loss)
     table = dict(zip(zip(asymptotic["problem"], asymptotic["classifier"]), values))
     missing = [(p.problem, p.classifier) for p in pairings if (p.problem, p.classifier) not in table]
     if missing:
@@ -480,19 +568,24 @@ def _check_asymptotic(asymptotic: Any, pairings: list[_Pairing]) -> dict[tuple[s
 
 
 def _check_mode(mode: Any) -> str:
-    if mode not in ("curve", "replicate"):
+    if not isinstance(mode, str) or mode not in ("curve", "replicate"):
         raise ValueError(f"mode must be 'curve' or 'replicate', got {mode!r}")
     return mode
 
 
+def _area(n: np.ndarray, loss: np.ndarray, kind: str) -> dict[str, np.ndarray]:
+    """The area metric of curves of the loss kind ``kind``: ``aua`` for error rates, ``mean_loss`` for log."""
+    return {"aua": _aua(n, loss)} if kind == "error" else {"mean_loss": _mean_loss(n, loss)}
+
+
 def _pairing_metrics(pairing: _Pairing, asymptotic: float, mode: str, alpha: float, epsilon: float,
-                     weights: np.ndarray) -> dict[str, np.ndarray]:
+                     weights: np.ndarray, loss_kind: str = "error") -> dict[str, np.ndarray]:
     """Every metric of every strategy of one pairing, for each row of replicate ``weights`` (B, R).
 
     ``mode="curve"``: the metrics of the weighted mean curve; ``"replicate"``:
     the weighted mean of the per-replicate metrics (WI against RS in the same
     replicate).  Returns arrays of shape (B, S).  ``regret`` is NaN without an
-    MRI-best curve.
+    MRI-best curve.  The area metric follows ``loss_kind`` (:func:`metric_columns`).
     """
     n, loss, names = pairing.n, pairing.loss, pairing.strategies
     rs = names.index(REFERENCE)
@@ -500,14 +593,14 @@ def _pairing_metrics(pairing: _Pairing, asymptotic: float, mode: str, alpha: flo
     if mode == "curve":
         curves = np.einsum("br,srn->bsn", weights, loss)  # (B, S, N)
         lc, censored = _label_complexity(n, curves, np.full(curves.shape[:2], target))
-        out = {"label_complexity": lc, "lc_censored": censored.astype(float), "aua": _aua(n, curves),
+        out = {"label_complexity": lc, "lc_censored": censored.astype(float), **_area(n, curves, loss_kind),
                "alc": _alc(n, curves)}
         for w in WEIGHTINGS:
             out[f"wi_{w}"] = _wi(n, curves, curves[:, rs:rs + 1], w, alpha)
     else:
         lc, censored = _label_complexity(n, loss, np.full(loss.shape[:2], target))
-        per_replicate = {"label_complexity": lc, "lc_censored": censored.astype(float), "aua": _aua(n, loss),
-                         "alc": _alc(n, loss)}
+        per_replicate = {"label_complexity": lc, "lc_censored": censored.astype(float),
+                         **_area(n, loss, loss_kind), "alc": _alc(n, loss)}
         for w in WEIGHTINGS:
             per_replicate[f"wi_{w}"] = _wi(n, loss, loss[rs:rs + 1], w, alpha)
         out = {k: weights @ v.T for k, v in per_replicate.items()}  # (B, R) @ (R, S)
@@ -519,27 +612,58 @@ def _pairing_metrics(pairing: _Pairing, asymptotic: float, mode: str, alpha: flo
     return out
 
 
-#: Columns of :func:`curve_metrics` after the keys, in order.
+#: Columns of :func:`curve_metrics` after the keys, in order, for error-rate curves (:func:`metric_columns`).
 METRIC_COLUMNS = ["label_complexity", "lc_censored", "aua", "alc", "wi_linear", "wi_exponential", "regret"]
+#: The ranked metrics of log-loss curves: AUA (an accuracy) is replaced by the mean loss (lower is better).
+_LOG_RANKED_METRICS: dict[str, bool] = {"label_complexity": False, "mean_loss": False, "wi_linear": True,
+                                        "wi_exponential": True}
 
 
-def _metrics_frame(pairing: _Pairing, values: dict[str, np.ndarray], draws: bool = False) -> pd.DataFrame:
+def ranked_metrics(loss: str = "error") -> dict[str, bool]:
+    """The four metrics of §5.3 that enter the overall rank for curves of the loss kind ``loss``.
+
+    Parameters
+    ----------
+    loss : {"error", "log"}
+        ``"error"``: :data:`RANKED_METRICS` (label complexity, AUA,
+        WI-linear, WI-exponential).  ``"log"``: AUA, a mean accuracy that
+        needs error rates, is replaced by ``mean_loss`` (:func:`mean_loss`,
+        lower is better); for error rates ``aua = 1 - mean_loss``, so the
+        two rank the methods identically.
+
+    Returns
+    -------
+    dict
+        Metric name -> higher is better, in the order of the paper's rows.
+    """
+    return dict(RANKED_METRICS if evc.loss_kind(loss) == "error" else _LOG_RANKED_METRICS)
+
+
+def metric_columns(loss: str = "error") -> list[str]:
+    """The columns of :func:`curve_metrics` after the keys for the loss kind ``loss``: :data:`METRIC_COLUMNS`,
+    with ``mean_loss`` in place of ``aua`` for ``"log"``."""
+    area = "aua" if evc.loss_kind(loss) == "error" else "mean_loss"
+    return [area if c == "aua" else c for c in METRIC_COLUMNS]
+
+
+def _metrics_frame(pairing: _Pairing, values: dict[str, np.ndarray], draws: bool = False,
+                   loss_kind: str = "error") -> pd.DataFrame:
     """Long table of :func:`_pairing_metrics` values without the oracles; a ``draw`` column (the row of
     the weights) when ``draws``."""
     keep = [i for i, s in enumerate(pairing.strategies) if s not in ORACLES]
-    n_draws = values["aua"].shape[0]
+    n_draws = values["label_complexity"].shape[0]
     frame = pd.DataFrame({"problem": pairing.problem, "classifier": pairing.classifier,
                           "method": np.tile([pairing.strategies[i] for i in keep], n_draws)})
     if draws:
         frame.insert(0, "draw", np.repeat(np.arange(n_draws), len(keep)))
-    for column in METRIC_COLUMNS:
+    for column in metric_columns(loss_kind):
         frame[column] = values[column][:, keep].ravel()
     frame["n_replicates"] = pairing.loss.shape[1]
     return frame
 
 
 def curve_metrics(curves: pd.DataFrame, asymptotic: pd.DataFrame, *, mode: str = "curve", alpha: float = 0.02,
-                  epsilon: float = 0.05) -> pd.DataFrame:
+                  epsilon: float = 0.05, loss: str = "error") -> pd.DataFrame:
     r"""The metrics of every method in every (problem, classifier) pairing of a sandbox table (R1, §5.4).
 
     Parameters
@@ -547,13 +671,16 @@ def curve_metrics(curves: pd.DataFrame, asymptotic: pd.DataFrame, *, mode: str =
     curves : pandas.DataFrame
         Tidy sandbox table (:data:`mri_theory.sandbox.RESULT_COLUMNS`; the
         columns :data:`CURVE_COLUMNS` are needed) for any number of
-        pairings.  Within a pairing every strategy must have the same
-        replicates (paired) and every curve the same ``n_labelled`` values;
-        RS must be present.  The oracles (:data:`ORACLES`) get no row;
+        pairings.  Names (non-empty str, no missing value) in ``problem``,
+        ``classifier`` and ``strategy``; whole numbers >= 0 in ``replicate``
+        and ``n_labelled``; finite losses of the kind ``loss`` in ``loss``.
+        Within a pairing every strategy must have the same replicates
+        (paired) and every curve the same ``n_labelled`` values (at least
+        two); RS must be present.  The oracles (:data:`ORACLES`) get no row;
         MRI-best's curve defines the regret.
     asymptotic : pandas.DataFrame
         Columns ``problem``, ``classifier``, ``asymptotic_loss`` (e.g. from
-        :func:`asymptotic_loss`), one row per pairing.
+        :func:`asymptotic_loss`, with the same ``loss``), one row per pairing.
     mode : {"curve", "replicate"}
         ``"curve"`` (default; the paper's R1, lines ~1131 and ~1202: "the
         average losses are calculated, over the ten Monte Carlo replicates.
@@ -564,7 +691,19 @@ def curve_metrics(curves: pd.DataFrame, asymptotic: pd.DataFrame, *, mode: str =
         WI against RS in the same replicate and censored label complexities
         counted as ``n_max + 1``.
     alpha, epsilon : float
-        Of :func:`wi` (exponential) and :func:`label_complexity`.
+        Of :func:`wi` (exponential) and :func:`label_complexity`, both
+        finite and ``>= 0``.
+    loss : {"error", "log"}
+        The loss of the curves.  ``"error"`` (default): error rates in
+        [0, 1], and so is every asymptotic loss.  ``"log"``: log losses in
+        [0, :data:`MAX_LOSS`] (nats); AUA, a mean accuracy, is replaced by
+        ``mean_loss`` (:func:`mean_loss`, lower is better; see
+        :func:`ranked_metrics`); label complexity is defined on the log loss
+        relative to its asymptote, the first ``n`` whose log loss is at most
+        :math:`(1 + \varepsilon) L_\infty` with :math:`L_\infty` the
+        asymptotic *log* loss; ALC is the same formula in terms of the loss
+        (the share of the initial loss removed, averaged over
+        :math:`\log_2 n`); WI and the regret are log-loss gaps.
 
     Returns
     -------
@@ -572,23 +711,30 @@ def curve_metrics(curves: pd.DataFrame, asymptotic: pd.DataFrame, *, mode: str =
         One row per (problem, classifier, method), pairings sorted by name and
         methods in order of first appearance: ``label_complexity``,
         ``lc_censored`` (the fraction of censored values: 0 or 1 in curve
-        mode), ``aua``, ``alc`` (NaN if the initial loss is 0),
-        ``wi_linear``, ``wi_exponential``, ``regret`` (mean over the curve of
-        the loss minus MRI-best's, :func:`regret`; the same in both modes;
-        NaN when the pairing has no MRI-best curve) and ``n_replicates``.
-        AUA and ALC assume error rates (losses in [0, 1]).
+        mode), ``aua`` (``mean_loss`` for log loss), ``alc`` (NaN if the
+        initial loss is 0), ``wi_linear``, ``wi_exponential``, ``regret``
+        (mean over the curve of the loss minus MRI-best's, :func:`regret`;
+        the same in both modes; NaN when the pairing has no MRI-best curve)
+        and ``n_replicates`` (:func:`metric_columns`).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Naming the argument (and column) for any input outside the above,
+        before any metric is computed.
     """
-    pairings = _pairings(_check_curves(curves))
-    targets = _check_asymptotic(asymptotic, pairings)
+    loss = evc.loss_kind(loss)
     mode = _check_mode(mode)
     alpha = _check_nonnegative(alpha, "alpha")
     epsilon = _check_nonnegative(epsilon, "epsilon")
-    loss = curves["loss"].to_numpy(dtype=float)
-    if np.any((loss < 0) | (loss > 1)):
-        raise ValueError("curves['loss'] must be error rates in [0, 1]: AUA and ALC are accuracies (1 - loss)")
+    pairings = _pairings(_check_curves(curves, loss))
+    targets = _check_asymptotic(asymptotic, pairings, loss)
+    for asymptotic_value in targets.values():
+        _check_target(asymptotic_value, epsilon)
     frames = []
     for p in pairings:
         r = p.loss.shape[1]
-        values = _pairing_metrics(p, targets[(p.problem, p.classifier)], mode, alpha, epsilon, np.full((1, r), 1 / r))
-        frames.append(_metrics_frame(p, values))
+        values = _pairing_metrics(p, targets[(p.problem, p.classifier)], mode, alpha, epsilon, np.full((1, r), 1 / r),
+                                  loss)
+        frames.append(_metrics_frame(p, values, loss_kind=loss))
     return pd.concat(frames, ignore_index=True)

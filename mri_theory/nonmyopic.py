@@ -88,7 +88,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,6 +117,8 @@ __all__ = [
     "OBJECTIVES",
     "MAX_STATES",
     "MAX_STATES_GENERAL",
+    "MAX_STATES_LIMIT",
+    "MAX_WIDTHS",
     "PolicyResult",
     "optimal_policy",
     "policy_value",
@@ -139,6 +141,17 @@ MAX_STATES_GENERAL = 20_000
 
 #: Bits available for a state code (an int64, sign bit kept clear).
 _CODE_BITS = 62
+
+#: The largest ``max_states`` accepted: the arrays of a tree take about ``8 (m k + 3)`` bytes per state,
+#: so 10^8 states of a pool of 20 already need over 30 GB.
+MAX_STATES_LIMIT = 10**8
+
+#: On the closed-form path the pool points, the classifier's means and the problem's means must be at
+#: most this many sd (``problem.sigma``) in absolute value.  The retrained means are sums of these
+#: values and the loss depends on their midpoint, where large terms cancel: rounding moves it by about
+#: ``1e-16 * max |value|``, so far beyond this range the loss is wrong (pool points at ``+-1e17``
+#: would give ``0.1587`` instead of ``0.1791``); within it the error is below ``1e-11``.
+MAX_WIDTHS = 1e4
 
 
 @dataclass(frozen=True)
@@ -394,17 +407,31 @@ def _check_policies(policies: Any, objective: str) -> tuple[str, ...]:
         return POLICIES if objective == "final" else tuple(p for p in POLICIES if p != "batch")
     if isinstance(policies, str):
         policies = (policies,)
+    if isinstance(policies, (Mapping, Set)):  # unordered, or a mapping whose values would be ignored
+        raise TypeError(f"policies must be a sequence of policy names, got {type(policies).__name__}")
     try:
         policies = tuple(policies)
     except TypeError:
         raise TypeError(f"policies must be a sequence of policy names, got {type(policies).__name__}") from None
-    unknown = [p for p in policies if p not in POLICIES]
+    unknown = [p for p in policies if not isinstance(p, str) or p not in POLICIES]
     if unknown or not policies:
         raise ValueError(f"policies must be names from {', '.join(POLICIES)}, got {list(policies)!r}")
+    repeated = sorted({p for p in policies if policies.count(p) > 1})
+    if repeated:
+        raise ValueError(f"policies must name each policy once, got {repeated} more than once")
     if "batch" in policies and objective != "final":
         raise ValueError("policy 'batch' (a non-adaptive batch, §3.1.1) has no intermediate losses: "
                          "it is defined for objective='final' only")
     return policies
+
+
+def _check_range(problem: TwoGaussians, values: np.ndarray, name: str) -> None:
+    """Refuse values above :data:`MAX_WIDTHS` sd in absolute value (the closed form's precision)."""
+    reach = MAX_WIDTHS * problem.sigma
+    far = values[np.abs(values) > reach]
+    if far.size:
+        raise ValueError(f"{name} must lie in [-{reach:g}, {reach:g}] ({MAX_WIDTHS:g} times the problem's sd, "
+                         f"nonmyopic.MAX_WIDTHS), where the closed form keeps its precision; got {far[:3].tolist()}")
 
 
 def _build(
@@ -417,6 +444,7 @@ def _build(
     population: Any,
     loss: Any,
     max_states: Any,
+    horizon_name: str = "horizon",
 ) -> tuple[Any, np.ndarray, int]:
     """Validate everything, return the model, the pool's Bayes posterior ``(m, k)`` and the horizon."""
     if isinstance(problem, TwoGaussians):
@@ -427,12 +455,15 @@ def _build(
         if given:
             raise ValueError(f"{', '.join(given)}: only for the general path (a Problem); with TwoGaussians the "
                              f"labelled data are summarised by the MeanClassifier's mu_hat and n")
-        if loss != "error":
+        if not isinstance(loss, str) or loss != "error":
             raise ValueError(f"loss must be 'error' on the closed-form path (Eq. le_equation_1), got {loss!r}")
         pool = check.finite_array(pool, "pool")
         if pool.ndim != 1 or pool.size == 0:
             raise ValueError(f"pool must be a non-empty 1-D sequence of points, got shape {pool.shape}")
-        model: Any = _ClosedForm(problem, classifier, pool)
+        for values, name in ((pool, "pool"), (classifier.mu_hat, "classifier.mu_hat"), (problem.mu, "problem.mu")):
+            _check_range(problem, np.asarray(values, dtype=float), name)
+        k = _ClosedForm.n_classes
+        make = lambda: _ClosedForm(problem, classifier, pool)  # noqa: E731
         default_cap = MAX_STATES
     elif isinstance(problem, Problem):
         missing = [name for name, v in (("X_S", X_S), ("y_S", y_S), ("population", population)) if v is None]
@@ -440,25 +471,25 @@ def _build(
             raise ValueError(f"{', '.join(missing)}: the general path (a Problem) needs the labelled data X_S, y_S "
                              f"and a Population to measure the loss on")
         problem, population, pool = _check_truth(problem, population, pool, "pool")
-        model = _Refit(fit_on(classifier, X_S, y_S, population), pool, population, check_loss(loss))
+        loss, k = check_loss(loss), population.n_classes
+        make = lambda: _Refit(fit_on(classifier, X_S, y_S, population), pool, population, loss)  # noqa: E731
         default_cap = MAX_STATES_GENERAL
     else:
         raise TypeError(f"problem must be a TwoGaussians (closed form) or an mri_theory.problems.Problem "
                         f"(general path), got {type(problem).__name__}")
     m = pool.shape[0]
-    horizon = check.count(horizon, "horizon")
+    horizon = check.count(horizon, horizon_name)
     if horizon > m:
-        raise ValueError(f"horizon must be at most the pool size ({m}), got {horizon}")
-    cap = default_cap if max_states is None else check.count(max_states, "max_states")
-    k = model.n_classes
+        raise ValueError(f"{horizon_name} must be at most the pool size ({m}), got {horizon}")
+    cap = default_cap if max_states is None else check.count(max_states, "max_states", maximum=MAX_STATES_LIMIT)
     if m * (1 + max(1, (k - 1).bit_length())) > _CODE_BITS:
         raise ValueError(f"pool: at most {_CODE_BITS // (1 + max(1, (k - 1).bit_length()))} points with "
                          f"{k} classes (state codes are 64-bit integers), got {m}")
     total = sum(_n_states(m, d, k) for d in range(horizon + 1))
     if total > cap:
-        raise ValueError(f"horizon: the tree for a pool of {m} and horizon {horizon} has {total:,} states, "
+        raise ValueError(f"{horizon_name}: the tree for a pool of {m} and horizon {horizon} has {total:,} states, "
                          f"more than max_states={cap:,}; use a smaller pool or horizon (or raise max_states)")
-    return model, problem.posterior(pool), horizon
+    return make(), problem.posterior(pool), horizon  # the classifier is fitted only now, after every check
 
 
 def optimal_policy(
@@ -488,7 +519,10 @@ def optimal_policy(
         (template) classifier, refitted on ``X_S, y_S`` plus each state's points.
     pool : array_like
         The unlabelled pool: a 1-D sequence of points (closed form) or
-        ``(m, d)`` points (general path); finite.
+        ``(m, d)`` points (general path); finite.  On the closed form the
+        pool points, the classifier's means and the problem's means must be
+        at most :data:`MAX_WIDTHS` times the problem's sd in absolute value
+        (beyond, rounding would decide the loss).
     horizon : int
         Number of labels to plan for, ``1 <= horizon <= m``.
     objective : {"final", "mean"}
@@ -503,7 +537,8 @@ def optimal_policy(
         The loss (``"error"`` only on the closed form).
     max_states : int, optional
         Refuse trees with more states (all depths); default
-        :data:`MAX_STATES` (closed form) or :data:`MAX_STATES_GENERAL`.
+        :data:`MAX_STATES` (closed form) or :data:`MAX_STATES_GENERAL`; at
+        most :data:`MAX_STATES_LIMIT`.
 
     Returns
     -------
@@ -512,7 +547,8 @@ def optimal_policy(
     Raises
     ------
     ValueError
-        For ``horizon`` outside ``1..m``, a non-finite or empty pool, a tree
+        For ``horizon`` outside ``1..m``, a non-finite or empty pool, pool
+        points or classifier means out of the closed form's range, a tree
         larger than ``max_states``, or arguments of the other path.
     TypeError
         For a classifier that does not match the problem's path.
@@ -545,7 +581,7 @@ def policy_values(
     Parameters are those of :func:`optimal_policy`, plus
 
     policies : sequence of str, optional
-        Names from :data:`POLICIES` (default: all of them, without
+        Distinct names from :data:`POLICIES` (default: all of them, without
         ``"batch"`` when ``objective="mean"``).
 
     Returns
@@ -611,7 +647,7 @@ def value_curves(
     objective = _check_objective(objective)
     policies = _check_policies(policies, objective)
     model, posterior, max_horizon = _build(problem, classifier, pool, max_horizon, X_S, y_S, population, loss,
-                                           max_states)
+                                           max_states, "max_horizon")
     tree = _Tree(model, posterior, max_horizon)
     rows = [tree.evaluate(h, policies, objective)[0] for h in range(1, max_horizon + 1)]
     return {p: np.array([row[p] for row in rows]) for p in policies}
@@ -625,7 +661,8 @@ def sample_state(
     ``D_S`` holds ``n = (n_1, n_2)`` points per class (the prior held fixed,
     :meth:`TwoGaussians.sample_with_counts`); the :class:`MeanClassifier`
     fitted to it knows the problem's sd and prior.  The pool is ``pool_size``
-    i.i.d. draws from the problem.
+    i.i.d. draws from the problem.  Each count is at most
+    :data:`mri_theory._validation.MAX_SIZE` (``10**8``).
 
     Returns
     -------
@@ -636,8 +673,8 @@ def sample_state(
         raise TypeError(f"problem must be a TwoGaussians, got {type(problem).__name__}")
     if isinstance(n, (str, bytes)) or np.ndim(n) != 1 or len(n) != 2:
         raise ValueError(f"n must be a pair of counts (n_1, n_2), got {n!r}")
-    n = (check.count(n[0], "n"), check.count(n[1], "n"))
-    pool_size = check.count(pool_size, "pool_size")
+    n = (check.count(n[0], "n", maximum=check.MAX_SIZE), check.count(n[1], "n", maximum=check.MAX_SIZE))
+    pool_size = check.count(pool_size, "pool_size", maximum=check.MAX_SIZE)
     rng = check.generator(rng)
     x, y = problem.sample_with_counts(n, rng)
     clf = MeanClassifier.fit(x, y, sigma=problem.sigma, prior=problem.prior)

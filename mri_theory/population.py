@@ -31,6 +31,9 @@ _ROW_TOLERANCE = 1e-9
 #: an integer multiple of ``2**-_SOBOL_BITS`` before the half-cell shift.
 _SOBOL_BITS = 30
 
+#: The dimensions scipy's Sobol' direction numbers cover.
+_SOBOL_MAX_DIM = 21201
+
 
 class Population:
     r"""A weighted evaluation set with a class-probability row per point.
@@ -43,7 +46,7 @@ class Population:
         Label distribution of each point: non-negative rows summing to 1
         (to ``1e-9``; they are renormalised exactly).
     weights : array_like (n,), optional
-        Non-negative weights, not all zero (default uniform).  Losses are the
+        Non-negative weights, not all zero, with a finite sum (default uniform).  Losses are the
         weighted *mean*, so the weights need not sum to 1.
     """
 
@@ -64,8 +67,12 @@ class Population:
             w = check.finite_array(weights, "weights")
             if w.shape != (X.shape[0],):
                 raise ValueError(f"weights must have shape ({X.shape[0]},), got {w.shape}")
-            if np.any(w < 0) or w.sum() <= 0:
+            with np.errstate(over="ignore"):
+                total = w.sum()
+            if np.any(w < 0) or total <= 0:
                 raise ValueError("weights must be non-negative and not all zero")
+            if not np.isfinite(total):  # dividing by an infinite sum would give all-zero weights
+                raise ValueError(f"weights must have a finite sum (they are normalised by it), got sum {total}")
             w = w / w.sum()
         self.X = X
         self.proba = rows / rows.sum(axis=1, keepdims=True)
@@ -87,7 +94,7 @@ class Population:
             A problem object (:func:`mri_theory.problems.get_problem` turns a
             name into one).
         size : int
-            Number of points, ``>= 1``.
+            Number of points, ``1 <= size <=`` :data:`mri_theory._validation.MAX_SIZE` (``10**8``).
         rng : numpy.random.Generator
         method : {"sample", "qmc"}
             ``"sample"``: i.i.d. draws from the problem.  ``"qmc"``: a scrambled
@@ -96,9 +103,9 @@ class Population:
             variance for smooth losses).
         """
         problem = check_problem(problem)
-        size = check.count(size, "size")
+        size = check.count(size, "size", maximum=check.MAX_SIZE)
         rng = check.generator(rng)
-        if method not in ("sample", "qmc"):
+        if not isinstance(method, str) or method not in ("sample", "qmc"):
             raise ValueError(f"method must be 'sample' or 'qmc', got {method!r}")
         if method == "sample":
             X, _ = problem.sample(size, rng)
@@ -108,13 +115,21 @@ class Population:
 
     @classmethod
     def from_labels(cls, X: ArrayLike, y: ArrayLike, n_classes: int) -> "Population":
-        """Labelled data as a population: one-hot rows, uniform weights (the empirical loss)."""
+        """Labelled data as a population: one-hot rows, uniform weights (the empirical loss).
+
+        The one-hot table has ``n * n_classes`` cells, at most :data:`mri_theory._validation.MAX_SIZE`.
+        """
         n_classes = check.count(n_classes, "n_classes", minimum=2)
         y = check.check_labels(y, n_classes, "y")
         X = check.finite_array(X, "X")
-        if X.shape[0] != y.shape[0]:
-            raise ValueError(f"X and y must have the same length, got {X.shape[0]} and {y.shape[0]}")
-        return cls(X, np.eye(n_classes)[y])
+        if X.ndim == 0 or X.shape[0] != y.shape[0]:
+            raise ValueError(f"X and y must have the same length, got shapes {X.shape} and {y.shape}")
+        if y.size * n_classes > check.MAX_SIZE:
+            raise ValueError(f"n_classes: {y.size} points x {n_classes} classes exceed the "
+                             f"{check.MAX_SIZE:_} cells a one-hot population may hold")
+        rows = np.zeros((y.size, n_classes))
+        rows[np.arange(y.size), y] = 1.0
+        return cls(X, rows)
 
     # ------------------------------------------------------------ properties
 
@@ -224,9 +239,15 @@ def qmc_uniforms(dim: int, size: int, rng: np.random.Generator) -> np.ndarray:
     dyadic cell, :math:`u + 2^{-31}`, which lies in
     :math:`[2^{-31}, 1 - 2^{-31}]` and is exact in floating point; the points
     keep their equidistribution (every elementary interval is preserved).
+
+    ``dim`` is at most 21201 (the dimensions of scipy's direction numbers)
+    and ``size`` at most :data:`mri_theory._validation.MAX_SIZE`.
     """
     from scipy.stats import qmc
 
+    dim = check.count(dim, "dim", maximum=_SOBOL_MAX_DIM)
+    size = check.count(size, "size", maximum=check.MAX_SIZE)
+    rng = check.generator(rng)
     sampler = qmc.Sobol(d=dim, scramble=True, bits=_SOBOL_BITS, seed=rng)
     m = int(np.ceil(np.log2(size)))
     return sampler.random_base2(m)[:size] + 2.0 ** -(_SOBOL_BITS + 1)

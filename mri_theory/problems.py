@@ -45,6 +45,7 @@ from an explicit :class:`numpy.random.Generator`.
 from __future__ import annotations
 
 import abc
+import csv
 import functools
 import hashlib
 import math
@@ -61,7 +62,7 @@ from scipy import special
 from mri_theory import _validation as check
 from mri_theory._registry import made, register
 from mri_theory.bayes_error import compute_bayes_error as _mixture_bayes_error
-from mri_theory.bayes_error import grouped_logsumexp
+from mri_theory.bayes_error import MAX_RESOLUTION, grouped_logsumexp
 
 __all__ = ["Problem", "GaussianMixtureProblem", "DataProblem", "get_problem", "list_problems",
            "register_problem", "check_problem", "initial_labelled_set"]
@@ -70,6 +71,15 @@ __all__ = ["Problem", "GaussianMixtureProblem", "DataProblem", "get_problem", "l
 #: distances of larger inputs could overflow to ``inf`` and the posterior would
 #: become ``nan``.
 MAX_ABS_X = 1e100
+
+#: The smallest eigenvalue of a component's covariance: with inputs and means up to :data:`MAX_ABS_X`
+#: the whitened differences stay below ``2e100 / 1e-50 = 2e150``, whose squares (summed over ``d``)
+#: are finite, so every log density is finite.
+MIN_VARIANCE = 1e-100
+
+
+#: Draws :func:`initial_labelled_set` makes before it gives up finding a point of every class.
+MAX_INITIAL_DRAWS = 2**20
 
 #: Rows per block when evaluating densities, to bound memory (n x m x d).
 _CHUNK = 1 << 15
@@ -176,8 +186,8 @@ class Problem(abc.ABC):
         """
         from mri_theory.population import Population  # population imports this module
 
-        pool_size = check.count(pool_size, "pool_size")
-        population_size = check.count(population_size, "population_size")
+        pool_size = check.count(pool_size, "pool_size", maximum=check.MAX_SIZE)
+        population_size = check.count(population_size, "population_size", maximum=check.MAX_SIZE)
         rng = check.generator(rng)
         X0, y0 = initial_labelled_set(self, rng)
         pool_X, pool_y = self.sample(pool_size, rng)
@@ -260,7 +270,7 @@ class Problem(abc.ABC):
         -------
         estimate, standard_error : float
         """
-        n = check.count(n, "n", minimum=2)
+        n = check.count(n, "n", minimum=2, maximum=check.MAX_SIZE)
         rng = check.generator(rng)
         X, _ = self.sample(n, rng)
         loss = np.empty(n)
@@ -271,13 +281,26 @@ class Problem(abc.ABC):
 
 
 def initial_labelled_set(problem: Problem, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """One labelled point per class: the first of each class in draws from the problem, in class order."""
-    X, y = problem.sample(64 * problem.n_classes, rng)
-    while np.unique(y).size < problem.n_classes:
-        X2, y2 = problem.sample(64 * problem.n_classes, rng)
-        X, y = np.vstack([X, X2]), np.concatenate([y, y2])
-    first = np.array([np.flatnonzero(y == j)[0] for j in range(problem.n_classes)])
-    return X[first], y[first]
+    """One labelled point per class: the first of each class in draws from the problem, in class order.
+
+    Draws come in batches of ``64 k``; after :data:`MAX_INITIAL_DRAWS` draws without a point of every
+    class (a class prior below about ``1e-5``) a ``ValueError`` names the missing classes.
+    """
+    k = problem.n_classes
+    found: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # class -> its first point and label, as (1, d), (1,)
+    draws = 0
+    while len(found) < k:
+        if draws >= MAX_INITIAL_DRAWS:
+            absent = sorted(set(range(k)) - set(found))
+            raise ValueError(f"problem {problem.name!r}: no point of classes {absent} in {draws:_} draws "
+                             f"(prior {problem.prior.tolist()}); the initial labelled set needs one per class")
+        X, y = problem.sample(64 * k, rng)
+        draws += y.size
+        for j in range(k):
+            where = np.flatnonzero(y == j)
+            if j not in found and where.size:
+                found[j] = X[where[:1]], y[where[:1]]
+    return (np.concatenate([found[j][0] for j in range(k)]), np.concatenate([found[j][1] for j in range(k)]))
 
 
 # --------------------------------------------------------------------------
@@ -312,8 +335,15 @@ def _class_spec(spec: Any, j: int, dim: int | None) -> tuple[np.ndarray, np.ndar
         raise ValueError(f"{name} covariances must have shape ({m}, {d}, {d}), got {covs.shape}")
     if not np.allclose(covs, np.swapaxes(covs, 1, 2), rtol=1e-12, atol=1e-14):
         raise ValueError(f"{name} covariances must be symmetric")
-    if np.any(np.linalg.eigvalsh(covs) <= 0):
+    if np.any(np.abs(means) > MAX_ABS_X):
+        raise ValueError(f"{name} means must be at most {MAX_ABS_X:g} in absolute value, like the inputs")
+    eigenvalues = np.linalg.eigvalsh(covs)
+    if np.any(eigenvalues <= 0):
         raise ValueError(f"{name} covariances must be positive definite")
+    if np.any(eigenvalues < MIN_VARIANCE):
+        raise ValueError(f"{name} covariances must have eigenvalues >= {MIN_VARIANCE:g} (below, the Mahalanobis "
+                         f"distances of inputs up to {MAX_ABS_X:g} overflow and the posterior is wrong), got "
+                         f"{eigenvalues.min():g}")
     return weights / weights.sum(), means.copy(), covs.copy()
 
 
@@ -330,9 +360,10 @@ class GaussianMixtureProblem(Problem):
         Registry name.
     classes : sequence of k triples ``(weights, means, covariances)``
         For class ``j`` with ``m_j`` components: ``weights`` shape ``(m_j,)``
-        (positive, summing to 1), ``means`` shape ``(m_j, d)`` and
-        ``covariances`` shape ``(m_j, d, d)`` (symmetric positive definite).
-        A mapping with those keys is accepted as well.
+        (positive, summing to 1), ``means`` shape ``(m_j, d)`` (entries at
+        most :data:`MAX_ABS_X` in absolute value) and ``covariances`` shape
+        ``(m_j, d, d)`` (symmetric positive definite, eigenvalues at least
+        :data:`MIN_VARIANCE`).  A mapping with those keys is accepted as well.
     prior : array_like, shape (k,)
         Class prior, entries in (0, 1) summing to 1.
 
@@ -394,7 +425,7 @@ class GaussianMixtureProblem(Problem):
         Parameters
         ----------
         n : int
-            Sample size, ``>= 1``.
+            Sample size, ``1 <= n <=`` :data:`mri_theory._validation.MAX_SIZE` (``10**8``).
         rng : numpy.random.Generator
 
         Returns
@@ -402,7 +433,7 @@ class GaussianMixtureProblem(Problem):
         X : ndarray, shape (n, d), float
         y : ndarray, shape (n,), int
         """
-        n = check.count(n, "n")
+        n = check.count(n, "n", maximum=check.MAX_SIZE)
         rng = check.generator(rng)
         return self._place(rng.random(n), rng.random(n), rng.standard_normal((n, self.dim)))
 
@@ -464,7 +495,7 @@ class GaussianMixtureProblem(Problem):
         ----------
         resolution : int, default 1
             Multiplies the number of nodes; the tests compare resolutions 1
-            and 2 to show the accuracy.
+            and 2 to show the accuracy.  At most :data:`MAX_RESOLUTION`.
 
         Returns
         -------
@@ -476,6 +507,7 @@ class GaussianMixtureProblem(Problem):
         ``d = 1, 2`` (accurate to about 1e-8), fixed-seed Monte Carlo for
         ``d >= 3``: see :func:`mri_theory.bayes_error.compute_bayes_error`.
         """
+        resolution = check.count(resolution, "resolution", maximum=MAX_RESOLUTION)
         return _mixture_bayes_error(self, resolution)
 
 
@@ -574,6 +606,10 @@ class DataProblem(Problem):
                              f"{quota.sum()} for testing, {k} for the initial set")
         if standardize:
             sd = X.std(axis=0)
+            lost = np.flatnonzero((np.ptp(X, axis=0) > 0) & (sd < np.finfo(float).tiny))
+            if lost.size:  # the squares underflowed: the column varies but its sd is 0 or subnormal
+                raise ValueError(f"X columns {lost.tolist()} vary by too little to standardize (their standard "
+                                 f"deviation underflows: {sd[lost].tolist()}); rescale them first")
             X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
         X = np.ascontiguousarray(X, dtype=float)
         super().__init__(name, k, X.shape[1], counts / n)
@@ -615,8 +651,10 @@ class DataProblem(Problem):
         Raises
         ------
         ValueError
-            If ``path`` is not a file, ``target`` is not a column, there is no
-            covariate column, or a covariate is missing (NaN) or not finite.
+            Naming the file: if ``path`` is not a file or cannot be read as a
+            CSV file (encoding, parser errors, empty), the header repeats a
+            name, ``target`` is not a column or has missing labels, there is
+            no covariate column, or a covariate is missing (NaN) or not finite.
         TypeError
             If a covariate column is not numeric (the message names it).
         """
@@ -629,7 +667,7 @@ class DataProblem(Problem):
                                                            standardize)  # before the file is read
         if not path.is_file():
             raise ValueError(f"path {str(path)!r} is not a file")
-        frame = pd.read_csv(path)
+        frame = _read_csv(path)
         if target not in frame.columns:
             raise ValueError(f"target {target!r} is not a column of {str(path)!r}; columns: {list(frame.columns)}")
         covariates = frame.drop(columns=[target])
@@ -643,6 +681,10 @@ class DataProblem(Problem):
         if missing:
             raise ValueError(f"covariate columns of {str(path)!r} must be finite (no missing values); "
                              f"not finite: {missing}")
+        empty = np.flatnonzero(frame[target].isna().to_numpy())
+        if empty.size:
+            raise ValueError(f"target column {target!r} of {str(path)!r} has missing labels in data rows "
+                             f"{(empty + 1).tolist()[:5]} (row 1 is the first after the header)")
         return cls(covariates.to_numpy(float), frame[target].to_numpy(), test_size=test_size, name=name,
                    standardize=standardize)
 
@@ -772,6 +814,24 @@ class DataProblem(Problem):
         raise self._no_truth("the Bayes error")
 
 
+def _read_csv(path: Path) -> pd.DataFrame:
+    """``pandas.read_csv(path)``; a ValueError naming the file for anything that makes it unreadable.
+
+    Repeated header names are refused too (pandas would rename them ``a.1``, silently).
+    """
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            header = next(csv.reader(handle), [])
+        frame = pd.read_csv(path)
+    except (OSError, UnicodeDecodeError, csv.Error, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise ValueError(f"path {str(path)!r} cannot be read as a CSV file with a header row: "
+                         f"{type(exc).__name__}: {exc}") from None
+    repeated = sorted({c for c in header if header.count(c) > 1})
+    if repeated:
+        raise ValueError(f"path {str(path)!r}: the header names the columns {repeated} more than once")
+    return frame
+
+
 def _check_data_options(name: Any, test_size: Any, standardize: Any) -> tuple[str, float | int, bool]:
     """The checked ``name``, ``test_size`` and ``standardize`` of a :class:`DataProblem`."""
     if not isinstance(name, str) or not name:
@@ -800,6 +860,8 @@ def _encode_labels(y: ArrayLike, n: int) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"y must have shape ({n},) like the rows of X, got shape {labels.shape}")
     if labels.dtype.kind == "O" and any(v is None for v in labels):
         raise ValueError("y must not hold missing labels (None)")
+    if labels.dtype.kind == "O" and np.any(pd.isna(labels)):  # NaN, pd.NA or NaT among other labels
+        raise ValueError("y must not hold missing labels (NaN, pd.NA, NaT)")
     if labels.dtype.kind in "fc" and not np.all(np.isfinite(labels)):
         raise ValueError("y must not hold missing or infinite labels (NaN, inf)")
     try:
@@ -1034,7 +1096,8 @@ def register_problem(name: str, factory: Callable[[], Problem], *, overwrite: bo
     Raises
     ------
     TypeError
-        If ``name`` is not a str or ``factory`` is not callable.
+        If ``name`` is not a str, or ``factory`` is not callable or cannot be
+        called without arguments (checked with :func:`inspect.signature`).
     ValueError
         If ``name`` is empty or unsafe, or already registered and
         ``overwrite`` is False.

@@ -39,7 +39,20 @@ their average ``(p + 1 + m) / 2`` for ``p`` present methods out of ``m``.
 
 Beyond the paper, :func:`bootstrap_ranks` resamples the replicates of every
 pairing to give a confidence interval of each method's mean rank and the
-probability that it beats RS.
+probability that it beats RS (at most :data:`MAX_BOOT` draws).
+
+:func:`rank_study` and :func:`bootstrap_ranks` rank error-rate curves (the
+paper's) or, with ``loss="log"``, log-loss curves on
+:func:`mri_theory.metrics.ranked_metrics` ``("log")``: the mean log loss
+along the curve replaces AUA, label complexity is relative to the asymptotic
+log loss.
+
+Tables are checked before any ranking: names (no None/NaN, no empty name) in
+the level and method columns, finite numbers (not text, not booleans) in the
+metric and rank columns, one row per method and unit, ranks in
+``[1, m]`` for ``m`` methods ranked together, a non-empty ``higher_is_better``,
+and distinct column names for ``keys``/``by``/``over`` (``keys`` must be a
+sequence: a single str is refused rather than split into characters).
 """
 
 from __future__ import annotations
@@ -51,12 +64,14 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
+from mri_theory import _evaluation_checks as evc
 from mri_theory import _validation as check
 from mri_theory._ties import TIE_TOLERANCE
 from mri_theory.metrics import (RANKED_METRICS, REFERENCE, _check_asymptotic, _check_curves, _check_mode,
-                                _check_nonnegative, _metrics_frame, _pairing_metrics, _pairings, curve_metrics)
+                                _check_nonnegative, _metrics_frame, _pairing_metrics, _pairings, curve_metrics,
+                                ranked_metrics)
 
-__all__ = ["ABSTRACT_PROBLEMS", "DEFAULT_GROUPS", "LEVELS", "StudyRanks", "aggregate", "beats_rs_counts",
+__all__ = ["ABSTRACT_PROBLEMS", "DEFAULT_GROUPS", "LEVELS", "MAX_BOOT", "StudyRanks", "aggregate", "beats_rs_counts",
            "bootstrap_ranks", "metric_ranks", "overall_rank", "rank_pairings", "rank_study"]
 
 #: The paper's "abstract" problem group (Appendix D, Figure 6) as registered problem names.
@@ -65,6 +80,9 @@ ABSTRACT_PROBLEMS = ("four-gaussian", "quadratic", "triangles", "oscillating", "
 DEFAULT_GROUPS: dict[str, list[str]] = {"abstract": list(ABSTRACT_PROBLEMS)}
 #: Level columns a rank table may have; :func:`aggregate` averages over those not in ``by``.
 LEVELS = ("problem", "group", "classifier")
+#: Largest number of bootstrap draws of :func:`bootstrap_ranks` (its memory grows with draws x methods x
+#: pairings x curve points).
+MAX_BOOT = 10_000
 
 
 # ---------------------------------------------------------------- the ranking core
@@ -102,6 +120,11 @@ def _rank_of_mean_rank(frame: pd.DataFrame, keys: Sequence[str]) -> np.ndarray:
 def _check_directions(higher_is_better: Any, metrics: Sequence[str]) -> dict[str, bool]:
     if not isinstance(higher_is_better, Mapping):
         raise TypeError(f"higher_is_better must be a dict metric -> bool, got {type(higher_is_better).__name__}")
+    if not higher_is_better:
+        raise ValueError("higher_is_better must name at least one metric to rank on, got an empty mapping")
+    if not all(isinstance(m, str) and m.strip() for m in higher_is_better):
+        raise TypeError(f"higher_is_better must map metric (column) names to bools, got the keys "
+                        f"{list(higher_is_better)!r}")
     missing = [m for m in metrics if m not in higher_is_better]
     if missing:
         raise ValueError(f"higher_is_better has no direction for the metrics {missing}")
@@ -148,9 +171,12 @@ def _check_metric_table(metric_table: Any) -> pd.DataFrame:
                         f"got {type(metric_table).__name__}")
     if metric_table.empty or metric_table.shape[1] == 0:
         raise ValueError("metric_table must have at least one method and one metric")
+    evc.labels(metric_table.index, "metric_table.index (the methods)")
     if not metric_table.index.is_unique:
         raise ValueError("metric_table must have one row per method (its index has duplicates)")
-    check.finite_array(metric_table.to_numpy(), "metric_table")
+    if not metric_table.columns.is_unique:
+        raise ValueError(f"metric_table must have one column per metric, got {list(metric_table.columns)!r}")
+    evc.number_array(metric_table.to_numpy(), "metric_table")
     return metric_table
 
 
@@ -187,13 +213,16 @@ def rank_pairings(metrics: pd.DataFrame, higher_is_better: Mapping[str, bool] | 
     Parameters
     ----------
     metrics : pandas.DataFrame
-        Long table: the ``keys`` columns, ``method`` and one column per metric
-        (e.g. :func:`mri_theory.metrics.curve_metrics`).
+        Long table: the ``keys`` columns, ``method`` (names, no missing
+        value) and one column per metric (finite numbers), e.g.
+        :func:`mri_theory.metrics.curve_metrics`.
     higher_is_better : dict, optional
         The metrics to rank and their directions (default
-        :data:`mri_theory.metrics.RANKED_METRICS`).
+        :data:`mri_theory.metrics.RANKED_METRICS`; for log-loss curves
+        :func:`mri_theory.metrics.ranked_metrics` ``("log")``); at least one.
     keys : sequence of str
-        Columns identifying a pairing.
+        Distinct columns identifying a pairing (a single str is refused:
+        write ``["problem"]``); ``[]``: the whole table is one pairing.
 
     Returns
     -------
@@ -204,22 +233,22 @@ def rank_pairings(metrics: pd.DataFrame, higher_is_better: Mapping[str, bool] | 
     """
     wanted = RANKED_METRICS if higher_is_better is None else higher_is_better
     directions = _check_directions(wanted, list(wanted) if isinstance(wanted, Mapping) else [])
-    keys = list(keys)
-    table = check.data_frame(metrics, "metrics", keys + ["method"] + list(directions))
+    keys = evc.column_names(keys, "keys", allow_str=False)
+    clash = sorted(set(keys) & ({"method"} | set(directions)))
+    if clash:
+        raise ValueError(f"keys must not include the method column or a ranked metric, got {clash}")
+    table = evc.frame(metrics, "metrics", keys + ["method"] + list(directions))
+    evc.frame_labels(table, keys + ["method"], "metrics")
     if table.duplicated(keys + ["method"]).any():
         raise ValueError(f"metrics has more than one row for a method in a pairing ({keys})")
-    check.finite_array(table[list(directions)].to_numpy(), "metrics")
+    evc.number_array(table[list(directions)].to_numpy(), "metrics")
     return _add_ranks(table.reset_index(drop=True), keys, directions)
 
 
 # ---------------------------------------------------------------- aggregation of rank tables
 
 def _as_columns(value: Any, name: str) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if not isinstance(value, Sequence) or not all(isinstance(c, str) for c in value):
-        raise TypeError(f"{name} must be a column name or a sequence of column names, got {value!r}")
-    return list(value)
+    return evc.column_names(value, name, allow_str=True)
 
 
 def _complete(table: pd.DataFrame, group: list[str], units: list[str]) -> pd.DataFrame:
@@ -244,13 +273,25 @@ def _complete(table: pd.DataFrame, group: list[str], units: list[str]) -> pd.Dat
     return frame.drop(columns="_unit").reset_index(drop=True)
 
 
-def _check_rank_table(rank_table: Any, columns: list[str]) -> pd.DataFrame:
-    table = check.data_frame(rank_table, "rank_table", columns + ["method", "rank"])
-    ranks = check.finite_array(table["rank"].to_numpy(), "rank_table['rank']")
+def _check_rank_table(rank_table: Any, group: list[str], units: list[str]) -> pd.DataFrame:
+    """A rank table of units (``group + units``) within rankings (``group``): names in the level and method
+    columns, one rank per method and unit, ranks in [1, the number of methods of the ranking]."""
+    columns = group + units
+    table = evc.frame(rank_table, "rank_table", columns + ["method", "rank"])
+    evc.frame_labels(table, columns + ["method"], "rank_table")
+    ranks = evc.number_array(table["rank"].to_numpy(), "rank_table['rank']")
     if np.any(ranks < 1):
         raise ValueError("rank_table['rank'] must be ranks >= 1")
     if table.duplicated(columns + ["method"]).any():
         raise ValueError(f"rank_table has more than one rank for a method in a unit ({columns})")
+    methods = (table.groupby(group, sort=False)["method"].transform("nunique").to_numpy() if group
+               else table["method"].nunique())
+    above = ranks > methods * (1 + TIE_TOLERANCE)
+    if np.any(above):
+        i = int(np.argmax(above))
+        raise ValueError(f"rank_table['rank'] must be at most the number of methods ranked together, got rank "
+                         f"{ranks[i]:g} among {int(np.broadcast_to(methods, ranks.shape)[i])} methods "
+                         f"(row {i}{', ranked within ' + str(group) if group else ''})")
     return table
 
 
@@ -269,7 +310,9 @@ def aggregate(rank_table: pd.DataFrame, by: str | Sequence[str], *, over: str | 
     rank_table : pandas.DataFrame
         Long table with columns ``method``, ``rank`` and the ``by`` and
         ``over`` columns, e.g. the output of :func:`rank_pairings` (R1) or of
-        this function, or a transcription of published ranks.
+        this function, or a transcription of published ranks.  Names (no
+        None/NaN) in the level and method columns; ranks are finite numbers
+        from 1 to the number of methods in the ``by`` combination.
     by : str or sequence of str
         Columns kept: one ranking per combination; ``[]`` ranks over the
         whole table.  R2: ``["group", "classifier"]``; R3: ``"classifier"``;
@@ -291,7 +334,7 @@ def aggregate(rank_table: pd.DataFrame, by: str | Sequence[str], *, over: str | 
             else _as_columns(over, "over"))
     if set(by) & set(over) or {"method", "rank"} & set(by + over):
         raise ValueError(f"by {by} and over {over} must be distinct level columns (not method or rank)")
-    table = _complete(_check_rank_table(rank_table, by + over), by, over)
+    table = _complete(_check_rank_table(rank_table, by, over), by, over)
     grouped = table.groupby(by + ["method"], sort=False)["rank"]
     out = pd.DataFrame({"mean_rank": grouped.mean(), "rank_var": grouped.var(ddof=0), "n_units": grouped.size()})
     out = out.reset_index()
@@ -317,7 +360,7 @@ def beats_rs_counts(rank_table: pd.DataFrame, by: str | Sequence[str] = ("group"
     by : str or sequence of str
         Columns identifying a unit.
     reference : str
-        The benchmark method.
+        The benchmark method (a name of ``rank_table['method']``).
 
     Returns
     -------
@@ -327,8 +370,9 @@ def beats_rs_counts(rank_table: pd.DataFrame, by: str | Sequence[str] = ("group"
         appearance).
     """
     by = _as_columns(by, "by")
-    table = _check_rank_table(rank_table, by)
-    if not isinstance(reference, str) or reference not in set(table["method"]):
+    evc.label(reference, "reference")
+    table = _check_rank_table(rank_table, [], by)
+    if reference not in set(table["method"]):
         raise ValueError(f"reference {reference!r} is not a method of rank_table")
     full = _complete(table, [], by)
     ref = full[full["method"] == reference].set_index(by)["rank"] if by else full.loc[
@@ -360,6 +404,9 @@ def _check_groups(groups: Any, problems: Sequence[str]) -> dict[str, str]:
             isinstance(g, str) and not isinstance(ps, str) and isinstance(ps, Sequence)
             and all(isinstance(p, str) for p in ps) for g, ps in groups.items()):
         raise TypeError("groups must be a dict group name -> list of problem names")
+    for name, members in groups.items():
+        evc.label(name, "groups (a group name)")
+        evc.labels(list(members), f"groups[{name!r}]")
     group_of: dict[str, str] = {}
     for name, members in groups.items():
         for problem in members:
@@ -383,7 +430,8 @@ def _levels(r1: pd.DataFrame, extra: list[str]) -> tuple[pd.DataFrame, pd.DataFr
 
 
 def rank_study(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[str, Sequence[str]] | None = None,
-               *, mode: str = "curve", alpha: float = 0.02, epsilon: float = 0.05) -> StudyRanks:
+               *, mode: str = "curve", alpha: float = 0.02, epsilon: float = 0.05, loss: str = "error"
+               ) -> StudyRanks:
     """R1-R5 of a sandbox table for many pairings (§5.4, lines ~1195-1215).
 
     Parameters
@@ -399,14 +447,20 @@ def rank_study(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[s
         per-replicate metrics (see :func:`mri_theory.metrics.curve_metrics`).
     alpha, epsilon : float
         Of WI (exponential) and label complexity.
+    loss : {"error", "log"}
+        The loss of the curves (:func:`mri_theory.metrics.curve_metrics`):
+        error rates (default, the paper's) or log losses, ranked on
+        :func:`mri_theory.metrics.ranked_metrics` of that loss (for the log
+        loss the mean log loss replaces AUA and label complexity is relative
+        to the asymptotic log loss).
 
     Returns
     -------
     StudyRanks
     """
-    metrics = curve_metrics(curves, asymptotic, mode=mode, alpha=alpha, epsilon=epsilon)
+    metrics = curve_metrics(curves, asymptotic, mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
     group_of = _check_groups(groups, metrics["problem"].unique())
-    r1 = rank_pairings(metrics)
+    r1 = rank_pairings(metrics, ranked_metrics(loss))
     r1.insert(1, "group", r1["problem"].map(group_of))
     r2, r3, r4 = _levels(r1, [])
     return StudyRanks(r1, r2, r3, r4, beats_rs_counts(r2))
@@ -414,7 +468,7 @@ def rank_study(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[s
 
 def bootstrap_ranks(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[str, Sequence[str]] | None = None,
                     *, rng: np.random.Generator, n_boot: int = 1000, level: float = 0.95, mode: str = "curve",
-                    alpha: float = 0.02, epsilon: float = 0.05) -> pd.DataFrame:
+                    alpha: float = 0.02, epsilon: float = 0.05, loss: str = "error") -> pd.DataFrame:
     """Bootstrap over replicates: confidence intervals of mean ranks and the probability of beating RS.
 
     The paper reports no variability of its ranks.  Here each draw resamples,
@@ -433,13 +487,13 @@ def bootstrap_ranks(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapp
 
     Parameters
     ----------
-    curves, asymptotic, groups, mode, alpha, epsilon
+    curves, asymptotic, groups, mode, alpha, epsilon, loss
         As for :func:`rank_study`.
     rng : numpy.random.Generator
         Draws the resamples, pairing by pairing (sorted by problem, then
         classifier), ``n_boot`` draws each.
     n_boot : int
-        Bootstrap draws.
+        Bootstrap draws, at most :data:`MAX_BOOT`.
     level : float
         Confidence level in (0, 1).
 
@@ -451,13 +505,14 @@ def bootstrap_ranks(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapp
         ``"all"``; methods by their rank on the original data.
     """
     rng = check.generator(rng)
-    n_boot = check.count(n_boot, "n_boot")
+    n_boot = check.count(n_boot, "n_boot", maximum=MAX_BOOT)
     level = check.finite_scalar(level, "level")
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1), got {level}")
-    observed = rank_study(curves, asymptotic, groups, mode=mode, alpha=alpha, epsilon=epsilon)  # validates
-    pairings = _pairings(_check_curves(curves))
-    targets = _check_asymptotic(asymptotic, pairings)
+    observed = rank_study(curves, asymptotic, groups, mode=mode, alpha=alpha, epsilon=epsilon,
+                          loss=loss)  # validates
+    pairings = _pairings(_check_curves(curves, loss))
+    targets = _check_asymptotic(asymptotic, pairings, loss)
     mode = _check_mode(mode)
     alpha, epsilon = _check_nonnegative(alpha, "alpha"), _check_nonnegative(epsilon, "epsilon")
     group_of = _check_groups(groups, [p.problem for p in pairings])
@@ -465,10 +520,13 @@ def bootstrap_ranks(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapp
     for p in pairings:
         r = p.loss.shape[1]
         draws = rng.integers(0, r, size=(n_boot, r))
-        weights = (draws[:, :, None] == np.arange(r)).sum(axis=1) / r  # (n_boot, r): replicate counts / r
-        values = _pairing_metrics(p, targets[(p.problem, p.classifier)], mode, alpha, epsilon, weights)
-        frames.append(_metrics_frame(p, values, draws=True))
-    r1 = rank_pairings(pd.concat(frames, ignore_index=True), keys=("draw", "problem", "classifier"))
+        # (n_boot, r): how often each replicate is drawn, / r (a bincount per draw, without an r x r array)
+        counts = np.bincount((draws + r * np.arange(n_boot)[:, None]).ravel(), minlength=n_boot * r)
+        weights = counts.reshape(n_boot, r) / r
+        values = _pairing_metrics(p, targets[(p.problem, p.classifier)], mode, alpha, epsilon, weights, loss)
+        frames.append(_metrics_frame(p, values, draws=True, loss_kind=loss))
+    r1 = rank_pairings(pd.concat(frames, ignore_index=True), ranked_metrics(loss),
+                       keys=("draw", "problem", "classifier"))
     r1["group"] = r1["problem"].map(group_of)
     _, r3, r4 = _levels(r1, ["draw"])
     r4 = r4.assign(classifier="all")

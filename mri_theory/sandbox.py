@@ -31,7 +31,9 @@ and the strategy.
 Problems without the truth (``has_truth`` False, e.g. real data): the
 evaluation population of each replicate is the problem's held-out test set
 (:meth:`~mri_theory.problems.Problem.draw_replicate`); the strategies that
-need the truth and ``record_q_c=True`` are refused.
+need the truth and ``record_q_c=True`` are refused (the default
+``record_q_c=None`` records the true :math:`Q^c` exactly where the truth
+exists).
 
 Seeds: replicate ``r`` draws its data (``problem.draw_replicate(pool_size,
 population_size, rng)``) from ``SeedSequence(seed, spawn_key=(r, 0))``;
@@ -61,12 +63,23 @@ Output folder (``out``):
     key fields in place of ``strategy`` and ``replicate``.
 ``curves.csv``
     the whole table, rebuilt from the verified parts at the end of every run.
+``checksums.json``
+    the SHA-256 of ``curves.csv`` and of ``config.json`` when it was written
+    (:mod:`mri_theory._storage`); :func:`read_curves` refuses a table that
+    does not match (edited, cut, left by an unfinished run), naming it.
+``.lock``
+    the folder's lock: a run holds an exclusive OS file lock on it
+    (``fcntl.flock``, released when the process ends) from before it writes
+    ``config.json`` to its last file, so one process writes a folder at a
+    time; a second run is refused with a ``ValueError`` naming the pid the
+    file holds.
 
 Every file is written to a fresh temporary file in the same folder (mode
 ``0o666`` minus the umask) and renamed over its name, so a kill never leaves a
-partial file.  Only the calling process writes: with ``n_jobs != 1`` the joblib
-workers compute and return a pair's table and the parent writes its part as it
-arrives, so a killed run leaves no writer behind.
+partial file; an ``OSError`` while writing (a full disk) names the file. Only
+the calling process writes: with ``n_jobs != 1`` the joblib workers compute
+and return a pair's table and the parent writes its part as it arrives, so a
+killed run leaves no writer behind.
 
 On resume a part counts as finished only if it passes every check: it is
 readable, its first line is a part header naming this pair (the strategy's
@@ -78,7 +91,9 @@ classifier, strategy and replicate, ``n_labelled`` runs ``k, k + 1, ...,
 k + budget`` from the initial size ``k`` (one point per class), ``chosen``
 holds distinct pool indices followed by ``-1`` and the losses are finite.
 Any other part is reported by a :class:`DamagedPartWarning` naming the file and
-the reason, and recomputed (overwritten).
+the reason, and recomputed (overwritten).  A folder (or a FIFO, a socket) in
+place of a part cannot be overwritten: it is refused with a ``ValueError``
+naming it, before any work.
 """
 
 from __future__ import annotations
@@ -88,7 +103,6 @@ import hashlib
 import io
 import json
 import os
-import uuid
 import warnings
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -100,7 +114,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from mri_theory import _backends
+from mri_theory import _backends, _limits, _storage
 from mri_theory import _validation as check
 from mri_theory._registry import label
 from mri_theory.classifiers import Classifier, get_classifier
@@ -235,26 +249,6 @@ def _run_pair(run: _Run, label: str, replicate: int, data: tuple | None = None,
     return out[RESULT_COLUMNS]
 
 
-def _write_atomic(data: bytes, path: Path) -> None:
-    """Write ``data`` to a fresh temporary file beside ``path``, then rename it to ``path``.
-
-    A kill never leaves a partial file under ``path``.  The file is created
-    with mode ``0o666`` minus the umask, like any file the user creates.
-    """
-    tmp = path.parent / f".tmp-{uuid.uuid4().hex}{path.suffix}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def _csv_bytes(frame: pd.DataFrame) -> bytes:
     return frame.to_csv(index=False, lineterminator="\n").encode()
 
@@ -294,7 +288,7 @@ def _write_keyed_part(frame: pd.DataFrame, path: Path, key: Mapping[str, Any], c
     body = _csv_bytes(frame)
     header = {**key, "format": _PART_FORMAT, "config_sha256": config_sha256, "rows": len(frame),
               "sha256": hashlib.sha256(body).hexdigest()}
-    _write_atomic(_PART_MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + body, path)
+    _storage.write_atomic(_PART_MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + body, path)
 
 
 def _write_part(frame: pd.DataFrame, out: Path, run: _Run, strategy: str, replicate: int) -> None:
@@ -389,7 +383,8 @@ def _check_out(out: Any, layout: Sequence[tuple[str, bool]] | None = None, own: 
 
     ``layout``: the (name, is a folder) entries the folder may hold (default:
     the sandbox's ``parts/``, ``config.json`` and ``curves.csv``); an entry of
-    the wrong kind is refused.  ``own``: the caller's settings file
+    the wrong kind is refused, and so is a folder in place of the lock or the
+    checksum file (:mod:`mri_theory._storage`).  ``own``: the caller's settings file
     (:data:`_RUNNER_FILES`); a folder marked by another runner's is refused.
     """
     if out is None:
@@ -397,6 +392,7 @@ def _check_out(out: Any, layout: Sequence[tuple[str, bool]] | None = None, own: 
     path = check.output_folder(out, "out")
     if layout is None:
         layout = ((_PARTS_DIR, True), (_CONFIG_FILE, False), (_RESULTS_FILE, False))
+    layout = (*layout, (_storage.LOCK_FILE, False), (_storage.CHECKSUMS_FILE, False))
     for name, folder in layout:
         inside = path / name
         if inside.exists() and inside.is_dir() != folder:
@@ -418,16 +414,17 @@ def _check_config(out: Path, cfg: CurveConfig) -> None:
 
 def _prepare_output(out: Path, cfg: CurveConfig) -> None:
     """Check ``out/config.json`` against ``cfg`` (or write it) and create ``out/parts``; nothing is
-    created when the folder holds another study or an unreadable configuration."""
+    created when the folder holds another study or an unreadable configuration.  Called by the holder of
+    the folder's lock (:func:`mri_theory._storage.locked`) only."""
     _check_config(out, cfg)
     config = out / _CONFIG_FILE
     text = _config_text(cfg)
     try:
         (out / _PARTS_DIR).mkdir(parents=True, exist_ok=True)
         if not config.exists():
-            _write_atomic(text.encode(), config)
+            _storage.write_atomic(text.encode(), config)
     except OSError as exc:
-        raise ValueError(f"out: cannot write to {out} ({exc.strerror or exc})") from None
+        raise ValueError(f"out: cannot write to {out} ({exc})") from None
 
 
 #: What :func:`_resolve` accepts per kind: the object class and the registry's getter.
@@ -511,21 +508,28 @@ def _strategy_objects(strategies: Any, loss: str, argument: str = "strategies") 
 
 def _curve_config(problem: tuple[str, Problem], classifier: tuple[str, Classifier], pool_size: Any, budget: Any,
                   population_size: Any, loss: Any, subsample: Any, record_q_c: Any, seed: Any) -> CurveConfig:
-    """The validated :class:`CurveConfig` of :func:`run_curves`' arguments (``budget=None``: the whole pool);
-    ``problem`` and ``classifier`` as :func:`_resolve` gives them."""
+    """The validated :class:`CurveConfig` of :func:`run_curves`' arguments (``budget=None``: the whole pool;
+    ``record_q_c=None``: where the problem has the truth); ``problem`` and ``classifier`` as :func:`_resolve`
+    gives them.  The sizes are bounded (:mod:`mri_theory._limits`), and a pool larger than a real-data
+    problem's ``max_pool_size`` is refused."""
     (problem_label, problem_obj), (classifier_label, classifier_obj) = problem, classifier
     if loss not in ("error", "log"):
         raise ValueError(f"loss must be 'error' or 'log', got {loss!r}")
-    pool_size = check.count(pool_size, "pool_size")
+    pool_size = _limits.size(pool_size, "pool_size", _limits.MAX_POOL_SIZE)
     if pool_size < problem_obj.n_classes:
         raise ValueError(f"pool_size must be at least the initial set size {problem_obj.n_classes}, got {pool_size}")
+    largest = getattr(problem_obj, "max_pool_size", None)  # real data: the rows outside the test and initial sets
+    if largest is not None and pool_size > largest:
+        raise ValueError(f"pool_size must be at most {largest} for problem {problem_label!r} (max_pool_size: the "
+                         f"rows outside its test set and initial set), got {pool_size}")
     budget = pool_size if budget is None else check.count(budget, "budget")
     if budget > pool_size:
         raise ValueError(f"budget ({budget}) must not exceed pool_size ({pool_size}): the pool is smaller than requested")
+    record_q_c = problem_obj.has_truth if record_q_c is None else check.flag(record_q_c, "record_q_c")
     return CurveConfig(problem_label, classifier_label, pool_size, budget,
-                       check.count(population_size, "population_size"), loss,
+                       _limits.size(population_size, "population_size", _limits.MAX_POPULATION_SIZE), loss,
                        None if subsample is None else check.count(subsample, "subsample"),
-                       check.flag(record_q_c, "record_q_c"), check.count(seed, "seed", minimum=0),
+                       record_q_c, check.count(seed, "seed", minimum=0),
                        _spec(problem_obj, "problem"), _spec(classifier_obj, "classifier"))
 
 
@@ -555,12 +559,17 @@ def _verified_files(files: Iterable[tuple[Any, Path]], read: Callable[[Path, Any
     ``read`` raises :class:`_DamagedPart` with the reason for a file that
     fails; it is reported by a :class:`DamagedPartWarning` (``stacklevel``
     counted from this function) naming the file and the reason, and left out
-    (its task is recomputed).
+    (its task is recomputed).  A folder or any other non-regular file (a FIFO,
+    a socket) where a file belongs cannot be overwritten: a ValueError naming
+    ``out`` and the path, before any work.
     """
     verified = {}
     for key, path in files:
         if not os.path.lexists(path):
             continue
+        if os.path.exists(path) and not os.path.isfile(path):
+            raise ValueError(f"out: {path} is a folder or another non-regular file where a stored result belongs; "
+                             "remove it (or use another folder), then run again")
         try:
             verified[key] = read(path, key)
         except _DamagedPart as reason:
@@ -627,7 +636,7 @@ def run_curves(
     population_size: int = 10_000,
     loss: str = "error",
     subsample: int | None = 100,
-    record_q_c: bool = True,
+    record_q_c: bool | None = None,
     out: str | os.PathLike | None = None,
     progress: bool = True,
 ) -> pd.DataFrame:
@@ -660,19 +669,21 @@ def run_curves(
         population; the practical strategies never see them.  An oracle
         maximises the run's ``loss``, whatever its own ``loss``.
     pool_size : int
-        Unlabelled pool drawn per replicate.
+        Unlabelled pool drawn per replicate (at most 100 000, and at most
+        the problem's ``max_pool_size`` for real data).
     replicates : int
-        Monte Carlo replicates (paired: all strategies share each replicate's data).
+        Monte Carlo replicates (paired: all strategies share each replicate's
+        data; at most 100 000).
     seed : int
     n_jobs : int
-        Parallel (strategy, replicate) jobs with joblib: a positive count, or
-        -1 for all cores (joblib's other negative values are refused).
+        Parallel (strategy, replicate) jobs with joblib: a positive count (at
+        most 256), or -1 for all cores (joblib's other negative values are refused).
         Results are identical to a serial run; the workers only compute, this
         process writes the files.
     budget : int, optional
         Labels to acquire (default: exhaust the pool).
     population_size : int
-        Evaluation population (QMC, exact posteriors).
+        Evaluation population (QMC, exact posteriors; at most 1 000 000).
     loss : {"error", "log"}
         The learning-curve loss and the oracles' target.
     subsample : int or None, default 100
@@ -682,9 +693,12 @@ def run_curves(
         score the same sub-sample while their remaining pools coincide, e.g.
         at the first step); ``None`` scores the whole pool.  The recorded true :math:`Q^c` of the chosen
         and of the best candidate refer to the candidates the strategy scored.
-    record_q_c : bool
+    record_q_c : bool, optional
         Record the true :math:`Q^c` of the chosen and best candidates (costs one
         :func:`~mri_theory.targets.true_q_c` per step for non-oracle strategies).
+        The default ``None`` records it where the truth exists (``has_truth``):
+        on every problem with the truth, never on real data, where an explicit
+        ``True`` is refused.
     out : path, optional
         Folder for the results (created if needed; it must not be a file and
         must be writable): each finished (strategy, replicate) is written
@@ -695,6 +709,12 @@ def run_curves(
         classifier: another object of the same name is refused (``out``),
         while a strategy whose ``repr`` (parameters) changed under the same
         label has its parts recomputed, with a :class:`DamagedPartWarning`.
+        One process writes a folder at a time: the run holds the folder's
+        lock (``.lock``, an OS file lock released when the process ends) and
+        writes ``config.json`` only while holding it; a second run on the
+        same folder is refused, naming the pid of the first.  ``curves.csv``
+        is listed with its SHA-256 in ``checksums.json``
+        (:func:`read_curves` verifies it).
     progress : bool
         Show a tqdm progress bar.
 
@@ -710,9 +730,13 @@ def run_curves(
         For bad arguments, naming the argument, before any work is done or
         any file or folder is created (unknown names, repeated labels,
         oracles or ``record_q_c=True`` without the truth, labels unfit for
-        file names with ``out``); ``ValueError`` naming ``out`` when the
-        folder holds another study (another problem or classifier of the same
-        name included) or an unreadable ``config.json``.
+        file names with ``out``, sizes beyond the bounds above); ``ValueError``
+        naming ``out`` when the folder holds another study (another problem
+        or classifier of the same name included) or an unreadable
+        ``config.json``, when another process is writing it (its pid named),
+        or when a folder stands where a part file belongs.
+    OSError
+        When a file cannot be written (a full disk, ...), naming the file.
 
     Warns
     -----
@@ -725,23 +749,35 @@ def run_curves(
     cfg = _curve_config(problem, classifier, pool_size, budget, population_size, loss, subsample, record_q_c, seed)
     run = _Run(cfg, problem[1], classifier[1], _strategy_objects(strategies, cfg.loss))
     _check_truth(run)
-    replicates = check.count(replicates, "replicates")
-    n_jobs = _backends.check_n_jobs(n_jobs)
+    replicates = _limits.size(replicates, "replicates", _limits.MAX_REPLICATES)
+    n_jobs = _limits.jobs(_backends.check_n_jobs(n_jobs))
     progress = check.flag(progress, "progress")
     out_path = _check_out(out)
     pairs = [(s, r) for s in run.strategies for r in range(replicates)]
+    if out_path is None:
+        return _run_table(run, pairs, n_jobs, progress, None)
+    _check_file_labels({"strategies": run.strategies})
+    _check_config(out_path, cfg)  # before the folder or its lock file is created
+    with _storage.locked(out_path, "out"):
+        return _run_table(run, pairs, n_jobs, progress, out_path)
+
+
+def _run_table(run: _Run, pairs: list[tuple[str, int]], n_jobs: int, progress: bool,
+               out_path: Path | None) -> pd.DataFrame:
+    """The table of :func:`run_curves` once every argument passed; with ``out_path`` (whose lock this process
+    holds) the configuration is checked again and written, the verified parts reused, the rest computed and
+    written as they arrive, then the table with its checksum."""
     frames: dict[tuple[str, int], pd.DataFrame] = {}
     if out_path is not None:
-        _check_file_labels({"strategies": run.strategies})
-        _prepare_output(out_path, cfg)
-        frames = _verified_parts(out_path, run, pairs, stacklevel=3)
+        _prepare_output(out_path, run.config)
+        frames = _verified_parts(out_path, run, pairs, stacklevel=4)
     todo = [(run, s, r) for s, r in pairs if (s, r) not in frames]
     results = _backends.results(_computed_pair, todo, n_jobs=n_jobs)
     write = None if out_path is None else (lambda pair, frame: _write_part(frame, out_path, run, *pair))
     _gather(results, frames, len(pairs), "curves", "run", progress, write)
     table = pd.concat([frames[pair] for pair in pairs], ignore_index=True)
     if out_path is not None:
-        _write_atomic(_csv_bytes(table), out_path / _RESULTS_FILE)
+        _storage.write_tables(out_path, {_RESULTS_FILE: _csv_bytes(table)}, _CONFIG_FILE)
     return table
 
 
@@ -770,19 +806,17 @@ def read_curves(path: str | os.PathLike) -> pd.DataFrame:
     Raises
     ------
     ValueError
-        Naming ``path`` when there is no such file, or it is not a CSV with
-        the columns :data:`RESULT_COLUMNS`.
+        Naming ``path`` when there is no such file; when the table does not
+        match the checksum recorded beside it in ``checksums.json`` (edited,
+        cut or replaced, or no checksum: an unfinished run, a folder of an
+        older version; rerunning the same command rebuilds it from the
+        verified parts) or the folder is being written by another process
+        (its pid named); or when it is not a CSV with the columns
+        :data:`RESULT_COLUMNS`.
     """
     path = _check_path(path, "a file or folder")
     if path.is_dir():
         path = path / _RESULTS_FILE
     if not path.is_file():
         raise ValueError(f"path: no results at {path}")
-    try:
-        table = pd.read_csv(path)
-    except (OSError, ValueError) as exc:  # pandas' parser and empty-data errors, bad encodings
-        raise ValueError(f"path: {path} is not a readable results CSV ({exc})") from None
-    if list(table.columns) != RESULT_COLUMNS:
-        raise ValueError(f"path: {path} is not a results table of run_curves: columns {list(table.columns)}, "
-                         f"expected {RESULT_COLUMNS}")
-    return table
+    return _storage.verified_csv(path, "path", RESULT_COLUMNS, "a results table of run_curves")

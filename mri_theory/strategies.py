@@ -67,6 +67,7 @@ __all__ = [
     "COMMITTEE",
     "FOREST_TREES",
     "BMRI_FOREST_TREES",
+    "MAX_RESAMPLES",
     "TIE_TOLERANCE",
 ]
 
@@ -168,11 +169,48 @@ class Strategy:
 
 
 def _checked_scores(strategy: Strategy, ctx: Context) -> np.ndarray:
-    """``strategy.scores(ctx)``: finite, one per candidate (a RuntimeError naming the strategy otherwise)."""
-    s = np.asarray(strategy.scores(ctx), dtype=float)
-    if s.shape != (ctx.candidates.shape[0],) or not np.all(np.isfinite(s)):
-        raise RuntimeError(f"{strategy.name} returned invalid scores of shape {s.shape}")
+    """``strategy.scores(ctx)``: real, finite, one per candidate.
+
+    Otherwise a ``TypeError`` (not real numbers) or ``ValueError`` (wrong
+    shape, NaN or inf) naming the strategy and what is wrong.
+    """
+    raw = strategy.scores(ctx)
+    who = f"strategy {getattr(strategy, 'name', '?')!r} ({type(strategy).__name__})"
+    s = check.real_array(raw, f"the scores of {who}")
+    m = ctx.candidates.shape[0]
+    if s.shape != (m,):
+        raise ValueError(f"{who} returned scores of shape {s.shape}; scores() must return one score per "
+                         f"candidate, shape ({m},)")
+    bad = np.flatnonzero(~np.isfinite(s))
+    if bad.size:
+        raise ValueError(f"{who} returned non-finite scores (NaN or inf) for candidates {bad[:5].tolist()} "
+                         f"of {m}: {s[bad[:5]].tolist()}")
     return s
+
+
+def _check_context(ctx: Context) -> None:
+    """The fields of ``ctx`` a strategy relies on: a ValueError/TypeError naming the field otherwise."""
+    for field_name in ("X", "candidates", "pool"):
+        value = getattr(ctx, field_name)
+        if not isinstance(value, np.ndarray):
+            raise TypeError(f"ctx.{field_name} must be a numpy array of shape (n, d), got {type(value).__name__}")
+        check.finite_array(value, f"ctx.{field_name}")
+    if ctx.candidates.ndim != 2 or ctx.candidates.shape[0] < 1:
+        raise ValueError(f"ctx.candidates must hold at least one point, shape (m >= 1, d); got shape "
+                         f"{ctx.candidates.shape}")
+    d = ctx.candidates.shape[1]
+    for field_name in ("X", "pool"):
+        value = getattr(ctx, field_name)
+        if value.ndim != 2 or value.shape[1] != d or value.shape[0] < 1:
+            raise ValueError(f"ctx.{field_name} must have shape (n >= 1, {d}) like ctx.candidates, got {value.shape}")
+    if not isinstance(ctx.classifier, Classifier):
+        raise TypeError(f"ctx.classifier must be an mri_theory Classifier (an unfitted template), "
+                        f"got {type(ctx.classifier).__name__}")
+    n_classes = check.count(ctx.n_classes, "ctx.n_classes", minimum=2)
+    y = check.check_labels(ctx.y, n_classes, "ctx.y")
+    if y.shape[0] != ctx.X.shape[0]:
+        raise ValueError(f"ctx.y must have one label per row of ctx.X ({ctx.X.shape[0]}), got {y.shape[0]}")
+    check.generator(ctx.rng, "ctx.rng")
 
 
 def select(strategy: Strategy, ctx: Context, tie_tol: float | None = None) -> tuple[int, np.ndarray]:
@@ -195,15 +233,27 @@ def select(strategy: Strategy, ctx: Context, tie_tol: float | None = None) -> tu
         Into ``ctx.candidates``; drawn uniformly by ``ctx.rng`` among the tied
         best (one draw per call, tied or not).
     scores : ndarray (m,)
+
+    Raises
+    ------
+    TypeError
+        For a ``strategy`` or ``ctx`` of the wrong type, a field of ``ctx`` of
+        the wrong type (``X``, ``candidates``, ``pool`` numpy arrays,
+        ``classifier`` a :class:`~mri_theory.classifiers.Classifier`, ``rng``
+        a ``numpy.random.Generator``), or scores that are not real numbers
+        (the message names the strategy).
+    ValueError
+        For no candidates, non-finite points, ``X``/``pool`` of another
+        dimension than ``candidates``, labels ``y`` not in
+        ``0..n_classes-1`` or not one per row of ``X``, a negative
+        ``tie_tol``, or scores of the wrong shape or not finite (the message
+        names the strategy and the candidates).
     """
     if not isinstance(strategy, Strategy):
         raise TypeError(f"strategy must be an mri_theory.strategies.Strategy, got {type(strategy).__name__}")
     if not isinstance(ctx, Context):
         raise TypeError(f"ctx must be an mri_theory.strategies.Context, got {type(ctx).__name__}")
-    candidates = np.asarray(ctx.candidates)
-    if candidates.ndim != 2 or candidates.shape[0] < 1:
-        raise ValueError(f"ctx.candidates must hold at least one point, shape (m >= 1, d); got shape "
-                         f"{candidates.shape}")
+    _check_context(ctx)
     if tie_tol is not None:
         tie_tol = check.finite_scalar(tie_tol, "tie_tol")
         if tie_tol < 0:
@@ -251,6 +301,10 @@ class LeastConfidence(Strategy):
 #: :math:`\theta_2`).  The paper does not give the forest size; scikit-learn's per-tree
 #: overhead dominates on small data, so forests are kept small.
 FOREST_TREES = 25
+
+#: The largest number of BMRI's bootstrap resamples and of trees per forest: every one is a fit at
+#: every selection step (the paper uses 25).
+MAX_RESAMPLES = 10_000
 
 #: Trees in each of BMRI's 25 :math:`\theta_2` forests per step (one per bootstrap
 #: resample): the median over resamples already aggregates 25 x 10 trees.
@@ -377,9 +431,11 @@ class BootstrapMRI(Strategy):
     Parameters
     ----------
     n_b : int, default 25
+        Bootstrap resamples, at most :data:`MAX_RESAMPLES`.
     method : {"auto", "refit"}
     theta2_trees : int, default :data:`BMRI_FOREST_TREES`
-        Trees of each :math:`\theta_2` forest (nearest-neighbour base, no ``theta2``, only).
+        Trees of each :math:`\theta_2` forest (nearest-neighbour base, no ``theta2``, only), at most
+        :data:`MAX_RESAMPLES`.
     theta2 : Classifier, optional
         The class-probability estimator :math:`\theta_2` (a template, cloned
         for each resample); default :func:`second_classifier` of the base.
@@ -391,9 +447,9 @@ class BootstrapMRI(Strategy):
 
     def __init__(self, n_b: int = 25, method: str = "auto", theta2_trees: int = BMRI_FOREST_TREES,
                  theta2: Classifier | None = None) -> None:
-        self.n_b = check.count(n_b, "n_b")
+        self.n_b = check.count(n_b, "n_b", maximum=MAX_RESAMPLES)
         self.method = check_method(method)
-        self.theta2_trees = check.count(theta2_trees, "theta2_trees")
+        self.theta2_trees = check.count(theta2_trees, "theta2_trees", maximum=MAX_RESAMPLES)
         self.theta2 = _check_theta2(theta2)
 
     def scores(self, ctx):
@@ -472,7 +528,8 @@ def register_strategy(name: str, factory: Callable[[], Strategy], *, overwrite: 
     Raises
     ------
     TypeError
-        If ``name`` is not a str or ``factory`` not callable.
+        If ``name`` is not a str, or ``factory`` is not callable or cannot be
+        called without arguments (checked with :func:`inspect.signature`).
     ValueError
         If ``name`` is not a safe name, is ``"all"``, or is taken and
         ``overwrite`` is False.

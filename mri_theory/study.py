@@ -68,6 +68,21 @@ Output folder (``out``):
 ``asymptotic.csv``
     columns :data:`ASYMPTOTIC_COLUMNS`, rebuilt from the verified records at
     the end of every run.
+``checksums.json`` (here and in each pairing's folder)
+    the SHA-256 of the folder's tables and of its settings file
+    (``study.json``, a pairing's ``config.json``) when they were written
+    (:mod:`mri_theory._storage`); :func:`read_study`,
+    :func:`~mri_theory.sandbox.read_curves` and :func:`report` refuse a
+    table that does not match, naming it: an edited, cut or replaced table,
+    or one left by a run that did not finish, is never reported.  Rerunning
+    the same study rebuilds the tables from the verified parts.
+``.lock`` (here and in each pairing's folder)
+    a run holds an exclusive OS file lock (``fcntl.flock``, released when
+    the process ends) on the study's and every pairing's ``.lock`` before it
+    writes ``study.json`` and until its last file, and :func:`report` holds
+    the study's while it reads and writes: one process writes a study at a
+    time, and a second is refused with a ``ValueError`` naming the pid of
+    the first.
 ``report/``
     written by :func:`report`.
 
@@ -81,6 +96,7 @@ and recomputed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import zlib
@@ -92,7 +108,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from mri_theory import _backends, metrics, sandbox
+from mri_theory import _backends, _limits, _storage, metrics, sandbox
 from mri_theory import _validation as check
 from mri_theory.classifiers import Classifier
 from mri_theory.problems import Problem
@@ -276,7 +292,7 @@ def _record_sha256(record: Mapping[str, Any]) -> str:
 def _write_record(out: Path, task: _AsymptoticConfig, value: float) -> None:
     record = {"format": _FORMAT, "settings": asdict(task), "asymptotic_loss": value}
     record["sha256"] = _record_sha256(record)
-    sandbox._write_atomic(_json_text(record), _pairing_dir(out, task.problem, task.classifier) / _RECORD_FILE)
+    _storage.write_atomic(_json_text(record), _pairing_dir(out, task.problem, task.classifier) / _RECORD_FILE)
 
 
 def _read_record(path: Path, task: _AsymptoticConfig) -> float:
@@ -404,10 +420,17 @@ def run_study(
         For bad arguments, naming the argument, before any work is done or
         any file is written (unknown names, repeated labels, oracles or
         ``record_q_c=True`` on a problem without the truth, labels unfit for
-        file names with ``out``); ``ValueError`` naming ``out`` when the folder
+        file names with ``out``, sizes beyond the bounds of
+        :func:`~mri_theory.sandbox.run_curves`, ``asymptotic_train`` or
+        ``asymptotic_population`` above 1 000 000, ``asymptotic_replicates``
+        above 100 000, ``n_jobs`` above 256, a pool larger than a real-data
+        problem's ``max_pool_size``); ``ValueError`` naming ``out`` when the folder
         holds another study, a corrupt ``study.json`` or ``config.json``
         (another problem or classifier of the same label included), or
-        results of ``run_curves``.
+        results of ``run_curves``, or when another process is writing it
+        (its pid named).
+    OSError
+        When a file cannot be written (a full disk, ...), naming the file.
     ImportError
         ``backend="dask"`` without the ``dask`` extra installed.
     OSError
@@ -447,11 +470,13 @@ def run_study(
              "strategies": {s: sandbox._spec(strategy, "strategies") for s, strategy in strategy_objs.items()}}
     for run in runs.values():
         sandbox._check_truth(run)
-    n_replicates = check.count(args["replicates"], "replicates")
-    n_train = check.count(args["asymptotic_train"], "asymptotic_train")
-    n_asymptotic = check.count(args["asymptotic_replicates"], "asymptotic_replicates")
-    asymptotic_population = check.count(args["asymptotic_population"], "asymptotic_population")
+    n_replicates = _limits.size(args["replicates"], "replicates", _limits.MAX_REPLICATES)
+    n_train = _limits.size(args["asymptotic_train"], "asymptotic_train", _limits.MAX_POPULATION_SIZE)
+    n_asymptotic = _limits.size(args["asymptotic_replicates"], "asymptotic_replicates", _limits.MAX_REPLICATES)
+    asymptotic_population = _limits.size(args["asymptotic_population"], "asymptotic_population",
+                                         _limits.MAX_POPULATION_SIZE)
     backend, scheduler, n_jobs = _backends.check_backend(backend, scheduler, n_jobs)
+    n_jobs = _limits.jobs(n_jobs)
     progress = check.flag(progress, "progress")
     out_path = _check_study_out(out)
 
@@ -468,62 +493,71 @@ def run_study(
                                 problem_objs[p], classifier_objs[c])
         for (p, c), cfg in cfgs.items()}
     keys = [(p, c, s, r) for (p, c) in cfgs for s in strategy_labels for r in range(n_replicates)]
-    frames: dict[tuple[str, str, str, int], pd.DataFrame] = {}
-    losses: dict[tuple[str, str], float] = {}
     if out_path is not None:
         sandbox._check_file_labels(
             {"problems": problem_objs, "classifiers": classifier_objs, "strategies": strategy_objs})
-        stored = _read_study_file(out_path, "out")
-        if stored is not None and stored["settings"] != settings:
-            raise ValueError(f"out: {out_path} holds a study with other settings ({out_path / _STUDY_FILE}); "
-                             "use another folder")
-        for (p, c), cfg in cfgs.items():  # every check before the first write
-            folder = sandbox._check_out(_pairing_dir(out_path, p, c))
-            sandbox._check_config(folder, cfg)
-        try:
-            out_path.mkdir(parents=True, exist_ok=True)
-            sandbox._write_atomic(_json_text({"format": _FORMAT, "settings": settings, "grid": grid}),
+        _check_stored(out_path, settings, cfgs)  # every check before the first file (the lock included)
+    with contextlib.ExitStack() as held:
+        frames: dict[tuple[str, str, str, int], pd.DataFrame] = {}
+        losses: dict[tuple[str, str], float] = {}
+        if out_path is not None:  # one writer: this process holds the study's lock and every pairing's
+            held.enter_context(_storage.locked(out_path, "out"))
+            for (p, c) in cfgs:
+                held.enter_context(_storage.locked(_pairing_dir(out_path, p, c), "out"))
+            _check_stored(out_path, settings, cfgs)  # again: another run may have finished in between
+            _storage.write_atomic(_json_text({"format": _FORMAT, "settings": settings, "grid": grid}),
                                   out_path / _STUDY_FILE)
-        except OSError as exc:
-            raise ValueError(f"out: cannot write to {out_path} ({exc.strerror or exc})") from None
-        for (p, c), run in runs.items():
-            folder = _pairing_dir(out_path, p, c)
-            sandbox._prepare_output(folder, run.config)
-            pairs = [(s, r) for s in strategy_labels for r in range(n_replicates)]
-            for (s, r), frame in sandbox._verified_parts(folder, run, pairs, stacklevel=3).items():
-                frames[p, c, s, r] = frame
-        losses = sandbox._verified_files((((p, c), _pairing_dir(out_path, p, c) / _RECORD_FILE) for (p, c) in cfgs),
-                                         lambda path, pairing: _read_record(path, asymptotic_tasks[pairing].config),
-                                         stacklevel=3)
+            for (p, c), run in runs.items():
+                folder = _pairing_dir(out_path, p, c)
+                sandbox._prepare_output(folder, run.config)
+                pairs = [(s, r) for s in strategy_labels for r in range(n_replicates)]
+                for (s, r), frame in sandbox._verified_parts(folder, run, pairs, stacklevel=3).items():
+                    frames[p, c, s, r] = frame
+            losses = sandbox._verified_files(
+                (((p, c), _pairing_dir(out_path, p, c) / _RECORD_FILE) for (p, c) in cfgs),
+                lambda path, pairing: _read_record(path, asymptotic_tasks[pairing].config), stacklevel=3)
 
-    todo: list[_CurveTask | _AsymptoticTask] = [task for pairing, task in asymptotic_tasks.items()
-                                                if pairing not in losses]  # one per pairing, first
-    todo += [_CurveTask(runs[p, c], s, r) for (p, c, s, r) in keys if (p, c, s, r) not in frames]
-    results = _backends.results(_computed, [(task,) for task in todo], backend, scheduler, n_jobs)
+        todo: list[_CurveTask | _AsymptoticTask] = [task for pairing, task in asymptotic_tasks.items()
+                                                    if pairing not in losses]  # one per pairing, first
+        todo += [_CurveTask(runs[p, c], s, r) for (p, c, s, r) in keys if (p, c, s, r) not in frames]
+        results = _backends.results(_computed, [(task,) for task in todo], backend, scheduler, n_jobs)
 
-    def write(key: tuple, result: Any) -> None:  # here, in this process, as each result arrives
-        if out_path is None:
-            return
-        if len(key) == 2:
-            _write_record(out_path, asymptotic_tasks[key].config, result)
-        else:
-            p, c, s, r = key
-            sandbox._write_part(result, _pairing_dir(out_path, p, c), runs[p, c], s, r)
+        def write(key: tuple, result: Any) -> None:  # here, in this process, as each result arrives
+            if out_path is None:
+                return
+            if len(key) == 2:
+                _write_record(out_path, asymptotic_tasks[key].config, result)
+            else:
+                p, c, s, r = key
+                sandbox._write_part(result, _pairing_dir(out_path, p, c), runs[p, c], s, r)
 
-    found: dict[tuple, Any] = {**losses, **frames}  # asymptotic losses by pairing, curves by task
-    sandbox._gather(results, found, len(keys) + len(asymptotic_tasks), "study", "task", progress, write)
-    losses = {pairing: found[pairing] for pairing in cfgs}
-    frames = {key: found[key] for key in keys}
+        found: dict[tuple, Any] = {**losses, **frames}  # asymptotic losses by pairing, curves by task
+        sandbox._gather(results, found, len(keys) + len(asymptotic_tasks), "study", "task", progress, write)
+        losses = {pairing: found[pairing] for pairing in cfgs}
+        frames = {key: found[key] for key in keys}
 
-    curves = pd.concat([frames[key] for key in keys], ignore_index=True)
-    asymptotic = pd.DataFrame([(p, c, losses[p, c]) for (p, c) in cfgs], columns=ASYMPTOTIC_COLUMNS)
-    if out_path is not None:
-        for (p, c) in cfgs:
-            pairing = curves[(curves.problem == p) & (curves.classifier == c)]
-            sandbox._write_atomic(sandbox._csv_bytes(pairing), _pairing_dir(out_path, p, c) / _CURVES_FILE)
-        sandbox._write_atomic(sandbox._csv_bytes(curves), out_path / _CURVES_FILE)
-        sandbox._write_atomic(sandbox._csv_bytes(asymptotic), out_path / _ASYMPTOTIC_FILE)
+        curves = pd.concat([frames[key] for key in keys], ignore_index=True)
+        asymptotic = pd.DataFrame([(p, c, losses[p, c]) for (p, c) in cfgs], columns=ASYMPTOTIC_COLUMNS)
+        if out_path is not None:
+            for (p, c) in cfgs:
+                pairing = curves[(curves.problem == p) & (curves.classifier == c)]
+                _storage.write_tables(_pairing_dir(out_path, p, c), {_CURVES_FILE: sandbox._csv_bytes(pairing)},
+                                      sandbox._CONFIG_FILE)
+            _storage.write_tables(out_path, {_CURVES_FILE: sandbox._csv_bytes(curves),
+                                             _ASYMPTOTIC_FILE: sandbox._csv_bytes(asymptotic)}, _STUDY_FILE)
     return StudyResults(curves, asymptotic)
+
+
+def _check_stored(out: Path, settings: Mapping[str, Any], cfgs: Mapping[tuple[str, str], sandbox.CurveConfig]) -> None:
+    """Raise unless the study folder ``out`` holds nothing, or a study of these ``settings`` whose pairings'
+    configurations are ``cfgs`` (reads only, writes nothing)."""
+    stored = _read_study_file(out, "out")
+    if stored is not None and stored["settings"] != settings:
+        raise ValueError(f"out: {out} holds a study with other settings ({out / _STUDY_FILE}); "
+                         "use another folder")
+    for (p, c), cfg in cfgs.items():
+        folder = sandbox._check_out(_pairing_dir(out, p, c))
+        sandbox._check_config(folder, cfg)
 
 
 def read_study(path: str | os.PathLike) -> StudyResults:
@@ -543,8 +577,11 @@ def read_study(path: str | os.PathLike) -> StudyResults:
     ------
     ValueError
         Naming ``path`` when it holds no study, a corrupt ``study.json``, or
-        tables that are unreadable or do not cover the grid of ``study.json``
-        (an interrupted run: rerun it to finish).
+        tables that are unreadable, do not match their checksums in
+        ``checksums.json`` (edited, cut, replaced, or written before
+        ``study.json`` last changed) or do not cover the grid of
+        ``study.json`` (an interrupted run: rerun it to finish), or when
+        another process is writing the folder (its pid named).
     """
     path = sandbox._check_path(path, "a folder")
     stored = _read_study_file(path, "path")
@@ -555,14 +592,9 @@ def read_study(path: str | os.PathLike) -> StudyResults:
     for name in (_CURVES_FILE, _ASYMPTOTIC_FILE):
         if not (path / name).is_file():
             raise ValueError(f"path: {path / name} is missing{unfinished}")
-    curves = sandbox.read_curves(path / _CURVES_FILE)
-    try:
-        asymptotic = pd.read_csv(path / _ASYMPTOTIC_FILE)
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"path: {path / _ASYMPTOTIC_FILE} is not a readable CSV ({exc})") from None
-    if list(asymptotic.columns) != ASYMPTOTIC_COLUMNS:
-        raise ValueError(f"path: {path / _ASYMPTOTIC_FILE} has the columns {list(asymptotic.columns)}, "
-                         f"expected {ASYMPTOTIC_COLUMNS}")
+    curves = sandbox.read_curves(path / _CURVES_FILE)  # verified against checksums.json
+    asymptotic = _storage.verified_csv(path / _ASYMPTOTIC_FILE, "path", ASYMPTOTIC_COLUMNS,
+                                       "a table of asymptotic losses")
     pairings = [(p, c) for p in grid["problems"] for c in grid["classifiers"]]
     runs = {(p, c, s, r) for p, c in pairings for s in grid["strategies"] for r in range(grid["replicates"])}
     if set(curves[["problem", "classifier", "strategy", "replicate"]].itertuples(index=False, name=None)) != runs:
@@ -576,13 +608,21 @@ def read_study(path: str | os.PathLike) -> StudyResults:
 def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None = None) -> list[Path]:
     """Write the paper's tables (Markdown, LaTeX, CSV) and figures of a finished study into ``path/report``.
 
+    The tables are read verified (:func:`read_study`), under the study
+    folder's lock (no run may write the folder meanwhile), and ranked on the
+    study's own loss (``settings.loss`` in ``study.json``): with
+    ``loss="log"`` the ranks use the log loss, and the report says what
+    :func:`mri_theory.tables.write_report` does with the measures defined
+    on error rates only.
+
     Parameters
     ----------
     path : path
         The study folder (``out`` of :func:`run_study`).
     groups : mapping, optional
         Problem groups for the aggregate tables (§5.4), passed to
-        :func:`mri_theory.tables.write_report` (``None``: its default).
+        :func:`mri_theory.tables.write_report` (``None``: its default, the
+        abstract group, which must then hold every problem of the study).
 
     Returns
     -------
@@ -592,11 +632,18 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
     Raises
     ------
     ValueError
-        As :func:`read_study`.
+        As :func:`read_study`; naming ``groups`` for groups that do not fit
+        the study.
     """
     from mri_theory.tables import (
         write_report,  # matplotlib and the report tables: only when asked
     )
 
-    curves, asymptotic = read_study(path)
-    return write_report(curves, asymptotic, Path(path) / _REPORT_DIR, groups=groups)
+    read_study(path)  # refuses a missing or unfinished study before the lock file is created
+    folder = Path(path)
+    with _storage.locked(folder, "path", create=False):
+        curves, asymptotic = read_study(folder)
+        stored = _read_study_file(folder, "path")
+        with _backends.one_thread():  # floats written to the report: summed as with one BLAS thread
+            return write_report(curves, asymptotic, folder / _REPORT_DIR, groups=groups,
+                                loss=stored["settings"]["loss"])

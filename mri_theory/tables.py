@@ -17,6 +17,11 @@ Markdown, LaTeX and CSV, and a rank figure:
 Next to each ordering stands the paper's published ordering for the abstract
 group (transcribed below with the line numbers of the source) and Kendall's
 :math:`\tau` between the two (:func:`kendall_tau`).
+
+A study of log-loss curves is reported with ``write_report(..., loss="log")``:
+its ranks use the mean log loss in place of AUA and label complexity relative
+to the asymptotic log loss (:func:`mri_theory.metrics.ranked_metrics`), and the
+report says so.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from scipy import stats
 
+from mri_theory import _evaluation_checks as evc
 from mri_theory import _validation as check
 from mri_theory.metrics import BEST, REFERENCE
 from mri_theory.ranking import aggregate, beats_rs_counts, bootstrap_ranks, rank_study
@@ -74,6 +80,10 @@ QC_METHODS = ("SMRI", "BMRI")
 #: Display names of the four ranked metrics, in the paper's row order (Table 2).
 METRIC_LABELS = {"label_complexity": "Label Complexity", "aua": "AUA", "wi_linear": "WI-Linear",
                  "wi_exponential": "WI-Exponential"}
+#: The same for a log-loss study: the mean log loss along the curve takes AUA's row
+#: (:func:`mri_theory.metrics.ranked_metrics`).
+LOG_METRIC_LABELS = {"label_complexity": "Label Complexity", "mean_loss": "Mean Log Loss", "wi_linear": "WI-Linear",
+                     "wi_exponential": "WI-Exponential"}
 
 
 def _paper_positions(methods: Sequence[str]) -> dict[str, float]:
@@ -99,6 +109,21 @@ def paper_rank_table() -> pd.DataFrame:
             for classifier, ordering in PAPER_ABSTRACT_ORDERINGS.items()
             for method, rank in _paper_positions(ordering.methods).items()]
     return pd.DataFrame(rows, columns=["group", "classifier", "method", "rank"])
+
+
+def _scores(value: Any, name: str) -> dict[Any, float]:
+    """A mapping (or Series) method -> finite number, as a dict; refused naming ``name`` otherwise."""
+    if not isinstance(value, (Mapping, pd.Series)):
+        raise TypeError(f"{name} must be a mapping (or Series) method -> value, got {type(value).__name__}")
+    if isinstance(value, pd.Series) and not value.index.is_unique:
+        raise ValueError(f"{name} names a method twice: {value.index[value.index.duplicated()].tolist()}")
+    methods = list(value.keys())
+    evc.labels(methods, f"{name} (the methods)")
+    numbers = evc.number_array(list(value.values) if isinstance(value, pd.Series) else list(value.values()),
+                               f"{name} (the values)")
+    if numbers.ndim != 1:
+        raise ValueError(f"{name} must map each method to one number")
+    return dict(zip(methods, numbers.tolist()))
 
 
 class Tau(NamedTuple):
@@ -130,15 +155,23 @@ def kendall_tau(ours: Mapping[str, float] | pd.Series, paper: Sequence[str] | Ma
     Tau
         ``(tau, pvalue, n)`` over the methods present in both; methods outside
         the paper's study (e.g. LC) or outside ours are left out.  ``tau`` and
-        ``pvalue`` are NaN when fewer than two methods are shared or one side
-        is constant.
+        ``pvalue`` are NaN when fewer than two methods are shared (an empty
+        side shares none: a study ranking RS alone has no beats-RS counts) or
+        one side is constant.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a method named twice or missing (None/NaN), or a value that is
+        not a finite number (text, booleans, NaN, inf).
     """
-    ours = dict(ours.items()) if isinstance(ours, (Mapping, pd.Series)) else None
-    if ours is None:
-        raise TypeError("ours must be a mapping (or Series) method -> value")
+    ours = _scores(ours, "ours")
     if isinstance(paper, (Mapping, pd.Series)):
-        reference = {m: float(v) for m, v in paper.items()}
-    elif isinstance(paper, Sequence) and not isinstance(paper, str):
+        reference = _scores(paper, "paper")
+    elif isinstance(paper, Sequence) and not isinstance(paper, (str, bytes)):
+        evc.labels(list(paper), "paper (the ordering)")
+        if len(set(paper)) != len(paper):
+            raise ValueError(f"paper lists a method twice: {list(paper)!r}")
         reference = _paper_positions(paper)
     else:
         raise TypeError("paper must be an ordering (sequence of method names) or a mapping method -> value")
@@ -232,16 +265,18 @@ def _tau_text(tau: Tau) -> str:
 
 # ---------------------------------------------------------------- the tables
 
-def _pairing_tables(r1: pd.DataFrame) -> list[_Table]:
+def _pairing_tables(r1: pd.DataFrame, loss: str) -> list[_Table]:
+    labels, area = (METRIC_LABELS, ("aua", "AUA")) if loss == "error" else (LOG_METRIC_LABELS,
+                                                                           ("mean_loss", "mean log loss"))
     tables = []
     for (problem, classifier), part in r1.groupby(["problem", "classifier"], sort=True):
         part = part.sort_values(["rank", "mean_rank"], kind="stable")
         methods = part["method"].tolist()
         rows = [["Overall Rank"] + [_rank_text(v) for v in part["rank"]]]
-        rows += [[label] + [_rank_text(v) for v in part[f"rank_{metric}"]] for metric, label in METRIC_LABELS.items()]
+        rows += [[label] + [_rank_text(v) for v in part[f"rank_{metric}"]] for metric, label in labels.items()]
         lc = [f"{v:.1f}{'*' if c > 0 else ''}" for v, c in zip(part["label_complexity"], part["lc_censored"])]
         rows.append(["value: label complexity (n)"] + lc)
-        for column, label in (("aua", "AUA"), ("wi_linear", "WI-linear"), ("wi_exponential", "WI-exponential"),
+        for column, label in (area, ("wi_linear", "WI-linear"), ("wi_exponential", "WI-exponential"),
                               ("alc", "ALC"), ("regret", "regret vs MRI-best")):
             rows.append([f"value: {label}"] + [_num(v) for v in part[column]])
         tables.append(_Table(f"pairing-{problem}-{classifier}", f"Table 2 form: {classifier} on {problem} "
@@ -249,7 +284,8 @@ def _pairing_tables(r1: pd.DataFrame) -> list[_Table]:
     notes = ["Methods ordered by overall rank (the rank of the mean of the four metric ranks, ties by the lower "
              "variance of the ranks). Ranks: 1 = best, ties averaged.",
              "* label complexity censored (in curve mode: the averaged curve never reaches (1 + epsilon) times the "
-             "asymptotic loss; in replicate mode: in some replicates); the value counted is n_max + 1."]
+             f"asymptotic {'' if loss == 'error' else 'log '}loss; in replicate mode: in some replicates); the value "
+             "counted is n_max + 1."]
     tables[-1].notes = notes
     return tables
 
@@ -401,6 +437,18 @@ def _figure(r3: pd.DataFrame, r4: pd.DataFrame, boot: pd.DataFrame, level: float
     return fig
 
 
+#: What a log-loss report measures (a line of its settings).
+_LOG_LOSS_NOTE = (
+    "- Loss: log loss (nats), not the paper's error rate. AUA is a mean accuracy and needs error rates: the mean "
+    "log loss along the curve (lower is better) takes its place among the four ranked metrics. Label complexity "
+    "is the first n whose log loss is at most (1 + epsilon) times the asymptotic log loss (censored, n_max + 1, "
+    "if never). WI and the regret are log-loss gaps; ALC is the share of the initial log loss removed, averaged "
+    "over log2 n.")
+#: Added to the tables that set our orderings beside the paper's, in a log-loss report.
+_LOG_LOSS_PAPER_NOTE = ("Our orderings rank log-loss curves; the paper's rank error-rate curves: the comparison "
+                        "is indicative only.")
+
+
 def _span(values: pd.Series) -> str:
     low, high = int(values.min()), int(values.max())
     return str(low) if low == high else f"{low}-{high}"
@@ -408,7 +456,8 @@ def _span(values: pd.Series) -> str:
 
 def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | Path,
                  groups: Mapping[str, Sequence[str]] | None = None, *, mode: str = "curve", n_boot: int = 1000,
-                 level: float = 0.95, seed: int = 0, alpha: float = 0.02, epsilon: float = 0.05) -> list[Path]:
+                 level: float = 0.95, seed: int = 0, alpha: float = 0.02, epsilon: float = 0.05,
+                 loss: str = "error") -> list[Path]:
     r"""Write the paper's result tables for a study, in Markdown, LaTeX and CSV, and a rank figure.
 
     Parameters
@@ -432,6 +481,17 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
         (:func:`mri_theory.ranking.bootstrap_ranks`).
     alpha, epsilon : float
         Of WI (exponential) and label complexity.
+    loss : {"error", "log"}
+        The loss of the study's curves and asymptotic losses (the study's
+        ``loss`` setting).  ``"error"`` (default): error rates in [0, 1], the
+        paper's metrics.  ``"log"``: log losses; the ranks use
+        :func:`mri_theory.metrics.ranked_metrics` ``("log")``: the mean log
+        loss along the curve replaces AUA (an accuracy, defined for error
+        rates only), label complexity is the first ``n`` whose log loss is
+        within ``(1 + epsilon)`` times the asymptotic *log* loss, WI and the
+        regret are log-loss gaps; the report says so in its settings and
+        notes, and the paper's orderings (of error-rate curves) stand beside
+        ours for comparison only.
 
     Returns
     -------
@@ -457,21 +517,24 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
     The paper's Tables 5 and 6 cover all three problem groups; the abstract
     group's own final ranking and beats-RS counts are derived from its
     published per-classifier rows with the same aggregation
-    (:func:`paper_rank_table`).  AUA and ALC need error-rate curves (losses
-    in [0, 1]).
+    (:func:`paper_rank_table`).  With ``loss="error"`` every loss must be
+    an error rate in [0, 1]; with ``loss="log"`` a log loss in
+    [0, :data:`mri_theory.metrics.MAX_LOSS`].  Every argument is checked
+    before anything is written.
     """
     out = check.output_folder(out_dir, "out_dir")
     seed = check.count(seed, "seed", minimum=0)
-    ranks = rank_study(curves, asymptotic, groups, mode=mode, alpha=alpha, epsilon=epsilon)
+    loss = evc.loss_kind(loss)
+    ranks = rank_study(curves, asymptotic, groups, mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
     boot = bootstrap_ranks(curves, asymptotic, groups, rng=np.random.default_rng(seed), n_boot=n_boot, level=level,
-                           mode=mode, alpha=alpha, epsilon=epsilon)
+                           mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
     check.create_folder(out, "out_dir")
 
     comparison: list[dict] = []
     regret_table, regret = _regret_table(ranks.r1)
     mean_regret = regret.set_index("method")["mean"]
     n_pairings = ranks.r2[["group", "classifier"]].drop_duplicates().shape[0]
-    tables = _pairing_tables(ranks.r1) + [_group_table(ranks.r2, comparison)]
+    tables = _pairing_tables(ranks.r1, loss) + [_group_table(ranks.r2, comparison)]
     tables += _final_tables(ranks.r4, boot, mean_regret, level, comparison)
     tables += [_beats_table(ranks.r5, n_pairings, comparison), regret_table, _bootstrap_table(boot, level)]
 
@@ -486,11 +549,20 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
         f"- Metrics: label complexity (epsilon = {epsilon}), AUA, WI-linear, WI-exponential (alpha = {alpha}); "
         f"bootstrap: {n_boot} draws, {level * 100:g}% percentile intervals, seed {seed}",
     ]
+    if loss == "log":
+        settings[-1] = (f"- Metrics on the log loss: label complexity (epsilon = {epsilon}), mean log loss, "
+                        f"WI-linear, WI-exponential (alpha = {alpha}); bootstrap: {n_boot} draws, "
+                        f"{level * 100:g}% percentile intervals, seed {seed}")
+        settings.append(_LOG_LOSS_NOTE)
+        for table in tables:
+            if table.name in ("groups", "final-paper"):
+                table.notes.append(_LOG_LOSS_PAPER_NOTE)
     asym = asymptotic.sort_values(["problem", "classifier"])
     asym_rows = [[p, c, _num(v, 4)] for p, c, v in asym[["problem", "classifier", "asymptotic_loss"]].itertuples(
         index=False) if (p, c) in set(zip(ranks.r1["problem"], ranks.r1["classifier"]))]
-    tables.insert(0, _Table("asymptotic", "Asymptotic losses (the target of label complexity)",
-                            ["Problem", "Classifier", "Asymptotic loss"], asym_rows))
+    what = "loss" if loss == "error" else "log loss"
+    tables.insert(0, _Table("asymptotic", f"Asymptotic {what}es (the target of label complexity)",
+                            ["Problem", "Classifier", f"Asymptotic {what}"], asym_rows))
 
     markdown = "# AL study report: the paper's tables (§5.3-5.5, Appendix E)\n\n" + "\n".join(settings) + "\n\n"
     markdown += "\n".join(_markdown(t) for t in tables)

@@ -444,6 +444,16 @@ def test_cli_diagnose_writes_the_summaries_of_the_stored_states(tmp_path, capsys
     np.testing.assert_allclose(errors.bias, estimator_errors(states).bias, rtol=1e-12)
     report = (out / "DIAGNOSTICS.md").read_text()
     assert "Wall time" in report and "numpy==" in report and "steps [1, 4]" in report
+    # the summaries and the states table carry their checksums (computed here with hashlib)
+    digest = {name: hashlib.sha256((out / name).read_bytes()).hexdigest()
+              for name in ("summary.csv", "errors.csv", "DIAGNOSTICS.md")}
+    assert json.loads((out / "checksums.json").read_text()) == {
+        "format": 1, "settings_file": None, "settings_sha256": None, "tables": digest}
+    folder = out / "four-gaussian__lda"
+    assert json.loads((folder / "checksums.json").read_text()) == {
+        "format": 1, "settings_file": "diagnostics.json",
+        "settings_sha256": hashlib.sha256((folder / "diagnostics.json").read_bytes()).hexdigest(),
+        "tables": {"states.csv": hashlib.sha256((folder / "states.csv").read_bytes()).hexdigest()}}
     assert main(args + ["--replicates", "0"]) == 2  # the last --replicates wins: refused, one line
     assert "replicates" in capsys.readouterr().err.strip().splitlines()[-1]
 

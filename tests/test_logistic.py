@@ -9,7 +9,9 @@ error loss allowed to differ only by the weight of population points within
 1e-9 of a refitted model's decision boundary (computed here from the refits'
 probabilities); :func:`mri_theory.losses.pointwise_loss_from_scores` for the
 fast two-class population sums; exact invariances (translation, scale with
-``C / s^2``).
+``C / s^2``); ``mpmath`` at 50 digits for the per-point loss, residual and
+Hessian block of a confident model.  Shifts and scales of the data, and the
+ridge floor: ``tests/test_scale_invariance.py``.
 """
 
 from __future__ import annotations
@@ -318,3 +320,41 @@ def test_params_clone_and_repr():
 def test_bad_input_is_refused_naming_the_argument(make, error, match):
     with pytest.raises(error, match=match):
         make()
+
+
+# ---------------------------------------------------------------- accuracy when the model is confident
+
+
+def test_loss_residual_and_curvature_keep_their_relative_accuracy_against_mpmath():
+    """Logits 30-70 apart (training probabilities within 1e-13 of 1), checked at 50 digits with mpmath."""
+    import mpmath
+
+    from mri_theory.classifiers.logistic import _Fit
+
+    mpmath.mp.dps = 50
+    S = np.array([[0.0, 40.0, -3.0, 5.0], [40.0, 0.0, 31.5, 5.0], [-30.0, 2.0, 0.0, -60.0]])  # (q, n)
+    labels = np.array([1, 0, 1, 2])
+    Y = np.eye(3)[labels].T
+    fit = _Fit(S, Y, 1.0 - Y)
+    nll, R, A = fit.nll(), fit.residual(), fit.curvature()
+    for i in range(S.shape[1]):
+        e = [mpmath.e ** mpmath.mpf(float(v)) for v in S[:, i]]
+        p = [v / sum(e) for v in e]
+        assert abs(float(-mpmath.log(p[labels[i]])) - nll[i]) <= 1e-14 * float(-mpmath.log(p[labels[i]]))
+        for j in range(3):
+            exact_r = p[j] - (1 if j == labels[i] else 0)
+            assert abs(float(exact_r) - R[j, i]) <= 1e-14 * abs(float(exact_r))
+            for l in range(3):
+                exact_a = (p[j] if j == l else 0) - p[j] * p[l]
+                assert abs(float(exact_a) - A[j, l, i]) <= 1e-14 * abs(float(exact_a))
+
+
+def test_a_weak_ridge_in_the_frame_still_gives_fast_path_equal_to_refit():
+    """``C s^2 = 8e8``: separable classes, weights held only by the ridge; the step test, not the gradient, stops."""
+    rng = np.random.default_rng(11)
+    X, y = blobs(rng, 12, 3, shift=4.0)
+    pop = Population(rng.normal(size=(300, 2)) * 2 + 4, rng.dirichlet(np.ones(3), size=300))
+    model = LogisticRegression(C=5e7)
+    fitted = model.clone().fit(X, y, 3)
+    assert fitted.scale_ ** 2 * 5e7 <= 1e9 and fitted.predict_proba(X)[np.arange(12), y].min() > 1 - 1e-6
+    assert_fast_equals_refit(model, X, y, rng.normal(size=(5, 2)) * 2 + 4, pop, ("error", "log"))

@@ -42,6 +42,7 @@ from hypothesis import strategies as st
 from pandas.testing import assert_frame_equal
 from test_sandbox import count_pairs
 
+import mri_theory._storage as _storage
 import mri_theory.sandbox as sandbox
 from mri_theory.classifiers import get_classifier
 from mri_theory.cli import main
@@ -338,18 +339,19 @@ def test_a_corrupt_config_in_a_new_folder_creates_nothing(tmp_path, capsys):
 def test_only_the_calling_process_writes(tmp_path, clean, monkeypatch):
     """With n_jobs=2 every file, each part included, is written by this process (workers only compute)."""
     written = []
-    original = sandbox._write_atomic
+    original = _storage.write_atomic
 
     def recording(data, path):
         written.append((os.getpid(), Path(path).name))
         return original(data, path)
 
-    monkeypatch.setattr(sandbox, "_write_atomic", recording)
+    monkeypatch.setattr(_storage, "write_atomic", recording)
     table = run_curves(**{**ARGS, "n_jobs": 2}, out=tmp_path)
     assert_frame_equal(table, clean, check_exact=True)
     parts = sorted(p.name for p in (tmp_path / "parts").iterdir())
     assert parts == sorted(f"{s}__{r:05d}.csv" for s, r in PAIRS)
-    assert sorted(name for _, name in written) == sorted([*parts, "config.json", "curves.csv"])
+    assert sorted(name for _, name in written) == sorted([*parts, "config.json", "curves.csv", "checksums.json"])
+    assert (tmp_path / ".lock").read_text() == ""  # the lock file: this process's pid while it ran, then emptied
     assert {pid for pid, _ in written} == {os.getpid()}
     assert_frame_equal(read_curves(tmp_path), clean, check_exact=True)
 
@@ -362,7 +364,8 @@ def test_files_are_created_honouring_the_umask(umask, mode, tmp_path):
     finally:
         os.umask(previous)
     files = [p for p in (tmp_path / "out").rglob("*") if p.is_file()]
-    assert sorted(p.name for p in files) == ["RS__00000.csv", "RS__00001.csv", "config.json", "curves.csv"]
+    assert sorted(p.name for p in files) == [".lock", "RS__00000.csv", "RS__00001.csv", "checksums.json",
+                                             "config.json", "curves.csv"]
     for path in files:
         assert stat.S_IMODE(path.stat().st_mode) == mode, path
     assert np.all([not p.name.startswith(".tmp-") for p in (tmp_path / "out").rglob("*")])

@@ -20,6 +20,7 @@ Sizes are tiny (pools of 3-40, budgets of 3-10, populations of 500-2000).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -516,8 +517,15 @@ def test_read_only_folder_raises_naming_out(inside, tmp_path, monkeypatch):
 ])
 def test_read_curves_rejects_what_is_not_a_results_table(content, tmp_path):
     (tmp_path / "curves.csv").write_bytes(content)
+    for path in (tmp_path / "curves.csv", tmp_path):  # no checksums.json beside it: it cannot be verified
+        with pytest.raises(ValueError, match=r"path: .*curves.csv cannot be verified: .*checksums.json is missing"):
+            read_curves(path)
+    # with a checksum that matches (computed here), the content itself is checked
+    record = {"format": 1, "settings_file": None, "settings_sha256": None,
+              "tables": {"curves.csv": hashlib.sha256(content).hexdigest()}}
+    (tmp_path / "checksums.json").write_text(json.dumps(record))
     for path in (tmp_path / "curves.csv", tmp_path):
-        with pytest.raises(ValueError, match="path: .*(not a readable results CSV|not a results table)"):
+        with pytest.raises(ValueError, match="path: .*(not a readable CSV|not a results table)"):
             read_curves(path)
     with pytest.raises(TypeError, match="path must be a file or folder path"):
         read_curves(None)

@@ -203,8 +203,14 @@ def test_select_rejects_invalid_scores():
             return self.values
 
     ctx = context(make_case(1, n_candidates=3), "lda")
-    for bad in (np.array([0.0, np.nan, 1.0]), np.zeros(2), np.array([0.0, np.inf, 0.0])):
-        with pytest.raises(RuntimeError, match="invalid scores"):
+    cases = [(np.array([0.0, np.nan, 1.0]), ValueError, r"strategy 'broken'.*non-finite.*candidates \[1\]"),
+             (np.zeros(2), ValueError, r"strategy 'broken'.*shape \(2,\).*shape \(3,\)"),
+             (np.array([0.0, np.inf, 0.0]), ValueError, r"strategy 'broken'.*non-finite"),
+             (None, TypeError, r"scores of strategy 'broken'.*None"),
+             (["1", "2", "3"], TypeError, r"scores of strategy 'broken'.*text"),
+             (np.array([1j, 0, 0]), TypeError, r"scores of strategy 'broken'.*real")]
+    for bad, error, pattern in cases:
+        with pytest.raises(error, match=pattern):
             select(Broken(bad), ctx)
 
 

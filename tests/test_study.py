@@ -40,7 +40,7 @@ import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
 
-from mri_theory import metrics, sandbox, study
+from mri_theory import _storage, metrics, sandbox, study
 from mri_theory.classifiers import get_classifier, list_classifiers
 from mri_theory.cli import main
 from mri_theory.problems import get_problem, list_problems
@@ -105,6 +105,15 @@ def resume(folder: Path, **change) -> tuple:
         warnings.simplefilter("always")
         results = run_study(**{**TINY, **change}, out=folder)
     return results, [str(w.message) for w in caught if issubclass(w.category, DamagedPartWarning)]
+
+
+def rechecksum(folder: Path) -> None:
+    """Forge ``folder/checksums.json`` to match the tables and ``study.json`` as they are now (hashlib here)."""
+    digest = {name: hashlib.sha256((folder / name).read_bytes()).hexdigest() for name in ("curves.csv",
+                                                                                        "asymptotic.csv")}
+    (folder / "checksums.json").write_text(json.dumps({
+        "format": 1, "settings_file": "study.json", "tables": digest,
+        "settings_sha256": hashlib.sha256((folder / "study.json").read_bytes()).hexdigest()}))
 
 
 def snapshot(folder: Path) -> dict:
@@ -175,21 +184,23 @@ def test_presets_and_groups_are_the_papers():
 
 def test_dask_local_cluster_equals_local_byte_for_byte(local, cluster, tmp_path, monkeypatch):
     written = []
-    original = sandbox._write_atomic
+    original = _storage.write_atomic
 
     def recording(data, path):
         written.append((os.getpid(), Path(path)))
         return original(data, path)
 
-    monkeypatch.setattr(sandbox, "_write_atomic", recording)
+    monkeypatch.setattr(_storage, "write_atomic", recording)
     calls = count_tasks(monkeypatch)
     on_dask = run_study(**TINY, out=tmp_path / "dask", backend="dask", scheduler=cluster.scheduler_address)
     assert calls == []  # every task ran on the workers
     assert_same(on_dask, local)
     assert_same(read_study(tmp_path / "dask"), local)
     # every file was written by this process (the workers only compute)
-    files = {p for p in (tmp_path / "dask").rglob("*") if p.is_file()}
+    files = {p for p in (tmp_path / "dask").rglob("*") if p.is_file() and p.name != ".lock"}
     assert {path for _, path in written} == files and {pid for pid, _ in written} == {os.getpid()}
+    locks = [p for p in (tmp_path / "dask").rglob(".lock")]  # the study's and every pairing's, released (emptied)
+    assert len(locks) == 1 + len(PAIRINGS) and {p.read_text() for p in locks} == {""}
     assert len([p for p in files if p.parent.name == "parts"]) == len(TASKS)
     # the same folder as the local backend writes, byte for byte
     run_study(**TINY, out=tmp_path / "local")
@@ -235,7 +246,7 @@ def test_an_unreachable_scheduler_is_named(tmp_path):
 
 def test_folder_layout_and_read_back(finished, local):
     assert sorted(p.name for p in finished.iterdir()) == sorted(
-        ["study.json", "curves.csv", "asymptotic.csv", *(f"{p}__{c}" for p, c in PAIRINGS)])
+        [".lock", "checksums.json", "study.json", "curves.csv", "asymptotic.csv", *(f"{p}__{c}" for p, c in PAIRINGS)])
     stored = json.loads((finished / "study.json").read_text())
     specs = {"problems": {p: repr(get_problem(p)) for p in TINY["problems"]},
              "classifiers": {c: repr(get_classifier(c)) for c in TINY["classifiers"]},
@@ -467,7 +478,10 @@ def test_read_study_refuses_what_is_not_a_finished_study(finished, tmp_path):
     with pytest.raises(ValueError, match="path must name a folder"):
         read_study("")
     (finished / "asymptotic.csv").write_text("problem,classifier,loss\nsharp,lda,0.1\n")
-    with pytest.raises(ValueError, match=r"path: .*asymptotic.csv has the columns"):
+    with pytest.raises(ValueError, match=r"path: .*asymptotic.csv does not match its checksum"):
+        read_study(finished)
+    rechecksum(finished)  # checksums forged to match: the content checks still refuse
+    with pytest.raises(ValueError, match=r"path: .*asymptotic.csv is not a table of asymptotic losses: columns"):
         read_study(finished)
     curves = pd.read_csv(finished / "curves.csv")
     curves[curves.replicate == 0].to_csv(finished / "curves.csv", index=False)
@@ -476,6 +490,7 @@ def test_read_study_refuses_what_is_not_a_finished_study(finished, tmp_path):
         read_study(finished)
     run_study(**TINY, out=finished)  # restores the tables from the verified parts
     curves[curves.replicate == 0].to_csv(finished / "curves.csv", index=False)
+    rechecksum(finished)
     with pytest.raises(ValueError, match=r"path: .*curves.csv does not hold the grid of .*study.json"):
         read_study(finished)
 

@@ -5,7 +5,9 @@ in single precision, so it is accurate to about ``1e-7 * C`` only) and
 scikit-learn's ``rbf_kernel`` for the KKT conditions and the dual objective
 written out by hand; ``scipy.optimize`` for Platt's sigmoid; refits from
 scratch (``method="refit"``) for the fast path, which must agree to 1e-8 in
-decision values, probabilities and losses.
+decision values, probabilities and losses; ``mpmath`` at 50 digits for the
+shifted kernel ``expm1(-gamma |x - x'|^2)``.  Shifts and scales:
+``tests/test_scale_invariance.py``.
 """
 
 from __future__ import annotations
@@ -388,3 +390,30 @@ def test_chunks_do_not_change_the_result(monkeypatch):
 def test_bad_inputs(make, exc, pattern):
     with pytest.raises(exc, match=pattern):
         make()
+
+
+def test_shifted_kernel_keeps_its_relative_accuracy_where_the_kernel_is_near_one():
+    """K - 1 by expm1 against 50-digit mpmath, at gamma |x - x'|^2 from 1e-14 to 10 (1 - K would lose it)."""
+    import mpmath
+
+    from mri_theory.classifiers.svm import _shifted_kernel
+
+    mpmath.mp.dps = 50
+    A = np.array([[0.0, 0.0]])
+    B = np.array([[1e-7, 0.0], [1e-4, 2e-4], [0.3, -0.1], [2.0, 1.0]])
+    got = _shifted_kernel(A, B, 0.7)[0]
+    for b, value in zip(B, got):
+        d2 = mpmath.mpf(float(b[0])) ** 2 + mpmath.mpf(float(b[1])) ** 2
+        exact = mpmath.expm1(-mpmath.mpf(0.7) * d2)
+        assert abs(float(exact) - value) <= 1e-15 * abs(float(exact))
+
+
+def test_decision_values_do_not_depend_on_lowering_the_kernel_by_one():
+    """The dual coefficients sum to 0, so K and K - 1 give the same decision values (module notes)."""
+    rng = np.random.default_rng(12)
+    X, y = rng.normal(size=(25, 2)), rng.integers(0, 3, 25)
+    model = SVM(C=3.0, gamma=0.8).fit(X, y, 3)
+    assert np.max(np.abs(model.dual_coef_.sum(axis=1))) <= 1e-13
+    Q = rng.normal(size=(40, 2))
+    via_k = sk_rbf_kernel(Q, X, gamma=0.8) @ model.dual_coef_.T + model.intercept_
+    np.testing.assert_allclose(model.decision_function(Q), via_k, rtol=0, atol=1e-13)

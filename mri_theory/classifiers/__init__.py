@@ -85,7 +85,8 @@ def register_classifier(name: str, factory: Callable[[], Classifier], *, overwri
     Raises
     ------
     TypeError
-        If ``name`` is not a str or ``factory`` not callable.
+        If ``name`` is not a str, or ``factory`` is not callable or cannot be
+        called without arguments (checked with :func:`inspect.signature`).
     ValueError
         If ``name`` is not a safe name, or is taken and ``overwrite`` is False.
 

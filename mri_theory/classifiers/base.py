@@ -109,6 +109,10 @@ def check_points(X: ArrayLike, name: str = "X", dim: int | None = None, min_rows
     return X
 
 
+#: Most classes a classifier is fitted with (models and populations hold one column per class).
+MAX_CLASSES = 10_000
+
+
 class Classifier(skbase.BaseEstimator):
     r"""Base class of every classifier: the contract of the module notes.
 
@@ -136,10 +140,11 @@ class Classifier(skbase.BaseEstimator):
         At least one training point is required; classes may be absent.
         """
         X = check_points(X, min_rows=1)
+        name = "n_classes"
         if n_classes is None:
             y = check.check_labels(y, None)
-            n_classes = max(2, int(np.max(y)) + 1) if y.size else 2
-        n_classes = check.count(n_classes, "n_classes", minimum=2)
+            n_classes, name = (max(2, int(np.max(y)) + 1) if y.size else 2), "n_classes (max(y) + 1 when not given)"
+        n_classes = check.count(n_classes, name, minimum=2, maximum=MAX_CLASSES)
         y = check.check_labels(y, n_classes)
         if X.shape[0] != y.shape[0]:
             raise ValueError(f"X and y must have the same length, got {X.shape[0]} and {y.shape[0]}")

@@ -38,13 +38,20 @@ from mri_theory.classifiers.base import Classifier, check_points, check_retraini
 from mri_theory.losses import pointwise_loss
 from mri_theory.population import Population
 
-__all__ = ["KNN", "KERNELS", "optimal_weights", "squared_distances", "squared_distances_paired"]
+__all__ = ["KNN", "KERNELS", "MAX_COORDINATE", "optimal_weights", "squared_distances", "squared_distances_paired"]
 
 #: The neighbour weightings of :class:`KNN`.
 KERNELS: tuple[str, ...] = ("rectangular", "optimal")
 
 _CHUNK_CELLS = 2**21
 _TREE_MIN_TRAIN = 64  # above this many training points, neighbours are shortlisted with a k-d tree
+
+#: Scaled coordinates must be 0 or of magnitude in ``[1 / MAX_COORDINATE, MAX_COORDINATE]``: then no
+#: squared difference overflows (``(2e100)^2 d`` is finite for any practical ``d``) and none of two
+#: distinct values underflows (their difference is at least ``1e-100 * 2^-52``, whose square ``~1e-232``
+#: is a normal float): no distance is lost to overflow or underflow, and only the ordinary rounding of
+#: double precision remains (as for coordinates of magnitude 1).
+MAX_COORDINATE = 1e100
 
 
 def squared_distances_paired(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -92,8 +99,8 @@ def optimal_weights(k: int, d: int) -> np.ndarray:
     -------
     ndarray (k,)
     """
-    k = check.count(k, "k")
-    d = check.count(d, "d")
+    k = check.count(k, "k", maximum=check.MAX_SIZE)
+    d = check.count(d, "d", maximum=check.MAX_SIZE)
     i = np.arange(1, k + 1, dtype=float)
     e = 1 + 2 / d
     return (1 + d / 2 - d / (2 * k ** (2 / d)) * (i**e - (i - 1) ** e)) / k
@@ -110,7 +117,32 @@ def _check_scale(scale: object) -> None | str | tuple[float, ...]:
         raise ValueError(f"scale must be a 1-D array of per-covariate scales, got shape {values.shape}")
     if np.any(values <= 0):
         raise ValueError(f"scale entries must be > 0, got {values.tolist()}")
+    if np.any(values < np.finfo(float).tiny):  # subnormal: 1 / scale overflows, the points become inf
+        raise ValueError(f"scale entries must be at least {np.finfo(float).tiny:g} (not subnormal), "
+                         f"got {values.tolist()}")
     return tuple(float(v) for v in values)
+
+
+def _divisors(scale: None | str | tuple[float, ...], X: np.ndarray) -> np.ndarray | None:
+    """The per-covariate divisors of a checked ``scale`` for training points ``X`` (None: no scaling)."""
+    if scale is None:
+        return None
+    if isinstance(scale, str):  # "train"
+        constant = np.ptp(X, axis=0) == 0
+        sd = np.std(X, axis=0, ddof=1) if X.shape[0] > 1 else np.ones(X.shape[1])
+        return np.where(constant, 1.0, sd)
+    return np.asarray(scale)
+
+
+def _check_coordinates(scaled: np.ndarray, name: str) -> None:
+    """Refuse scaled points whose squared distances could overflow or underflow (see :data:`MAX_COORDINATE`)."""
+    size = np.abs(scaled)
+    bad = ~np.isfinite(size) | (size > MAX_COORDINATE) | ((size < 1 / MAX_COORDINATE) & (size != 0))
+    if np.any(bad):
+        raise ValueError(f"{name}: after dividing by scale, every coordinate must be 0 or of magnitude in "
+                         f"[{1 / MAX_COORDINATE:g}, {MAX_COORDINATE:g}] so that squared distances neither "
+                         f"overflow nor underflow; got {scaled[bad][:3].tolist()} (rescale the data or "
+                         "choose another scale)")
 
 
 class KNN(Classifier):
@@ -139,7 +171,11 @@ class KNN(Classifier):
         point is added, so :meth:`retraining_losses` refits for this option
         (there is no exact fast path).  An array: fixed positive divisors,
         one per covariate, applied to training, query and candidate points
-        alike; the fast path still applies.
+        alike; the fast path still applies.  Whatever the scaling, every
+        scaled coordinate (training, query, candidate and population points)
+        must be 0 or of magnitude in ``[1e-100, 1e100]``
+        (:data:`MAX_COORDINATE`), so that squared distances neither overflow
+        nor underflow; other points are refused with a ``ValueError``.
 
     Notes
     -----
@@ -188,26 +224,25 @@ class KNN(Classifier):
         if isinstance(scale, tuple) and len(scale) != X.shape[1]:
             raise ValueError(f"scale has {len(scale)} entries but the training points have {X.shape[1]} "
                              "columns: give one scale per covariate")
+        with np.errstate(divide="ignore", over="ignore", under="ignore"):  # an sd of 0 or a tiny scale: refused
+            divisors = _divisors(scale, X)
+            scaled = X if divisors is None else X / divisors
+        _check_coordinates(scaled, "X")  # before anything is fitted
         super().fit(X, y, n_classes)
         return self
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
-        scale = _check_scale(self.scale)
-        if scale is None:
-            self.scale_ = None
-        elif isinstance(scale, str):  # "train"
-            constant = np.ptp(X, axis=0) == 0
-            sd = np.std(X, axis=0, ddof=1) if X.shape[0] > 1 else np.ones(X.shape[1])
-            self.scale_ = np.where(constant, 1.0, sd)
-        else:
-            self.scale_ = np.asarray(scale)
+        self.scale_ = _divisors(_check_scale(self.scale), X)
         self.X_scaled_ = self._scaled(X)
         self.k_eff_ = min(check.count(self.k, "k"), X.shape[0])
         self.tree_ = cKDTree(self.X_scaled_) if X.shape[0] > _TREE_MIN_TRAIN else None
 
     def _scaled(self, P: np.ndarray) -> np.ndarray:
-        """Points in the scaled coordinates where distances are taken."""
-        return P if self.scale_ is None else P / self.scale_
+        """Points in the scaled coordinates where distances are taken (out-of-range ones are refused after)."""
+        if self.scale_ is None:
+            return P
+        with np.errstate(over="ignore", under="ignore"):
+            return P / self.scale_
 
     def _rank_weights(self, n_neighbours: int) -> np.ndarray:
         """Optimal weights of ``n_neighbours`` neighbours in the data dimension, normalised to sum 1."""
@@ -276,7 +311,9 @@ class KNN(Classifier):
         return _weighted_votes(labels, self._rank_weights(labels.shape[-1]), self.n_classes_)
 
     def _predict_proba(self, X: np.ndarray) -> np.ndarray:
-        return self._proba(self._neighbourhoods(self._scaled(X))[0])
+        X = self._scaled(X)
+        _check_coordinates(X, "X")
+        return self._proba(self._neighbourhoods(X)[0])
 
     def retraining_losses(self, candidates: np.ndarray, population: Population,
                           loss: str) -> tuple[float, np.ndarray]:
@@ -290,6 +327,8 @@ class KNN(Classifier):
         if isinstance(self.scale, str):
             return super().retraining_losses(candidates, population, loss)
         points, candidates = self._scaled(population.X), self._scaled(candidates)
+        _check_coordinates(points, "population")
+        _check_coordinates(candidates, "candidates")
         labels, dist2 = self._neighbourhoods(points)
         if self.kernel == "rectangular":
             return self._vote_changes(candidates, points, population, loss, labels, dist2)

@@ -46,15 +46,26 @@ coordinates).  This is a deviation from the paper (Appendix C: Weka's
 
 **Solver.**  Damped Newton: the Newton direction from ``np.linalg.solve``,
 a backtracking (Armijo) line search on :math:`F`, the full step once the
-Newton decrement is below 1e-12 (the quadratic region, where rounding makes
-the Armijo test meaningless).  Converged when :math:`\max |\nabla F| \le
-10^{-10}` (the mean-form gradient, so the criterion does not grow with ``n``;
-in the internal frame below, where features are O(1)); one more full Newton
-step is then taken, which in the quadratic region brings the parameters to
-rounding accuracy, so two solves of the same problem from different starting
-points (a refit and the fast path) agree far below the tolerance.  Starting
-point: zero weights and the log class frequencies as intercepts.  More than
-``max_iter`` Newton steps raise ``RuntimeError``.  Everything is plain numpy:
+Newton decrement is below ``1e-12`` times :math:`F` (the quadratic region,
+where rounding makes the Armijo test meaningless).  Converged when
+:math:`\max |\nabla F| \le 10^{-10}` (the mean-form gradient, so the
+criterion does not grow with ``n``; in the internal frame below, where
+features are O(1)) *and* the Newton step is at most ``1e-8`` of
+``max(1, max |parameter|)``, or no longer shrinks after a full step (its
+rounding floor); one more full Newton step is then taken, which in the
+quadratic region brings the parameters to rounding accuracy, so two solves of
+the same problem from different starting points (a refit and the fast path)
+agree far below the tolerance.  The step condition matters when the ridge is
+weak in the frame (``C s^2`` large, below): the objective is then so flat
+that its gradient is below ``1e-10`` long before the optimum.  The losses,
+residuals and Hessian blocks are formed without cancellation (:class:`_Fit`),
+so they keep their relative accuracy when the training probabilities are
+within 1e-13 of 0 or 1; and the weights' sum over the classes, which the
+probabilities do not see and which is 0 at the optimum, is kept at 0 (the
+gradient and the step are projected), so rounding in that direction, where the
+only curvature is the ridge, cannot stall the solver.  Starting point: zero
+weights and the log class frequencies as intercepts.  More than ``max_iter``
+Newton steps raise ``RuntimeError``.  Everything is plain numpy:
 deterministic.
 
 **Internal frame.**  The fit runs in the coordinates :math:`z = (x - o)/s` of
@@ -63,6 +74,27 @@ mean, scale a power of two), which conditions the Hessian for data far from
 the origin or of extreme scale.  It is exactly the same model: the intercepts
 absorb the shift, and the ridge becomes :math:`\lVert W_z \rVert^2 / (2 C s^2)`
 on the frame weights :math:`W_z = s W` (a power of two: exact).
+
+**Scale.**  The frame does not change the model's definition: ``C`` is in
+the data's units.  So the model is translation invariant, and scale
+*equivariant*: fitted on :math:`a x + t` with ``C / a**2`` it gives, at
+:math:`a q + t`, the probabilities of the model fitted on :math:`x` with
+``C`` at :math:`q` (tests: to 1e-9 for shifts up to 1e6 and scales 1e-6 to
+1e6; the fast path equals the refit to 1e-9 there too).  A fixed ``C`` on
+data of growing scale is a weaker and weaker ridge, :math:`1 / (C s^2)` in
+the frame: when some classes are separable the weights then grow until only
+that ridge stops them, the objective's curvature is of the ridge's size, and
+the optimum is determined in double precision only to about
+:math:`10^{-18} C s^2` (relative; measured on three Gaussians: fast path
+and refit 2e-10 apart at ``C s^2 = 4e8``, 2e-6 at ``4e12``, 2e-2 at
+``4e13``).  ``fit`` therefore refuses (``ValueError`` naming ``C``) a ridge
+below :data:`RIDGE_FLOOR` ``= 1e-12`` in the frame, i.e. ``C s^2 > 1e12``
+(the default ``C = 10`` accepts data spreads below :math:`2^{19} \approx
+5.2 \cdot 10^5`), and a ``C`` whose ridge overflows; the fast path and the refit agree to 1e-9 while
+``C s^2 <= 1e9``.  Coordinates beyond ``1e150`` are refused
+(:mod:`mri_theory.classifiers._frame`).  A penalty on standardised weights
+(Weka's, ``mri-paper.tex`` line 1406) would make every ``C`` scale
+invariant, but it is a different model from the one the figures use.
 
 **Fast retraining path.**  The ``m x k`` retrained models, each on the data
 plus one (candidate, class), are solved together: every problem whose set of
@@ -89,20 +121,26 @@ pass is several times faster.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from mri_theory import _validation as check
-from mri_theory.classifiers.base import Classifier, check_retraining_args
+from mri_theory.classifiers._frame import check_magnitude
+from mri_theory.classifiers.base import Classifier, check_points, check_retraining_args
 from mri_theory.classifiers.gaussian import reference_frame
 from mri_theory.losses import TIE_LOG_ODDS, pointwise_loss_from_scores
 from mri_theory.population import Population
 
-__all__ = ["GRADIENT_TOLERANCE", "LogisticRegression"]
+__all__ = ["GRADIENT_TOLERANCE", "RIDGE_FLOOR", "STEP_TOLERANCE", "LogisticRegression"]
 
 #: Convergence: largest absolute entry of the mean-form gradient (internal frame).
 GRADIENT_TOLERANCE = 1e-10
+#: Smallest ridge :math:`1 / (C s^2)` on the weights in the frame of scale ``s`` that ``fit`` accepts.
+RIDGE_FLOOR = 1e-12
+#: Convergence, also required: largest Newton step entry relative to ``max(1, largest parameter)`` (frame).
+STEP_TOLERANCE = 1e-8
 
 _ARMIJO = 1e-4  # sufficient-decrease constant of the line search
-_DECREMENT_FLOOR = 1e-12  # Newton decrement below which the full step is taken
+_DECREMENT_FLOOR = 1e-12  # Newton decrement, relative to the objective, below which the full step is taken
 _MAX_HALVINGS = 60
 _SOLVE_CELLS = 2**20  # largest solver temporary, training points x models x classes^2
 _SCORE_CELLS = 2**17  # models x population points x classes scored at once (cache-sized: much faster)
@@ -128,10 +166,52 @@ def _softmax(S: np.ndarray) -> np.ndarray:
     return e / np.sum(e, axis=0)
 
 
-def _logsumexp(S: np.ndarray) -> np.ndarray:
-    """``log(sum(exp(S)))`` over the first (class) axis, stably."""
-    top = _class_max(S)
-    return top + np.log(np.sum(np.exp(S - top), axis=0))
+def _class_sum(W: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """``sum_j W[j] * V[j]`` over the first (class) axis, broadcasting the rest."""
+    out = W[0] * V[0]
+    for j in range(1, V.shape[0]):
+        out += W[j] * V[j]
+    return out
+
+
+class _Fit:
+    r"""Per-point quantities of the log loss at logits ``S`` (class axis first) with one-hot labels ``Y``.
+
+    Every quantity is formed without subtracting nearly equal numbers, so it
+    keeps its *relative* accuracy when the model is confident (the training
+    probabilities within 1e-13 of 0 or 1, which happens whenever the ridge is
+    weak in the frame: ``C`` large or the data's scale large):
+    with :math:`e_l = e^{S_l - \max S}` and :math:`o = \sum_{l \ne y} e_l`
+    (the other classes' share, a masked sum), the loss is
+    :math:`-\ln \hat p_y = (\max S - S_y) + \operatorname{log1p}(e_y - 1 + o)`,
+    the residual :math:`\hat p - e_y` has entry :math:`-o / \sum e` for the
+    label (not :math:`\hat p_y - 1`), and the Hessian block
+    :math:`\operatorname{diag} \hat p - \hat p \hat p^T` has diagonal
+    :math:`\hat p_j \sum_{l \ne j} \hat p_l` (not :math:`\hat p_j - \hat p_j^2`).
+    """
+
+    def __init__(self, S: np.ndarray, Y: np.ndarray, not_Y: np.ndarray) -> None:
+        self.S, self.Y, self.not_Y, self.top = S, Y, not_Y, _class_max(S)
+        self.E = np.exp(S - self.top)
+        self.e_label, self.others = _class_sum(Y, self.E), _class_sum(not_Y, self.E)  # masks of 0 and 1: exact
+        self.total = self.e_label + self.others
+
+    def nll(self) -> np.ndarray:
+        r""":math:`-\ln \hat p_y` per point."""
+        return (self.top - _class_sum(self.Y, self.S)) + np.log1p((self.e_label - 1.0) + self.others)
+
+    def residual(self) -> np.ndarray:
+        r""":math:`\hat p - e_y`, class axis first."""
+        return (self.E * self.not_Y - self.Y * self.others) / self.total
+
+    def curvature(self) -> np.ndarray:
+        r""":math:`\operatorname{diag} \hat p - \hat p \hat p^T` per point: ``(q, q, ...)``."""
+        q = self.E.shape[0]
+        P = self.E / self.total
+        A = -P[:, None] * P[None, :]
+        for j in range(q):
+            A[j, j] = P[j] * (sum(self.E[l] for l in range(q) if l != j) / self.total)
+        return A
 
 
 class _Problems:
@@ -149,6 +229,15 @@ class _Problems:
         p = Z0.shape[1]
         self.ZZ0 = (Z0[:, :, None] * Z0[:, None, :]).reshape(-1, p * p)
         self.N = Z0.shape[0] + 1
+        self.Y0T = np.ascontiguousarray(self.Y0.T)[:, :, None]  # (q, n, 1): broadcasts over the models
+        self.not_Y0T = 1.0 - self.Y0T
+
+    def _fit0(self, S0: np.ndarray) -> _Fit:
+        return _Fit(S0, self.Y0T, self.not_Y0T)
+
+    def _fit1(self, S1: np.ndarray, rows: np.ndarray) -> _Fit:
+        Y1 = self.Y1[rows].T
+        return _Fit(S1, Y1, 1.0 - Y1)
 
     def starting_point(self) -> np.ndarray:
         """Zero weights, log class frequencies relative to the first class as intercepts: ``(B, q, p)``."""
@@ -164,8 +253,7 @@ class _Problems:
     def objective(self, theta: np.ndarray, rows: np.ndarray) -> np.ndarray:
         r"""Mean-form objective :math:`F` of problems ``rows`` at ``theta (b, q, p)``: ``(b,)``."""
         S0, S1 = self._logits(theta, rows)
-        nll = (np.sum(_logsumexp(S0), axis=0) - np.einsum("qnb,nq->b", S0, self.Y0)
-               + _logsumexp(S1) - np.einsum("qb,bq->b", S1, self.Y1[rows]))
+        nll = np.sum(self._fit0(S0).nll(), axis=0) + self._fit1(S1, rows).nll()
         weights = theta[..., :-1]
         return (nll + 0.5 * self.ridge * np.einsum("bqd,bqd->b", weights, weights)) / self.N
 
@@ -180,15 +268,15 @@ class _Problems:
         """
         b, q, p = theta.shape
         S0, S1 = self._logits(theta, rows)
-        P0, P1 = _softmax(S0), _softmax(S1)  # (q, n, b), (q, b)
+        fit0, fit1 = self._fit0(S0), self._fit1(S1, rows)  # (q, n, b), (q, b)
         z1 = self.z1[rows]
-        grad = np.swapaxes(P0 - self.Y0.T[:, :, None], 1, 2) @ self.Z0  # (q, b, p)
-        grad += (P1 - self.Y1[rows].T)[:, :, None] * z1
+        grad = np.swapaxes(fit0.residual(), 1, 2) @ self.Z0  # (q, b, p)
+        grad += fit1.residual()[:, :, None] * z1
         grad = grad.transpose(1, 0, 2)
         grad[..., :-1] += self.ridge * theta[..., :-1]
-        eye = np.eye(q)[:, :, None]
-        A0 = P0[:, None] * (eye[..., None] - P0[None, :])  # (q, q, n, b): diag(p) - p p^T
-        A1 = P1[:, None] * (eye - P1[None, :])  # (q, q, b)
+        grad[..., :-1] -= np.mean(grad[..., :-1], axis=1, keepdims=True)  # 0 in exact arithmetic (notes)
+        A0 = fit0.curvature()  # (q, q, n, b): diag(p) - p p^T
+        A1 = fit1.curvature()  # (q, q, b)
         H = np.swapaxes(A0.reshape(q * q, -1, b), 1, 2) @ self.ZZ0  # (q q, b, p p)
         H = H.reshape(q, q, b, p, p) + A1[..., None, None] * (z1[:, :, None] * z1[:, None, :])
         H = H.transpose(2, 0, 3, 1, 4).reshape(b, q * p, q * p)
@@ -214,18 +302,34 @@ class _Problems:
         q, p = theta.shape[1:]
         active = np.arange(theta.shape[0])
         value = self.objective(theta, active)
+        previous = np.full(theta.shape[0], np.inf)  # relative size of the last full Newton step
         iteration = 0
         while True:
             grad, H = self.gradient_hessian(theta[active], active)
-            converged = np.max(np.abs(grad), axis=1) <= GRADIENT_TOLERANCE
+            try:
+                step = -np.linalg.solve(H, grad[..., None])[..., 0]
+            except np.linalg.LinAlgError:
+                step = np.full_like(grad, np.nan)
+            if not np.all(np.isfinite(step)):
+                raise RuntimeError("LogisticRegression: the Newton system is numerically singular (the ridge "
+                                   "1 / (C s^2) is negligible in the frame of scale s); decrease C")
+            step = step.reshape(-1, q, p)
+            step[..., :-1] -= np.mean(step[..., :-1], axis=1, keepdims=True)  # weights keep summing to 0
+            decrement = -np.einsum("bi,bi->b", grad, step.reshape(-1, q * p))
+            size = np.maximum(1.0, np.max(np.abs(theta[active]), axis=(1, 2)))
+            relative = np.max(np.abs(step), axis=(1, 2)) / size
+            # small enough, or no longer shrinking after a full step: rounding noise (module notes)
+            converged = ((np.max(np.abs(grad), axis=1) <= GRADIENT_TOLERANCE)
+                         & ((relative <= STEP_TOLERANCE) | (relative > 0.5 * previous[active])))
             if iteration == max_iter and not np.all(converged):
                 raise RuntimeError(
                     f"LogisticRegression: Newton did not converge in max_iter={max_iter} steps (largest "
-                    f"|gradient| {np.max(np.abs(grad)):.3g} > {GRADIENT_TOLERANCE}); increase max_iter or decrease C")
-            step = -np.linalg.solve(H, grad[..., None])[..., 0]
-            decrement = -np.einsum("bi,bi->b", grad, step)
-            step = step.reshape(-1, q, p)
-            full = converged | (decrement <= _DECREMENT_FLOOR)  # converged ones take a last, polishing step
+                    f"|gradient| {np.max(np.abs(grad)):.3g}, tolerance {GRADIENT_TOLERANCE}; largest relative "
+                    f"step {np.max(relative):.3g}, tolerance "
+                    f"{STEP_TOLERANCE}); increase max_iter or decrease C")
+            # converged ones take a last, polishing step; so do those where the Armijo test is rounding
+            full = converged | (decrement <= _DECREMENT_FLOOR * value[active])
+            previous[active] = np.where(full, relative, np.inf)
             theta[active[full]] += step[full]
             value[active[full]] = np.nan  # recomputed below for those still active
             searching = np.flatnonzero(~full)
@@ -292,12 +396,20 @@ class LogisticRegression(Classifier):
     standardised units): the default is ``C = 10`` in the data's units, which
     keeps the fit on separable data (the first steps of every AL curve)
     moderately confident, quickly solved and reproducible to 1e-14 (measured:
-    ``benchmarks/bench_logistic.py --default-c``).
+    ``benchmarks/bench_logistic.py --default-c``).  Being in data units, it is
+    not scale invariant (Weka's penalty on standardised inputs is): on data
+    scaled by ``a`` the same model is ``C / a**2``, and ``fit`` refuses a
+    ``C`` whose ridge in the frame, :math:`1 / (C s^2)`, is below ``1e-12``
+    (module notes, "Scale").
 
     Parameters
     ----------
     C : float, default 10
-        Inverse ridge strength, as scikit-learn's multinomial ``C`` (``> 0``).
+        Inverse ridge strength, as scikit-learn's multinomial ``C`` (``> 0``),
+        in the data's units; ``fit`` requires the ridge in the frame,
+        :math:`1/(C s^2)` with ``s`` the frame's scale (the data's spread
+        rounded down to a power of two), to be finite and at least ``1e-12``
+        (module notes, "Scale").
     max_iter : int, default 100
         Newton steps per fit before ``RuntimeError``.
 
@@ -330,6 +442,31 @@ class LogisticRegression(Classifier):
     def _to_frame(self, X: np.ndarray) -> np.ndarray:
         return _with_ones((X - self.origin_) / self.scale_)
 
+    def fit(self, X: ArrayLike, y: ArrayLike, n_classes: int | None = None) -> "LogisticRegression":
+        """Fit on labelled data (:meth:`Classifier.fit`).
+
+        Refused before any work (``ValueError``): coordinates beyond ``1e150``
+        (:mod:`mri_theory.classifiers._frame`), and a ``C`` so large for the
+        data's scale that the ridge in the frame, :math:`1 / (C s^2)`, is
+        below ``1e-12`` (class notes, "Scale").
+        """
+        points = check_magnitude(check_points(X, min_rows=1), "X")
+        scale = reference_frame(points)[1]
+        C = check.positive_scalar(self.C, "C")
+        with np.errstate(over="ignore", divide="ignore"):
+            ridge = 1.0 / (np.float64(C) * scale**2)
+        if not np.isfinite(ridge):
+            raise ValueError(f"C={self.C!r} is too small for data of this scale (spread s = {scale:.3g}): the ridge "
+                             f"1 / (C s^2) on the weights overflows; pass a larger C or rescale the data")
+        if ridge < RIDGE_FLOOR:
+            raise ValueError(
+                f"C={self.C!r} is too large for data of this scale: the ridge on the weights in units of the "
+                f"data's spread s = {scale:.3g} is 1 / (C s^2) = {ridge:.2g}, below {RIDGE_FLOOR:.0e}, "
+                f"where the optimum is not determined in double precision; "
+                f"pass C <= {1.0 / (RIDGE_FLOOR * scale**2):.3g} "
+                f"(on data of scale s, C / s**2 is the model that C is on the data divided by s)")
+        return super().fit(X, y, n_classes)
+
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
         self.origin_, self.scale_ = reference_frame(X)
         self.present_ = np.unique(y)
@@ -348,6 +485,7 @@ class LogisticRegression(Classifier):
         self.intercept_[self.present_] = intercept - intercept[0]
 
     def _predict_proba(self, X: np.ndarray) -> np.ndarray:
+        check_magnitude(X, "X")
         scores = np.full((self.n_classes_, X.shape[0]), -np.inf)
         scores[self.present_] = self.theta_ @ self._to_frame(X).T
         return _softmax(scores).T
@@ -397,6 +535,8 @@ class LogisticRegression(Classifier):
         (the tests hold the log loss to 1e-9).
         """
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
+        check_magnitude(candidates, "candidates")
+        check_magnitude(population.X, "population")
         k, m = self.n_classes_, candidates.shape[0]
         rows = np.arange(m)
         groups = []  # (present classes, [(class, index of its models in theta)], theta)

@@ -37,6 +37,34 @@ correction, and a refit and the fast path agree only to the solver tolerance
 (about ``1e-8`` in decision values at ``C = 200``, ``gamma = 0.05`` on
 unit-scale data).
 
+**Shifted kernel.**  The solver, the polish and the decision function use
+:math:`K - 1 = \operatorname{expm1}(-\gamma |x - x'|^2)` instead of
+:math:`K`.  On the feasible set (:math:`s^T \alpha = 0`) nothing changes:
+:math:`(Q \alpha)_i` loses :math:`s_i\, s^T \alpha = 0`, a pair's
+curvature :math:`K_{ii} + K_{jj} - 2 K_{ij}` is :math:`-2 (K_{ij} - 1)`, the
+polish's equalities differ by :math:`\mathbf 1^T \beta = 0` and the decision
+function by :math:`\sum_i \alpha_i s_i = 0`.  But :math:`K - 1` keeps the
+relative accuracy of :math:`\gamma |x - x'|^2` when that is small (small
+``gamma`` or data of small scale), which :math:`K \approx 1` loses to
+cancellation (there the fast path and the refit used to differ by 1e-6 at
+data scale 1e-3).
+
+**Scale.**  Distances are differences, so the model is translation
+invariant; ``gamma`` is in the data's units (as ``C`` needs none), so it is
+scale *equivariant*: fitted on :math:`a x + t` with ``gamma / a**2`` it gives,
+at :math:`a q + t`, the probabilities of the model fitted on :math:`x` with
+``gamma`` (tests: to 1e-9 for shifts up to 1e6 and scales 1e-6 to 1e6, where
+the fast path equals the refit to 1e-9 too).  A fixed ``gamma`` on data of
+small scale is the small-``gamma`` machine of the solver notes above: at
+:math:`\gamma |x - x'|^2 \approx 10^{-6}` (the default ``gamma`` at data
+scale 1e-3) the alphas are numerically non-unique and the Platt slope
+(:math:`\sim 10^6`) magnifies the decision values' rounding, so the fast
+path and the refit agree to 1e-5 (measured 3e-6); much smaller, the decision
+values are flat to 1e-10 and the model constant.  Coordinates beyond ``1e150``
+are refused (:mod:`mri_theory.classifiers._frame`), and ``C`` above
+:data:`MAX_C` ``= 1e8`` (the stopping gap ``1e-11 C`` would reach the gap 2 of
+:math:`\alpha = 0`, and every alpha would stay 0).
+
 **Multi-class: one-vs-rest.**  With three or more classes present there is
 one machine per present class ``c`` (labels :math:`s_i = +1` if
 :math:`y_i = c`, else :math:`-1`); each gets a Platt sigmoid
@@ -97,12 +125,16 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from mri_theory import _validation as check
+from mri_theory.classifiers._frame import check_magnitude
 from mri_theory.classifiers.base import Classifier, check_points, check_retraining_args
 from mri_theory.classifiers.knn import squared_distances
 from mri_theory.losses import pointwise_loss_from_scores
 from mri_theory.population import Population
 
-__all__ = ["SVM", "platt_sigmoid"]
+__all__ = ["MAX_C", "SVM", "platt_sigmoid"]
+
+#: Largest accepted ``C``: the stopping gap ``1e-11 * C`` stays far below the gap 2 of ``alpha = 0``.
+MAX_C = 1e8
 
 _SMO_TOLERANCE = 1e-11  # maximal violating pair's gap, times max(1, C)
 _TAU = 1e-12  # libsvm's floor on the curvature of a working pair
@@ -123,6 +155,18 @@ def _rbf_kernel(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:
     fast path see bit-identical kernel values.
     """
     return np.exp(-gamma * squared_distances(A, B))
+
+
+def _shifted_kernel(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:
+    r"""The kernel minus one, :math:`e^{-\gamma |a - b|^2} - 1` by ``expm1``: what the solver works with.
+
+    The dual and the decision function are unchanged when every kernel value
+    is lowered by 1 (module notes, "Shifted kernel"), and ``expm1`` keeps the
+    relative accuracy of :math:`-\gamma |a - b|^2` when it is small, which
+    :math:`e^{-\gamma |a - b|^2}` (near 1) loses.  Same distances as
+    :func:`_rbf_kernel`.
+    """
+    return np.expm1(-gamma * squared_distances(A, B))
 
 
 def _machine_classes(present: np.ndarray) -> np.ndarray:
@@ -161,9 +205,10 @@ def _calibrated_scores(z: np.ndarray, present: np.ndarray, k: int) -> np.ndarray
 class _Gram:
     """Kernel matrices of ``B`` dual problems: ``n`` shared points plus, optionally, one extra point each.
 
-    ``K`` is the ``(n, n)`` kernel of the shared points; ``extra`` (``(B, n)``
-    or ``None``) the kernel between them and each problem's extra point, whose
-    own kernel value is 1 (RBF).
+    ``K`` is the ``(n, n)`` shifted kernel (:func:`_shifted_kernel`) of the
+    shared points; ``extra`` (``(B, n)`` or ``None``) the shifted kernel
+    between them and each problem's extra point, whose own value is 0 (RBF:
+    :math:`K(x, x) - 1 = 0`).
     """
 
     def __init__(self, K: np.ndarray, extra: np.ndarray | None = None) -> None:
@@ -178,7 +223,7 @@ class _Gram:
         shared = np.minimum(i, self.n - 1)
         is_extra = i == self.n
         head = np.where(is_extra[:, None], self.extra[problems], self.K[shared])
-        tail = np.where(is_extra, 1.0, self.extra[problems, shared])
+        tail = np.where(is_extra, 0.0, self.extra[problems, shared])
         return np.concatenate([head, tail[:, None]], axis=1)
 
     def matvec(self, problems: np.ndarray, beta: np.ndarray) -> np.ndarray:
@@ -187,7 +232,7 @@ class _Gram:
             return beta @ self.K
         extra = self.extra[problems]
         head = beta[:, :self.n] @ self.K + beta[:, self.n:] * extra
-        tail = np.sum(extra * beta[:, :self.n], axis=1) + beta[:, self.n]
+        tail = np.sum(extra * beta[:, :self.n], axis=1)  # the extra point's own value is 0
         return np.concatenate([head, tail[:, None]], axis=1)
 
     def matrix(self, b: int) -> np.ndarray:
@@ -195,7 +240,7 @@ class _Gram:
         if self.extra is None:
             return self.K
         e = self.extra[b]
-        return np.block([[self.K, e[:, None]], [e[None, :], np.ones((1, 1))]])
+        return np.block([[self.K, e[:, None]], [e[None, :], np.zeros((1, 1))]])
 
 
 def _violating_pairs(s: np.ndarray, alpha: np.ndarray, G: np.ndarray, C: float):
@@ -244,12 +289,13 @@ def _smo(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.ndarray, G:
         active = problems[rows]
         r = np.arange(rows.size)
         Ki = gram.rows(active, i)
-        # second-order choice of j among I_low with v_t < m - tol: minimise -(m - v_t)^2 / a_it (RBF: K_tt = 1).
+        # second-order choice of j among I_low with v_t < m - tol: minimise -(m - v_t)^2 / a_it, where
+        # a_it = K_ii + K_tt - 2 K_it = -2 (K_it - 1) (RBF: K_tt = 1; Ki holds the shifted kernel K - 1).
         # libsvm takes every v_t < m; a duplicate of x_i whose gradient differs from i's by rounding then
         # wins (curvature 0 -> TAU) and SMO shuffles alpha between the duplicates for ever.  The maximal
         # violating pair (v_t = M < m - tol) always qualifies.
         gap = m[:, None] - v
-        curvature = 2.0 - 2.0 * Ki
+        curvature = -2.0 * Ki
         curvature = np.where(curvature > 0, curvature, _TAU)
         j = np.argmin(np.where(low & (gap > tol), -gap**2 / curvature, np.inf), axis=1)
         Kj = gram.rows(active, j)
@@ -516,7 +562,7 @@ class SVM(Classifier):
     Parameters
     ----------
     C : float, default 1
-        Box constraint (e1071's ``cost``).
+        Box constraint (e1071's ``cost``), at most :data:`MAX_C` (``1e8``).
     gamma : float or None, default None
         RBF width :math:`\gamma` in :math:`e^{-\gamma |x - x'|^2}`; ``None``
         means ``1 / d`` (e1071's default), fixed at fit time from the
@@ -540,7 +586,9 @@ class SVM(Classifier):
     name = "svm"
 
     def __init__(self, C: float = 1.0, gamma: float | None = None) -> None:
-        check.positive_scalar(C, "C")
+        if check.positive_scalar(C, "C") > MAX_C:
+            raise ValueError(f"C must be <= {MAX_C:.0e} (the solver stops at a gap of 1e-11 C, and the gap of "
+                             f"alpha = 0 is 2: a larger C would leave every alpha at 0), got {C!r}")
         if isinstance(gamma, str):
             raise TypeError(f"gamma must be numeric (a positive float, or None for 1/d): data-dependent values "
                             f"such as 'scale' would move every kernel value when a point is added, got {gamma!r}")
@@ -549,12 +597,17 @@ class SVM(Classifier):
         self.C = C
         self.gamma = gamma
 
+    def fit(self, X: ArrayLike, y: ArrayLike, n_classes: int | None = None) -> "SVM":
+        """Fit on labelled data (:meth:`Classifier.fit`); coordinates beyond ``1e150`` are refused."""
+        check_magnitude(check_points(X, min_rows=1), "X")
+        return super().fit(X, y, n_classes)
+
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
         self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else check.positive_scalar(self.gamma, "gamma")
         self.classes_present_ = np.unique(y)
         self.machine_classes_ = _machine_classes(self.classes_present_)
         s = np.where(y[None, :] == self.machine_classes_[:, None], 1.0, -1.0)
-        gram = _Gram(_rbf_kernel(X, X, self.gamma_))
+        gram = _Gram(_shifted_kernel(X, X, self.gamma_))
         alpha, G, b, _ = _solve(gram, s, np.zeros_like(s), -np.ones_like(s), self.C)
         self.dual_coef_, self.intercept_, self.gradient_ = alpha * s, b, G
         self.sigmoids_ = _platt(s * (G + 1.0) + b[:, None], s > 0)
@@ -563,7 +616,9 @@ class SVM(Classifier):
         """Decision values :math:`f_c(x)` of the machines, shape ``(n, len(machine_classes_))``."""
         self._check_fitted()
         X = check_points(X, dim=self.dim_)
-        return _rbf_kernel(X, self.X_train_, self.gamma_) @ self.dual_coef_.T + self.intercept_
+        check_magnitude(X, "X")
+        # sum(dual_coef_) = 0 (the dual's equality constraint), so the shifted kernel gives the same values
+        return _shifted_kernel(X, self.X_train_, self.gamma_) @ self.dual_coef_.T + self.intercept_
 
     def _predict_proba(self, X: np.ndarray) -> np.ndarray:
         z = self.sigmoids_[:, 0, None] * self.decision_function(X).T + self.sigmoids_[:, 1, None]
@@ -594,14 +649,14 @@ class SVM(Classifier):
         cls = np.array([c for c, _ in types])
         sign = np.array([float(sg) for _, sg in types])
         T = len(types)
-        K_cand = _rbf_kernel(candidates, X, self.gamma_)  # (m, n)
+        K_cand = _shifted_kernel(candidates, X, self.gamma_)  # (m, n)
         G_new = sign * (K_cand @ beta[cls].T) - 1.0  # (m, T): the candidate's gradient with alpha_new = 0
         s = np.concatenate([np.broadcast_to(labels[cls], (m, T, n)), np.broadcast_to(sign[:, None], (m, T, 1))],
                            axis=2).reshape(m * T, n + 1)
         alpha0 = np.concatenate([np.broadcast_to(np.abs(beta[cls]), (m, T, n)), np.zeros((m, T, 1))],
                                 axis=2).reshape(m * T, n + 1)
         G0 = np.concatenate([np.broadcast_to(G[cls], (m, T, n)), G_new[..., None]], axis=2).reshape(m * T, n + 1)
-        gram = _Gram(_rbf_kernel(X, X, self.gamma_), np.repeat(K_cand, T, axis=0))
+        gram = _Gram(_shifted_kernel(X, X, self.gamma_), np.repeat(K_cand, T, axis=0))
         alpha, G1, b, moved = _solve(gram, s, alpha0, G0, C)
         sigmoids = _platt(s * (G1 + 1.0) + b[:, None], s > 0)
         return _Retrained(types, (alpha * s).reshape(m, T, n + 1), b.reshape(m, T), sigmoids.reshape(m, T, 2),
@@ -610,8 +665,10 @@ class SVM(Classifier):
     def _platt_arguments(self, machines: _Retrained, K_train: np.ndarray, K_cand: np.ndarray) -> np.ndarray:
         """Platt arguments :math:`A f + B` of every retrained machine at ``N`` points, ``(m, T, N)``.
 
-        ``K_train`` ``(n, N)`` and ``K_cand`` ``(m, N)`` are the kernels of the
-        training points and of the candidates with the points.
+        ``K_train`` ``(n, N)`` and ``K_cand`` ``(m, N)`` are the shifted kernels
+        (:func:`_shifted_kernel`) of the training points and of the candidates
+        with the points (the kernels themselves give the same values to
+        rounding: each model's coefficients sum to 0).
         """
         m, T, n1 = machines.dual_coef.shape
         coef = machines.dual_coef
@@ -633,14 +690,16 @@ class SVM(Classifier):
         cells; the models of one label are scored at a time.
         """
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
+        check_magnitude(candidates, "candidates")
+        check_magnitude(population.X, "population")
         k = self.n_classes_
-        K_train = _rbf_kernel(self.X_train_, population.X, self.gamma_)
+        K_train = _shifted_kernel(self.X_train_, population.X, self.gamma_)
         chunk = max(1, _CHUNK_CELLS // (population.size * 2 * k))
         out = np.empty((candidates.shape[0], k))
         for start in range(0, candidates.shape[0], chunk):
             block = candidates[start:start + chunk]
             machines = self._retrained_machines(block)
-            z = self._platt_arguments(machines, K_train, _rbf_kernel(block, population.X, self.gamma_))
+            z = self._platt_arguments(machines, K_train, _shifted_kernel(block, population.X, self.gamma_))
             for j in range(k):
                 scores = self._retrained_scores(machines, z, j)
                 if k == 2:

@@ -60,6 +60,15 @@ Output folder (``out``):
     :data:`STATE_COLUMNS`.
 ``states.csv``
     the whole table, rebuilt from the verified parts at the end of every run.
+``checksums.json``
+    the SHA-256 of ``states.csv`` and of ``diagnostics.json`` when it was
+    written (:mod:`mri_theory._storage`): :func:`read_states` refuses a
+    table that does not match (edited, cut, left by an unfinished run).
+``.lock``
+    a run holds an exclusive OS file lock on it (``fcntl.flock``, released
+    when the process ends) before it writes ``diagnostics.json`` and until its
+    last file: one process writes a folder at a time, and a second is
+    refused with a ``ValueError`` naming the pid of the first.
 
 A part counts on resume only if it passes the shared checks (header, this
 state and these settings, checksum, row count: strategies × remaining
@@ -75,6 +84,7 @@ file is written atomically by the calling process only.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
@@ -87,14 +97,14 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from mri_theory import _backends, sandbox
+from mri_theory import _backends, _limits, _storage, sandbox
 from mri_theory import _validation as check
 from mri_theory.classifiers import Classifier
 from mri_theory.problems import Problem
 from mri_theory.strategies import Context, Strategy, _checked_scores
 from mri_theory.targets import true_q_c_and_loss
 
-__all__ = ["STATE_COLUMNS", "score_states"]
+__all__ = ["STATE_COLUMNS", "read_states", "score_states"]
 
 #: Columns of the tidy table of :func:`score_states`, in this order.
 STATE_COLUMNS = ["problem", "classifier", "trajectory", "replicate", "step", "n_labelled", "strategy",
@@ -358,7 +368,11 @@ def score_states(
         any file is written (a ``problem`` without the truth included);
         ``ValueError`` naming ``out`` when the folder holds diagnostics with
         other settings, a corrupt ``diagnostics.json``,
-        or results of ``run_curves``/``run_study``.
+        or results of ``run_curves``/``run_study``, or when another process
+        is writing it (its pid named).  ``replicates`` is at most 100 000,
+        ``pool_size`` 100 000, ``population_size`` 1 000 000, ``n_jobs`` 256.
+    OSError
+        When a file cannot be written (a full disk, ...), naming the file.
     ImportError
         ``backend="dask"`` without the ``dask`` extra installed.
 
@@ -395,11 +409,12 @@ def _plan(problem: Any, classifier: Any, strategies: Any, replicates: Any, steps
                          "compares the strategies with the true Q^c, so it needs a problem with the truth")
     curve = sandbox._curve_config(problem, classifier, pool_size, None, population_size, "error", None, False, seed)
     objects = sandbox._strategy_objects(strategies, "error")
-    replicates = check.count(replicates, "replicates")
+    replicates = _limits.size(replicates, "replicates", _limits.MAX_REPLICATES)
     steps = _check_steps(steps, curve.pool_size)
     trajectory_label, trajectory_obj = sandbox._resolve(trajectory, "trajectory", "strategy")
     trajectory_obj = sandbox._for_loss(trajectory_obj, "error")
     backend, scheduler, n_jobs = _backends.check_backend(backend, scheduler, n_jobs)
+    n_jobs = _limits.jobs(n_jobs)
     progress = check.flag(progress, "progress")
     cfg = _StatesConfig(curve.problem, curve.classifier, trajectory_label, tuple(objects), curve.pool_size,
                         curve.population_size, curve.seed, curve.problem_spec, curve.classifier_spec,
@@ -410,28 +425,63 @@ def _plan(problem: Any, classifier: Any, strategies: Any, replicates: Any, steps
 
 
 def _execute(plan: _Plan) -> pd.DataFrame:
-    """Run a checked :func:`score_states` call: reuse the verified parts, compute the rest, write as they arrive."""
+    """Run a checked :func:`score_states` call: reuse the verified parts, compute the rest, write as they arrive
+    (holding the folder's lock, under which the stored settings are checked again before they are written)."""
     states, out_path, cfg = plan.states, plan.out, plan.states.config
     keys = [(r, t) for r in range(plan.replicates) for t in plan.steps]
     frames: dict[tuple[int, int], pd.DataFrame] = {}
-    if out_path is not None:
-        try:
-            (out_path / _PARTS_DIR).mkdir(parents=True, exist_ok=True)
-            sandbox._write_atomic(json.dumps({"format": _FORMAT, "settings": cfg.settings(),
+    with contextlib.ExitStack() as held:
+        if out_path is not None:
+            held.enter_context(_storage.locked(out_path, "out"))
+            _check_storage(out_path, cfg)  # again: another run may have written the folder in between
+            (out_path / _PARTS_DIR).mkdir(exist_ok=True)
+            _storage.write_atomic(json.dumps({"format": _FORMAT, "settings": cfg.settings(),
                                               "grid": {"replicates": plan.replicates, "steps": plan.steps}},
                                              indent=2, sort_keys=True).encode(), out_path / _SETTINGS_FILE)
-        except OSError as exc:
-            raise ValueError(f"out: cannot write to {out_path} ({exc.strerror or exc})") from None
-        frames = sandbox._verified_files(((key, _part_path(out_path, *key)) for key in keys),
-                                         lambda path, key: _read_state_part(path, states, *key), stacklevel=4)
-    todo = [(states, r, t) for r, t in keys if (r, t) not in frames]
-    results = _backends.results(_computed_state, todo, plan.backend, plan.scheduler, plan.n_jobs)
-    settings_sha256 = sandbox._canonical_sha256(cfg.settings())
-    write = None if out_path is None else (  # here, in this process, as each result arrives
-        lambda key, frame: sandbox._write_keyed_part(frame, _part_path(out_path, *key),
-                                                     {"replicate": key[0], "step": key[1]}, settings_sha256))
-    sandbox._gather(results, frames, len(keys), "states", "state", plan.progress, write)
-    table = pd.concat([frames[key] for key in keys], ignore_index=True)
-    if out_path is not None:
-        sandbox._write_atomic(sandbox._csv_bytes(table), out_path / _RESULTS_FILE)
+            frames = sandbox._verified_files(((key, _part_path(out_path, *key)) for key in keys),
+                                             lambda path, key: _read_state_part(path, states, *key), stacklevel=4)
+        todo = [(states, r, t) for r, t in keys if (r, t) not in frames]
+        results = _backends.results(_computed_state, todo, plan.backend, plan.scheduler, plan.n_jobs)
+        settings_sha256 = sandbox._canonical_sha256(cfg.settings())
+        write = None if out_path is None else (  # here, in this process, as each result arrives
+            lambda key, frame: sandbox._write_keyed_part(frame, _part_path(out_path, *key),
+                                                         {"replicate": key[0], "step": key[1]}, settings_sha256))
+        sandbox._gather(results, frames, len(keys), "states", "state", plan.progress, write)
+        table = pd.concat([frames[key] for key in keys], ignore_index=True)
+        if out_path is not None:
+            _storage.write_tables(out_path, {_RESULTS_FILE: sandbox._csv_bytes(table)}, _SETTINGS_FILE)
     return table
+
+
+def read_states(path: str | os.PathLike) -> pd.DataFrame:
+    """The table written by :func:`score_states` into ``out``, verified against its checksum.
+
+    Parameters
+    ----------
+    path : path
+        The ``out`` folder of :func:`score_states` or its ``states.csv``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`STATE_COLUMNS`, as :func:`score_states` returned it.
+
+    Raises
+    ------
+    TypeError
+        Naming ``path`` unless it is a str or path-like.
+    ValueError
+        Naming ``path`` when there is no such table, when it does not match
+        the checksum recorded beside it in ``checksums.json`` (edited, cut or
+        replaced, or no checksum: rerunning the same call rebuilds it from the
+        verified parts), when another process is writing the folder (its pid
+        named), or when it is not a CSV with the columns :data:`STATE_COLUMNS`.
+    """
+    if not isinstance(path, (str, os.PathLike)) or not isinstance(os.fspath(path), str):
+        raise TypeError(f"path must be a file or folder path (str or os.PathLike), got {type(path).__name__}")
+    path = Path(path)
+    if path.is_dir():
+        path = path / _RESULTS_FILE
+    if not path.is_file():
+        raise ValueError(f"path: no states table at {path}")
+    return _storage.verified_csv(path, "path", STATE_COLUMNS, "a table of score_states")

@@ -42,6 +42,12 @@ __all__ = ["estimator_errors", "summarise_states"]
 
 #: The columns that identify a state.
 _STATE = ["problem", "classifier", "trajectory", "replicate", "step"]
+#: The key columns that hold names, and those that hold counts (integers >= 0).
+_NAMES = ["problem", "classifier", "trajectory", "strategy"]
+_COUNTS = ["replicate", "step", "n_labelled", "candidate"]
+#: The largest ``n_draws`` of :func:`estimator_errors`: its Monte Carlo standard error is then at most
+#: ``(max Q - min Q) / 2000`` in every state; more draws only cost time.
+MAX_DRAWS = 10**6
 #: The rows of an aggregated summary: one curve position of one strategy.
 _GROUP = ["problem", "classifier", "trajectory", "strategy", "n_labelled"]
 _RANKING = ["spearman", "kendall", "shortfall", "normalised_shortfall", "lambda_hat", "top_k_hit"]
@@ -74,12 +80,26 @@ def _blocks(states: Any, errors: bool) -> list[_Block]:
     needed = _STATE + ["n_labelled", "strategy", "candidate", "score", "true_q_c", "loss"]
     needed += ["t_e", "t_e_estimate"] if errors else []
     check.data_frame(states, "states", needed)
+    repeated = sorted({str(c) for c in states.columns[states.columns.duplicated()]})
+    if repeated:
+        raise ValueError(f"states has the columns {repeated} more than once")
     keys = _STATE + ["n_labelled", "strategy", "candidate"]
     missing = [c for c in keys if states[c].isna().any()]
     if missing:
         raise ValueError(f"states has missing values in the key columns {missing}")
+    for c in _NAMES:
+        if not all(isinstance(v, str) for v in states[c]):
+            bad = next(v for v in states[c] if not isinstance(v, str))
+            raise TypeError(f"states[{c!r}] must hold names (str), got {bad!r} ({type(bad).__name__})")
+    for c in _COUNTS:
+        values = check.finite_array(states[c].to_numpy(), f"states[{c!r}]")
+        if np.any(values < 0) or np.any(values != np.round(values)):
+            wrong = (values < 0) | (values != np.round(values))
+            raise ValueError(f"states[{c!r}] must hold integers >= 0, got {values[wrong][:3].tolist()}")
     col = {c: check.finite_array(states[c].to_numpy(), f"states[{c!r}]")
            for c in ("candidate", "score", "true_q_c", "loss")}
+    if np.any(col["loss"] < 0):
+        raise ValueError(f"states['loss'] must be >= 0 (a loss), got {col['loss'][col['loss'] < 0][:3].tolist()}")
     if errors:
         col["t_e"] = check.real_array(states["t_e"].to_numpy(), "states['t_e']")
         col["t_e_estimate"] = check.real_array(states["t_e_estimate"].to_numpy(), "states['t_e_estimate']")
@@ -317,8 +337,11 @@ def summarise_states(states: pd.DataFrame, per_state: bool = False, top_k: int =
     states : pandas.DataFrame
         The table of :func:`mri_theory.diagnostics.score_states` (the columns
         :data:`mri_theory.diagnostics.STATE_COLUMNS`; ``t_e`` and
-        ``t_e_estimate`` are not read).  ``score``, ``true_q_c`` and ``loss``
-        must be finite; every (state, strategy) needs at least 2 candidates,
+        ``t_e_estimate`` are not read), each column once.  ``problem``,
+        ``classifier``, ``trajectory`` and ``strategy`` hold names (str);
+        ``replicate``, ``step``, ``n_labelled`` and ``candidate`` integers
+        ``>= 0``; ``score``, ``true_q_c`` and ``loss`` must be finite and
+        ``loss >= 0``; every (state, strategy) needs at least 2 candidates,
         each listed once, and every strategy of a state the same candidates
         with the same ``true_q_c`` and ``n_labelled``.
     per_state : bool
@@ -445,7 +468,8 @@ def estimator_errors(
     per_state : bool
         ``True``: one row per state and measured strategy.
     n_draws : int
-        Monte Carlo draws of each predicted shortfall, ``>= 1``.
+        Monte Carlo draws of each predicted shortfall, ``1 <= n_draws <=``
+        :data:`MAX_DRAWS` (``10**6``).
     seed : int
         ``>= 0``; the root of every simulation's generator.
 
@@ -460,7 +484,7 @@ def estimator_errors(
         Naming ``states``, ``per_state``, ``n_draws`` or ``seed``.
     """
     per_state = check.flag(per_state, "per_state")
-    n_draws = check.count(n_draws, "n_draws")
+    n_draws = check.count(n_draws, "n_draws", maximum=MAX_DRAWS)
     seed = check.count(seed, "seed", minimum=0)
     blocks = [b for b in _blocks(states, errors=True) if np.isfinite(b.t_e_estimate[0])]
     if not blocks:

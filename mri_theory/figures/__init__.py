@@ -27,6 +27,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from mri_theory import _validation as check
+from mri_theory._backends import one_thread
 
 __all__ = ["FigureSpec", "register", "figure_names", "get_figure", "make_figures", "library_versions",
            "FIGURE_MODULES", "VERSIONED_DISTRIBUTIONS", "VERSIONS_FILE"]
@@ -145,7 +146,8 @@ def make_figures(
     check.create_folder(out, "out_dir")
     written = [_write_versions(out)]
     for spec in tqdm(specs, desc="figures", unit="fig", disable=not progress):
-        fig = spec.make(quick, np.random.default_rng(spec.seed))
+        with one_thread():  # sums summed as with one BLAS thread: the same bytes on any machine
+            fig = spec.make(quick, np.random.default_rng(spec.seed))
         for ext in ("png", "pdf"):
             path = out / f"{spec.name}.{ext}"
             # Fixed metadata keeps the committed files byte-stable across runs.

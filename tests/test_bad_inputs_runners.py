@@ -1,0 +1,227 @@
+"""Bad input to the runners is refused up front: before any work, any file, with a message naming it.
+
+* Sizes beyond the stated bounds (``mri_theory._limits``: pool 100 000,
+  populations and asymptotic training samples 1 000 000, replicates
+  100 000, 256 jobs) raise a ``ValueError`` naming the argument in
+  ``run_curves``, ``run_study``, ``score_states`` and the CLI, instead of a
+  ``MemoryError`` after the work started.
+* A pool larger than a real-data problem holds (``max_pool_size``) is refused
+  before ``study.json``/``config.json`` are written.
+* Repeated names (``--classifiers lda lda``, strategies, problems) are refused
+  by the functions and the CLI before any work.
+* ``record_q_c`` defaults to "where the truth exists": ``run_curves`` on real
+  data runs without it (an explicit ``True`` is still refused), and on a
+  problem with the truth it records the true Q^c as before.
+* ``mri-theory report --groups`` reports any grouping of the study's problems;
+  a ``--loss log`` study is reported, ranked on the log loss.
+
+Sizes: pool 5-30, population 200-300, one or two replicates.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mri_theory import metrics, sandbox
+from mri_theory.cli import main
+from mri_theory.diagnostics import states as states_module
+from mri_theory.diagnostics.states import score_states
+from mri_theory.classifiers import get_classifier
+from mri_theory.problems import get_problem
+from mri_theory.sandbox import run_curves
+from mri_theory.study import read_study, report, run_study
+
+HUGE = 10**12
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    """Fail the test if any task is computed in this process."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("work started")
+
+    monkeypatch.setattr(sandbox, "_run_pair", refuse)
+    monkeypatch.setattr(metrics, "asymptotic_loss", refuse)
+    monkeypatch.setattr(states_module, "_score_state", refuse)
+
+
+def _curves(out, **change):
+    return run_curves(**{**dict(problem="four-gaussian", classifier="lda", strategies=["RS"], pool_size=6,
+                                replicates=1, population_size=200, progress=False), **change}, out=out)
+
+
+def _study(out, **change):
+    return run_study(**{**dict(problems=["four-gaussian"], classifiers=["lda"], strategies=["RS"], replicates=1,
+                               pool_size=6, population_size=200, asymptotic_train=50, asymptotic_replicates=1,
+                               asymptotic_population=200, progress=False), **change}, out=out)
+
+
+def _states(out, **change):
+    return score_states(**{**dict(problem="four-gaussian", classifier="lda", strategies=["RS"], replicates=1,
+                                  steps=[1], pool_size=6, population_size=200, progress=False), **change}, out=out)
+
+
+SIZES = [
+    (_curves, "pool_size", HUGE, "pool_size must be <= 100_000"),
+    (_curves, "population_size", HUGE, "population_size must be <= 1_000_000"),
+    (_curves, "replicates", HUGE, "replicates must be <= 100_000"),
+    (_curves, "n_jobs", 10**6, "n_jobs must be at most 256"),
+    (_curves, "budget", HUGE, "budget .* must not exceed pool_size"),
+    (_study, "pool_size", HUGE, "pool_size must be <= 100_000"),
+    (_study, "population_size", HUGE, "population_size must be <= 1_000_000"),
+    (_study, "replicates", HUGE, "replicates must be <= 100_000"),
+    (_study, "asymptotic_train", HUGE, "asymptotic_train must be <= 1_000_000"),
+    (_study, "asymptotic_population", HUGE, "asymptotic_population must be <= 1_000_000"),
+    (_study, "asymptotic_replicates", HUGE, "asymptotic_replicates must be <= 100_000"),
+    (_study, "n_jobs", 10**6, "n_jobs must be at most 256"),
+    (_states, "pool_size", HUGE, "pool_size must be <= 100_000"),
+    (_states, "population_size", HUGE, "population_size must be <= 1_000_000"),
+    (_states, "replicates", HUGE, "replicates must be <= 100_000"),
+    (_states, "n_jobs", 10**6, "n_jobs must be at most 256"),
+]
+
+
+@pytest.mark.parametrize("runner,argument,value,pattern", SIZES,
+                         ids=[f"{r.__name__[1:]}-{a}" for r, a, _, _ in SIZES])
+def test_unbounded_sizes_are_refused_before_any_work_or_file(runner, argument, value, pattern, tmp_path, no_work):
+    with pytest.raises(ValueError, match=pattern):
+        runner(tmp_path / "out", **{argument: value})
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_largest_sizes_pass_the_checks():
+    """The bounds themselves are accepted (checked without running: the configuration only)."""
+    problem, classifier = ("four-gaussian", get_problem("four-gaussian")), ("lda", get_classifier("lda"))
+    cfg = sandbox._curve_config(problem, classifier, 100_000, None, 1_000_000, "error", None, None, 0)
+    assert (cfg.pool_size, cfg.budget, cfg.population_size, cfg.record_q_c) == (100_000, 100_000, 1_000_000, True)
+
+
+CLI_SIZES = [
+    ["curves", "--problem", "four-gaussian", "--classifier", "lda", "--strategies", "RS", "--pool", str(HUGE)],
+    ["curves", "--problem", "four-gaussian", "--classifier", "lda", "--strategies", "RS", "--replicates", str(HUGE)],
+    ["curves", "--problem", "four-gaussian", "--classifier", "lda", "--strategies", "RS", "--jobs", "100000"],
+    ["study", "--preset", "quick", "--population", str(HUGE)],
+    ["study", "--preset", "quick", "--asymptotic-train", str(HUGE)],
+    ["diagnose", "--classifiers", "lda", "--strategies", "RS", "--pool", str(HUGE)],
+    ["diagnose", "--classifiers", "lda", "--strategies", "RS", "--replicates", str(HUGE)],
+]
+
+
+@pytest.mark.parametrize("args", CLI_SIZES, ids=[" ".join(a[:1] + a[-2:-1]) for a in CLI_SIZES])
+def test_cli_refuses_unbounded_sizes_with_one_line(args, tmp_path, capsys, no_work):
+    assert main([*args, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"mri-theory {args[0]}: ") and "must be" in err
+    assert not (tmp_path / "out").exists()
+
+
+# ------------------------------------------------------------------ data-dependent checks, before any file
+
+
+def test_a_pool_larger_than_the_data_is_refused_before_any_file(tmp_path, no_work):
+    wine = get_problem("wine")
+    too_large = wine.max_pool_size + 1
+    pattern = f"pool_size must be at most {wine.max_pool_size} for problem 'wine'"
+    with pytest.raises(ValueError, match=pattern):
+        _study(tmp_path / "study", problems=["wine"], pool_size=too_large)
+    with pytest.raises(ValueError, match=pattern):
+        _curves(tmp_path / "curves", problem="wine", pool_size=too_large)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_record_q_c_defaults_to_where_the_truth_exists(tmp_path):
+    table = run_curves("wine", "lda", ["RS"], pool_size=30, budget=2, replicates=1, progress=False)
+    assert table.q_c_chosen.isna().all() and np.isfinite(table.loss).all()  # nothing recorded on real data
+    with pytest.raises(ValueError, match="record_q_c must be False"):
+        run_curves("wine", "lda", ["RS"], pool_size=30, budget=2, replicates=1, record_q_c=True, progress=False)
+    truth = run_curves("four-gaussian", "lda", ["RS"], pool_size=5, budget=2, replicates=1, population_size=200,
+                       progress=False)
+    assert np.isfinite(truth.q_c_chosen.iloc[:-1]).all()  # recorded where the truth exists, as before
+    explicit = run_curves("four-gaussian", "lda", ["RS"], pool_size=5, budget=2, replicates=1, population_size=200,
+                          record_q_c=True, progress=False)
+    pd.testing.assert_frame_equal(truth, explicit, check_exact=True)
+    assert main(["curves", "--problem", "wine", "--classifier", "lda", "--strategies", "RS", "--replicates", "1",
+                 "--pool", "30", "--budget", "2", "--out", str(tmp_path / "wine")]) == 0
+    assert json.loads((tmp_path / "wine" / "config.json").read_text())["record_q_c"] is False
+
+
+# ------------------------------------------------------------------ repeated names
+
+
+def test_repeated_names_are_refused_by_the_functions(tmp_path, no_work):
+    with pytest.raises(ValueError, match="strategies must not repeat a name, got RS"):
+        _curves(tmp_path / "out", strategies=["RS", "RS"])
+    with pytest.raises(ValueError, match="problems must not repeat a name, got four-gaussian"):
+        _study(tmp_path / "out", problems=["four-gaussian", "abstract"])
+    with pytest.raises(ValueError, match="classifiers must not repeat a name, got lda"):
+        _study(tmp_path / "out", classifiers=["lda", "lda"])
+    with pytest.raises(ValueError, match="strategies must not repeat a name, got SE"):
+        _states(tmp_path / "out", strategies=["SE", "RS", "SE"])
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("args,pattern", [
+    (["diagnose", "--classifiers", "lda", "lda", "--strategies", "RS", "--replicates", "1", "--steps", "1",
+      "--pool", "6", "--population", "200"], "--classifiers must not repeat a name, got lda"),
+    (["diagnose", "--classifiers", "lda", "--strategies", "RS", "RS", "--replicates", "1", "--steps", "1",
+      "--pool", "6", "--population", "200"], "strategies must not repeat a name, got RS"),
+    (["curves", "--problem", "four-gaussian", "--classifier", "lda", "--strategies", "SE", "SE"],
+     "strategies must not repeat a name, got SE"),
+    (["study", "--preset", "quick", "--classifiers", "lda", "kknn5", "lda"], "classifiers must not repeat a name"),
+], ids=["diagnose-classifiers", "diagnose-strategies", "curves-strategies", "study-classifiers"])
+def test_cli_refuses_repeated_names_before_any_work(args, pattern, tmp_path, capsys, no_work):
+    assert main([*args, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and pattern in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+# ------------------------------------------------------------------ reports: groups and the log loss
+
+
+STUDY = ["--problems", "four-gaussian", "two-gaussians", "--classifiers", "lda", "--strategies", "RS", "SE",
+         "--replicates", "2", "--pool", "6", "--population", "200", "--seed", "2", "--asymptotic-train", "100",
+         "--asymptotic-replicates", "1", "--asymptotic-population", "200"]
+
+
+@pytest.fixture(scope="module")
+def log_study(tmp_path_factory):
+    """A finished --loss log study of an abstract and a non-abstract problem."""
+    folder = tmp_path_factory.mktemp("log") / "study"
+    assert main(["study", *STUDY, "--loss", "log", "--out", str(folder)]) == 0
+    return folder
+
+
+def test_report_groups_from_the_command_line(log_study, capsys):
+    capsys.readouterr()
+    assert main(["report", str(log_study)]) == 2  # two-gaussians is in no group of the default
+    assert "groups" in capsys.readouterr().err
+    assert main(["report", str(log_study), "--groups", "mine=four-gaussian,two-gaussians"]) == 0
+    ranks = pd.read_csv(log_study / "report" / "group_ranks.csv")
+    assert set(ranks.group) == {"mine"}
+    assert main(["report", str(log_study), "--groups", "abstract", "other=two-gaussians"]) == 0
+    assert set(pd.read_csv(log_study / "report" / "group_ranks.csv").group) == {"abstract", "other"}
+    capsys.readouterr()
+    for bad in (["=four-gaussian"], ["mine="], ["nonesuch"], ["a=four-gaussian", "a=two-gaussians"]):
+        assert main(["report", str(log_study), "--groups", *bad]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "--groups" in err
+
+
+def test_a_log_loss_study_is_reported_on_the_log_loss(log_study, monkeypatch):
+    assert json.loads((log_study / "study.json").read_text())["settings"]["loss"] == "log"
+    read_study(log_study)  # finished and verified
+    from mri_theory import tables
+
+    seen = []
+    write_report = tables.write_report
+    monkeypatch.setattr(tables, "write_report", lambda *a, **k: seen.append(k["loss"]) or write_report(*a, **k))
+    written = report(log_study, groups={"g": ["four-gaussian", "two-gaussians"]})
+    assert seen == ["log"] and Path(log_study / "report" / "report.md") in written
+    assert "log loss" in (log_study / "report" / "report.md").read_text()
