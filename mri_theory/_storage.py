@@ -46,6 +46,8 @@ try:
 except ImportError:  # pragma: no cover - not POSIX: no folder locks
     fcntl = None
 
+#: The settings file of a :func:`mri_theory.sandbox.run_curves` folder (a study's pairings are such folders).
+CURVES_SETTINGS_FILE = "config.json"
 #: The lock file of an output folder (it holds the pid of the last writer).
 LOCK_FILE = ".lock"
 #: The checksums of a folder's top-level tables.
@@ -80,6 +82,11 @@ def write_atomic(data: bytes, path: Path) -> None:
             raise
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
+
+
+def csv_bytes(frame: pd.DataFrame) -> bytes:
+    """The bytes every stored table is written as: CSV without the index, ``\\n`` line ends."""
+    return frame.to_csv(index=False, lineterminator="\n").encode()
 
 
 def _holder(lock_file: Path) -> str:

@@ -137,7 +137,7 @@ RESULT_COLUMNS = ["problem", "classifier", "strategy", "replicate", "n_labelled"
                   "chosen", "q_c_chosen", "q_c_best"]
 
 _RESULTS_FILE = "curves.csv"
-_CONFIG_FILE = "config.json"
+_CONFIG_FILE = _storage.CURVES_SETTINGS_FILE
 _PARTS_DIR = "parts"
 #: First bytes of a part file; the part header's JSON follows on the same line.
 _PART_MAGIC = b"# mri-theory part "
@@ -249,10 +249,6 @@ def _run_pair(run: _Run, label: str, replicate: int, data: tuple | None = None,
     return out[RESULT_COLUMNS]
 
 
-def _csv_bytes(frame: pd.DataFrame) -> bytes:
-    return frame.to_csv(index=False, lineterminator="\n").encode()
-
-
 def _config_text(cfg: CurveConfig) -> str:
     return json.dumps(asdict(cfg), indent=2, sort_keys=True)
 
@@ -285,7 +281,7 @@ def _write_keyed_part(frame: pd.DataFrame, path: Path, key: Mapping[str, Any], c
     and ``sha256`` (of the body's bytes); the runners of the sandbox, the
     study and the diagnostics share this format (module docstring).
     """
-    body = _csv_bytes(frame)
+    body = _storage.csv_bytes(frame)
     header = {**key, "format": _PART_FORMAT, "config_sha256": config_sha256, "rows": len(frame),
               "sha256": hashlib.sha256(body).hexdigest()}
     _storage.write_atomic(_PART_MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + body, path)
@@ -777,7 +773,7 @@ def _run_table(run: _Run, pairs: list[tuple[str, int]], n_jobs: int, progress: b
     _gather(results, frames, len(pairs), "curves", "run", progress, write)
     table = pd.concat([frames[pair] for pair in pairs], ignore_index=True)
     if out_path is not None:
-        _storage.write_tables(out_path, {_RESULTS_FILE: _csv_bytes(table)}, _CONFIG_FILE)
+        _storage.write_tables(out_path, {_RESULTS_FILE: _storage.csv_bytes(table)}, _CONFIG_FILE)
     return table
 
 

@@ -541,10 +541,10 @@ def run_study(
         if out_path is not None:
             for (p, c) in cfgs:
                 pairing = curves[(curves.problem == p) & (curves.classifier == c)]
-                _storage.write_tables(_pairing_dir(out_path, p, c), {_CURVES_FILE: sandbox._csv_bytes(pairing)},
-                                      sandbox._CONFIG_FILE)
-            _storage.write_tables(out_path, {_CURVES_FILE: sandbox._csv_bytes(curves),
-                                             _ASYMPTOTIC_FILE: sandbox._csv_bytes(asymptotic)}, _STUDY_FILE)
+                _storage.write_tables(_pairing_dir(out_path, p, c), {_CURVES_FILE: _storage.csv_bytes(pairing)},
+                                      _storage.CURVES_SETTINGS_FILE)
+            _storage.write_tables(out_path, {_CURVES_FILE: _storage.csv_bytes(curves),
+                                             _ASYMPTOTIC_FILE: _storage.csv_bytes(asymptotic)}, _STUDY_FILE)
     return StudyResults(curves, asymptotic)
 
 

@@ -449,7 +449,7 @@ def _execute(plan: _Plan) -> pd.DataFrame:
         sandbox._gather(results, frames, len(keys), "states", "state", plan.progress, write)
         table = pd.concat([frames[key] for key in keys], ignore_index=True)
         if out_path is not None:
-            _storage.write_tables(out_path, {_RESULTS_FILE: sandbox._csv_bytes(table)}, _SETTINGS_FILE)
+            _storage.write_tables(out_path, {_RESULTS_FILE: _storage.csv_bytes(table)}, _SETTINGS_FILE)
     return table
 
 
