@@ -2,7 +2,7 @@ r"""Benchmark: the kknn-style 5-NN (optimal rank weights) against the plain-vote
 
 What is measured
 ----------------
-Setting of issue 9: Four-Gaussian, ``|D_S| = 60``, 100 candidates, a
+Setting: Four-Gaussian, ``|D_S| = 60``, 100 candidates, a
 population of ``10^4`` points with exact posteriors
 (:func:`_setting.four_gaussian_setting`).  For the error and the log loss:
 

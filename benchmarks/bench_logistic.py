@@ -2,7 +2,7 @@ r"""Benchmark: logistic regression's batched-Newton retraining path against refi
 
 What is measured
 ----------------
-Setting of issue 9: Four-Gaussian, ``|D_S| = 60``, 100 candidates, a
+Setting: Four-Gaussian, ``|D_S| = 60``, 100 candidates, a
 population of ``10^4`` points with exact posteriors.  For each loss,
 :func:`mri_theory.retraining.future_losses` with ``method="auto"`` (the fast
 path: the 200 retrained models solved together by batched Newton, warm-started

@@ -7,19 +7,22 @@ must be safe: a non-empty str of ``[A-Za-z0-9._+-]`` without ``"__"`` (the
 separator).  :func:`register` holds the checks that
 :func:`~mri_theory.problems.register_problem`,
 :func:`~mri_theory.classifiers.register_classifier` and
-:func:`~mri_theory.strategies.register_strategy` share.
+:func:`~mri_theory.strategies.register_strategy` share; :func:`unregister`
+and :func:`registered` are the removal and the temporary registration behind
+their ``unregister_*`` and ``registered_*`` functions.
 """
 
 from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterator, MutableMapping
+from contextlib import contextmanager
 from typing import Any
 
 from mri_theory import _validation as check
 
-__all__ = ["label", "made", "register"]
+__all__ = ["label", "made", "register", "registered", "unregister"]
 
 #: The characters of a name that may become part of a file or folder name.
 _LABEL = re.compile(r"[A-Za-z0-9._+-]+")
@@ -78,3 +81,66 @@ def made(obj: Any, cls: type, name: str, kind: str) -> Any:
         raise TypeError(f"the factory registered as {kind} {name!r} returned {type(obj).__name__}, "
                         f"not a {cls.__name__}")
     return obj
+
+
+def unregister(registry: dict[str, Callable[[], Any]], name: Any, built_in: Collection[str], kind: str,
+               caches: tuple[MutableMapping[str, Any], ...] = ()) -> None:
+    """Remove ``name`` from ``registry`` (and from each of ``caches``); built-in names are refused.
+
+    Raises a ``TypeError`` (``name`` not a str) or a ``ValueError`` naming
+    ``name``: a built-in name (in ``built_in``: refused even when overwritten,
+    so the paper's names always stay available; replace one for a while with
+    :func:`registered` instead), or a name not registered (the message lists
+    the known names).
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
+    if name in built_in:
+        raise ValueError(f"name: {name!r} is a built-in {kind} and cannot be unregistered; to replace it "
+                         f"for a while, use the registered_{kind}(name, factory, overwrite=True) context manager")
+    if name not in registry:
+        raise ValueError(f"name: no {kind} {name!r} is registered; registered {kind} names: "
+                         f"{', '.join(sorted(registry))}")
+    del registry[name]
+    for cache in caches:
+        cache.pop(name, None)
+
+
+_ABSENT = object()
+
+
+@contextmanager
+def registered(registry: dict[str, Callable[[], Any]], add: Callable[..., None], name: Any, factory: Any,
+               overwrite: Any, caches: tuple[MutableMapping[str, Any], ...] = ()) -> Iterator[None]:
+    """Register ``factory`` as ``name`` with ``add`` for the ``with`` block, then restore the previous state.
+
+    ``add`` is the public ``register_*`` function (all its checks apply,
+    before anything changes).  On exit, however the block ends, the entry of
+    ``name`` in ``registry`` and in each of ``caches`` is put back as it was
+    before: the factory it replaced (``overwrite=True``) and its cached
+    object, or no entry; a replaced name keeps its place in the registry's
+    order.  Other names registered or removed inside the block are left as
+    they are, so nested uses unwind one by one.
+    """
+    before = [(mapping, mapping.get(name, _ABSENT)) for mapping in (registry, *caches)] \
+        if isinstance(name, str) else []
+    order = list(registry)
+    add(name, factory, overwrite=overwrite)
+    try:
+        yield
+    finally:
+        for mapping, value in before:
+            if value is _ABSENT:
+                mapping.pop(name, None)
+            else:
+                mapping[name] = value
+        if name in order and list(registry) != sorted(registry, key=_ranks(order)):
+            items = sorted(registry.items(), key=lambda item: _ranks(order)(item[0]))
+            registry.clear()
+            registry.update(items)
+
+
+def _ranks(order: list[str]) -> Callable[[str], int]:
+    """Sort key: a name's place in ``order``; names not in it after, in their current order (a stable sort)."""
+    rank = {key: i for i, key in enumerate(order)}
+    return lambda key: rank.get(key, len(rank))

@@ -3,30 +3,37 @@ r"""The Bayes error rate of a Gaussian-mixture problem, computed accurately (App
 :math:`L^* = 1 - \int \max_j \pi_j f_j(x)\,dx` for class densities
 :math:`f_j(x) = \sum_c w_{jc} N(x; \mu_{jc}, \Sigma_{jc})`.  The paper quotes
 Bayes errors of "approximately 0.1" for its abstract problems (Appendix D);
-:func:`compute_bayes_error` gives them to about 1e-8 in one and two
-dimensions (exact normal-CDF masses between boundary points, see its Notes) and
-by fixed-seed Monte Carlo beyond.  :class:`mri_theory.problems.GaussianMixtureProblem`
-delegates its :meth:`~mri_theory.problems.GaussianMixtureProblem.compute_bayes_error` here.
+:func:`mixture_bayes_error` integrates them from the mixture's parameters to
+about 1e-8 in one and two dimensions (exact normal-CDF masses between boundary
+points, see its Notes); :func:`compute_bayes_error` does the same for a
+problem object and uses its fixed-seed Monte Carlo beyond.
+:class:`mri_theory.problems.GaussianMixtureProblem` delegates its
+:meth:`~mri_theory.problems.GaussianMixtureProblem.compute_bayes_error` here.
 
-The module depends only on numpy and scipy (it reads the problem's public
-``weights``, ``means``, ``covariances``, ``prior`` and ``dim``), so
-:mod:`mri_theory.problems` imports it without a cycle.
+The module does not import :mod:`mri_theory.problems` (which imports it): it
+reads the problem's public ``weights``, ``means``, ``covariances``, ``prior``
+and ``dim`` (:data:`MIXTURE_INTERFACE`).
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 from scipy import special
 
 from mri_theory import _validation as check
+from mri_theory._mixture import class_components
 
 if TYPE_CHECKING:
     from mri_theory.problems import GaussianMixtureProblem
 
-__all__ = ["compute_bayes_error", "grouped_logsumexp"]
+__all__ = ["compute_bayes_error", "mixture_bayes_error", "grouped_logsumexp"]
+
+#: What :func:`compute_bayes_error` reads of a problem (a
+#: :class:`~mri_theory.problems.GaussianMixtureProblem` has them all).
+MIXTURE_INTERFACE = ("prior", "weights", "means", "covariances", "dim", "bayes_error_monte_carlo")
 
 #: Seed and size of the fixed Monte Carlo sample used for the Bayes error when
 #: ``d >= 3`` (standard error about ``sqrt(L*(1-L)/n)``, below 3e-4).
@@ -71,12 +78,22 @@ def compute_bayes_error(problem: "GaussianMixtureProblem", resolution: int = 1) 
     Parameters
     ----------
     problem : GaussianMixtureProblem
+        Or any object with its :data:`MIXTURE_INTERFACE` (checked by name, so
+        this module needs no import of :mod:`mri_theory.problems`), whose
+        parameters are taken as valid.
     resolution : int, default 1
-        Multiplies the number of nodes (a count ``>= 1``).
+        Multiplies the number of nodes (a count ``>= 1``, at most :data:`MAX_RESOLUTION`).
 
     Returns
     -------
     float
+        In one and two dimensions the same float as :func:`mixture_bayes_error` of the
+        problem's ``prior``, ``weights``, ``means`` and ``covariances``.
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` lacks an attribute of :data:`MIXTURE_INTERFACE` (the message names ``problem``).
 
     Notes
     -----
@@ -102,22 +119,90 @@ def compute_bayes_error(problem: "GaussianMixtureProblem", resolution: int = 1) 
       seed and ``10^6`` draws (standard error below 3e-4), through
       :meth:`mri_theory.problems.Problem.bayes_error_monte_carlo`.
     """
-    from mri_theory.problems import GaussianMixtureProblem  # problems imports this module
-
-    if not isinstance(problem, GaussianMixtureProblem):
-        raise TypeError(f"problem must be a GaussianMixtureProblem, got {type(problem).__name__}")
+    missing = [attr for attr in MIXTURE_INTERFACE if not hasattr(problem, attr)]
+    if missing:
+        raise TypeError(f"problem must be a GaussianMixtureProblem, got {type(problem).__name__}, "
+                        f"which lacks {', '.join(missing)}")
     resolution = check.count(resolution, "resolution", maximum=MAX_RESOLUTION)
     if problem.dim >= 3:
         est, _ = problem.bayes_error_monte_carlo(MC_SIZE * resolution, np.random.default_rng(MC_SEED))
         return est
-    sizes = [w.size for w in problem.weights]
+    return _integrate(problem.prior, problem.weights, problem.means, problem.covariances, resolution)
+
+
+def mixture_bayes_error(prior: Any, weights: Sequence[Any], means: Sequence[Any], covariances: Sequence[Any],
+                        resolution: int = 1) -> float:
+    r"""The Bayes error rate :math:`L^*` of a Gaussian mixture in one or two dimensions, from its parameters.
+
+    Class ``j`` has density :math:`f_j(x) = \sum_c w_{jc} N(x; \mu_{jc}, \Sigma_{jc})` and
+    prior :math:`\pi_j`; :math:`L^* = 1 - \int \max_j \pi_j f_j(x)\,dx`, integrated as
+    :func:`compute_bayes_error` describes (accurate to about 1e-8).
+
+    Parameters
+    ----------
+    prior : array_like, shape (k,)
+        Class prior, ``k >= 2`` entries in (0, 1) summing to 1 (renormalised).
+    weights : sequence of k array_like
+        ``weights[j]``, shape ``(m_j,)``: class ``j``'s component weights, positive, summing
+        to 1 within ``1e-9`` (renormalised).
+    means : sequence of k array_like
+        ``means[j]``, shape ``(m_j, d)`` with ``d`` 1 or 2, the same for every class.
+    covariances : sequence of k array_like
+        ``covariances[j]``, shape ``(m_j, d, d)``, symmetric positive definite.
+    resolution : int, default 1
+        Multiplies the number of nodes (a count ``>= 1``, at most :data:`MAX_RESOLUTION`).
+
+    Returns
+    -------
+    float
+        The same float as
+        ``GaussianMixtureProblem(name, list(zip(weights, means, covariances)), prior).compute_bayes_error(resolution)``
+        (the same checks and normalisation, then the same integration).
+
+    Raises
+    ------
+    TypeError
+        If ``weights``, ``means`` or ``covariances`` is not a sequence of per-class arrays.
+    ValueError
+        Naming the argument: fewer than two classes, sequences of different lengths, a
+        component that :class:`~mri_theory.problems.GaussianMixtureProblem` would refuse,
+        ``d >= 3`` (use :func:`compute_bayes_error` of a problem: Monte Carlo), or a bad
+        ``resolution``.
+    """
+    for arg, value in (("weights", weights), ("means", means), ("covariances", covariances)):
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            raise TypeError(f"{arg} must be a sequence of per-class arrays (a list or tuple), "
+                            f"got {type(value).__name__}")
+    k = len(weights)
+    if k < 2 or len(means) != k or len(covariances) != k:
+        raise ValueError(f"weights, means and covariances must hold one entry per class, at least two, got "
+                         f"{len(weights)}, {len(means)} and {len(covariances)}")
+    prior = check.probability_vector(prior, "prior", size=k)
+    prior = prior / prior.sum()
+    dim = None
+    checked = []
+    for j in range(k):
+        checked.append(class_components(weights[j], means[j], covariances[j], dim,
+                                        (f"weights[{j}]", f"means[{j}]", f"covariances[{j}]")))
+        dim = checked[-1][1].shape[1]
+    if dim > 2:
+        raise ValueError(f"means must be 1- or 2-D points for the integrator, got d = {dim}: use "
+                         f"compute_bayes_error of a GaussianMixtureProblem (Monte Carlo)")
+    resolution = check.count(resolution, "resolution", maximum=MAX_RESOLUTION)
+    return _integrate(prior, *zip(*checked), resolution)
+
+
+def _integrate(prior: np.ndarray, weights: Sequence[np.ndarray], means: Sequence[np.ndarray],
+               covariances: Sequence[np.ndarray], resolution: int) -> float:
+    """:math:`L^*` of checked mixture parameters in ``d = 1`` or ``2`` (see :func:`compute_bayes_error`)."""
+    sizes = [w.size for w in weights]
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     slices = tuple(slice(int(o), int(o) + s) for o, s in zip(offsets, sizes))
     comp_class = np.concatenate([np.full(s, j) for j, s in enumerate(sizes)])
     # ln(pi_j w_jc): each component's weight in the joint density.
-    logw = np.log(np.concatenate(problem.weights)) + np.log(problem.prior)[comp_class]
-    mean, cov = np.concatenate(problem.means), np.concatenate(problem.covariances)
-    if problem.dim == 1:
+    logw = np.log(np.concatenate(weights)) + np.log(prior)[comp_class]
+    mean, cov = np.concatenate(means), np.concatenate(covariances)
+    if mean.shape[1] == 1:
         return _bayes_error_1d(logw, mean, cov, slices, resolution)
     return _bayes_error_2d(logw, mean, cov, slices, resolution)
 

@@ -10,20 +10,32 @@ is the ordinary empirical loss on labelled data.  One engine,
 
 The losses (``"error"``, ``"log"``, ``"lc"``) are defined per point in
 :mod:`mri_theory.losses`; :meth:`Population.loss` is their weighted mean.
+
+This module does not import :mod:`mri_theory.problems` (which imports it to
+build the populations of :meth:`~mri_theory.problems.Problem.draw_replicate`):
+:meth:`Population.from_problem` uses only what
+:class:`~mri_theory.problems.Problem` declares for it (:data:`PROBLEM_INTERFACE`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from mri_theory import _validation as check
 from mri_theory.losses import check_loss, pointwise_loss
-from mri_theory.problems import Problem, check_problem
+
+if TYPE_CHECKING:
+    from mri_theory.problems import Problem
 
 __all__ = ["Population", "check_population", "qmc_uniforms"]
+
+#: What :meth:`Population.from_problem` uses of a problem, all declared on
+#: :class:`mri_theory.problems.Problem`: the methods ``sample`` and ``posterior``
+#: (``method="sample"``), ``uniform_dim`` and ``sample_from_uniform`` (``method="qmc"``).
+PROBLEM_INTERFACE = ("sample", "posterior", "uniform_dim", "sample_from_uniform")
 
 _ROW_TOLERANCE = 1e-9
 
@@ -102,7 +114,7 @@ class Population:
             problem's sampler, :meth:`Problem.sample_from_uniform` (lower
             variance for smooth losses).
         """
-        problem = check_problem(problem)
+        problem = _check_problem(problem)
         size = check.count(size, "size", maximum=check.MAX_SIZE)
         rng = check.generator(rng)
         if not isinstance(method, str) or method not in ("sample", "qmc"):
@@ -228,6 +240,22 @@ def check_population(population: Any, name: str = "population") -> Population:
         raise TypeError(f"{name} must be a Population (e.g. Population.from_problem(problem, size, rng)), "
                         f"got {type(population).__name__}")
     return population
+
+
+def _check_problem(problem: Any, name: str = "problem") -> "Problem":
+    """Require an object with the :data:`PROBLEM_INTERFACE` of a :class:`~mri_theory.problems.Problem`.
+
+    Looked up on the type, so that no property runs; a problem *name* gets a
+    ``TypeError`` pointing to :func:`mri_theory.problems.get_problem`.
+    """
+    if isinstance(problem, str):
+        raise TypeError(f"{name} must be a Problem object, got the name {problem!r}: "
+                        f"use mri_theory.problems.get_problem({problem!r})")
+    missing = [attr for attr in PROBLEM_INTERFACE if not hasattr(type(problem), attr)]
+    if missing:
+        raise TypeError(f"{name} must be a Problem (e.g. mri_theory.problems.get_problem(name)), "
+                        f"got {type(problem).__name__}, which lacks {', '.join(missing)}")
+    return problem
 
 
 def qmc_uniforms(dim: int, size: int, rng: np.random.Generator) -> np.ndarray:

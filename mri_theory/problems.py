@@ -51,6 +51,7 @@ import hashlib
 import math
 import numbers
 import os
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -60,22 +61,18 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from mri_theory import _validation as check
-from mri_theory._registry import made, register
+from mri_theory._mixture import MAX_ABS_X, MIN_VARIANCE, class_components
+from mri_theory._registry import made, register, registered, unregister
 from mri_theory.bayes_error import compute_bayes_error as _mixture_bayes_error
 from mri_theory.bayes_error import MAX_RESOLUTION, grouped_logsumexp
+from mri_theory.population import Population
 
 __all__ = ["Problem", "GaussianMixtureProblem", "DataProblem", "get_problem", "list_problems",
-           "register_problem", "check_problem", "initial_labelled_set"]
+           "register_problem", "unregister_problem", "registered_problem", "check_problem",
+           "initial_labelled_set"]
 
-#: Inputs larger than this in absolute value are refused: squared Mahalanobis
-#: distances of larger inputs could overflow to ``inf`` and the posterior would
-#: become ``nan``.
-MAX_ABS_X = 1e100
-
-#: The smallest eigenvalue of a component's covariance: with inputs and means up to :data:`MAX_ABS_X`
-#: the whitened differences stay below ``2e100 / 1e-50 = 2e150``, whose squares (summed over ``d``)
-#: are finite, so every log density is finite.
-MIN_VARIANCE = 1e-100
+# MAX_ABS_X (the largest absolute input or mean) and MIN_VARIANCE (the smallest covariance
+# eigenvalue) come from mri_theory._mixture, which documents them; they stay importable from here.
 
 
 #: Draws :func:`initial_labelled_set` makes before it gives up finding a point of every class.
@@ -96,9 +93,19 @@ class Problem(abc.ABC):
     Subclasses provide :meth:`sample`, :meth:`_class_log_densities` (on
     validated input) and :meth:`_compute_bayes_error`; everything else (the
     marginal density, the Bayes posterior **p**, the Bayes decision, the data
-    of a sandbox replicate) follows, Bayes' rule computed in log space.
+    of a sandbox replicate) follows, Bayes' rule computed in log space.  A
+    subclass whose points are a transform of uniforms also provides
+    :attr:`uniform_dim` and :meth:`sample_from_uniform` (the base class raises
+    ``NotImplementedError``); quasi-Monte Carlo populations
+    (:meth:`mri_theory.population.Population.from_problem` with
+    ``method="qmc"``, hence :meth:`draw_replicate`) need them.
     :class:`DataProblem` (real data) refuses the methods that need the truth
     and overrides :meth:`draw_replicate`.
+
+    What populations and runners use of a problem, and nothing else, is
+    declared here: :attr:`name`, :attr:`n_classes`, :attr:`dim`,
+    :attr:`prior`, :attr:`has_truth`, :meth:`sample`, :meth:`posterior`,
+    :attr:`uniform_dim`, :meth:`sample_from_uniform` and :meth:`draw_replicate`.
 
     Attributes
     ----------
@@ -184,8 +191,6 @@ class Problem(abc.ABC):
         pool_y : ndarray, shape (pool_size,)
         population : Population
         """
-        from mri_theory.population import Population  # population imports this module
-
         pool_size = check.count(pool_size, "pool_size", maximum=check.MAX_SIZE)
         population_size = check.count(population_size, "population_size", maximum=check.MAX_SIZE)
         rng = check.generator(rng)
@@ -207,6 +212,46 @@ class Problem(abc.ABC):
     @abc.abstractmethod
     def _compute_bayes_error(self) -> float:
         """The Bayes error rate, computed accurately (called once, then cached)."""
+
+    # -- points from uniforms (quasi-Monte Carlo populations) -------------
+
+    def _no_uniform_sampler(self) -> NotImplementedError:
+        return NotImplementedError(
+            f"{type(self).__name__} {self.name!r} does not map uniforms to points: override uniform_dim and "
+            "sample_from_uniform for quasi-Monte Carlo populations (method='qmc', draw_replicate), "
+            "or use method='sample'")
+
+    @property
+    def uniform_dim(self) -> int:
+        """Number of uniform coordinates :meth:`sample_from_uniform` consumes per point.
+
+        Raises
+        ------
+        NotImplementedError
+            Unless a subclass overrides it (as :class:`GaussianMixtureProblem` does: ``2 + d``).
+        """
+        raise self._no_uniform_sampler()
+
+    def sample_from_uniform(self, u: ArrayLike) -> np.ndarray:
+        """Points ``X`` of shape ``(n, d)`` from uniforms ``u`` of shape ``(n, uniform_dim)`` in ``(0, 1)``.
+
+        Distributed as :meth:`sample`'s points when ``u`` is uniform; a
+        low-discrepancy ``u`` gives a quasi-Monte Carlo population.
+
+        Parameters
+        ----------
+        u : array_like, shape (n, uniform_dim)
+
+        Returns
+        -------
+        ndarray, shape (n, d)
+
+        Raises
+        ------
+        NotImplementedError
+            Unless a subclass overrides it (as :class:`GaussianMixtureProblem` does).
+        """
+        raise self._no_uniform_sampler()
 
     # -- densities and Bayes' rule ----------------------------------------
 
@@ -318,33 +363,7 @@ def _class_spec(spec: Any, j: int, dim: int | None) -> tuple[np.ndarray, np.ndar
             raise ValueError(f"{name} must have keys 'weights', 'means', 'covariances'") from exc
     if isinstance(spec, (str, bytes)) or not isinstance(spec, Sequence) or len(spec) != 3:
         raise TypeError(f"{name} must be a (weights, means, covariances) triple, got {spec!r}")
-    weights = check.finite_array(spec[0], f"{name} weights")
-    means = check.finite_array(spec[1], f"{name} means")
-    covs = check.finite_array(spec[2], f"{name} covariances")
-    if weights.ndim != 1 or weights.size == 0:
-        raise ValueError(f"{name} weights must be a non-empty 1-D vector, got shape {weights.shape}")
-    m = weights.size
-    if np.any(weights <= 0) or abs(weights.sum() - 1.0) > 1e-9:
-        raise ValueError(f"{name} weights must be positive and sum to 1, got {weights.tolist()}")
-    if means.ndim != 2 or means.shape[0] != m:
-        raise ValueError(f"{name} means must have shape ({m}, d), got {means.shape}")
-    d = means.shape[1] if dim is None else dim
-    if means.shape[1] != d:
-        raise ValueError(f"{name} means must have dimension {d} like the other classes, got {means.shape[1]}")
-    if covs.shape != (m, d, d):
-        raise ValueError(f"{name} covariances must have shape ({m}, {d}, {d}), got {covs.shape}")
-    if not np.allclose(covs, np.swapaxes(covs, 1, 2), rtol=1e-12, atol=1e-14):
-        raise ValueError(f"{name} covariances must be symmetric")
-    if np.any(np.abs(means) > MAX_ABS_X):
-        raise ValueError(f"{name} means must be at most {MAX_ABS_X:g} in absolute value, like the inputs")
-    eigenvalues = np.linalg.eigvalsh(covs)
-    if np.any(eigenvalues <= 0):
-        raise ValueError(f"{name} covariances must be positive definite")
-    if np.any(eigenvalues < MIN_VARIANCE):
-        raise ValueError(f"{name} covariances must have eigenvalues >= {MIN_VARIANCE:g} (below, the Mahalanobis "
-                         f"distances of inputs up to {MAX_ABS_X:g} overflow and the posterior is wrong), got "
-                         f"{eigenvalues.min():g}")
-    return weights / weights.sum(), means.copy(), covs.copy()
+    return class_components(*spec, dim, (f"{name} weights", f"{name} means", f"{name} covariances"))
 
 
 class GaussianMixtureProblem(Problem):
@@ -746,8 +765,6 @@ class DataProblem(Problem):
         ValueError
             If ``pool_size`` exceeds :attr:`max_pool_size`.
         """
-        from mri_theory.population import Population  # population imports this module
-
         pool_size = check.count(pool_size, "pool_size")
         if pool_size > self.max_pool_size:
             raise ValueError(f"pool_size must be at most {self.max_pool_size} for {self.name!r} "
@@ -780,8 +797,6 @@ class DataProblem(Problem):
         y_train : ndarray, shape (n - n_test,)
         population : Population
         """
-        from mri_theory.population import Population  # population imports this module
-
         rng = check.generator(rng)
         perm, test, _ = self._shuffle(rng)
         train, held_out = perm[~test], perm[test]
@@ -798,6 +813,9 @@ class DataProblem(Problem):
     def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """Refused: real data cannot be sampled from (use :meth:`draw_replicate`)."""
         raise self._no_truth("sample")
+
+    def _no_uniform_sampler(self) -> NotImplementedError:
+        return self._no_truth("sample_from_uniform (and uniform_dim, for method='qmc' populations)")
 
     def class_log_densities(self, X: ArrayLike) -> np.ndarray:
         """Refused: real data has no class densities (every density and posterior method goes through here)."""
@@ -1109,6 +1127,46 @@ def register_problem(name: str, factory: Callable[[], Problem], *, overwrite: bo
     """
     register(_REGISTRY, name, factory, overwrite, "problem")
     _INSTANCES.pop(name, None)
+
+
+def unregister_problem(name: str) -> None:
+    """Remove the problem registered as ``name`` (and its cached object) from :func:`get_problem`.
+
+    Built-in problems (the paper's and the bundled data sets) cannot be
+    unregistered, also after ``overwrite=True`` replaced one: their names
+    always stay available.  Replace one for a while with
+    :func:`registered_problem` and ``overwrite=True`` instead.
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a str.
+    ValueError
+        If ``name`` is built in, or not registered (the message lists the
+        registered names).
+    """
+    unregister(_REGISTRY, name, _BUILT_IN, "problem", (_INSTANCES,))
+
+
+def registered_problem(name: str, factory: Callable[[], Problem], *,
+                       overwrite: bool = False) -> AbstractContextManager[None]:
+    """A context manager: :func:`register_problem` for the ``with`` block, then the previous state exactly.
+
+    On exit (an exception included) ``name`` is registered as before: the
+    factory and the cached object a replaced name had (``overwrite=True``),
+    or not at all.  Arguments and errors as for :func:`register_problem`,
+    raised before anything changes.
+
+    Examples
+    --------
+    >>> from mri_theory.problems import get_problem, list_problems, registered_problem
+    >>> with registered_problem("tiny", lambda: get_problem("two-gaussians")):
+    ...     "tiny" in list_problems()
+    True
+    >>> "tiny" in list_problems()
+    False
+    """
+    return registered(_REGISTRY, register_problem, name, factory, overwrite, (_INSTANCES,))
 
 
 def list_problems() -> list[str]:

@@ -42,6 +42,7 @@ same resamples).
 from __future__ import annotations
 
 import inspect
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -49,7 +50,7 @@ import numpy as np
 from scipy import special
 
 from mri_theory import _validation as check
-from mri_theory._registry import made, register
+from mri_theory._registry import made, register, registered, unregister
 from mri_theory._ties import TIE_TOLERANCE, near_maximum
 from mri_theory.classifiers import KNN, Classifier, LogisticRegression, RandomForest
 from mri_theory.population import Population
@@ -63,6 +64,8 @@ __all__ = [
     "get_strategy",
     "list_strategies",
     "register_strategy",
+    "registered_strategy",
+    "unregister_strategy",
     "second_classifier",
     "COMMITTEE",
     "FOREST_TREES",
@@ -121,7 +124,14 @@ class Strategy:
     runners copy a strategy for each (strategy, replicate) and send the copies
     to their workers pickled: a strategy must be picklable (a class defined at
     module level), and state kept between calls of :meth:`scores` lives for
-    one learning curve only.
+    one learning curve only.  :func:`mri_theory.testing.check_strategy`
+    checks this contract on a strategy of your own.
+
+    The attributes below are everything the runners
+    (:func:`mri_theory.sandbox.run_curves`, :mod:`mri_theory.study`,
+    :func:`mri_theory.diagnostics.score_states`, the command line) read from
+    a strategy besides :meth:`scores`; the class values here are the
+    defaults of a practical (non-oracle) strategy.
 
     Attributes
     ----------
@@ -138,14 +148,28 @@ class Strategy:
         The score is :math:`-\hat T_e`, an estimate of the future-loss term
         :math:`T_e` of Eq. ``eqc`` (SMRI and BMRI, Algorithms 1-2), so that
         :math:`\hat T_e = -` score (:func:`mri_theory.diagnostics.score_states`).
+    sign : float
+        For the oracles on the true :math:`Q^c` (:class:`MRIBest` and its
+        subclasses): the score is ``sign`` times the true :math:`Q^c` (+1
+        MRI-best, -1 MRI-worst), so that the sandbox's ``record_q_c`` reads
+        :math:`Q^c` = ``sign * score`` without recomputing it.  Other
+        strategies leave it at 1 (the sandbox does not read it for them).
     """
 
-    name = "strategy"
-    costly = False
-    needs_truth = False
-    estimates_t_e = False
+    name: str = "strategy"
+    costly: bool = False
+    needs_truth: bool = False
+    estimates_t_e: bool = False
+    sign: float = 1.0
 
     def scores(self, ctx: Context) -> np.ndarray:  # pragma: no cover - abstract
+        """One finite real score per row of ``ctx.candidates``, shape ``(m,)``; larger is better.
+
+        It may draw from ``ctx.rng`` (the only source of randomness, so that
+        a run is reproducible) and call ``ctx.fitted()``, but must not change
+        the other fields of ``ctx``; it reads ``ctx.problem`` and
+        ``ctx.population`` only if :attr:`needs_truth` (they are None otherwise).
+        """
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -505,6 +529,9 @@ _REGISTRY: dict[str, Callable[[], Strategy]] = {
                 SimpleMRI, BootstrapMRI, MRIBest, MRIWorst)
 }
 
+#: The names :func:`unregister_strategy` refuses (the paper's strategies).
+_BUILT_IN = frozenset(_REGISTRY)
+
 
 def list_strategies() -> list[str]:
     """The strategy names: the paper's, in its order, then the registered ones in registration order."""
@@ -543,6 +570,46 @@ def register_strategy(name: str, factory: Callable[[], Strategy], *, overwrite: 
     if name == "all":
         raise ValueError("name 'all' is reserved: the runners read it as every registered strategy")
     register(_REGISTRY, name, factory, overwrite, "strategy")
+
+
+def unregister_strategy(name: str) -> None:
+    """Remove the strategy registered as ``name`` from :func:`get_strategy` and the runners.
+
+    The paper's strategies (the built-in names) cannot be unregistered, also
+    after ``overwrite=True`` replaced one: their names always stay available.
+    Replace one for a while with :func:`registered_strategy` and
+    ``overwrite=True`` instead.
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a str.
+    ValueError
+        If ``name`` is built in, or not registered (the message lists the
+        registered names).
+    """
+    unregister(_REGISTRY, name, _BUILT_IN, "strategy")
+
+
+def registered_strategy(name: str, factory: Callable[[], Strategy], *,
+                        overwrite: bool = False) -> AbstractContextManager[None]:
+    """A context manager: :func:`register_strategy` for the ``with`` block, then the previous state exactly.
+
+    On exit (an exception included) ``name`` is registered as before: the
+    factory a replaced name had (``overwrite=True``), in its place in
+    :func:`list_strategies`, or not at all.  Arguments and errors as for
+    :func:`register_strategy`, raised before anything changes.
+
+    Examples
+    --------
+    >>> from mri_theory.strategies import SimpleMRI, list_strategies, registered_strategy
+    >>> with registered_strategy("SMRI-refit", lambda: SimpleMRI(method="refit")):
+    ...     list_strategies()[-1]
+    'SMRI-refit'
+    >>> "SMRI-refit" in list_strategies()
+    False
+    """
+    return registered(_REGISTRY, register_strategy, name, factory, overwrite)
 
 
 def get_strategy(name: str, **options: Any) -> Strategy:

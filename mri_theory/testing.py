@@ -1,4 +1,4 @@
-r"""Conformance checks a user runs on their own classifier: :func:`check_classifier`.
+r"""Conformance checks a user runs on a classifier or strategy: :func:`check_classifier`, :func:`check_strategy`.
 
 The classifier contract (:mod:`mri_theory.classifiers.base`) is what the
 engine, the strategies and the sandbox rely on.  :func:`check_classifier`
@@ -7,6 +7,12 @@ meets (one point, one class, an absent class, duplicated points with
 different labels, points on a grid so that distances tie) and raises
 :class:`ClassifierCheckError` naming the first rule broken and the worst
 discrepancy found.  The project's own classifiers pass it (the tests).
+
+The strategy contract (:class:`mri_theory.strategies.Strategy`) is what the
+runners rely on; :func:`check_strategy` scores a small labelled set of a
+simulated three-class problem and raises :class:`StrategyCheckError` naming
+the first rule broken.  The built-in strategies and the scikit-activeml
+adapter pass it (the tests).
 
 Example
 -------
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import pickle
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,11 +36,15 @@ import numpy as np
 from sklearn import base as skbase
 
 from mri_theory import _validation as check
+from mri_theory._registry import label
 from mri_theory.classifiers.base import Classifier, refit_future_losses
+from mri_theory.classifiers.knn import KNN
 from mri_theory.losses import check_loss, predicted_class
 from mri_theory.population import Population
+from mri_theory.problems import GaussianMixtureProblem
+from mri_theory.strategies import Context, Strategy
 
-__all__ = ["ClassifierCheckError", "check_classifier"]
+__all__ = ["ClassifierCheckError", "check_classifier", "StrategyCheckError", "check_strategy"]
 
 #: The kinds of training set of the checks, in order (``n_states`` cycles through them).
 STATE_KINDS: tuple[str, ...] = (
@@ -386,3 +397,290 @@ def _check_fast_path(model: Classifier, state: _State, loss: str, tol: float, na
                                                 f"class {j}) gives {float(refit[i, j])!r}: off by {worst:.3g} "
                                                 f"(relative; tolerance {tol:g}) ({on})")
     return max(worst, gap)
+
+
+# ---------------------------------------------------------------------------------------- strategies
+
+
+class StrategyCheckError(AssertionError):
+    """A strategy breaks the contract; the message names the rule broken and what was found."""
+
+
+#: The contract items of :func:`check_strategy`, in the order they are checked.
+STRATEGY_CHECKS: tuple[str, ...] = (
+    "attributes",
+    "repr shows parameters",
+    "picklable",
+    "one finite score per candidate",
+    "ctx not mutated",
+    "deterministic given the generator",
+    "needs_truth respected",
+)
+
+#: Labelled points beyond the initial one per class, and candidates, of :func:`check_strategy`'s state.
+_EXTRA_LABELLED = 6
+_STRATEGY_CANDIDATES = 6
+_STRATEGY_POPULATION = 64
+
+
+def _strategy_problem() -> GaussianMixtureProblem:
+    """Three isotropic Gaussian classes in 2-D, overlapping (no class separable from the others)."""
+    means = [[0.0, 1.0], [-0.87, -0.5], [0.87, -0.5]]
+    return GaussianMixtureProblem("strategy-check", [([1.0], [m], [0.5 * np.eye(2)]) for m in means],
+                                  [0.3, 0.3, 0.4])
+
+
+def check_strategy(strategy: Strategy, *, classifier: Classifier | None = None, seed: int = 0) -> np.ndarray:
+    r"""Check that ``strategy`` keeps the strategy contract; raise :class:`StrategyCheckError` if not.
+
+    ``strategy`` itself is never scored or changed: every check scores a
+    copy (``copy.deepcopy``, as the runners do, or a pickled copy).  The
+    contract items (:data:`STRATEGY_CHECKS`), in order (the first failure
+    raises, naming the item):
+
+    1. **attributes**: ``name`` is a safe label (letters, digits and
+       ``. _ + -``, no ``__``: it names part files); ``costly``,
+       ``needs_truth`` and ``estimates_t_e`` are bools; ``sign`` is a finite
+       real.
+    2. **repr shows parameters**: ``repr`` works, every keyword parameter of
+       ``__init__`` appears as ``name=`` in it, no part is a default
+       ``<... at 0x...>`` repr (which changes from run to run), and a deep
+       copy has the same repr (the runners record it to tell configurations
+       apart on resume).
+    3. **picklable**: a pickle round trip gives an object of the same type
+       and repr (the runners send strategies to workers pickled).
+    4. **one finite score per candidate**: :meth:`~Strategy.scores` returns
+       real numbers, shape ``(m,)``, all finite.
+    5. **ctx not mutated**: after scoring, the fields of the context
+       (``X``, ``y``, ``candidates``, ``pool``, ``classifier``,
+       ``n_classes``, ``problem``, ``population``) are the same objects
+       with the same contents; the classifier template is still unfitted.
+       Drawing from ``ctx.rng``, caching ``ctx.fitted()`` and cached
+       properties of the problem (``bayes_error``) are allowed.
+    6. **deterministic given the generator**: a second copy, and the
+       pickled copy, scored on a fresh context whose ``rng`` has the same
+       seed, give identical scores.
+    7. **needs_truth respected**: a strategy with ``needs_truth=False`` is
+       scored with ``problem=None, population=None`` (as the runners do) and
+       gives identical scores when the truth is there (it never reads it); an
+       oracle (``needs_truth=True``) is scored with the truth and raises a
+       ``ValueError`` or ``TypeError`` without it (never scores silently).
+
+    The state: a three-class 2-D Gaussian problem, the initial labelled set
+    of one point per class plus 6 more points, 6 candidates, a pool of the
+    candidates, a quasi-Monte Carlo population of 64 points (drawn from
+    ``seed``).  Each strategy is scored four times.
+
+    Parameters
+    ----------
+    strategy : Strategy
+        An instance of a :class:`~mri_theory.strategies.Strategy` subclass.
+    classifier : Classifier, optional
+        The base classifier template of the context; default the paper's
+        5-NN (``KNN(5, kernel="optimal")``).
+    seed : int, default 0
+        Seed of the data and of ``ctx.rng`` (``>= 0``); a failure names it.
+
+    Returns
+    -------
+    ndarray (6,)
+        The scores of the first scoring.
+
+    Raises
+    ------
+    TypeError
+        If ``strategy`` is not a Strategy or ``classifier`` not a
+        Classifier; if ``seed`` is not an int.
+    StrategyCheckError
+        Naming the contract item broken and what was found.
+    """
+    if not isinstance(strategy, Strategy):
+        raise TypeError(f"strategy must be an instance of a mri_theory.strategies.Strategy subclass, "
+                        f"got {type(strategy).__name__}")
+    if classifier is None:
+        classifier = KNN(5, kernel="optimal")
+    if not isinstance(classifier, Classifier):
+        raise TypeError(f"classifier must be a mri_theory Classifier (an unfitted template) or None, "
+                        f"got {type(classifier).__name__}")
+    seed = check.count(seed, "seed", minimum=0)
+    who = type(strategy).__name__
+    where = f"(seed={seed})"
+
+    _check_strategy_attributes(strategy, who)
+    shown = _check_strategy_repr(strategy, who)
+    try:
+        pickled = pickle.loads(pickle.dumps(strategy))
+    except Exception as exc:  # noqa: BLE001 - any failure is reported as a broken contract
+        _strategy_fail(who, "picklable", f"pickling raised {type(exc).__name__}: {exc} (define the class at "
+                                         "module level and keep no lambdas, open files or locks)")
+    if type(pickled) is not type(strategy) or repr(pickled) != shown:
+        _strategy_fail(who, "picklable", f"the pickle round trip gave {type(pickled).__name__} {pickled!r}, "
+                                         f"not {shown}")
+
+    data = _strategy_data(seed, classifier)
+    oracle = bool(strategy.needs_truth)
+    ctx = _strategy_context(data, seed, truth=oracle)
+    before = _context_snapshot(ctx)
+    scores = _strategy_scores(copy.deepcopy(strategy), ctx, who, where)
+    _check_context_unchanged(ctx, before, who, where)
+    runs = [("deterministic given the generator", "a second copy", copy.deepcopy(strategy), oracle,
+             "all randomness must come from ctx.rng"),
+            ("deterministic given the generator", "the pickled copy", pickled, oracle,
+             "all randomness must come from ctx.rng, and all state must survive pickling")]
+    if not oracle:
+        runs.append(("needs_truth respected", "a copy given the truth (problem and population)",
+                     copy.deepcopy(strategy), True,
+                     "with needs_truth=False it must not read ctx.problem or ctx.population"))
+    for item, what, twin, truth, rule in runs:
+        again = _strategy_scores(twin, _strategy_context(data, seed, truth), who, where)
+        if not np.array_equal(again, scores):
+            _strategy_fail(who, item, f"{what}, scored on a context whose rng has the same seed, gives the scores "
+                                      f"{again.tolist()} instead of {scores.tolist()} {where}: {rule}")
+    if oracle:
+        try:
+            copy.deepcopy(strategy).scores(_strategy_context(data, seed, truth=False))
+        except (ValueError, TypeError):
+            pass
+        except Exception as exc:  # noqa: BLE001
+            _strategy_fail(who, "needs_truth respected", f"without the truth (problem=None, population=None) "
+                                                         f"scores raised {type(exc).__name__}: {exc}; an oracle "
+                                                         "must raise a clear ValueError or TypeError")
+        else:
+            _strategy_fail(who, "needs_truth respected", "needs_truth=True, but scores returned scores without the "
+                                                         "truth (problem=None, population=None); an oracle must "
+                                                         "raise a ValueError or TypeError")
+    return scores
+
+
+def _strategy_fail(name: str, item: str, message: str) -> None:
+    raise StrategyCheckError(f"check_strategy: {name} fails '{item}': {message}")
+
+
+def _check_strategy_attributes(strategy: Strategy, who: str) -> None:
+    """``name`` a safe label, the flags bools, ``sign`` a finite real."""
+    try:
+        label(strategy.name, "name")
+    except (TypeError, ValueError) as exc:
+        _strategy_fail(who, "attributes", f"{exc} (the runners label rows and part files with it)")
+    for flag in ("costly", "needs_truth", "estimates_t_e"):
+        value = getattr(strategy, flag, None)
+        if not isinstance(value, (bool, np.bool_)):
+            _strategy_fail(who, "attributes", f"{flag} must be a bool, got {value!r}")
+    sign = getattr(strategy, "sign", None)
+    if isinstance(sign, (bool, np.bool_)) or not isinstance(sign, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(sign):
+        _strategy_fail(who, "attributes", f"sign must be a finite real number, got {sign!r}")
+
+
+def _check_strategy_repr(strategy: Strategy, who: str) -> str:
+    """The repr, after checking that it shows the keyword parameters, has no address and survives a deep copy."""
+    item = "repr shows parameters"
+    try:
+        shown = repr(strategy)
+        twin = repr(copy.deepcopy(strategy))
+    except Exception as exc:  # noqa: BLE001
+        _strategy_fail(who, item, f"repr raised {type(exc).__name__}: {exc}")
+    if " at 0x" in shown:
+        _strategy_fail(who, item, f"{shown} shows an object by its address, which changes from run to run; give "
+                                  "every parameter (and the objects it holds) a repr of its value")
+    init = list(inspect.signature(type(strategy).__init__).parameters.values())[1:]
+    hidden = [p.name for p in init if (p.default is not p.empty or p.kind is p.KEYWORD_ONLY)
+              and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and f"{p.name}=" not in shown]
+    if hidden:
+        _strategy_fail(who, item, f"the repr {shown} does not show the __init__ parameters {hidden} (as name=value): "
+                                  "two differently parameterised strategies would look alike")
+    if twin != shown:
+        _strategy_fail(who, item, f"a deep copy has the repr {twin}, the original {shown}")
+    return shown
+
+
+@dataclass(frozen=True)
+class _StrategyData:
+    """The labelled set, candidates, evaluation population, problem and classifier of :func:`check_strategy`."""
+
+    X: np.ndarray
+    y: np.ndarray
+    candidates: np.ndarray
+    problem: GaussianMixtureProblem
+    population: Population
+    classifier: Classifier
+
+
+def _strategy_data(seed: int, classifier: Classifier) -> _StrategyData:
+    problem = _strategy_problem()
+    X0, y0, pool_X, pool_y, population = problem.draw_replicate(
+        _EXTRA_LABELLED + _STRATEGY_CANDIDATES, _STRATEGY_POPULATION, np.random.default_rng(seed))
+    X = np.vstack([X0, pool_X[:_EXTRA_LABELLED]])
+    y = np.concatenate([y0, pool_y[:_EXTRA_LABELLED]])
+    return _StrategyData(X, y, pool_X[_EXTRA_LABELLED:], problem, population, copy.deepcopy(classifier))
+
+
+def _strategy_context(data: _StrategyData, seed: int, truth: bool) -> Context:
+    """A fresh context (its own copies of everything) with ``rng`` seeded from ``seed``; the truth if ``truth``."""
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,)))
+    candidates = data.candidates.copy()
+    return Context(data.X.copy(), data.y.copy(), candidates, candidates.copy(), copy.deepcopy(data.classifier),
+                   data.problem.n_classes, rng, *((data.problem, copy.deepcopy(data.population)) if truth
+                                                  else (None, None)))
+
+
+_CONTEXT_FIELDS = ("X", "y", "candidates", "pool", "classifier", "n_classes", "problem", "population")
+
+
+def _context_snapshot(ctx: Context) -> dict[str, tuple[Any, Any]]:
+    """Each field of ``ctx``: the object itself and a deep copy of its contents."""
+    return {key: (getattr(ctx, key), copy.deepcopy(getattr(ctx, key))) for key in _CONTEXT_FIELDS}
+
+
+def _same_contents(a: Any, b: Any) -> bool:
+    """``a`` (now) holds what ``b`` (a deep copy taken before) held.
+
+    Arrays element-wise (and dtype); a classifier unfitted with the same
+    parameters; other objects attribute by attribute, where attributes added
+    since (caches such as ``Problem.bayes_error``) are allowed; else ``==``.
+    """
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
+                and a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")))
+    if a is None or b is None or isinstance(a, (int, float, str)):
+        return type(a) is type(b) and a == b
+    if isinstance(a, Classifier):
+        return type(a) is type(b) and not _learned(a) and _same_params(a.get_params(deep=False),
+                                                                       b.get_params(deep=False))
+    if hasattr(a, "__dict__"):
+        return type(a) is type(b) and all(key in vars(a) and _same_contents(vars(a)[key], vars(b)[key])
+                                          for key in vars(b))
+    return _same_value(a, b)
+
+
+def _check_context_unchanged(ctx: Context, before: dict[str, tuple[Any, Any]], who: str, where: str) -> None:
+    for key, (obj, contents) in before.items():
+        now = getattr(ctx, key)
+        if now is not obj:
+            _strategy_fail(who, "ctx not mutated", f"scores replaced ctx.{key} {where}")
+        if not _same_contents(now, contents):
+            what = "fitted or changed the classifier template (use ctx.fitted() or a clone)" \
+                if key == "classifier" else f"changed the contents of ctx.{key}"
+            _strategy_fail(who, "ctx not mutated", f"scores {what} {where}")
+
+
+def _strategy_scores(strategy: Strategy, ctx: Context, who: str, where: str) -> np.ndarray:
+    """``strategy.scores(ctx)``, checked: real, shape ``(m,)``, finite."""
+    item = "one finite score per candidate"
+    m = ctx.candidates.shape[0]
+    truth = "with the truth" if ctx.problem is not None else "without the truth (problem=None, population=None)"
+    try:
+        raw = strategy.scores(ctx)
+    except Exception as exc:  # noqa: BLE001
+        _strategy_fail(who, item, f"scores raised {type(exc).__name__}: {exc} on {m} candidates {truth} {where}")
+    try:
+        values = check.real_array(raw, "scores")
+    except (TypeError, ValueError) as exc:
+        _strategy_fail(who, item, f"{exc} {where}")
+    if values.shape != (m,):
+        _strategy_fail(who, item, f"scores returned shape {values.shape}, expected ({m},) {where}")
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        _strategy_fail(who, item, f"scores returned non-finite values {values[bad].tolist()} for candidates "
+                                  f"{bad.tolist()} of {m} {where}")
+    return np.array(values, dtype=float)

@@ -1,6 +1,6 @@
 """Bad input across the public API: each row must raise a clear error naming the argument.
 
-Table-driven (issue 8): every row is ``(id, callable, expected exception type,
+Table-driven: every row is ``(id, callable, expected exception type,
 regex)``; the callable makes one call with one bad argument, and the test
 checks that exactly that exception type is raised *with a message naming the
 argument* (the regex), never a silent result, a ``ComplexWarning``, a numpy

@@ -23,6 +23,7 @@ import mpmath
 import numpy as np
 import pandas as pd
 import pytest
+from _registries import own_registrations  # noqa: F401 - a fixture
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -357,15 +358,12 @@ def test_refused_registrations_leave_the_registries_unchanged():
     assert "h3-refused" not in list_classifiers() + list_problems() + list_strategies()
 
 
-def test_factories_callable_without_arguments_are_still_accepted(monkeypatch):
+def test_factories_callable_without_arguments_are_still_accepted(own_registrations):
     """Defaults, ``*args``/``**kwargs`` and classes with optional parameters: accepted as before."""
-    from mri_theory import classifiers, strategies
     from mri_theory.classifiers import get_classifier
     from mri_theory.strategies import RandomSelection
 
-    # Registrations of this test stay in it: the registries are restored afterwards.
-    monkeypatch.setattr(classifiers, "_REGISTRY", dict(classifiers._REGISTRY))
-    monkeypatch.setattr(strategies, "_REGISTRY", dict(strategies._REGISTRY))
+    # Registrations of this test stay in it: own_registrations unregisters them afterwards.
     register_classifier("h3-knn7", lambda k=7: KNN(k), overwrite=True)
     assert get_classifier("h3-knn7").k == 7
     register_strategy("h3-rs", lambda *args, **kwargs: RandomSelection(), overwrite=True)

@@ -198,7 +198,7 @@ def test_a_smaller_error_passes_a_looser_tolerance():
 
 
 def test_sklearn_knn_refusing_small_training_sets_fails_at_fit():
-    """scikit-learn's k-NN refuses fewer than k points (issue 12's trap): reported with the training set."""
+    """scikit-learn's k-NN refuses fewer than k points (a trap for adapters): reported with the training set."""
     with pytest.raises(ClassifierCheckError, match=r"SklearnClassifier fails 'fit': predict_proba or predict raised "
                                                    r"ValueError: Expected n_neighbors <= n_samples_fit.* after a fit "
                                                    r"on the training set"):

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from _registries import own_registrations  # noqa: F401 - a fixture (names registered are unregistered after)
 from sklearn.datasets import load_breast_cancer, load_wine
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import StandardScaler
@@ -358,18 +359,7 @@ def _small_problem(name="small"):
     return GaussianMixtureProblem(name, [([1.0], [[-1.0]], [[[1.0]]]), ([1.0], [[2.0]], [[[1.0]]])], [0.5, 0.5])
 
 
-@pytest.fixture
-def clean_registry():
-    """Restore the registry afterwards (there is no public unregister), so other tests see the built-ins only."""
-    registry, instances = dict(problems._REGISTRY), dict(problems._INSTANCES)
-    yield
-    problems._REGISTRY.clear()
-    problems._REGISTRY.update(registry)
-    problems._INSTANCES.clear()
-    problems._INSTANCES.update(instances)
-
-
-def test_register_problem_round_trip(clean_registry):
+def test_register_problem_round_trip(own_registrations):
     calls = []
 
     def factory():
@@ -401,14 +391,14 @@ def test_register_problem_round_trip(clean_registry):
     ("ok", _small_problem(), TypeError, "factory must be callable"),
     ("ok", _small_problem, TypeError, "overwrite"),
 ])
-def test_register_problem_refusals(clean_registry, name, factory, error, pattern):
+def test_register_problem_refusals(own_registrations, name, factory, error, pattern):
     kwargs = {"overwrite": "no"} if pattern == "overwrite" else {}
     with pytest.raises(error, match=pattern):
         register_problem(name, factory, **kwargs)
     assert "ok" not in list_problems()
 
 
-def test_a_factory_returning_no_problem_is_refused_at_get(clean_registry):
+def test_a_factory_returning_no_problem_is_refused_at_get(own_registrations):
     register_problem("broken", lambda: "not a problem")
     with pytest.raises(TypeError, match="the factory registered as problem 'broken' returned str, not a Problem"):
         get_problem("broken")

@@ -21,9 +21,10 @@ import warnings
 import numpy as np
 import pytest
 from pandas.testing import assert_frame_equal
+from _registries import own_registrations  # noqa: F401 - a fixture
 from test_sandbox import count_pairs
 
-from mri_theory import classifiers, strategies
+from mri_theory import strategies
 from mri_theory.classifiers import (
     KNN,
     LDA,
@@ -125,9 +126,8 @@ def test_own_objects_with_two_workers_equal_serial(own_serial):
     assert_frame_equal(parallel, own_serial, check_exact=True)
 
 
-def test_a_registered_strategy_works_with_two_workers(monkeypatch):
+def test_a_registered_strategy_works_with_two_workers(own_registrations):
     """The issue's bug: a registration in this process only; the workers get the object."""
-    monkeypatch.setattr(strategies, "_REGISTRY", dict(strategies._REGISTRY))
     register_strategy("farthest2", lambda: FarthestFromLabelled(power=2.0))
     args = dict(classifier="lda", strategies=["farthest2", "RS"], **SMALL)
     serial = run_curves(**args)
@@ -286,9 +286,7 @@ def test_theta2_follows_the_nearest_neighbour_attribute_or_the_parameter():
 # ------------------------------------------------------------------ registries
 
 
-def test_register_round_trips(monkeypatch):
-    monkeypatch.setattr(strategies, "_REGISTRY", dict(strategies._REGISTRY))
-    monkeypatch.setattr(classifiers, "_REGISTRY", dict(classifiers._REGISTRY))
+def test_register_round_trips(own_registrations):
     register_strategy("far", FarthestFromLabelled)
     register_classifier("centroid2", lambda: NearestCentroid(scale=2.0))
     assert list_strategies()[-1] == "far" and "centroid2" in list_classifiers()
@@ -309,18 +307,14 @@ def test_register_round_trips(monkeypatch):
     (3, Strategy, TypeError, r"name must be a str, got int"),
     ("fine", "not callable", TypeError, r"factory must be callable"),
 ])
-def test_bad_registrations_are_refused(register, name, factory, error, pattern, monkeypatch):
-    monkeypatch.setattr(strategies, "_REGISTRY", dict(strategies._REGISTRY))
-    monkeypatch.setattr(classifiers, "_REGISTRY", dict(classifiers._REGISTRY))
+def test_bad_registrations_are_refused(own_registrations, register, name, factory, error, pattern):
     before = (list_strategies(), list_classifiers())
     with pytest.raises(error, match=pattern):
         register(name, factory)
     assert (list_strategies(), list_classifiers()) == before
 
 
-def test_duplicates_need_overwrite_and_all_is_reserved(monkeypatch):
-    monkeypatch.setattr(strategies, "_REGISTRY", dict(strategies._REGISTRY))
-    monkeypatch.setattr(classifiers, "_REGISTRY", dict(classifiers._REGISTRY))
+def test_duplicates_need_overwrite_and_all_is_reserved(own_registrations):
     with pytest.raises(ValueError, match="name: a strategy 'SMRI' is already registered; pass overwrite=True"):
         register_strategy("SMRI", SimpleMRI)
     with pytest.raises(ValueError, match="name: a classifier 'lda' is already registered"):
@@ -391,13 +385,12 @@ def test_a_classifier_object_is_never_fitted_in_place():
 @pytest.mark.parametrize("register, get, what", [
     ("strategy", "get_strategy", "Strategy"), ("classifier", "get_classifier", "Classifier"),
     ("problem", "get_problem", "Problem")])
-def test_a_factory_of_the_wrong_type_is_refused_before_any_file(register, get, what, tmp_path, monkeypatch):
+def test_a_factory_of_the_wrong_type_is_refused_before_any_file(own_registrations, register, get, what, tmp_path):
     import mri_theory.classifiers as classifiers
     import mri_theory.problems as problems
     import mri_theory.strategies as strategies
 
     module = {"strategy": strategies, "classifier": classifiers, "problem": problems}[register]
-    monkeypatch.setattr(module, "_REGISTRY", dict(module._REGISTRY))
     getattr(module, f"register_{register}")("wrong-type", lambda: 5)
     with pytest.raises(TypeError, match=f"the factory registered as {register} 'wrong-type' returned int, "
                                         f"not a {what}"):
@@ -412,10 +405,9 @@ def test_a_factory_of_the_wrong_type_is_refused_before_any_file(register, get, w
     assert not (tmp_path / "out").exists()
 
 
-def test_get_strategy_passes_options_to_a_factory_taking_keywords(monkeypatch):
+def test_get_strategy_passes_options_to_a_factory_taking_keywords(own_registrations):
     import mri_theory.strategies as strategies
 
-    monkeypatch.setattr(strategies, "_REGISTRY", dict(strategies._REGISTRY))
     register_strategy("smri-kw", lambda **options: strategies.SimpleMRI(**options))
     assert strategies.get_strategy("smri-kw", method="refit").method == "refit"
     with pytest.raises(TypeError, match="unexpected keyword argument 'nope'"):

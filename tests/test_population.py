@@ -292,6 +292,51 @@ def test_from_problem_validation():
         Population.from_problem(problem, 10, np.random.default_rng(0), method="grid")
 
 
+class _Forwarding:
+    """Not a Problem: forwards exactly the interface Population.from_problem declares it uses."""
+
+    def __init__(self, problem):
+        self._problem = problem
+
+    def sample(self, n, rng):
+        return self._problem.sample(n, rng)
+
+    def posterior(self, X):
+        return self._problem.posterior(X)
+
+    @property
+    def uniform_dim(self):
+        return self._problem.uniform_dim
+
+    def sample_from_uniform(self, u):
+        return self._problem.sample_from_uniform(u)
+
+
+@pytest.mark.parametrize("method", ["sample", "qmc"])
+def test_from_problem_uses_only_the_declared_interface(method):
+    """Any object with sample, posterior, uniform_dim and sample_from_uniform gives the problem's population."""
+    from mri_theory.population import qmc_uniforms
+
+    problem = get_problem("four-gaussian")
+    want = Population.from_problem(problem, 33, np.random.default_rng(8), method=method)
+    got = Population.from_problem(_Forwarding(problem), 33, np.random.default_rng(8), method=method)
+    np.testing.assert_array_equal(got.X, want.X)
+    np.testing.assert_array_equal(got.proba, want.proba)
+    if method == "qmc":  # the problem's sampler applied to the scrambled Sobol' uniforms
+        u = qmc_uniforms(problem.uniform_dim, 33, np.random.default_rng(8))
+        np.testing.assert_array_equal(got.X, problem.sample_from_uniform(u))
+    joint = problem.class_densities(got.X) * problem.prior  # Bayes' rule by hand
+    np.testing.assert_allclose(got.proba, joint / joint.sum(axis=1, keepdims=True), rtol=1e-12)
+
+
+@pytest.mark.parametrize("drop", ["sample", "posterior", "uniform_dim", "sample_from_uniform"])
+def test_from_problem_names_the_missing_part_of_the_interface(drop):
+    attrs = {k: v for k, v in vars(_Forwarding).items() if k not in (drop, "__dict__", "__weakref__")}
+    lacking = type("Lacking", (), attrs)(get_problem("four-gaussian"))
+    with pytest.raises(TypeError, match=rf"^problem must be a Problem .*got Lacking, which lacks {drop}$"):
+        Population.from_problem(lacking, 10, np.random.default_rng(0))
+
+
 # ---------------------------------------------------------------- statistics
 
 

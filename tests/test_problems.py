@@ -11,6 +11,7 @@ rule over the plane, and Monte Carlo sampling.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -489,3 +490,185 @@ def test_the_bayes_error_integrator_refuses_bad_input(args, error, pattern):
     make, resolution = args
     with pytest.raises(error, match=pattern):
         compute_bayes_error(make(), resolution)
+
+
+# --------------------------------------------------------------------------
+# The Bayes-error integrator from mixture parameters (no problem object)
+# --------------------------------------------------------------------------
+
+
+def two_normals_bayes_error(m0: float, s0: float, m1: float, s1: float, p0: float) -> float:
+    """``int min(p0 N(m0, s0^2), p1 N(m1, s1^2))`` by hand: roots of the quadratic log-ratio, then normal CDFs."""
+    p1 = 1 - p0
+    a = 1 / (2 * s1**2) - 1 / (2 * s0**2)
+    b = m0 / s0**2 - m1 / s1**2
+    c = m1**2 / (2 * s1**2) - m0**2 / (2 * s0**2) + math.log(p0 * s1 / (p1 * s0))
+    if a == 0:
+        roots = [-c / b]
+    else:  # no real root: one class wins everywhere
+        disc = b * b - 4 * a * c
+        roots = sorted((-b + sign * math.sqrt(disc)) / (2 * a) for sign in (-1, 1)) if disc > 0 else []
+    cuts = np.concatenate([[-np.inf], roots, [np.inf]])
+    total = 0.0
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        inside = (lo + hi) / 2 if np.isfinite(lo) and np.isfinite(hi) else min(max(0.0, lo + 1), hi - 1)
+        class0_wins = a * inside**2 + b * inside + c > 0  # log(p0 f0) - log(p1 f1) at a point of the piece
+        m, s, p = (m1, s1, p1) if class0_wins else (m0, s0, p0)  # the loser's mass on the piece
+        total += p * (stats.norm.cdf(hi, m, s) - stats.norm.cdf(lo, m, s))
+    return total
+
+
+@pytest.mark.parametrize("m0, s0, m1, s1, p0", [
+    (-1.0, 1.0, 1.0, 1.0, 0.5),   # Phi(-1)
+    (-1.0, 1.0, 1.5, 1.0, 0.2),   # one boundary point, unequal priors
+    (0.0, 0.6, 0.8, 1.7, 0.45),   # two boundary points
+    (0.3, 2.0, -0.2, 0.25, 0.7),  # a thin class inside a wide one
+])
+def test_mixture_bayes_error_1d_matches_two_normals_by_hand(m0, s0, m1, s1, p0):
+    from mri_theory.bayes_error import mixture_bayes_error
+
+    got = mixture_bayes_error([p0, 1 - p0], [[1.0], [1.0]], [[[m0]], [[m1]]], [[[[s0**2]]], [[[s1**2]]]])
+    assert abs(got - two_normals_bayes_error(m0, s0, m1, s1, p0)) < 1e-10
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(m0=st.floats(-3, 3), m1=st.floats(-3, 3), s0=st.floats(0.2, 3), s1=st.floats(0.2, 3),
+       p0=st.floats(0.05, 0.95))
+def test_mixture_bayes_error_1d_property(m0, m1, s0, s1, p0):
+    from hypothesis import assume
+
+    from mri_theory.bayes_error import mixture_bayes_error
+
+    assume(abs(m0 - m1) > 0.05 or abs(s0 - s1) > 0.05)
+    got = mixture_bayes_error([p0, 1 - p0], [[1.0], [1.0]], [[[m0]], [[m1]]], [[[[s0**2]]], [[[s1**2]]]])
+    assert abs(got - two_normals_bayes_error(m0, s0, m1, s1, p0)) < 1e-10
+
+
+def test_mixture_bayes_error_2d_linear_discriminant_with_unequal_priors():
+    """Shared covariance: L* = p0 Phi((-D^2/2 + L)/D) + p1 Phi((-D^2/2 - L)/D), L = ln(p1/p0)."""
+    from mri_theory.bayes_error import mixture_bayes_error
+
+    cov = np.array([[0.8, -0.3], [-0.3, 0.4]])
+    m0, m1, p0 = np.array([0.2, -0.1]), np.array([-0.6, 0.7]), 0.35
+    delta = math.sqrt((m1 - m0) @ np.linalg.solve(cov, m1 - m0))
+    log_ratio = math.log((1 - p0) / p0)
+    want = (p0 * special.ndtr((-delta**2 / 2 + log_ratio) / delta)
+            + (1 - p0) * special.ndtr((-delta**2 / 2 - log_ratio) / delta))
+    got = mixture_bayes_error([p0, 1 - p0], [[1.0], [1.0]], [[m0], [m1]], [cov[None], cov[None]])
+    assert abs(got - want) < 1e-8
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_problem_bayes_error_is_the_mixture_integrator_bit_for_bit(name):
+    """The problem, its parameters and any object exposing them give the same float (it feeds figures)."""
+    from types import SimpleNamespace
+
+    from mri_theory.bayes_error import MIXTURE_INTERFACE, compute_bayes_error, mixture_bayes_error
+
+    p = get_problem(name)
+    params = (p.prior, p.weights, p.means, p.covariances)
+    assert mixture_bayes_error(*params) == p.bayes_error
+    stand_in = SimpleNamespace(**{attr: getattr(p, attr) for attr in MIXTURE_INTERFACE})
+    assert compute_bayes_error(stand_in) == p.bayes_error
+    as_lists = [[np.asarray(a).tolist() for a in arrs] for arrs in params[1:]]
+    assert mixture_bayes_error(p.prior.tolist(), *as_lists) == p.bayes_error
+
+
+_EYE2 = np.eye(2)[None]
+
+
+@pytest.mark.parametrize("args, error, pattern", [
+    (([0.5, 0.5], np.ones((2, 1)), [[[0.0]], [[1.0]]], [[[[1.0]]], [[[1.0]]]]), TypeError,
+     r"^weights must be a sequence"),
+    (([0.5, 0.5], [[1.0], [1.0]], "ab", [[[[1.0]]], [[[1.0]]]]), TypeError, r"^means must be a sequence"),
+    (([0.5, 0.5], [[1.0], [1.0]], [[[0.0]], [[1.0]]], 3.0), TypeError, r"^covariances must be a sequence"),
+    (([1.0], [[1.0]], [[[0.0]]], [[[[1.0]]]]), ValueError, r"^weights, means and covariances must hold"),
+    (([0.5, 0.5], [[1.0], [1.0]], [[[0.0]]], [[[[1.0]]], [[[1.0]]]]), ValueError, r"^weights, means and cov"),
+    (([0.3, 0.3], [[1.0], [1.0]], [[[0.0]], [[1.0]]], [[[[1.0]]], [[[1.0]]]]), ValueError, r"^prior must sum"),
+    (([0.5, 0.5, 0.0], [[1.0], [1.0]], [[[0.0]], [[1.0]]], [[[[1.0]]], [[[1.0]]]]), ValueError, r"^prior must"),
+    (([0.5, 0.5], [[1.0], [0.5, 0.4]], [[[0.0]], [[1.0], [2.0]]], [[[[1.0]]], [[[1.0]], [[1.0]]]]), ValueError,
+     r"^weights\[1\] must be positive and sum to 1"),
+    (([0.5, 0.5], [[1.0], [1.0]], [[[0.0]], [[np.nan]]], [[[[1.0]]], [[[1.0]]]]), ValueError,
+     r"^means\[1\] must be finite"),
+    (([0.5, 0.5], [[1.0], [1.0]], [[[0.0, 0.0]], [[1.0]]], [_EYE2, [[[1.0]]]]), ValueError,
+     r"^means\[1\] must have dimension 2"),
+    (([0.5, 0.5], [[1.0], [1.0]], [[[0.0]], [[1.0]]], [[[[1.0]]], [[[-1.0]]]]), ValueError,
+     r"^covariances\[1\] must be positive definite"),
+    (([0.5, 0.5], [[1.0], [1.0]], [[[0.0, 0]], [[1.0, 0]]], [_EYE2, [[[1.0, 0.5], [0.0, 1.0]]]]), ValueError,
+     r"^covariances\[1\] must be symmetric"),
+    (([0.5, 0.5], [[1.0], [1.0]], [[[0.0, 0, 0]], [[1.0, 0, 0]]], [np.eye(3)[None]] * 2), ValueError,
+     r"^means must be 1- or 2-D points .* d = 3"),
+])
+def test_mixture_bayes_error_refuses_bad_parameters_naming_them(args, error, pattern):
+    from mri_theory.bayes_error import mixture_bayes_error
+
+    with pytest.raises(error, match=pattern):
+        mixture_bayes_error(*args)
+
+
+@pytest.mark.parametrize("resolution, error", [(0, ValueError), (1.5, ValueError), ("2", TypeError),
+                                               (10**6, ValueError)])
+def test_mixture_bayes_error_refuses_a_bad_resolution(resolution, error):
+    from mri_theory.bayes_error import mixture_bayes_error
+
+    with pytest.raises(error, match=r"^resolution must"):
+        mixture_bayes_error([0.5, 0.5], [[1.0], [1.0]], [[[0.0]], [[1.0]]], [[[[1.0]]], [[[1.0]]]], resolution)
+
+
+@pytest.mark.parametrize("make, missing", [
+    (lambda: DataProblem.from_arrays(np.arange(12.0), [0, 1] * 6, test_size=2), "weights, means, covariances"),
+    (lambda: TwoGaussians(), "weights, means, covariances, dim, bayes_error_monte_carlo"),
+    (lambda: ("four-gaussian",), "prior, weights"),
+])
+def test_compute_bayes_error_names_what_a_non_mixture_lacks(make, missing):
+    from mri_theory.bayes_error import compute_bayes_error
+
+    with pytest.raises(TypeError, match=r"^problem must be a GaussianMixtureProblem, got \w+, which lacks "
+                                        + re.escape(missing)):
+        compute_bayes_error(make())
+
+
+# --------------------------------------------------------------------------
+# What populations and runners use of a problem is declared on Problem
+# --------------------------------------------------------------------------
+
+
+class _TwoPoints(Problem):
+    """A minimal Problem without a uniform sampler: N(-1, 1) vs N(2, 1), prior (1/4, 3/4)."""
+
+    def __init__(self) -> None:
+        super().__init__("two-points", 2, 1, [0.25, 0.75])
+
+    def sample(self, n, rng):
+        y = (rng.random(n) < 0.75).astype(int)
+        return (np.where(y == 1, 2.0, -1.0) + rng.standard_normal(n))[:, None], y
+
+    def _class_log_densities(self, X):
+        return np.column_stack([stats.norm.logpdf(X[:, 0], -1.0), stats.norm.logpdf(X[:, 0], 2.0)])
+
+    def _compute_bayes_error(self):
+        return two_normals_bayes_error(-1.0, 1.0, 2.0, 1.0, 0.25)
+
+
+def test_problem_declares_what_populations_use():
+    from mri_theory.population import PROBLEM_INTERFACE
+
+    for attr in PROBLEM_INTERFACE + ("name", "n_classes", "dim", "prior", "has_truth", "draw_replicate"):
+        assert hasattr(Problem, attr) or attr in Problem.__annotations__, attr
+    assert get_problem("four-gaussian").uniform_dim == 4  # 2 + d: the class, the component, the normals
+
+
+def test_a_problem_without_uniform_sampler_serves_sampled_populations_only():
+    from mri_theory.population import Population
+
+    p = _TwoPoints()
+    pop = Population.from_problem(p, 50, np.random.default_rng(3))
+    X, _ = p.sample(50, np.random.default_rng(3))
+    f0, f1 = 0.25 * stats.norm.pdf(X[:, 0], -1.0), 0.75 * stats.norm.pdf(X[:, 0], 2.0)
+    np.testing.assert_allclose(pop.proba, np.column_stack([f0, f1]) / (f0 + f1)[:, None], rtol=1e-12)
+    for call in (lambda: p.uniform_dim, lambda: p.sample_from_uniform([[0.5, 0.5, 0.5]]),
+                 lambda: Population.from_problem(p, 8, np.random.default_rng(0), method="qmc"),
+                 lambda: p.draw_replicate(4, 8, np.random.default_rng(0))):
+        with pytest.raises(NotImplementedError, match=r"_TwoPoints 'two-points' does not map uniforms to points: "
+                                                      r"override uniform_dim and sample_from_uniform"):
+            call()

@@ -1,4 +1,4 @@
-"""Resuming :func:`mri_theory.sandbox.run_curves` never trusts a damaged part file (issue 8).
+"""Resuming :func:`mri_theory.sandbox.run_curves` never trusts a damaged part file.
 
 * Every corruption of a finished part (cut mid-line, truncated to 20 lines,
   header only, another pair's file copied over it, empty, binary garbage, a

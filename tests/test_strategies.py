@@ -445,7 +445,7 @@ def test_oracles_are_the_true_q_c(problem_name, classifier, loss):
     assert q[i_worst] <= q.min() + 1e-12
 
 
-# ------------------------------------------------------------------ near-ties (issue: choices must not hinge on rounding)
+# ------------------------------------------------------------------ near-ties (choices must not hinge on rounding)
 
 
 class Fixed(Strategy):

@@ -17,8 +17,9 @@ refits for :class:`RandomForest` and :class:`SklearnClassifier`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 
-from mri_theory._registry import made, register
+from mri_theory._registry import made, register, registered, unregister
 from mri_theory.classifiers.base import Classifier, refit_future_losses
 from mri_theory.classifiers.gaussian import (
     LDA,
@@ -47,6 +48,8 @@ __all__ = [
     "get_classifier",
     "list_classifiers",
     "register_classifier",
+    "registered_classifier",
+    "unregister_classifier",
     "refit_future_losses",
 ]
 
@@ -62,6 +65,9 @@ _REGISTRY: dict[str, Callable[[], Classifier]] = {
     "rf": RandomForest,
     "mean": GaussianMeanClassifier,
 }
+
+#: The names :func:`unregister_classifier` refuses.
+_BUILT_IN = frozenset(_REGISTRY)
 
 
 def list_classifiers() -> list[str]:
@@ -96,6 +102,43 @@ def register_classifier(name: str, factory: Callable[[], Classifier], *, overwri
     send the classifier objects to their workers.
     """
     register(_REGISTRY, name, factory, overwrite, "classifier")
+
+
+def unregister_classifier(name: str) -> None:
+    """Remove the classifier registered as ``name`` from :func:`get_classifier` and the runners.
+
+    Built-in classifiers cannot be unregistered, also after ``overwrite=True``
+    replaced one: their names always stay available.  Replace one for a while
+    with :func:`registered_classifier` and ``overwrite=True`` instead.
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a str.
+    ValueError
+        If ``name`` is built in, or not registered (the message lists the
+        registered names).
+    """
+    unregister(_REGISTRY, name, _BUILT_IN, "classifier")
+
+
+def registered_classifier(name: str, factory: Callable[[], Classifier], *,
+                          overwrite: bool = False) -> AbstractContextManager[None]:
+    """A context manager: :func:`register_classifier` for the ``with`` block, then the previous state exactly.
+
+    On exit (an exception included) ``name`` is registered as before: the
+    factory a replaced name had (``overwrite=True``), or not at all.
+    Arguments and errors as for :func:`register_classifier`, raised before
+    anything changes.
+
+    Examples
+    --------
+    >>> from mri_theory.classifiers import KNN, get_classifier, registered_classifier
+    >>> with registered_classifier("knn3", lambda: KNN(3)):
+    ...     get_classifier("knn3")
+    KNN(k=3, kernel='rectangular', scale=None)
+    """
+    return registered(_REGISTRY, register_classifier, name, factory, overwrite)
 
 
 def get_classifier(name: str) -> Classifier:

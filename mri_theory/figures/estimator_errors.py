@@ -149,7 +149,7 @@ def plot_estimator_errors(states: pd.DataFrame, errors: pd.DataFrame, errors_per
     return fig
 
 
-@register("estimator_errors", "Issue 11: errors M = T_e-hat - T_e of SMRI and BMRI against the true Q^c, with the "
+@register("estimator_errors", "Errors M = T_e-hat - T_e of SMRI and BMRI against the true Q^c, with the "
                               "guarantee's assumptions (centred, independent, identically distributed)",
           seed=FIGURE_SEED)
 def make(quick: bool, rng: np.random.Generator) -> Figure:

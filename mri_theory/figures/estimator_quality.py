@@ -71,7 +71,7 @@ def plot_estimator_quality(summary: pd.DataFrame, subtitle: str = "") -> Figure:
     return fig
 
 
-@register("estimator_quality", "Issue 11: Spearman, normalised shortfall and lambda-hat of each strategy "
+@register("estimator_quality", "Spearman, normalised shortfall and lambda-hat of each strategy "
                                "against the true Q^c, Four-Gaussian, 5-NN and LDA", seed=FIGURE_SEED)
 def make(quick: bool, rng: np.random.Generator) -> Figure:
     """The shared scoring run (:mod:`mri_theory.figures._diagnostics_data`), drawn by :func:`plot_estimator_quality`."""
