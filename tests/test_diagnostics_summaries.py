@@ -1,4 +1,4 @@
-"""Summaries of the state table (issue 11) and the empirical noise family of the guarantee.
+"""Summaries of the state table and the empirical noise family of the guarantee.
 
 Every statistic is checked against an independent computation on hand-built
 tables: scipy for the rank correlations, the KS test and the t-tests, explicit
@@ -29,7 +29,7 @@ from mri_theory.guarantee import (
     simulate_selection,
 )
 
-#: The contract of the tidy table (issue 11 spec), written out independently of the package.
+#: The contract of the tidy table, written out independently of the package.
 COLUMNS = ["problem", "classifier", "trajectory", "replicate", "step", "n_labelled", "strategy", "candidate",
            "score", "true_q_c", "loss", "t_e", "t_e_estimate"]
 LOSS = 0.25
@@ -471,3 +471,45 @@ BAD = [
 def test_bad_input_is_refused_naming_the_argument(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+# ---------------------------------------------------------------- the verdicts' test helpers at their edges
+
+def test_t_test_p_edges_against_scipy():
+    from scipy import stats as sps
+
+    from mri_theory.diagnostics.summaries import _t_test_p
+
+    assert np.isnan(_t_test_p(pd.Series([0.3, np.nan])))  # one finite value
+    two = [0.1, 0.3]  # two values: the smallest size with a t-test
+    assert _t_test_p(pd.Series(two)) == pytest.approx(sps.ttest_1samp(two, 0.0).pvalue, rel=1e-12)
+    assert _t_test_p(pd.Series([0.0, 0.0, 0.0])) == 1.0  # no spread, all 0: the limit p = 1
+    assert _t_test_p(pd.Series([0.2, 0.2, 0.2])) == 0.0  # no spread, not 0: |t| = inf, p = 0
+    assert _t_test_p(pd.Series([0.0, 0.2, 0.2])) == pytest.approx(sps.ttest_1samp([0.0, 0.2, 0.2], 0.0).pvalue,
+                                                                   rel=1e-12)
+
+
+def test_fisher_p_edges_against_the_chi_square_formula():
+    from scipy import stats as sps
+
+    from mri_theory.diagnostics.summaries import _fisher_p
+
+    assert np.isnan(_fisher_p(pd.Series([0.2])))
+    p = [0.2, 0.5]  # Fisher: -2 sum ln p ~ chi^2 with 2 m degrees of freedom
+    assert _fisher_p(pd.Series(p)) == pytest.approx(sps.chi2.sf(-2 * np.log(p).sum(), 4), rel=1e-12)
+
+
+def test_spearman_with_p_is_nan_when_either_side_is_constant():
+    from scipy import stats as sps
+
+    from mri_theory.diagnostics.summaries import _spearman_with_p
+
+    x, y = np.array([0.1, 0.5, 0.3, 0.9]), np.array([1.0, 3.0, 2.0, 2.5])
+    assert all(np.isnan(_spearman_with_p(np.full(4, 0.2), y)))
+    assert all(np.isnan(_spearman_with_p(x, np.full(4, 7.0))))
+    # constant except the first value: not constant
+    rho, p = _spearman_with_p(np.array([0.0, 1.0, 1.0, 1.0]), y)
+    ref = sps.spearmanr([0.0, 1.0, 1.0, 1.0], y)
+    assert rho == pytest.approx(ref.statistic, abs=1e-12) and p == pytest.approx(ref.pvalue, rel=1e-12)
+    rho, _ = _spearman_with_p(x, np.array([5.0, 1.0, 1.0, 1.0]))
+    assert rho == pytest.approx(sps.spearmanr(x, [5.0, 1.0, 1.0, 1.0]).statistic, abs=1e-12)

@@ -1,4 +1,4 @@
-"""Precision of the Gaussian family far from the origin and at extreme scales (issue 8).
+"""Precision of the Gaussian family far from the origin and at extreme scales.
 
 LDA, QDA, Gaussian naive Bayes and the mean classifier are affine-equivariant
 when their length parameters move with the data: fitting on ``s x + t`` with
@@ -142,7 +142,7 @@ def test_probabilities_and_losses_are_affine_equivariant(problem_name, name, see
 
 
 def test_lda_loss_at_shift_1e6_equals_the_unshifted_loss():
-    """Issue 8: LDA's own loss moved by 2.3e-3 when the data were shifted by 1e6."""
+    """Regression: LDA's own loss moved by 2.3e-3 when the data were shifted by 1e6."""
     problem = get_problem("four-gaussian")
     rng = np.random.default_rng(8)
     X, y = problem.sample(50, rng)

@@ -57,6 +57,70 @@ def test_wi_hand_computed():
     assert wi(n, rs, loss, "linear") == pytest.approx(-0.025 / 1.5, abs=1e-15)  # worse than RS: negative
 
 
+def test_wi_with_gaps_in_n_weights_by_label_count_hand_computed():
+    # n = 1, 3, 4, 8 (gaps): exponential weights e^(-alpha (n - n_0)) with alpha = ln 2 are 1, 1/4, 1/8, 1/128
+    # (by position they would be 1, 1/2, 1/4, 1/8); improvements 0.1, 0.2, 0.4, 0.8
+    n, loss, rs = [1, 3, 4, 8], [0.5, 0.4, 0.2, 0.1], [0.6, 0.6, 0.6, 0.9]
+    expected = (0.1 + 0.2 / 4 + 0.4 / 8 + 0.8 / 128) / (1 + 1 / 4 + 1 / 8 + 1 / 128)
+    assert wi(n, loss, rs, "exponential", alpha=math.log(2)) == pytest.approx(expected, abs=1e-15)
+    # linear weights go by position (N - 1 - i) / (N - 1) = 1, 2/3, 1/3, 0 whatever the gaps
+    assert wi(n, loss, rs, "linear") == pytest.approx((0.1 + 0.2 * 2 / 3 + 0.4 / 3) / 2, abs=1e-15)
+    # shifting every n leaves the exponential weights unchanged (they depend on n - n_0 only)
+    assert wi(np.add(n, 10), loss, rs, alpha=math.log(2)) == pytest.approx(expected, abs=1e-15)
+    # the sandbox-table path uses the same weights
+    table = _table({"RS": [rs], "A": [loss]}, n=n)
+    out = curve_metrics(table, ASYMPTOTIC, alpha=math.log(2)).set_index("method")
+    assert out.loc["A", "wi_exponential"] == pytest.approx(expected, abs=1e-15)
+    assert out.loc["A", "wi_linear"] == pytest.approx((0.1 + 0.2 * 2 / 3 + 0.4 / 3) / 2, abs=1e-15)
+
+
+def test_alc_hand_computed_away_from_n_1():
+    # n = 2, 4, 8: log2 n = 1, 2, 3 (the axis does not start at 0); gain over the start 0, 0.1, 0.2: area
+    # 0.05 + 0.15 = 0.2; a perfect curve's gain 0.4 over a width of 2: 0.8 -> 0.25
+    assert alc([2, 4, 8], [0.4, 0.3, 0.2]) == pytest.approx(0.25, abs=1e-15)
+    # the sandbox-table path: ALC is NaN for a curve that starts at loss 0 (0/0), a number otherwise
+    table = _table({"RS": [[0.4, 0.3, 0.2]], "A": [[0.0, 0.1, 0.0]]}, n=(2, 4, 8))
+    out = curve_metrics(table, ASYMPTOTIC).set_index("method")
+    assert out.loc["RS", "alc"] == pytest.approx(0.25, abs=1e-15)
+    assert np.isnan(out.loc["A", "alc"])
+
+
+def test_label_complexity_tie_tolerance_is_relative_above_1_and_absolute_below():
+    # TIE_TOLERANCE = 1e-12 times max(1, |target|): for a log-loss target of 2, 1.5e-12 above it is reached
+    assert label_complexity([1, 2, 3], [3.0, 2.0 + 1.5e-12, 1.0], 2.0, epsilon=0) == (2.0, False)
+    # for a target of 0.5 the tolerance is 1e-12 absolute: 1.5e-12 above it is not reached
+    assert label_complexity([1, 2, 3], [0.9, 0.5 + 1.5e-12, 0.1], 0.5, epsilon=0) == (3.0, False)
+
+
+def test_regret_of_a_single_point_curve():
+    per_step, mean = regret([0.3], [0.2])
+    np.testing.assert_allclose(per_step, [0.1], atol=1e-15)
+    assert mean == pytest.approx(0.1, abs=1e-15)
+
+
+def test_curve_metrics_table_layout_two_point_curves_and_pairing_order():
+    # pairings come out sorted by (problem, classifier) whatever the row order, with a fresh 0..n-1 index
+    second = _table({"RS": [[0.5, 0.4], [0.5, 0.3]], "A": [[0.5, 0.2], [0.5, 0.2]]}, n=(2, 3), problem="z")
+    first = _table({"RS": [[0.5, 0.4], [0.5, 0.3]], "A": [[0.5, 0.2], [0.5, 0.2]]}, n=(2, 3), problem="a")
+    asymptotic = pd.DataFrame({"problem": ["z", "a"], "classifier": "c", "asymptotic_loss": 0.1})
+    out = curve_metrics(pd.concat([second, first], ignore_index=True), asymptotic)
+    assert out["problem"].tolist() == ["a", "a", "z", "z"]
+    assert out.index.tolist() == [0, 1, 2, 3]
+    assert (out["n_replicates"] == 2).all()
+    # two-point curves (the minimum): AUA of A is the mean accuracy (0.5 + 0.8) / 2
+    assert out.loc[out.method == "A", "aua"].tolist() == pytest.approx([0.65, 0.65], abs=1e-15)
+
+
+def test_documented_defaults():
+    import inspect
+
+    from mri_theory.metrics import METRIC_COLUMNS, metric_columns
+    assert metric_columns() == METRIC_COLUMNS
+    defaults = {k: v.default for k, v in inspect.signature(asymptotic_loss).parameters.items()}
+    # the paper's "much larger dataset" sizes as documented: 5000 training points, 5 replicates, 20000 QMC points
+    assert (defaults["n_train"], defaults["replicates"], defaults["population_size"]) == (5000, 5, 20_000)
+
+
 def test_label_complexity_hand_computed():
     n, loss = [2, 3, 4, 5], [0.5, 0.3, 0.2, 0.1]
     # target (1 + 0.2) * 0.18 = 0.216: first reached at n = 4
@@ -265,6 +329,11 @@ def test_curve_metrics_without_mri_best_reports_no_regret():
     (lambda: curve_metrics(_table(CURVES).drop(columns="loss"), ASYMPTOTIC), ValueError, "curves must have the"),
     (lambda: curve_metrics(_table(CURVES).assign(loss=2.0), ASYMPTOTIC), ValueError, "must be error rates"),
     (lambda: curve_metrics([1, 2], ASYMPTOTIC), TypeError, "curves must be a pandas DataFrame"),
+    # duplicates in the key columns only (the losses differ)
+    (lambda: curve_metrics(pd.concat([_table(CURVES), _table(CURVES).head(1).assign(loss=0.4)]), ASYMPTOTIC),
+     ValueError, "curves has duplicate rows"),
+    (lambda: curve_metrics(_table(CURVES), pd.concat([ASYMPTOTIC, ASYMPTOTIC.assign(asymptotic_loss=0.2)])),
+     ValueError, "asymptotic has more than one row"),
 ])
 def test_bad_input(call, error, match):
     with pytest.raises(error, match=match):

@@ -383,6 +383,61 @@ def test_general_path_three_classes_against_plain_refits():
     assert population.loss(base) == pytest.approx(optimal_policy(problem, LDA(), pool, 1, **kw).current_loss)
 
 
+@pytest.mark.parametrize("objective, loss, absent", [("final", "error", False), ("mean", "error", False),
+                                                     ("final", "log", True)])
+def test_general_path_three_classes_horizon_3_against_plain_refits(objective, loss, absent):
+    """k = 3 at depth 3 (three labelled points, two label bits each): the optimal and worst values and the
+    optimal first query against an ordered recursion of plain refits, for both objectives, the error and
+    the log loss, and with class 2 absent from the labelled data (it appears only when a query is labelled 2);
+    also through :func:`policy_value` (whose default policy is "optimal") and :func:`value_curves`."""
+    problem = get_problem("three-gaussians")
+    rng = np.random.default_rng(21)
+    X_S, y_S = problem.sample(8, rng)
+    y_S[:3] = [0, 1, 2]
+    if absent:
+        y_S[y_S == 2] = 1
+    pool, _ = problem.sample(4, rng)
+    population = Population.from_problem(problem, 400, rng)
+    p = problem.posterior(pool)
+    cache = {}
+
+    def loss_of(history):
+        key = tuple(sorted(history))
+        if key not in cache:
+            idx = [i for i, _ in key]
+            refit = LDA().fit(np.vstack([X_S, pool[idx]]), np.append(y_S, [j for _, j in key]), 3)
+            cache[key] = population.loss(refit, loss)
+        return cache[key]
+
+    def value(history, x, r, pick):
+        """Expected value of querying x then acting by ``pick`` for r - 1 more steps."""
+        step = (lambda h: loss_of(h)) if objective == "mean" else (lambda h: 0.0)
+        return sum(p[x, j] * (step(history + ((x, j),)) + best(history + ((x, j),), r - 1, pick))
+                   for j in range(3))
+
+    def best(history, r, pick):
+        if r == 0:
+            return 0.0 if objective == "mean" else loss_of(history)
+        used = {i for i, _ in history}
+        return pick(value(history, x, r, pick) for x in range(4) if x not in used)
+
+    scale = 3 if objective == "mean" else 1
+    kw = dict(X_S=X_S, y_S=y_S, population=population, loss=loss)
+    got = policy_values(problem, LDA(), pool, 3, ("optimal", "worst"), objective=objective, **kw)
+    assert got["optimal"] == pytest.approx(best((), 3, min) / scale, abs=1e-12)
+    assert got["worst"] == pytest.approx(best((), 3, max) / scale, abs=1e-12)
+    assert policy_value(problem, LDA(), pool, 3, objective=objective, **kw) == pytest.approx(got["optimal"],
+                                                                                             abs=1e-15)
+    curves = value_curves(problem, LDA(), pool, 3, ("optimal",), objective=objective, **kw)
+    h2 = best((), 2, min) / (2 if objective == "mean" else 1)
+    assert np.allclose(np.asarray(curves["optimal"], dtype=float)[-2:], [h2, got["optimal"]], atol=1e-12, rtol=0)
+    assert got["worst"] - got["optimal"] > 1e-4  # the choice matters here
+    first = [value((), x, 3, min) for x in range(4)]
+    res = optimal_policy(problem, LDA(), pool, 3, objective=objective, **kw)
+    assert res.first_choice == int(np.argmin(first)) and sorted(first)[1] - min(first) > 1e-9
+    assert res.n_states == (1, 12, 54, 108)
+
+
 # --------------------------------------------------------------------------
 # Random states and bad input
 # --------------------------------------------------------------------------

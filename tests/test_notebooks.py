@@ -17,7 +17,6 @@ import nbformat
 import pytest
 from jupyter_client import kernelspec
 
-pytestmark = pytest.mark.slow
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
@@ -26,8 +25,18 @@ TIMEOUT = 600
 
 
 def test_notebooks_exist() -> None:
-    """The parametrised test below must not be silently empty."""
+    """The parametrised tests below must not be silently empty."""
     assert NOTEBOOKS, f"no notebooks found in {NOTEBOOK_DIR}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_is_committed_clean(path: Path) -> None:
+    """Committed notebooks are valid nbformat 4, carry no outputs or execution counts, and name the python3 kernel."""
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    assert all(not cell.outputs and cell.execution_count is None for cell in code), f"{path.name} has outputs"
+    assert nb.metadata.get("kernelspec", {}).get("name") == KERNEL_NAME
 
 
 @pytest.fixture(scope="session")
@@ -49,6 +58,7 @@ def kernel_name() -> str:
     return KERNEL_NAME
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_runs(path: Path, kernel_name: str) -> None:
     nb = nbformat.read(path, as_version=4)

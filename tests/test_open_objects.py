@@ -1,4 +1,4 @@
-"""Objects everywhere (issue 12 §1): run_curves, run_study and score_states take names or objects.
+"""Objects everywhere: run_curves, run_study and score_states take names or objects.
 
 A strategy and a classifier defined in this module (outside the package) run
 in ``run_curves`` with ``n_jobs=2``, in ``run_study`` on a Dask

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from scipy import stats
 from scipy.stats import rankdata
 
 from mri_theory.metrics import RANKED_METRICS, curve_metrics
@@ -213,6 +214,65 @@ def test_bootstrap_is_deterministic_and_sane():
     assert final.loc["BMRI", "p_beats_rs"] == 1.0  # three times RS's speed: never behind in any resample
 
 
+def _better_in_replicate_0(problems, replicates=2):
+    """One classifier, RS and A on every problem: A's curve is below RS's in replicate 0 (better on all four
+    ranked metrics, reaching the target 0.105 at n = 3 instead of n = 4) and equal to RS's in the others."""
+    rows = []
+    for p in problems:
+        for r in range(replicates):
+            rows += [(p, "c", "RS", r, n, loss) for n, loss in zip((2, 3, 4), (0.5, 0.3, 0.1))]
+            a = (0.5, 0.1, 0.05) if r == 0 else (0.5, 0.3, 0.1)
+            rows += [(p, "c", "A", r, n, loss) for n, loss in zip((2, 3, 4), a)]
+    curves = pd.DataFrame(rows, columns=["problem", "classifier", "strategy", "replicate", "n_labelled", "loss"])
+    asymptotic = pd.DataFrame({"problem": list(problems), "classifier": "c", "asymptotic_loss": 0.1})
+    return curves, asymptotic
+
+
+@pytest.mark.parametrize("level", [0.95, 0.90])
+def test_bootstrap_interval_has_its_level_on_a_known_distribution(level):
+    # Six groups of one problem each, two replicates.  A resample (replicate mode) ties A with RS iff it
+    # draws replicate 1 twice (probability 1/4), else A ranks first: A's R2 rank is 1.5 with probability 1/4,
+    # else 1, independently per group, so its R3 mean rank is 1 + T / 12 with T ~ Binomial(6, 1/4).
+    # Percentile interval: [1 + F^-1((1 - level) / 2) / 12, 1 + F^-1((1 + level) / 2) / 12].  Binomial(6, 1/4)
+    # has F(0) = 0.178, F(2) = 0.831, F(3) = 0.962, F(4) = 0.9954: the 97.5 % quantile is 4 and the 95 % one 3,
+    # and every CDF value is >= 0.012 away from 0.025, 0.05, 0.95 and 0.975 -- over 5 standard deviations of
+    # an empirical CDF from 10000 draws (sd <= 0.0022), so the empirical quantiles are these exact values.
+    problems = [f"p{i}" for i in range(6)]
+    curves, asymptotic = _better_in_replicate_0(problems)
+    groups = {f"g{i}": [p] for i, p in enumerate(problems)}
+    out = bootstrap_ranks(curves, asymptotic, groups, rng=np.random.default_rng(11), n_boot=10_000, level=level,
+                          mode="replicate").set_index(["classifier", "method"])
+    T = stats.binom(6, 0.25)
+    low, high = T.ppf((1 - level) / 2), T.ppf((1 + level) / 2)
+    assert (low, high) == ((0, 4) if level == 0.95 else (0, 3))
+    assert out.loc[("c", "A"), ["ci_low", "ci_high"]].tolist() == [1 + low / 12, 1 + high / 12]
+    assert out.loc[("c", "RS"), ["ci_low", "ci_high"]].tolist() == [2 - high / 12, 2 - low / 12]
+    # A beats RS (R3) unless every group ties: probability 1 - (1/4)^6 = 0.99976
+    assert out.loc[("c", "A"), "p_beats_rs"] == pytest.approx(1 - 0.25**6, abs=0.002)
+
+
+def test_bootstrap_counts_a_tie_with_rs_as_not_beating_it():
+    # One problem, two replicates: A ties RS in a resample with probability 1/4 and beats it otherwise, so
+    # p_beats_rs = 3/4 (a tie counted as a win would give 1); 4000 draws: sd 0.007, bound 0.035 (5 sd).
+    curves, asymptotic = _better_in_replicate_0(["p"])
+    groups = {"g": ["p"]}
+    out = bootstrap_ranks(curves, asymptotic, groups, rng=np.random.default_rng(2), n_boot=4000, mode="replicate")
+    assert out.set_index(["classifier", "method"]).loc[("c", "A"), "p_beats_rs"] == pytest.approx(0.75, abs=0.035)
+    # A identical to RS in its only replicate: tied in every draw, never beating it
+    same = curves[curves.replicate == 1].assign(replicate=0)
+    out = bootstrap_ranks(same, asymptotic, groups, rng=np.random.default_rng(2), n_boot=50).set_index("method")
+    assert (out.loc["A", "p_beats_rs"] == 0.0).all()
+    assert (out.loc["A", "mean_rank"] == 1.5).all()
+
+
+def test_bootstrap_documented_defaults():
+    import inspect
+
+    defaults = {k: v.default for k, v in inspect.signature(bootstrap_ranks).parameters.items()}
+    assert {k: defaults[k] for k in ("n_boot", "level", "mode", "alpha", "epsilon", "loss")} == {
+        "n_boot": 1000, "level": 0.95, "mode": "curve", "alpha": 0.02, "epsilon": 0.05, "loss": "error"}
+
+
 def test_bootstrap_with_one_replicate_is_degenerate():
     # every resample of a single replicate is that replicate: the interval is the point estimate
     curves, asymptotic = _study(replicates=1, noise=0.02)
@@ -242,6 +302,9 @@ def test_bootstrap_with_one_replicate_is_degenerate():
     (lambda: rank_study(*_study(), groups=["quadratic"]), TypeError, "groups must be a dict"),
     (lambda: bootstrap_ranks(*_study(), rng=1), TypeError, "rng must be a numpy.random.Generator"),
     (lambda: bootstrap_ranks(*_study(), rng=np.random.default_rng(0), level=1.0), ValueError, r"level must lie in"),
+    (lambda: bootstrap_ranks(*_study(), rng=np.random.default_rng(0), level=0.0), ValueError, r"level must lie in"),
+    (lambda: overall_rank(pd.DataFrame(columns=list(RANKED_METRICS), dtype=float), RANKED_METRICS), ValueError,
+     "at least one method and one metric"),
     (lambda: bootstrap_ranks(*_study(), rng=np.random.default_rng(0), n_boot=0), ValueError, "n_boot must be >= 1"),
 ])
 def test_bad_input(call, error, match):
