@@ -2,8 +2,11 @@
 
 One home for the backends of :func:`mri_theory.sandbox.run_curves`,
 :func:`mri_theory.study.run_study` and
-:func:`mri_theory.diagnostics.score_states`: the checks of their ``backend``,
-``scheduler`` and ``n_jobs`` arguments, and :func:`results`, which yields
+:func:`mri_theory.diagnostics.score_states`: :class:`Execution`, their one
+options object (public as :class:`mri_theory.sandbox.Execution`, re-exported
+by ``study`` and ``diagnostics``), made from their ``execution`` argument or
+their ``backend``, ``scheduler``, ``n_jobs`` and ``progress`` keywords by
+:func:`resolve_execution`, and :func:`results`, which yields
 ``compute(*task)`` for every task as it finishes.  The workers only compute;
 the caller writes every file as each result arrives.  Closing the generator
 (an interrupted run) stops the remaining tasks.
@@ -30,6 +33,7 @@ imported only by the Dask backend.
 from __future__ import annotations
 
 import contextlib
+import enum
 import functools
 import logging
 import os
@@ -37,13 +41,16 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from mri_theory import _limits
 from mri_theory import _validation as check
 
-__all__ = ["check_backend", "check_n_jobs", "one_thread", "results"]
+__all__ = ["DEFAULT", "Default", "Execution", "check_backend", "check_n_jobs", "one_thread", "resolve_execution",
+           "results"]
 
 BACKENDS = ("local", "dask")
 
@@ -93,6 +100,89 @@ def check_backend(backend: Any, scheduler: Any, n_jobs: Any) -> tuple[str, str |
     if backend == "dask":
         _dask()
     return backend, scheduler, n_jobs
+
+
+@dataclass(frozen=True)
+class Execution:
+    """Where and how a runner runs its tasks: one options object for every runner.
+
+    Accepted by :func:`mri_theory.sandbox.run_curves`,
+    :func:`mri_theory.study.run_study` and
+    :func:`mri_theory.diagnostics.score_states` as ``execution=``; their
+    ``backend``, ``scheduler``, ``n_jobs`` and ``progress`` keywords remain
+    and mean the same.  Every field is checked when the object is made.
+    Results and files are identical whatever the execution.
+
+    Parameters
+    ----------
+    backend : {"local", "dask"}
+        ``"local"``: in this process (``n_jobs=1``) or in joblib worker
+        processes; ``"dask"``: on a ``dask.distributed`` cluster (the
+        ``dask`` extra, ``pip install "mri-theory[dask]"``).
+    scheduler : str, optional
+        ``backend="dask"`` only: the address of a running scheduler
+        (``"tcp://host:8786"``); ``None`` starts a ``LocalCluster`` of
+        ``n_jobs`` single-threaded worker processes for the run.
+    n_jobs : int
+        Local worker processes (joblib, or the ``LocalCluster``): a positive
+        count (at most 256) or -1 (all cores); 1 with a ``scheduler``, whose
+        cluster has its own workers.
+    progress : bool
+        A tqdm progress bar over the tasks.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Naming the field, for a bad value.
+    ImportError
+        ``backend="dask"`` without the ``dask`` extra installed.
+    """
+
+    backend: str = "local"
+    scheduler: str | None = None
+    n_jobs: int = 1
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        backend, scheduler, n_jobs = check_backend(self.backend, self.scheduler, self.n_jobs)
+        object.__setattr__(self, "n_jobs", _limits.jobs(n_jobs))
+        object.__setattr__(self, "progress", check.flag(self.progress, "progress"))
+
+
+class Default(enum.Enum):
+    """The type of :data:`DEFAULT`."""
+
+    TOKEN = "default"
+
+    def __repr__(self) -> str:
+        return "<default>"
+
+
+#: The default of a runner's ``backend``, ``scheduler``, ``n_jobs`` and ``progress``: not given, so the field of
+#: its ``execution``, or without one :class:`Execution`'s default (None would not do: ``scheduler=None`` means
+#: "start a LocalCluster", and ``n_jobs=None`` or ``progress=None`` are refused).
+DEFAULT = Default.TOKEN
+
+
+def resolve_execution(execution: Any = None, **keywords: Any) -> Execution:
+    """The checked :class:`Execution` of a runner called with ``execution`` and its old keywords.
+
+    ``keywords`` are the runner's ``backend``, ``scheduler``, ``n_jobs`` and
+    ``progress``, :data:`DEFAULT` when not given.  Without ``execution`` they
+    make one (a keyword not given takes :class:`Execution`'s default); with
+    it, a keyword given must agree with its field, else a ValueError naming
+    both.
+    """
+    given = {name: value for name, value in keywords.items() if value is not DEFAULT}
+    if execution is None:
+        return Execution(**given)
+    if not isinstance(execution, Execution):
+        raise TypeError(f"execution must be an Execution or None, got {type(execution).__name__}")
+    for name, value in given.items():
+        if value != getattr(execution, name):
+            raise ValueError(f"execution and {name} conflict: execution.{name} is {getattr(execution, name)!r}, "
+                             f"{name} is {value!r}; pass one of them")
+    return execution
 
 
 @contextlib.contextmanager
@@ -235,9 +325,8 @@ def _dask_results(compute: Callable[..., Any], tasks: Sequence[tuple], scheduler
             cluster.close()
 
 
-def results(compute: Callable[..., Any], tasks: Sequence[tuple], backend: str = "local",
-            scheduler: str | None = None, n_jobs: int = 1) -> Generator:
-    """``compute(*task)`` for each task, in the order they finish, on the checked backend (:func:`check_backend`).
+def results(compute: Callable[..., Any], tasks: Sequence[tuple], execution: Execution) -> Generator:
+    """``compute(*task)`` for each task, in the order they finish, on the :class:`Execution`'s backend.
 
     ``compute`` must be a module-level function (pickled by reference for the
     workers) that returns its result together with the task's key.  Closing
@@ -246,6 +335,6 @@ def results(compute: Callable[..., Any], tasks: Sequence[tuple], backend: str = 
     with one BLAS and OpenMP thread, so its result has the same bits on every
     backend (module docstring).
     """
-    if backend == "local" or not tasks:
-        return _local_results(compute, tasks, n_jobs)
-    return _dask_results(compute, tasks, scheduler, n_jobs)
+    if execution.backend == "local" or not tasks:
+        return _local_results(compute, tasks, execution.n_jobs)
+    return _dask_results(compute, tasks, execution.scheduler, execution.n_jobs)

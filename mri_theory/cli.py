@@ -13,6 +13,10 @@
     score every candidate with every strategy beside its true Q^c along random-selection trajectories
     (:mod:`mri_theory.diagnostics`, resumable), and write the summaries with their settings, versions and wall time.
 
+``curves``, ``study`` and ``diagnose`` take ``--jobs N`` (local worker processes, -1 for all cores) and
+``--dask ADDRESS|local`` (a running scheduler, or a LocalCluster of ``--jobs`` workers) alike: one
+:class:`mri_theory.sandbox.Execution` of the runner.
+
 Bad arguments (repeated names and sizes beyond the runners' bounds included),
 an ``--out`` that is empty, a file or not writable, a folder holding another
 study or a corrupt ``config.json`` or ``study.json``, or a folder another
@@ -80,9 +84,11 @@ def _guarded(command: str, call: Callable[[], T], out: str | None = None, unit: 
         raise _Exit(130) from None
 
 
-def _dask_option(dask: str | None) -> tuple[str, str | None]:
-    """``(backend, scheduler)`` from ``--dask``: absent → local; ``local`` → a LocalCluster; else an address."""
-    return ("local" if dask is None else "dask"), (None if dask in (None, "local") else dask)
+def _execution(args: argparse.Namespace) -> _backends.Execution:
+    """The :class:`~mri_theory.sandbox.Execution` of ``--jobs`` and ``--dask`` (absent: local; ``local``: a
+    LocalCluster of ``--jobs`` workers; else a scheduler's address), with a progress bar."""
+    backend = "local" if args.dask is None else "dask"
+    return _backends.Execution(backend, None if args.dask in (None, "local") else args.dask, args.jobs)
 
 
 def _curves(args: argparse.Namespace) -> int:
@@ -91,9 +97,9 @@ def _curves(args: argparse.Namespace) -> int:
     strategies = "all" if args.strategies == ["all"] else args.strategies
     table = _guarded("curves", lambda: run_curves(
         problem=args.problem, classifier=args.classifier, strategies=strategies, pool_size=args.pool,
-        replicates=args.replicates, seed=args.seed, n_jobs=args.jobs, budget=args.budget,
+        replicates=args.replicates, seed=args.seed, budget=args.budget,
         population_size=args.population, loss=args.loss, subsample=None if args.subsample == 0 else args.subsample,
-        out=args.out), args.out, "runs")
+        out=args.out, execution=_execution(args)), args.out, "runs")
     final = table.groupby(["strategy", "replicate"], sort=False).tail(1)  # each curve's last point
     print("final loss, mean over replicates:")
     print(final.groupby("strategy", sort=False)[["n_labelled", "loss"]].mean().to_string())
@@ -109,10 +115,8 @@ def _study(args: argparse.Namespace) -> int:
                    population_size=args.population, loss=args.loss, subsample=args.subsample,
                    record_q_c=args.record_q_c, seed=args.seed, asymptotic_train=args.asymptotic_train,
                    asymptotic_replicates=args.asymptotic_replicates, asymptotic_population=args.asymptotic_population)
-    backend, scheduler = _dask_option(args.dask)
     curves, asymptotic = _guarded("study", lambda: run_study(
-        args.preset, **options, out=args.out, backend=backend, scheduler=scheduler, n_jobs=args.jobs),
-        args.out, "tasks")
+        args.preset, **options, out=args.out, execution=_execution(args)), args.out, "tasks")
     final = curves.groupby(["problem", "classifier", "strategy", "replicate"], sort=False).tail(1)
     print("final loss, mean over problems, classifiers and replicates:")
     print(final.groupby("strategy", sort=False)[["n_labelled", "loss"]].mean().to_string())
@@ -154,13 +158,12 @@ def _report(args: argparse.Namespace) -> int:
 def _diagnose(args: argparse.Namespace) -> int:
     import time
 
-    from mri_theory.diagnostics import states as states_module
+    from mri_theory.diagnostics import plan_states
 
     start = time.perf_counter()
     settings = {"strategies": args.strategies, "replicates": args.replicates, "steps": args.steps,
                 "pool_size": args.pool, "trajectory": args.trajectory, "population_size": args.population,
                 "seed": args.seed}
-    backend, scheduler = _dask_option(args.dask)
 
     def plan() -> list:  # every classifier's arguments and folder checked before any work
         repeated = sorted({c for c in args.classifiers if args.classifiers.count(c) > 1})
@@ -170,9 +173,9 @@ def _diagnose(args: argparse.Namespace) -> int:
         for name in (_storage.LOCK_FILE, _storage.CHECKSUMS_FILE, *_SUMMARY_FILES):
             if (out / name).is_dir():
                 raise ValueError(f"--out: {out / name} should be a file")
-        return [states_module._plan(args.problem, classifier, **settings,
-                                    out=out / f"{args.problem}__{classifier}", backend=backend, scheduler=scheduler,
-                                    n_jobs=args.jobs, progress=True)
+        execution = _execution(args)
+        return [plan_states(args.problem, classifier, **settings, out=out / f"{args.problem}__{classifier}",
+                            execution=execution)
                 for classifier in args.classifiers]
 
     plans = _guarded("diagnose", plan)
@@ -191,13 +194,12 @@ def _diagnose_locked(args: argparse.Namespace, settings: dict, plans: list, star
 
     import pandas as pd
 
-    from mri_theory.diagnostics import estimator_errors, summarise_states
-    from mri_theory.diagnostics import states as states_module
+    from mri_theory.diagnostics import estimator_errors, execute_states, summarise_states
     from mri_theory.figures import library_versions
 
-    tables = _guarded("diagnose", lambda: [states_module._execute(plan) for plan in plans], args.out, "states")
+    tables = _guarded("diagnose", lambda: [execute_states(plan) for plan in plans], args.out, "states")
     states = pd.concat(tables, ignore_index=True)
-    estimators = any(strategy.estimates_t_e for strategy in plans[0].states.strategies.values())
+    estimators = any(strategy.estimates_t_e for strategy in plans[0].strategies.values())
     with _backends.one_thread():  # floats written to summary.csv / errors.csv: summed as with one BLAS thread
         summary = summarise_states(states)
         errors = estimator_errors(states) if estimators else None  # SMRI, BMRI: the strategies that estimate T_e
@@ -252,7 +254,9 @@ def build_parser() -> argparse.ArgumentParser:
     cur.add_argument("--loss", default="error", choices=["error", "log"])
     cur.add_argument("--seed", type=int, default=0)
     cur.add_argument("--jobs", type=int, default=1,
-                     help="parallel jobs (joblib): a positive count, or -1 for all cores")
+                     help="local worker processes (joblib, or the Dask LocalCluster): a count, or -1 for all cores")
+    cur.add_argument("--dask", metavar="ADDRESS", help="run on Dask: a scheduler address (tcp://host:8786), "
+                                                      "or 'local' for a LocalCluster of --jobs workers")
     cur.add_argument("--out", default="results", metavar="DIR", help="results folder (default: results)")
     cur.set_defaults(func=_curves)
     stu = sub.add_parser("study", help="the study of §5: problems x classifiers x strategies x replicates "

@@ -61,7 +61,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from mri_theory import _validation as check
-from mri_theory._mixture import MAX_ABS_X, MIN_VARIANCE, class_components
+from mri_theory._mixture import MAX_ABS_X, MIN_VARIANCE, class_components  # noqa: F401 - MIN_VARIANCE: documented here
 from mri_theory._registry import made, register, registered, unregister
 from mri_theory.bayes_error import compute_bayes_error as _mixture_bayes_error
 from mri_theory.bayes_error import MAX_RESOLUTION, grouped_logsumexp

@@ -116,6 +116,7 @@ from tqdm.auto import tqdm
 
 from mri_theory import _backends, _limits, _storage
 from mri_theory import _validation as check
+from mri_theory._backends import DEFAULT, Default, Execution
 from mri_theory._registry import label
 from mri_theory.classifiers import Classifier, get_classifier
 from mri_theory.problems import Problem, get_problem, initial_labelled_set
@@ -129,8 +130,8 @@ from mri_theory.strategies import (
 )
 from mri_theory.targets import true_q_c_and_loss
 
-__all__ = ["RESULT_COLUMNS", "CurveConfig", "DamagedPartWarning", "initial_labelled_set", "read_curves",
-           "run_curves"]
+__all__ = ["RESULT_COLUMNS", "CurveConfig", "DamagedPartWarning", "Execution", "initial_labelled_set",
+           "read_curves", "run_curves"]
 
 #: Columns of the tidy results.
 RESULT_COLUMNS = ["problem", "classifier", "strategy", "replicate", "n_labelled", "loss",
@@ -627,14 +628,18 @@ def run_curves(
     pool_size: int = 250,
     replicates: int = 10,
     seed: int = 0,
-    n_jobs: int = 1,
+    n_jobs: int | Default = DEFAULT,
     budget: int | None = None,
     population_size: int = 10_000,
     loss: str = "error",
     subsample: int | None = 100,
     record_q_c: bool | None = None,
     out: str | os.PathLike | None = None,
-    progress: bool = True,
+    progress: bool | Default = DEFAULT,
+    *,
+    backend: str | Default = DEFAULT,
+    scheduler: str | None | Default = DEFAULT,
+    execution: Execution | None = None,
 ) -> pd.DataFrame:
     r"""Learning curves of AL strategies on a problem (§5.2), paired over replicates.
 
@@ -671,11 +676,12 @@ def run_curves(
         Monte Carlo replicates (paired: all strategies share each replicate's
         data; at most 100 000).
     seed : int
-    n_jobs : int
-        Parallel (strategy, replicate) jobs with joblib: a positive count (at
-        most 256), or -1 for all cores (joblib's other negative values are refused).
-        Results are identical to a serial run; the workers only compute, this
-        process writes the files.
+    n_jobs : int, optional
+        Parallel (strategy, replicate) jobs (joblib, or the Dask
+        ``LocalCluster``): a positive count (at most 256), or -1 for all cores
+        (joblib's other negative values are refused); default 1.  Results are
+        identical to a serial run; the workers only compute, this process
+        writes the files.
     budget : int, optional
         Labels to acquire (default: exhaust the pool).
     population_size : int
@@ -711,8 +717,17 @@ def run_curves(
         same folder is refused, naming the pid of the first.  ``curves.csv``
         is listed with its SHA-256 in ``checksums.json``
         (:func:`read_curves` verifies it).
-    progress : bool
-        Show a tqdm progress bar.
+    progress : bool, optional
+        Show a tqdm progress bar (default True).
+    backend : {"local", "dask"}, optional
+        Where the tasks run (:class:`Execution`; default ``"local"``).
+    scheduler : str, optional
+        ``backend="dask"`` only: a running scheduler's address; ``None``
+        starts a ``LocalCluster`` of ``n_jobs`` workers.
+    execution : Execution, optional
+        ``backend``, ``scheduler``, ``n_jobs`` and ``progress`` in one object;
+        a keyword given beside it must agree with it (a ``ValueError`` naming
+        both otherwise).
 
     Returns
     -------
@@ -730,9 +745,13 @@ def run_curves(
         naming ``out`` when the folder holds another study (another problem
         or classifier of the same name included) or an unreadable
         ``config.json``, when another process is writing it (its pid named),
-        or when a folder stands where a part file belongs.
+        or when a folder stands where a part file belongs; ``ValueError``
+        naming ``execution`` and the keyword that disagrees with it.
     OSError
-        When a file cannot be written (a full disk, ...), naming the file.
+        When a file cannot be written (a full disk, ...), naming the file, or
+        the ``scheduler`` cannot be reached.
+    ImportError
+        ``backend="dask"`` without the ``dask`` extra installed.
 
     Warns
     -----
@@ -746,20 +765,19 @@ def run_curves(
     run = _Run(cfg, problem[1], classifier[1], _strategy_objects(strategies, cfg.loss))
     _check_truth(run)
     replicates = _limits.size(replicates, "replicates", _limits.MAX_REPLICATES)
-    n_jobs = _limits.jobs(_backends.check_n_jobs(n_jobs))
-    progress = check.flag(progress, "progress")
+    execution = _backends.resolve_execution(execution, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
+                                            progress=progress)
     out_path = _check_out(out)
     pairs = [(s, r) for s in run.strategies for r in range(replicates)]
     if out_path is None:
-        return _run_table(run, pairs, n_jobs, progress, None)
+        return _run_table(run, pairs, execution, None)
     _check_file_labels({"strategies": run.strategies})
     _check_config(out_path, cfg)  # before the folder or its lock file is created
     with _storage.locked(out_path, "out"):
-        return _run_table(run, pairs, n_jobs, progress, out_path)
+        return _run_table(run, pairs, execution, out_path)
 
 
-def _run_table(run: _Run, pairs: list[tuple[str, int]], n_jobs: int, progress: bool,
-               out_path: Path | None) -> pd.DataFrame:
+def _run_table(run: _Run, pairs: list[tuple[str, int]], execution: Execution, out_path: Path | None) -> pd.DataFrame:
     """The table of :func:`run_curves` once every argument passed; with ``out_path`` (whose lock this process
     holds) the configuration is checked again and written, the verified parts reused, the rest computed and
     written as they arrive, then the table with its checksum."""
@@ -768,9 +786,9 @@ def _run_table(run: _Run, pairs: list[tuple[str, int]], n_jobs: int, progress: b
         _prepare_output(out_path, run.config)
         frames = _verified_parts(out_path, run, pairs, stacklevel=4)
     todo = [(run, s, r) for s, r in pairs if (s, r) not in frames]
-    results = _backends.results(_computed_pair, todo, n_jobs=n_jobs)
+    results = _backends.results(_computed_pair, todo, execution)
     write = None if out_path is None else (lambda pair, frame: _write_part(frame, out_path, run, *pair))
-    _gather(results, frames, len(pairs), "curves", "run", progress, write)
+    _gather(results, frames, len(pairs), "curves", "run", execution.progress, write)
     table = pd.concat([frames[pair] for pair in pairs], ignore_index=True)
     if out_path is not None:
         _storage.write_tables(out_path, {_RESULTS_FILE: _storage.csv_bytes(table)}, _CONFIG_FILE)

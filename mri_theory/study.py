@@ -39,7 +39,16 @@ its workers need ``mri-theory`` installed, not a shared filesystem) or a
 the run (``scheduler=None``).  Dask is an optional extra
 (``pip install "mri-theory[dask]"``), imported only by the Dask backend.
 Either way the workers only compute: this process writes every file, as each
-result arrives.
+result arrives.  The same options, as one object, are
+:class:`~mri_theory.sandbox.Execution` (``execution=``), shared with
+:func:`~mri_theory.sandbox.run_curves` and
+:func:`~mri_theory.diagnostics.score_states`.
+
+A run goes through five stages: resolve (the arguments checked and resolved
+into labelled objects), plan (settings, grid and tasks), load/verify (with
+``out``, under its locks: ``study.json`` written, every verified result
+read), execute (the missing tasks computed and written as they arrive) and
+assemble (the tables, written with their checksums).
 
 Output folder (``out``):
 
@@ -110,12 +119,13 @@ import pandas as pd
 
 from mri_theory import _backends, _limits, _storage, metrics, sandbox
 from mri_theory import _validation as check
+from mri_theory._backends import DEFAULT, Default, Execution
 from mri_theory.classifiers import Classifier
 from mri_theory.problems import Problem
 from mri_theory.strategies import Strategy, get_strategy, list_strategies
 
-__all__ = ["ASYMPTOTIC_COLUMNS", "CLASSIFIER_SETS", "PRESETS", "PROBLEM_GROUPS", "STRATEGY_SETS", "StudyResults",
-           "read_study", "report", "run_study"]
+__all__ = ["ASYMPTOTIC_COLUMNS", "CLASSIFIER_SETS", "PRESETS", "PROBLEM_GROUPS", "STRATEGY_SETS", "Execution",
+           "StudyResults", "read_study", "report", "run_study"]
 
 #: Problem groups accepted by ``problems``: the paper's five abstract problems (Appendix D).
 PROBLEM_GROUPS: dict[str, tuple[str, ...]] = {
@@ -342,10 +352,11 @@ def run_study(
     asymptotic_replicates: int | None = None,
     asymptotic_population: int | None = None,
     out: str | os.PathLike | None = None,
-    backend: str = "local",
-    scheduler: str | None = None,
-    n_jobs: int = 1,
-    progress: bool = True,
+    backend: str | Default = DEFAULT,
+    scheduler: str | None | Default = DEFAULT,
+    n_jobs: int | Default = DEFAULT,
+    progress: bool | Default = DEFAULT,
+    execution: Execution | None = None,
 ) -> StudyResults:
     r"""Run the experimental study of §5 on a grid of problems and classifiers (resumable).
 
@@ -394,18 +405,23 @@ def run_study(
         stored there is refused (``out``); the parts of a strategy whose
         ``repr`` changed under the same label are recomputed, with a
         :class:`~mri_theory.sandbox.DamagedPartWarning`.
-    backend : {"local", "dask"}
-        Where the tasks run (module docstring).  Results are identical.
+    backend : {"local", "dask"}, optional
+        Where the tasks run (module docstring; default ``"local"``).  Results
+        are identical.
     scheduler : str, optional
         ``backend="dask"`` only: the address of a running scheduler
         (``"tcp://host:8786"``); ``None`` starts a ``LocalCluster`` of
         ``n_jobs`` workers for the run.
-    n_jobs : int
+    n_jobs : int, optional
         Local worker processes (joblib, or the ``LocalCluster``): a positive
         count or -1 (all cores); must be 1 with a ``scheduler``, whose
-        cluster has its own workers.
-    progress : bool
-        A tqdm progress bar over the tasks.
+        cluster has its own workers; default 1.
+    progress : bool, optional
+        A tqdm progress bar over the tasks (default True).
+    execution : Execution, optional
+        ``backend``, ``scheduler``, ``n_jobs`` and ``progress`` in one object
+        (:class:`mri_theory.sandbox.Execution`); a keyword given beside it
+        must agree with it (a ``ValueError`` naming both otherwise).
 
     Returns
     -------
@@ -441,14 +457,49 @@ def run_study(
     DamagedPartWarning
         For each file in ``out`` that fails verification; it is recomputed.
     """
-    if not isinstance(preset, str):
-        raise TypeError(f"preset must be a preset name (str), got {type(preset).__name__}")
-    if preset not in PRESETS:
-        raise ValueError(f"unknown preset {preset!r}; known presets: {', '.join(PRESETS)}")
     given = dict(problems=problems, classifiers=classifiers, strategies=strategies, replicates=replicates,
                  pool_size=pool_size, budget=budget, population_size=population_size, loss=loss,
                  subsample=subsample, record_q_c=record_q_c, seed=seed, asymptotic_train=asymptotic_train,
                  asymptotic_replicates=asymptotic_replicates, asymptotic_population=asymptotic_population)
+    study = _plan(preset, _resolve(preset, given))
+    execution = _backends.resolve_execution(execution, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
+                                            progress=progress)
+    out_path = _check_study_out(out)
+    if out_path is None:
+        found = _execute(study, {}, execution, None)
+        return _assemble(study, found, None)
+    sandbox._check_file_labels({"problems": study.problems, "classifiers": study.classifiers,
+                                "strategies": study.strategies})
+    _check_stored(out_path, study.settings, study.cfgs)  # every check before the first file (the lock included)
+    with contextlib.ExitStack() as held:  # one writer: this process holds the study's lock and every pairing's
+        held.enter_context(_storage.locked(out_path, "out"))
+        for (p, c) in study.cfgs:
+            held.enter_context(_storage.locked(_pairing_dir(out_path, p, c), "out"))
+        found = _execute(study, _load_verified(study, out_path), execution, out_path)
+        return _assemble(study, found, out_path)
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    """The arguments of :func:`run_study` checked and resolved into labelled objects and sizes."""
+
+    problems: dict[str, Problem]
+    classifiers: dict[str, Classifier]
+    strategies: dict[str, Strategy]  # MRI-best included, each adapted to the loss
+    cfgs: dict[tuple[str, str], sandbox.CurveConfig]  # by pairing
+    subsample: int
+    replicates: int
+    asymptotic_train: int
+    asymptotic_replicates: int
+    asymptotic_population: int
+
+
+def _resolve(preset: Any, given: Mapping[str, Any]) -> _Resolved:
+    """Stage 1: ``given`` (None: the preset's value) checked and resolved; raises naming the argument."""
+    if not isinstance(preset, str):
+        raise TypeError(f"preset must be a preset name (str), got {type(preset).__name__}")
+    if preset not in PRESETS:
+        raise ValueError(f"unknown preset {preset!r}; known presets: {', '.join(PRESETS)}")
     args = {key: PRESETS[preset][key] if value is None else value for key, value in given.items()}
     problem_objs = _labelled(args["problems"], "problems", PROBLEM_GROUPS, "problem")
     classifier_objs = _labelled(args["classifiers"], "classifiers", CLASSIFIER_SETS, "classifier")
@@ -461,90 +512,113 @@ def run_study(
                                           args["population_size"], args["loss"], subsample or None,
                                           args["record_q_c"], args["seed"])
             for p, problem in problem_objs.items() for c, classifier in classifier_objs.items()}
+    loss = next(iter(cfgs.values())).loss  # the settings they share
+    strategy_objs = {label: sandbox._for_loss(strategy, loss) for label, strategy in strategy_objs.items()}
+    for (p, c), cfg in cfgs.items():
+        sandbox._check_truth(sandbox._Run(cfg, problem_objs[p], classifier_objs[c], strategy_objs))
+    return _Resolved(
+        problem_objs, classifier_objs, strategy_objs, cfgs, subsample,
+        _limits.size(args["replicates"], "replicates", _limits.MAX_REPLICATES),
+        _limits.size(args["asymptotic_train"], "asymptotic_train", _limits.MAX_POPULATION_SIZE),
+        _limits.size(args["asymptotic_replicates"], "asymptotic_replicates", _limits.MAX_REPLICATES),
+        _limits.size(args["asymptotic_population"], "asymptotic_population", _limits.MAX_POPULATION_SIZE))
+
+
+@dataclass(frozen=True)
+class _Study:
+    """A checked study: its objects, settings, grid and tasks (nothing computed or written yet)."""
+
+    problems: dict[str, Problem]
+    classifiers: dict[str, Classifier]
+    strategies: dict[str, Strategy]
+    cfgs: dict[tuple[str, str], sandbox.CurveConfig]  # by pairing
+    runs: dict[tuple[str, str], sandbox._Run]  # by pairing
+    settings: dict[str, Any]  # of study.json
+    grid: dict[str, Any]  # of study.json
+    asymptotic: dict[tuple[str, str], _AsymptoticTask]  # by pairing
+    keys: list[tuple[str, str, str, int]]  # the curve tasks, in the table's order
+
+
+def _plan(preset: str, resolved: _Resolved) -> _Study:
+    """Stage 2: the settings, the grid and every task of a resolved study."""
+    problems, classifiers, strategies = resolved.problems, resolved.classifiers, resolved.strategies
+    cfgs = resolved.cfgs
     any_cfg = next(iter(cfgs.values()))  # the settings they share
-    strategy_objs = {label: sandbox._for_loss(strategy, any_cfg.loss) for label, strategy in strategy_objs.items()}
-    runs = {(p, c): sandbox._Run(cfg, problem_objs[p], classifier_objs[c], strategy_objs)
-            for (p, c), cfg in cfgs.items()}
+    runs = {(p, c): sandbox._Run(cfg, problems[p], classifiers[c], strategies) for (p, c), cfg in cfgs.items()}
     specs = {"problems": {p: cfg.problem_spec for (p, _), cfg in cfgs.items()},
              "classifiers": {c: cfg.classifier_spec for (_, c), cfg in cfgs.items()},
-             "strategies": {s: sandbox._spec(strategy, "strategies") for s, strategy in strategy_objs.items()}}
-    for run in runs.values():
-        sandbox._check_truth(run)
-    n_replicates = _limits.size(args["replicates"], "replicates", _limits.MAX_REPLICATES)
-    n_train = _limits.size(args["asymptotic_train"], "asymptotic_train", _limits.MAX_POPULATION_SIZE)
-    n_asymptotic = _limits.size(args["asymptotic_replicates"], "asymptotic_replicates", _limits.MAX_REPLICATES)
-    asymptotic_population = _limits.size(args["asymptotic_population"], "asymptotic_population",
-                                         _limits.MAX_POPULATION_SIZE)
-    backend, scheduler, n_jobs = _backends.check_backend(backend, scheduler, n_jobs)
-    n_jobs = _limits.jobs(n_jobs)
-    progress = check.flag(progress, "progress")
-    out_path = _check_study_out(out)
-
+             "strategies": {s: sandbox._spec(strategy, "strategies") for s, strategy in strategies.items()}}
     settings = dict(pool_size=any_cfg.pool_size, budget=any_cfg.budget, population_size=any_cfg.population_size,
-                    loss=any_cfg.loss, subsample=subsample, record_q_c=any_cfg.record_q_c, seed=any_cfg.seed,
-                    asymptotic_train=n_train, asymptotic_replicates=n_asymptotic,
-                    asymptotic_population=asymptotic_population)
-    strategy_labels = list(strategy_objs)
-    grid = {"preset": preset, "problems": list(problem_objs), "classifiers": list(classifier_objs),
-            "strategies": strategy_labels, "replicates": n_replicates, "specs": specs}
-    asymptotic_tasks = {
-        (p, c): _AsymptoticTask(_AsymptoticConfig(p, c, n_train, n_asymptotic, asymptotic_population, cfg.loss,
-                                                  cfg.seed, cfg.problem_spec, cfg.classifier_spec),
-                                problem_objs[p], classifier_objs[c])
+                    loss=any_cfg.loss, subsample=resolved.subsample, record_q_c=any_cfg.record_q_c,
+                    seed=any_cfg.seed, asymptotic_train=resolved.asymptotic_train,
+                    asymptotic_replicates=resolved.asymptotic_replicates,
+                    asymptotic_population=resolved.asymptotic_population)
+    grid = {"preset": preset, "problems": list(problems), "classifiers": list(classifiers),
+            "strategies": list(strategies), "replicates": resolved.replicates, "specs": specs}
+    asymptotic = {
+        (p, c): _AsymptoticTask(_AsymptoticConfig(p, c, resolved.asymptotic_train, resolved.asymptotic_replicates,
+                                                  resolved.asymptotic_population, cfg.loss, cfg.seed,
+                                                  cfg.problem_spec, cfg.classifier_spec),
+                                problems[p], classifiers[c])
         for (p, c), cfg in cfgs.items()}
-    keys = [(p, c, s, r) for (p, c) in cfgs for s in strategy_labels for r in range(n_replicates)]
-    if out_path is not None:
-        sandbox._check_file_labels(
-            {"problems": problem_objs, "classifiers": classifier_objs, "strategies": strategy_objs})
-        _check_stored(out_path, settings, cfgs)  # every check before the first file (the lock included)
-    with contextlib.ExitStack() as held:
-        frames: dict[tuple[str, str, str, int], pd.DataFrame] = {}
-        losses: dict[tuple[str, str], float] = {}
-        if out_path is not None:  # one writer: this process holds the study's lock and every pairing's
-            held.enter_context(_storage.locked(out_path, "out"))
-            for (p, c) in cfgs:
-                held.enter_context(_storage.locked(_pairing_dir(out_path, p, c), "out"))
-            _check_stored(out_path, settings, cfgs)  # again: another run may have finished in between
-            _storage.write_atomic(_json_text({"format": _FORMAT, "settings": settings, "grid": grid}),
-                                  out_path / _STUDY_FILE)
-            for (p, c), run in runs.items():
-                folder = _pairing_dir(out_path, p, c)
-                sandbox._prepare_output(folder, run.config)
-                pairs = [(s, r) for s in strategy_labels for r in range(n_replicates)]
-                for (s, r), frame in sandbox._verified_parts(folder, run, pairs, stacklevel=3).items():
-                    frames[p, c, s, r] = frame
-            losses = sandbox._verified_files(
-                (((p, c), _pairing_dir(out_path, p, c) / _RECORD_FILE) for (p, c) in cfgs),
-                lambda path, pairing: _read_record(path, asymptotic_tasks[pairing].config), stacklevel=3)
+    keys = [(p, c, s, r) for (p, c) in cfgs for s in strategies for r in range(resolved.replicates)]
+    return _Study(problems, classifiers, strategies, cfgs, runs, settings, grid, asymptotic, keys)
 
-        todo: list[_CurveTask | _AsymptoticTask] = [task for pairing, task in asymptotic_tasks.items()
-                                                    if pairing not in losses]  # one per pairing, first
-        todo += [_CurveTask(runs[p, c], s, r) for (p, c, s, r) in keys if (p, c, s, r) not in frames]
-        results = _backends.results(_computed, [(task,) for task in todo], backend, scheduler, n_jobs)
 
-        def write(key: tuple, result: Any) -> None:  # here, in this process, as each result arrives
-            if out_path is None:
-                return
-            if len(key) == 2:
-                _write_record(out_path, asymptotic_tasks[key].config, result)
-            else:
-                p, c, s, r = key
-                sandbox._write_part(result, _pairing_dir(out_path, p, c), runs[p, c], s, r)
+def _load_verified(study: _Study, out: Path) -> dict[tuple, Any]:
+    """Stage 3, holding the locks of ``out`` and its pairings: the stored settings checked again (another run may
+    have finished in between) and written, then every verified result: asymptotic losses by pairing, curves by
+    task."""
+    _check_stored(out, study.settings, study.cfgs)
+    _storage.write_atomic(_json_text({"format": _FORMAT, "settings": study.settings, "grid": study.grid}),
+                          out / _STUDY_FILE)
+    found: dict[tuple, Any] = {}
+    for (p, c), run in study.runs.items():
+        folder = _pairing_dir(out, p, c)
+        sandbox._prepare_output(folder, run.config)
+        pairs = [(s, r) for s in study.strategies for r in range(study.grid["replicates"])]
+        for (s, r), frame in sandbox._verified_parts(folder, run, pairs, stacklevel=4).items():
+            found[p, c, s, r] = frame
+    losses = sandbox._verified_files(
+        (((p, c), _pairing_dir(out, p, c) / _RECORD_FILE) for (p, c) in study.cfgs),
+        lambda path, pairing: _read_record(path, study.asymptotic[pairing].config), stacklevel=4)
+    return {**losses, **found}
 
-        found: dict[tuple, Any] = {**losses, **frames}  # asymptotic losses by pairing, curves by task
-        sandbox._gather(results, found, len(keys) + len(asymptotic_tasks), "study", "task", progress, write)
-        losses = {pairing: found[pairing] for pairing in cfgs}
-        frames = {key: found[key] for key in keys}
 
-        curves = pd.concat([frames[key] for key in keys], ignore_index=True)
-        asymptotic = pd.DataFrame([(p, c, losses[p, c]) for (p, c) in cfgs], columns=ASYMPTOTIC_COLUMNS)
-        if out_path is not None:
-            for (p, c) in cfgs:
-                pairing = curves[(curves.problem == p) & (curves.classifier == c)]
-                _storage.write_tables(_pairing_dir(out_path, p, c), {_CURVES_FILE: _storage.csv_bytes(pairing)},
-                                      _storage.CURVES_SETTINGS_FILE)
-            _storage.write_tables(out_path, {_CURVES_FILE: _storage.csv_bytes(curves),
-                                             _ASYMPTOTIC_FILE: _storage.csv_bytes(asymptotic)}, _STUDY_FILE)
+def _execute(study: _Study, found: dict[tuple, Any], execution: Execution,
+             out: Path | None) -> dict[tuple, Any]:
+    """Stage 4: ``found`` completed with every task it lacks, computed on ``execution`` and (with ``out``)
+    written here, in this process, as each result arrives."""
+    todo: list[_CurveTask | _AsymptoticTask] = [task for pairing, task in study.asymptotic.items()
+                                                if pairing not in found]  # one per pairing, first
+    todo += [_CurveTask(study.runs[p, c], s, r) for (p, c, s, r) in study.keys if (p, c, s, r) not in found]
+    results = _backends.results(_computed, [(task,) for task in todo], execution)
+
+    def write(key: tuple, result: Any) -> None:
+        if len(key) == 2:
+            _write_record(out, study.asymptotic[key].config, result)
+        else:
+            p, c, s, r = key
+            sandbox._write_part(result, _pairing_dir(out, p, c), study.runs[p, c], s, r)
+
+    found = dict(found)
+    sandbox._gather(results, found, len(study.keys) + len(study.asymptotic), "study", "task", execution.progress,
+                    None if out is None else write)
+    return found
+
+
+def _assemble(study: _Study, found: Mapping[tuple, Any], out: Path | None) -> StudyResults:
+    """Stage 5: the study's tables from every result; with ``out``, each pairing's and the study's tables written
+    with their checksums."""
+    curves = pd.concat([found[key] for key in study.keys], ignore_index=True)
+    asymptotic = pd.DataFrame([(p, c, found[p, c]) for (p, c) in study.cfgs], columns=ASYMPTOTIC_COLUMNS)
+    if out is not None:
+        for (p, c) in study.cfgs:
+            pairing = curves[(curves.problem == p) & (curves.classifier == c)]
+            _storage.write_tables(_pairing_dir(out, p, c), {_CURVES_FILE: _storage.csv_bytes(pairing)},
+                                  _storage.CURVES_SETTINGS_FILE)
+        _storage.write_tables(out, {_CURVES_FILE: _storage.csv_bytes(curves),
+                                    _ASYMPTOTIC_FILE: _storage.csv_bytes(asymptotic)}, _STUDY_FILE)
     return StudyResults(curves, asymptotic)
 
 

@@ -129,7 +129,8 @@ def test_every_task_runs_with_one_blas_thread(backend, n_jobs, request):
     scheduler = request.getfixturevalue("cluster").scheduler_address if backend == "dask" else None
     with threadpool_limits(limits=2):
         before = blas_threads()
-        seen = dict(_backends.results(_pools_seen, [(key,) for key in range(3)], backend, scheduler, n_jobs))
+        seen = dict(_backends.results(_pools_seen, [(key,) for key in range(3)],
+                                       _backends.Execution(backend, scheduler, n_jobs)))
         assert blas_threads() == before  # the parent's limits, back after the run
     assert seen == {0: 1, 1: 1, 2: 1}
 

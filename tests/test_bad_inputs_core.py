@@ -23,7 +23,6 @@ import mpmath
 import numpy as np
 import pandas as pd
 import pytest
-from _registries import own_registrations  # noqa: F401 - a fixture
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -17,7 +17,6 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from _registries import own_registrations  # noqa: F401 - a fixture (names registered are unregistered after)
 from sklearn.datasets import load_breast_cancer, load_wine
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import StandardScaler

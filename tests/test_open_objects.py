@@ -21,7 +21,6 @@ import warnings
 import numpy as np
 import pytest
 from pandas.testing import assert_frame_equal
-from _registries import own_registrations  # noqa: F401 - a fixture
 from test_sandbox import count_pairs
 
 from mri_theory import strategies

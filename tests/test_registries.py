@@ -11,7 +11,6 @@ Expected states are the listings and objects read before the change.
 from __future__ import annotations
 
 import pytest
-from _registries import own_registrations  # noqa: F401 - a fixture
 
 from mri_theory import classifiers, problems, strategies
 from mri_theory.classifiers import KNN, LDA, get_classifier, list_classifiers, register_classifier

@@ -99,12 +99,14 @@ import pandas as pd
 
 from mri_theory import _backends, _limits, _storage, sandbox
 from mri_theory import _validation as check
+from mri_theory._backends import DEFAULT, Default, Execution
 from mri_theory.classifiers import Classifier
 from mri_theory.problems import Problem
 from mri_theory.strategies import Context, Strategy, _checked_scores
 from mri_theory.targets import true_q_c_and_loss
 
-__all__ = ["STATE_COLUMNS", "read_states", "score_states"]
+__all__ = ["STATE_COLUMNS", "Execution", "StatesPlan", "execute_states", "plan_states", "read_states",
+           "score_states"]
 
 #: Columns of the tidy table of :func:`score_states`, in this order.
 STATE_COLUMNS = ["problem", "classifier", "trajectory", "replicate", "step", "n_labelled", "strategy",
@@ -291,10 +293,11 @@ def score_states(
     population_size: int = 10_000,
     seed: int = 0,
     out: str | os.PathLike | None = None,
-    backend: str = "local",
-    scheduler: str | None = None,
-    n_jobs: int = 1,
-    progress: bool = True,
+    backend: str | Default = DEFAULT,
+    scheduler: str | None | Default = DEFAULT,
+    n_jobs: int | Default = DEFAULT,
+    progress: bool | Default = DEFAULT,
+    execution: Execution | None = None,
 ) -> pd.DataFrame:
     r"""Score every remaining candidate with every strategy and with the truth, along reference trajectories.
 
@@ -342,16 +345,21 @@ def score_states(
         A folder for verified, resumable storage (module docstring).  Its
         settings record the ``repr`` of every object: rerunning with another
         object of the same name (other parameters) is refused (``out``).
-    backend : {"local", "dask"}
-        As in :func:`mri_theory.study.run_study`; results are identical.
+    backend : {"local", "dask"}, optional
+        As in :func:`mri_theory.study.run_study` (default ``"local"``);
+        results are identical.
     scheduler : str, optional
         ``backend="dask"`` only: a running scheduler's address; ``None``
         starts a ``LocalCluster`` of ``n_jobs`` workers.
-    n_jobs : int
+    n_jobs : int, optional
         Local worker processes (joblib or the ``LocalCluster``): a positive
-        count or -1 (all cores); 1 with a ``scheduler``.
-    progress : bool
-        A tqdm progress bar over the states.
+        count or -1 (all cores); 1 with a ``scheduler``; default 1.
+    progress : bool, optional
+        A tqdm progress bar over the states (default True).
+    execution : Execution, optional
+        ``backend``, ``scheduler``, ``n_jobs`` and ``progress`` in one
+        object (:class:`mri_theory.sandbox.Execution`); a keyword given
+        beside it must agree with it (a ``ValueError`` naming both otherwise).
 
     Returns
     -------
@@ -381,27 +389,77 @@ def score_states(
     DamagedPartWarning
         For each part in ``out/parts`` that fails verification; it is recomputed.
     """
-    return _execute(_plan(problem, classifier, strategies, replicates, steps, pool_size, trajectory, population_size,
-                          seed, out, backend, scheduler, n_jobs, progress))
+    return execute_states(plan_states(
+        problem, classifier, strategies, replicates, steps, pool_size, trajectory=trajectory,
+        population_size=population_size, seed=seed, out=out, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
+        progress=progress, execution=execution))
 
 
-class _Plan(NamedTuple):
-    """A :func:`score_states` call whose arguments passed every check (nothing computed or written yet)."""
+class StatesPlan(NamedTuple):
+    """A :func:`score_states` call whose arguments passed every check; nothing computed or written yet.
 
+    Made by :func:`plan_states`, run by :func:`execute_states`.
+    """
+
+    #: The checked settings with the objects they stand for.
     states: _States
+    #: The checked output folder, or None.
     out: Path | None
+    #: The number of replicates.
     replicates: int
+    #: The scored steps, sorted.
     steps: list[int]
-    backend: str
-    scheduler: str | None
-    n_jobs: int
-    progress: bool
+    #: Where and how the states are scored.
+    execution: Execution
+
+    @property
+    def strategies(self) -> dict[str, Strategy]:
+        """The scoring strategies by label, in the table's order."""
+        return dict(self.states.strategies)
 
 
-def _plan(problem: Any, classifier: Any, strategies: Any, replicates: Any, steps: Any, pool_size: Any,
-          trajectory: Any, population_size: Any, seed: Any, out: Any, backend: Any, scheduler: Any, n_jobs: Any,
-          progress: Any) -> _Plan:
-    """Every check of :func:`score_states`' arguments (and of ``out``); reads only, writes nothing."""
+def plan_states(
+    problem: str | Problem,
+    classifier: str | Classifier,
+    strategies: Sequence[str | Strategy] | str | Strategy,
+    replicates: int = 10,
+    steps: Sequence[int] = (2, 10, 30),
+    pool_size: int = 100,
+    *,
+    trajectory: str | Strategy = "RS",
+    population_size: int = 10_000,
+    seed: int = 0,
+    out: str | os.PathLike | None = None,
+    backend: str | Default = DEFAULT,
+    scheduler: str | None | Default = DEFAULT,
+    n_jobs: int | Default = DEFAULT,
+    progress: bool | Default = DEFAULT,
+    execution: Execution | None = None,
+) -> StatesPlan:
+    """Every check of a :func:`score_states` call, and nothing else: the plan :func:`execute_states` runs.
+
+    ``score_states(...)`` is ``execute_states(plan_states(...))``; planning
+    several calls first (as ``mri-theory diagnose`` does for its
+    classifiers) refuses a bad one before any work.
+
+    Parameters
+    ----------
+    problem, classifier, strategies, replicates, steps, pool_size, trajectory, population_size, seed, out
+        As in :func:`score_states`.
+    backend, scheduler, n_jobs, progress, execution
+        As in :func:`score_states`.
+
+    Returns
+    -------
+    StatesPlan
+        The checked call.
+
+    Raises
+    ------
+    ValueError, TypeError, ImportError
+        As :func:`score_states`, for its arguments and ``out``.  Reads only,
+        writes nothing (``out`` is not created).
+    """
     problem, classifier = sandbox._resolve(problem, "problem", "problem"), sandbox._resolve(classifier, "classifier",
                                                                                              "classifier")
     if not problem[1].has_truth:
@@ -413,20 +471,45 @@ def _plan(problem: Any, classifier: Any, strategies: Any, replicates: Any, steps
     steps = _check_steps(steps, curve.pool_size)
     trajectory_label, trajectory_obj = sandbox._resolve(trajectory, "trajectory", "strategy")
     trajectory_obj = sandbox._for_loss(trajectory_obj, "error")
-    backend, scheduler, n_jobs = _backends.check_backend(backend, scheduler, n_jobs)
-    n_jobs = _limits.jobs(n_jobs)
-    progress = check.flag(progress, "progress")
+    execution = _backends.resolve_execution(execution, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
+                                            progress=progress)
     cfg = _StatesConfig(curve.problem, curve.classifier, trajectory_label, tuple(objects), curve.pool_size,
                         curve.population_size, curve.seed, curve.problem_spec, curve.classifier_spec,
                         sandbox._spec(trajectory_obj, "trajectory"), tuple(map(repr, objects.values())))
     states = _States(cfg, problem[1], classifier[1], trajectory_obj, objects)
     out_path = _check_storage(out, cfg)
-    return _Plan(states, out_path, replicates, steps, backend, scheduler, n_jobs, progress)
+    return StatesPlan(states, out_path, replicates, steps, execution)
 
 
-def _execute(plan: _Plan) -> pd.DataFrame:
-    """Run a checked :func:`score_states` call: reuse the verified parts, compute the rest, write as they arrive
-    (holding the folder's lock, under which the stored settings are checked again before they are written)."""
+def execute_states(plan: StatesPlan) -> pd.DataFrame:
+    """Run a checked :func:`score_states` call (:func:`plan_states`).
+
+    The verified parts in the plan's ``out`` are reused, the rest computed
+    and written as they arrive, holding the folder's lock, under which the
+    stored settings are checked again before they are written.
+
+    Parameters
+    ----------
+    plan : StatesPlan
+        From :func:`plan_states`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table of :func:`score_states`.
+
+    Raises
+    ------
+    TypeError
+        ``plan`` is not a :class:`StatesPlan`.
+    ValueError
+        Naming ``out`` when another process writes it, or it was filled with
+        other settings after the plan was made.
+    OSError
+        When a file cannot be written, naming the file.
+    """
+    if not isinstance(plan, StatesPlan):
+        raise TypeError(f"plan must be a StatesPlan (from plan_states), got {type(plan).__name__}")
     states, out_path, cfg = plan.states, plan.out, plan.states.config
     keys = [(r, t) for r in range(plan.replicates) for t in plan.steps]
     frames: dict[tuple[int, int], pd.DataFrame] = {}
@@ -441,12 +524,12 @@ def _execute(plan: _Plan) -> pd.DataFrame:
             frames = sandbox._verified_files(((key, _part_path(out_path, *key)) for key in keys),
                                              lambda path, key: _read_state_part(path, states, *key), stacklevel=4)
         todo = [(states, r, t) for r, t in keys if (r, t) not in frames]
-        results = _backends.results(_computed_state, todo, plan.backend, plan.scheduler, plan.n_jobs)
+        results = _backends.results(_computed_state, todo, plan.execution)
         settings_sha256 = sandbox._canonical_sha256(cfg.settings())
         write = None if out_path is None else (  # here, in this process, as each result arrives
             lambda key, frame: sandbox._write_keyed_part(frame, _part_path(out_path, *key),
                                                          {"replicate": key[0], "step": key[1]}, settings_sha256))
-        sandbox._gather(results, frames, len(keys), "states", "state", plan.progress, write)
+        sandbox._gather(results, frames, len(keys), "states", "state", plan.execution.progress, write)
         table = pd.concat([frames[key] for key in keys], ignore_index=True)
         if out_path is not None:
             _storage.write_tables(out_path, {_RESULTS_FILE: _storage.csv_bytes(table)}, _SETTINGS_FILE)

@@ -1,8 +1,8 @@
-"""The ``own_registrations`` fixture: names a test registers are unregistered afterwards, by the public API.
+"""Fixtures shared by the test modules.
 
-Import it into a test module (``from _registries import own_registrations``)
-and request it in a test that registers problems, classifiers or strategies,
-so that the other tests see only the names registered before.
+``own_registrations``: names a test registers are unregistered afterwards, by
+the public API.  Request it in a test that registers problems, classifiers or
+strategies, so that the other tests see only the names registered before.
 """
 
 from __future__ import annotations
