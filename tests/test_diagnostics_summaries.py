@@ -513,3 +513,44 @@ def test_spearman_with_p_is_nan_when_either_side_is_constant():
     assert rho == pytest.approx(ref.statistic, abs=1e-12) and p == pytest.approx(ref.pvalue, rel=1e-12)
     rho, _ = _spearman_with_p(x, np.array([5.0, 1.0, 1.0, 1.0]))
     assert rho == pytest.approx(sps.spearmanr(x, [5.0, 1.0, 1.0, 1.0]).statistic, abs=1e-12)
+
+
+# ------------------------------------------------------------------ the messages name the offending values
+
+
+def three_replicates() -> pd.DataFrame:
+    return make_table([{"q": [0.1, 0.2, 0.3], "scores": {"SE": [1.0, 2.0, 3.0]},
+                        "estimates": {"SMRI": [0.3, 0.2, 0.1]}, "replicate": r} for r in range(3)])
+
+
+def test_bad_counts_are_listed_in_the_message_and_zero_is_a_count():
+    table = three_replicates()
+    table["n_labelled"] = table["n_labelled"].astype(float)
+    table.loc[[0, 1, 2], "n_labelled"] = [-1.0, 3.5, 0.0]  # a negative, a fraction, and zero (a valid count)
+    with pytest.raises(ValueError, match=r"^states\['n_labelled'\] must hold integers >= 0, got \[-1\.0, 3\.5\]$"):
+        summarise_states(table)
+
+
+def test_a_value_that_is_not_a_name_is_shown_in_the_message():
+    table = three_replicates()
+    table["strategy"] = table["strategy"].astype(object)
+    table.loc[2, "strategy"] = 7
+    with pytest.raises(TypeError, match=r"^states\['strategy'\] must hold names \(str\), got 7 \(int\)$"):
+        summarise_states(table)
+
+
+def test_a_zero_loss_is_a_loss():
+    """A loss of exactly 0 (a perfect current model) is valid: both summaries accept it."""
+    table = three_replicates()
+    table["loss"] = 0.0
+    table["t_e"] = -table["true_q_c"]
+    assert len(summarise_states(table)) == 2
+    assert len(estimator_errors(table)) == 1
+
+
+def test_the_ranking_summary_needs_no_estimator_columns():
+    """``summarise_states`` reads scores and the truth only; the T_e columns are for ``estimator_errors``."""
+    table = three_replicates()
+    with_t_e = summarise_states(table)
+    without = summarise_states(table.drop(columns=["t_e", "t_e_estimate"]))
+    pd.testing.assert_frame_equal(without, with_t_e)
