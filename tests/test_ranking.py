@@ -310,3 +310,61 @@ def test_bootstrap_with_one_replicate_is_degenerate():
 def test_bad_input(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+# ---------------------------------------------------------------- aggregate and R5: details a reader relies on
+
+
+@pytest.mark.parametrize("by, over", [(["method"], None), (["rank"], None), ([], ["method"]), ([], ["rank"])])
+def test_aggregate_refuses_method_or_rank_as_a_level(by, over):
+    table = _long([("p1", "A", 1), ("p1", "B", 2)])
+    with pytest.raises(ValueError, match=r"must be distinct level columns \(not method or rank\)"):
+        aggregate(table, by=by, over=over)
+
+
+def test_aggregate_returns_a_fresh_range_index_and_only_its_columns():
+    table = _long([("p1", "A", 2), ("p1", "B", 1), ("p2", "A", 1), ("p2", "B", 2), ("p3", "A", 1), ("p3", "B", 2)],
+                  columns=("problem", "method", "rank"))
+    out = aggregate(table, by=[])
+    assert isinstance(out.index, pd.RangeIndex) and out.index.tolist() == [0, 1]
+    assert "index" not in out.columns and out["method"].tolist() == ["A", "B"]  # A: mean 4/3, B: 5/3
+
+
+def test_beats_rs_counts_a_tie_is_not_a_win_and_the_counts_are_integers_by_method():
+    # unit u1: A ties RS (1.5 each), B last; u2: B beats RS, A ties RS again -> A 0 wins, B 1 win
+    table = pd.DataFrame([("u1", "A", 1.5), ("u1", "RS", 1.5), ("u1", "B", 3.0),
+                          ("u2", "B", 1.0), ("u2", "A", 2.5), ("u2", "RS", 2.5)], columns=["unit", "method", "rank"])
+    counts = beats_rs_counts(table, by="unit")
+    assert counts.to_dict() == {"B": 1, "A": 0}
+    assert counts.index.name == "method" and counts.dtype.kind == "i"
+
+
+def test_beats_rs_counts_keeps_first_appearance_order_among_equal_counts():
+    # Z appears before A and both beat RS once: equal counts keep the table's order, not the alphabet's
+    table = pd.DataFrame([("u1", "Z", 1.0), ("u1", "A", 2.0), ("u1", "RS", 3.0)], columns=["unit", "method", "rank"])
+    assert list(beats_rs_counts(table, by="unit").index) == ["Z", "A"]
+
+
+def _point_ranks(curves, asymptotic, **options) -> pd.Series:
+    """R3 and R4 mean ranks of ``rank_study`` (whose metrics and ranks are tested above) in bootstrap's layout."""
+    study = rank_study(curves, asymptotic, **options)
+    both = pd.concat([study.r3, study.r4.assign(classifier="all")], ignore_index=True)
+    return both.set_index(["classifier", "method"])["mean_rank"].sort_index()
+
+
+@pytest.mark.parametrize("seed, options", [(2, {"mode": "replicate"}), (2, {"epsilon": 0.5}), (5, {"alpha": 0.5}),
+                                           (5, {})])
+def test_bootstrap_point_ranks_use_the_given_mode_alpha_and_epsilon(seed, options):
+    """The observed mean ranks are those of the study ranked with the same settings (defaults: the paper's).
+
+    Each setting is chosen where it changes the ranks, so an option that is not passed on is seen.
+    """
+    curves, asymptotic = _study(methods=("RS", "A", "B", "C"), speeds=(1.0, 1.05, 1.1, 0.95), replicates=3,
+                                noise=0.03, seed=seed)
+    asymptotic = asymptotic.assign(asymptotic_loss=0.2)
+    boot = bootstrap_ranks(curves, asymptotic, rng=np.random.default_rng(0), n_boot=10, **options)
+    point = boot.set_index(["classifier", "method"])["mean_rank"].sort_index()
+    expected = _point_ranks(curves, asymptotic, **{"mode": "curve", "alpha": 0.02, "epsilon": 0.05, **options})
+    pd.testing.assert_series_equal(point, expected, check_names=False)
+    other = {"alpha": 0.5} if not options else {}
+    assert not _point_ranks(curves, asymptotic, **other).equals(expected)  # the setting matters on these data
