@@ -144,7 +144,7 @@ class Execution:
     progress: bool = True
 
     def __post_init__(self) -> None:
-        backend, scheduler, n_jobs = check_backend(self.backend, self.scheduler, self.n_jobs)
+        _, _, n_jobs = check_backend(self.backend, self.scheduler, self.n_jobs)
         object.__setattr__(self, "n_jobs", _limits.jobs(n_jobs))
         object.__setattr__(self, "progress", check.flag(self.progress, "progress"))
 

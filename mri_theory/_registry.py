@@ -134,8 +134,9 @@ def registered(registry: dict[str, Callable[[], Any]], add: Callable[..., None],
                 mapping.pop(name, None)
             else:
                 mapping[name] = value
-        if name in order and list(registry) != sorted(registry, key=_ranks(order)):
-            items = sorted(registry.items(), key=lambda item: _ranks(order)(item[0]))
+        rank = _ranks(order)
+        if name in order and list(registry) != sorted(registry, key=rank):
+            items = sorted(registry.items(), key=lambda item: rank(item[0]))
             registry.clear()
             registry.update(items)
 

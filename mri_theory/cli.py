@@ -218,9 +218,9 @@ def _diagnose_locked(args: argparse.Namespace, settings: dict, plans: list, star
              "## Errors M of the T_e estimators (all columns in errors.csv)", ""]
     lines += (["```", errors[errors_shown].round(3).to_string(index=False), "```", ""] if errors is not None else
               ["None of the strategies estimates T_e (SMRI and BMRI do): no errors.csv.", ""])
-    written = {"summary.csv": summary.to_csv(index=False, lineterminator="\n").encode()}
+    written = {"summary.csv": _storage.csv_bytes(summary)}
     if errors is not None:
-        written["errors.csv"] = errors.to_csv(index=False, lineterminator="\n").encode()
+        written["errors.csv"] = _storage.csv_bytes(errors)
     written["DIAGNOSTICS.md"] = "\n".join(lines).encode()
     stale = Path(args.out, "errors.csv")
     if errors is None and stale.is_file():  # left by an earlier run with other strategies

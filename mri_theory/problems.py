@@ -64,7 +64,7 @@ from mri_theory import _validation as check
 from mri_theory._mixture import MAX_ABS_X, MIN_VARIANCE, class_components  # noqa: F401 - MIN_VARIANCE: documented here
 from mri_theory._registry import made, register, registered, unregister
 from mri_theory.bayes_error import compute_bayes_error as _mixture_bayes_error
-from mri_theory.bayes_error import MAX_RESOLUTION, grouped_logsumexp
+from mri_theory.bayes_error import MAX_RESOLUTION, grouped_logsumexp  # noqa: F401 - MAX_RESOLUTION: documented here
 from mri_theory.population import Population
 
 __all__ = ["Problem", "GaussianMixtureProblem", "DataProblem", "get_problem", "list_problems",
@@ -526,8 +526,7 @@ class GaussianMixtureProblem(Problem):
         ``d = 1, 2`` (accurate to about 1e-8), fixed-seed Monte Carlo for
         ``d >= 3``: see :func:`mri_theory.bayes_error.compute_bayes_error`.
         """
-        resolution = check.count(resolution, "resolution", maximum=MAX_RESOLUTION)
-        return _mixture_bayes_error(self, resolution)
+        return _mixture_bayes_error(self, resolution)  # checks resolution (at most MAX_RESOLUTION) first
 
 
 # --------------------------------------------------------------------------

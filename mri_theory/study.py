@@ -573,10 +573,10 @@ def _load_verified(study: _Study, out: Path) -> dict[tuple, Any]:
     _storage.write_atomic(_json_text({"format": _FORMAT, "settings": study.settings, "grid": study.grid}),
                           out / _STUDY_FILE)
     found: dict[tuple, Any] = {}
+    pairs = [(s, r) for s in study.strategies for r in range(study.grid["replicates"])]
     for (p, c), run in study.runs.items():
         folder = _pairing_dir(out, p, c)
         sandbox._prepare_output(folder, run.config)
-        pairs = [(s, r) for s in study.strategies for r in range(study.grid["replicates"])]
         for (s, r), frame in sandbox._verified_parts(folder, run, pairs, stacklevel=4).items():
             found[p, c, s, r] = frame
     losses = sandbox._verified_files(
@@ -713,8 +713,9 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
         write_report,  # matplotlib and the report tables: only when asked
     )
 
-    read_study(path)  # refuses a missing or unfinished study before the lock file is created
-    folder = Path(path)
+    folder = sandbox._check_path(path, "a folder")
+    if _read_study_file(folder, "path") is None:  # refused before the lock file is created
+        raise ValueError(f"path: no study at {folder} (no {_STUDY_FILE})")
     with _storage.locked(folder, "path", create=False):
         curves, asymptotic = read_study(folder)
         stored = _read_study_file(folder, "path")
