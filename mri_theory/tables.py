@@ -82,8 +82,8 @@ METRIC_LABELS = {"label_complexity": "Label Complexity", "aua": "AUA", "wi_linea
                  "wi_exponential": "WI-Exponential"}
 #: The same for a log-loss study: the mean log loss along the curve takes AUA's row
 #: (:func:`mri_theory.metrics.ranked_metrics`).
-LOG_METRIC_LABELS = {"label_complexity": "Label Complexity", "mean_loss": "Mean Log Loss", "wi_linear": "WI-Linear",
-                     "wi_exponential": "WI-Exponential"}
+LOG_METRIC_LABELS = {("mean_loss" if key == "aua" else key): ("Mean Log Loss" if key == "aua" else label)
+                     for key, label in METRIC_LABELS.items()}
 
 
 def _paper_positions(methods: Sequence[str]) -> dict[str, float]:
@@ -546,13 +546,11 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
         f"{', '.join(ranks.r4['method'])} (oracles excluded)",
         f"- Replicates per pairing: {_span(replicates)}; R1 mode: {mode} "
         f"({'metrics of the replicate-averaged curve' if mode == 'curve' else 'mean of per-replicate metrics'})",
-        f"- Metrics: label complexity (epsilon = {epsilon}), AUA, WI-linear, WI-exponential (alpha = {alpha}); "
+        f"- Metrics{' on the log loss' if loss == 'log' else ''}: label complexity (epsilon = {epsilon}), "
+        f"{'mean log loss' if loss == 'log' else 'AUA'}, WI-linear, WI-exponential (alpha = {alpha}); "
         f"bootstrap: {n_boot} draws, {level * 100:g}% percentile intervals, seed {seed}",
     ]
     if loss == "log":
-        settings[-1] = (f"- Metrics on the log loss: label complexity (epsilon = {epsilon}), mean log loss, "
-                        f"WI-linear, WI-exponential (alpha = {alpha}); bootstrap: {n_boot} draws, "
-                        f"{level * 100:g}% percentile intervals, seed {seed}")
         settings.append(_LOG_LOSS_NOTE)
         for table in tables:
             if table.name in ("groups", "final-paper"):
