@@ -24,7 +24,10 @@ from typing import Sequence
 
 import numpy as np
 
-from mri_theory.guarantee import monte_carlo_selection_probability, simulate_selection
+from mri_theory.analytic.guarantee import (
+    monte_carlo_selection_probability,
+    simulate_selection,
+)
 
 
 def _naive_lambda(delta: float, sigma: float, n: int, rng: np.random.Generator) -> float:

@@ -7,7 +7,7 @@ population of ``10^4`` points with exact posteriors
 (:func:`_setting.four_gaussian_setting`).  For the error and the log loss:
 
 1. **Engine, plain vote against rank weights**: the wall-clock time of
-   :func:`mri_theory.retraining.current_and_future_losses` (the engine: the
+   :func:`mri_theory.engine.retraining.current_and_future_losses` (the engine: the
    current loss and the future-loss matrix **L'**) for ``KNN(5)`` (``knn5``)
    and ``KNN(5, kernel="optimal")`` (``kknn5``), in the same run; the ratio
    kknn5 / knn5 (goal: at most 2).
@@ -33,11 +33,10 @@ from functools import partial
 from typing import Sequence
 
 import numpy as np
-
 from _setting import best_time, four_gaussian_setting
 
 from mri_theory.classifiers import KNN
-from mri_theory.retraining import current_and_future_losses
+from mri_theory.engine.retraining import current_and_future_losses
 
 TOLERANCE = 1e-13
 N_TRAIN, N_CANDIDATES, POPULATION_SIZE = 60, 100, 10_000

@@ -4,7 +4,7 @@ What is measured
 ----------------
 Setting: Four-Gaussian, ``|D_S| = 60``, 100 candidates, a
 population of ``10^4`` points with exact posteriors.  For each loss,
-:func:`mri_theory.retraining.future_losses` with ``method="auto"`` (the fast
+:func:`mri_theory.engine.retraining.future_losses` with ``method="auto"`` (the fast
 path: the 200 retrained models solved together by batched Newton, warm-started
 from the current solution, scored in one population pass) against
 ``method="refit"`` (a fresh fit of the same model per (candidate, class),
@@ -39,9 +39,9 @@ from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
 from mri_theory.classifiers.logistic import LogisticRegression
 from mri_theory.classifiers.sklearn_models import SklearnClassifier
-from mri_theory.population import Population
+from mri_theory.engine.population import Population
+from mri_theory.engine.retraining import future_losses
 from mri_theory.problems import get_problem
-from mri_theory.retraining import future_losses
 
 TOLERANCE = 1e-9
 

@@ -7,7 +7,7 @@ the paper's θ̂ with ``n = (2, 2)``), a pool of ``m`` i.i.d. points drawn with
 ``np.random.default_rng(seed)``:
 
 1. **Vectorised**: wall-clock time of
-   :func:`mri_theory.nonmyopic.optimal_policy` (building every state of the
+   :func:`mri_theory.analytic.nonmyopic.optimal_policy` (building every state of the
    tree, closed-form losses, the bottom-up expectimax), best of ``--repeats``.
 2. **Naive**: a plain-Python expectimax, recursive and memoised by the *set*
    of labelled ``(index, label)`` pairs (a ``frozenset`` key in an
@@ -26,11 +26,11 @@ The largest gap between greedy MRI-best and the optimal policy, ``V_greedy -
 V_optimal`` (expected error after ``h`` labels), for ``h = 1..--max-horizon``
 (default 6):
 
-* the paper's four θ̂ (:data:`~mri_theory.two_gaussians.PAPER_CASES`) with
+* the paper's four θ̂ (:data:`~mri_theory.analytic.two_gaussians.PAPER_CASES`) with
   ``n = (2, 2)`` and with the paper's ``n = (9, 9)``, each on one pool of
   ``--pool`` (default 14) i.i.d. points drawn from ``default_rng(seed)``;
 * ``--states`` (default 200) random states from
-  :func:`~mri_theory.nonmyopic.sample_state`: ``n_1, n_2`` uniform on
+  :func:`~mri_theory.analytic.nonmyopic.sample_state`: ``n_1, n_2`` uniform on
   ``1..5``, ``D_S`` sampled with those counts, the fitted θ̂, and a pool of
   ``--pool`` i.i.d. points, all from ``default_rng(seed + 1)``; ``h = 1..6``
   for these (``--random-horizon``);
@@ -57,8 +57,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mri_theory.nonmyopic import optimal_policy, sample_state, value_curves
-from mri_theory.two_gaussians import PAPER_CASES, MeanClassifier, TwoGaussians
+from mri_theory.analytic.nonmyopic import optimal_policy, sample_state, value_curves
+from mri_theory.analytic.two_gaussians import PAPER_CASES, MeanClassifier, TwoGaussians
 
 #: Largest acceptable difference between the vectorised and the naive optimal value.
 TOLERANCE = 1e-12

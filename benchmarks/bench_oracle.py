@@ -5,7 +5,7 @@ What is measured
 Setting of the issue: Four-Gaussian, ``|D_S| = 20``, 250 candidates, a
 population of ``10^5`` points with exact posteriors.
 
-1. **5-NN**: :func:`mri_theory.targets.true_q_c` against the loop a
+1. **5-NN**: :func:`mri_theory.engine.targets.true_q_c` against the loop a
    scikit-learn user would write: for each candidate and label, fit
    ``KNeighborsClassifier(5)`` on ``D_S`` plus the candidate, predict the
    population, take the expected error under the Bayes posterior, weight by
@@ -39,13 +39,12 @@ import tracemalloc
 from typing import Sequence
 
 import numpy as np
+from _setting import best_time, four_gaussian_setting
 from sklearn.neighbors import KNeighborsClassifier
 
-from _setting import best_time, four_gaussian_setting
-
 from mri_theory.classifiers import KNN, LDA, QDA, GaussianNaiveBayes, get_classifier
-from mri_theory.retraining import current_loss, future_losses
-from mri_theory.targets import true_q_c
+from mri_theory.engine.retraining import current_loss, future_losses
+from mri_theory.engine.targets import true_q_c
 
 TOLERANCE = 1e-12
 

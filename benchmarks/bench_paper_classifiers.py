@@ -35,12 +35,11 @@ import time
 from typing import Sequence
 
 import numpy as np
-
 from _setting import four_gaussian_setting
 
 from mri_theory.classifiers import get_classifier
+from mri_theory.engine.targets import true_q_c_and_loss
 from mri_theory.strategies import Context, get_strategy, select
-from mri_theory.targets import true_q_c_and_loss
 
 CLASSIFIERS = ("lda", "qda", "kknn5", "nb", "logreg", "svm")
 METHODS = ("RS", "SE", "QbcV", "QbcA", "EfeLc", "SMRI", "BMRI")

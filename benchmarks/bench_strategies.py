@@ -49,11 +49,16 @@ import time
 from typing import Callable, Sequence
 
 import numpy as np
-
 from _setting import four_gaussian_setting
 
 from mri_theory.classifiers import KNN, LDA, Classifier, get_classifier
-from mri_theory.strategies import Context, Strategy, get_strategy, list_strategies, select
+from mri_theory.strategies import (
+    Context,
+    Strategy,
+    get_strategy,
+    list_strategies,
+    select,
+)
 
 #: Largest acceptable ``max |score_engine - score_naive|``.
 TOLERANCE = 1e-12

@@ -2,7 +2,7 @@ r"""Benchmark: the ``quick`` study preset on the local backend against a Dask Lo
 
 What is measured
 ----------------
-:func:`mri_theory.study.run_study` with ``preset="quick"`` (2 problems × LDA
+:func:`mri_theory.runners.study.run_study` with ``preset="quick"`` (2 problems × LDA
 and kknn5 × RS, SE, SMRI and MRI-best × 3 replicates, pool 60, population
 2000, and the 4 asymptotic losses: 52 tasks), each run into a fresh output
 folder, so every task is computed and every file written:
@@ -30,7 +30,7 @@ from pathlib import Path
 
 from pandas.testing import assert_frame_equal
 
-from mri_theory.study import run_study
+from mri_theory.runners.study import run_study
 
 RUNS = {
     "local": dict(backend="local", n_jobs=1),

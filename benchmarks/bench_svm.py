@@ -4,7 +4,7 @@ What is measured
 ----------------
 Setting: Four-Gaussian, ``|D_S| = 60``, 100 candidates, a
 population of ``10^4`` points with exact posteriors.  For each loss,
-:func:`mri_theory.retraining.future_losses` with ``method="auto"`` (the fast
+:func:`mri_theory.engine.retraining.future_losses` with ``method="auto"`` (the fast
 path of :class:`mri_theory.classifiers.svm.SVM`: only margin violators are
 re-solved, warm-started, all retrained models scored in batches) against
 ``method="refit"`` (the same SVM refitted from scratch per (candidate,
@@ -29,8 +29,8 @@ import numpy as np
 from _setting import best_time, four_gaussian_setting
 
 from mri_theory.classifiers.svm import SVM, _machine_classes
-from mri_theory.population import Population
-from mri_theory.retraining import fit_on, future_losses
+from mri_theory.engine.population import Population
+from mri_theory.engine.retraining import fit_on, future_losses
 
 TOLERANCE = 1e-8
 

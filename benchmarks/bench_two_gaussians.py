@@ -4,7 +4,7 @@ What is measured
 ----------------
 For the problem ``TwoGaussians()`` (``mu = (-1, 1)``, ``sigma = 1``, equal
 priors) and each of the paper's four classifier cases
-(:data:`mri_theory.two_gaussians.PAPER_CASES`; case 1 is
+(:data:`mri_theory.analytic.two_gaussians.PAPER_CASES`; case 1 is
 ``MeanClassifier((-0.5, 1.5), (9, 9))``):
 
 1. ``n`` candidate points (default ``10^6``) are drawn once with
@@ -13,7 +13,7 @@ priors) and each of the paper's four classifier cases
 2. **Closed form**: the wall-clock time of one vectorised call
    ``q_c(problem, clf, x)`` on all ``n`` points, best of ``--repeats`` runs
    (:func:`time.perf_counter`).
-3. **Quadrature**: :func:`mri_theory.quadrature.q_c_quad` (retrain with each
+3. **Quadrature**: :func:`mri_theory.analytic.quadrature.q_c_quad` (retrain with each
    label, integrate the misclassified density with :func:`scipy.integrate.quad`)
    is called point by point on a random subsample of ``n_quad`` of those points
    (without replacement, drawn from the same generator).  Its total time is
@@ -48,8 +48,13 @@ from typing import Sequence
 
 import numpy as np
 
-from mri_theory.quadrature import q_c_quad
-from mri_theory.two_gaussians import PAPER_CASES, MeanClassifier, TwoGaussians, q_c
+from mri_theory.analytic.quadrature import q_c_quad
+from mri_theory.analytic.two_gaussians import (
+    PAPER_CASES,
+    MeanClassifier,
+    TwoGaussians,
+    q_c,
+)
 
 #: Largest acceptable ``max |q_c - q_c_quad|`` on the subsample.
 TOLERANCE = 1e-10

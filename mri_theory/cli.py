@@ -11,11 +11,11 @@
     the study's loss (error or log), with the problems grouped as given (default: the abstract group);
 ``mri-theory diagnose --problem P --classifiers C ... --strategies S ... --steps T ... --out DIR``
     score every candidate with every strategy beside its true Q^c along random-selection trajectories
-    (:mod:`mri_theory.diagnostics`, resumable), and write the summaries with their settings, versions and wall time.
+    (:mod:`mri_theory.runners.states`, resumable), and write the summaries with their settings, versions and wall time.
 
 ``curves``, ``study`` and ``diagnose`` take ``--jobs N`` (local worker processes, -1 for all cores) and
 ``--dask ADDRESS|local`` (a running scheduler, or a LocalCluster of ``--jobs`` workers) alike: one
-:class:`mri_theory.sandbox.Execution` of the runner.
+:class:`mri_theory.runners.sandbox.Execution` of the runner.
 
 Bad arguments (repeated names and sizes beyond the runners' bounds included),
 an ``--out`` that is empty, a file or not writable, a folder holding another
@@ -35,8 +35,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from mri_theory import _backends, _storage, figures
-from mri_theory import _validation as check
+from mri_theory import figures
+from mri_theory._utils import backends
+from mri_theory._utils import validation as check
+from mri_theory.runners import _store
 
 T = TypeVar("T")
 
@@ -84,15 +86,15 @@ def _guarded(command: str, call: Callable[[], T], out: str | None = None, unit: 
         raise _Exit(130) from None
 
 
-def _execution(args: argparse.Namespace) -> _backends.Execution:
-    """The :class:`~mri_theory.sandbox.Execution` of ``--jobs`` and ``--dask`` (absent: local; ``local``: a
+def _execution(args: argparse.Namespace) -> backends.Execution:
+    """The :class:`~mri_theory.runners.sandbox.Execution` of ``--jobs`` and ``--dask`` (absent: local; ``local``: a
     LocalCluster of ``--jobs`` workers; else a scheduler's address), with a progress bar."""
     backend = "local" if args.dask is None else "dask"
-    return _backends.Execution(backend, None if args.dask in (None, "local") else args.dask, args.jobs)
+    return backends.Execution(backend, None if args.dask in (None, "local") else args.dask, args.jobs)
 
 
 def _curves(args: argparse.Namespace) -> int:
-    from mri_theory.sandbox import run_curves
+    from mri_theory.runners.sandbox import run_curves
 
     strategies = "all" if args.strategies == ["all"] else args.strategies
     table = _guarded("curves", lambda: run_curves(
@@ -108,7 +110,7 @@ def _curves(args: argparse.Namespace) -> int:
 
 
 def _study(args: argparse.Namespace) -> int:
-    from mri_theory.study import run_study
+    from mri_theory.runners.study import run_study
 
     options = dict(problems=args.problems, classifiers=args.classifiers, strategies=args.strategies,
                    replicates=args.replicates, pool_size=args.pool, budget=args.budget,
@@ -128,8 +130,8 @@ def _study(args: argparse.Namespace) -> int:
 
 def _groups(specs: Sequence[str] | None) -> dict[str, list[str]] | None:
     """The ``groups`` of ``report`` from ``--groups``: each ``NAME=PROBLEM,PROBLEM,...`` or a group name of
-    :data:`mri_theory.study.PROBLEM_GROUPS`; a ValueError naming ``--groups`` otherwise."""
-    from mri_theory.study import PROBLEM_GROUPS
+    :data:`mri_theory.runners.study.PROBLEM_GROUPS`; a ValueError naming ``--groups`` otherwise."""
+    from mri_theory.runners.study import PROBLEM_GROUPS
 
     if specs is None:
         return None
@@ -147,7 +149,7 @@ def _groups(specs: Sequence[str] | None) -> dict[str, list[str]] | None:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from mri_theory.study import report
+    from mri_theory.runners.study import report
 
     written = _guarded("report", lambda: report(args.path, groups=_groups(args.groups)))
     for path in written:
@@ -158,7 +160,7 @@ def _report(args: argparse.Namespace) -> int:
 def _diagnose(args: argparse.Namespace) -> int:
     import time
 
-    from mri_theory.diagnostics import plan_states
+    from mri_theory.runners import plan_states
 
     start = time.perf_counter()
     settings = {"strategies": args.strategies, "replicates": args.replicates, "steps": args.steps,
@@ -170,7 +172,7 @@ def _diagnose(args: argparse.Namespace) -> int:
         if repeated:
             raise ValueError(f"--classifiers must not repeat a name, got {', '.join(repeated)} more than once")
         out = check.output_folder(args.out, "--out")
-        for name in (_storage.LOCK_FILE, _storage.CHECKSUMS_FILE, *_SUMMARY_FILES):
+        for name in (_store.LOCK_FILE, _store.CHECKSUMS_FILE, *_SUMMARY_FILES):
             if (out / name).is_dir():
                 raise ValueError(f"--out: {out / name} should be a file")
         execution = _execution(args)
@@ -180,7 +182,7 @@ def _diagnose(args: argparse.Namespace) -> int:
 
     plans = _guarded("diagnose", plan)
     with contextlib.ExitStack() as held:  # one writer of --out (summaries, checksums.json)
-        _guarded("diagnose", lambda: held.enter_context(_storage.locked(Path(args.out), "--out")))
+        _guarded("diagnose", lambda: held.enter_context(_store.locked(Path(args.out), "--out")))
         return _diagnose_locked(args, settings, plans, start)
 
 
@@ -194,13 +196,14 @@ def _diagnose_locked(args: argparse.Namespace, settings: dict, plans: list, star
 
     import pandas as pd
 
-    from mri_theory.diagnostics import estimator_errors, execute_states, summarise_states
+    from mri_theory.evaluation import estimator_errors, summarise_states
     from mri_theory.figures import library_versions
+    from mri_theory.runners import execute_states
 
     tables = _guarded("diagnose", lambda: [execute_states(plan) for plan in plans], args.out, "states")
     states = pd.concat(tables, ignore_index=True)
     estimators = any(strategy.estimates_t_e for strategy in plans[0].strategies.values())
-    with _backends.one_thread():  # floats written to summary.csv / errors.csv: summed as with one BLAS thread
+    with backends.one_thread():  # floats written to summary.csv / errors.csv: summed as with one BLAS thread
         summary = summarise_states(states)
         errors = estimator_errors(states) if estimators else None  # SMRI, BMRI: the strategies that estimate T_e
     minutes = (time.perf_counter() - start) / 60
@@ -218,14 +221,14 @@ def _diagnose_locked(args: argparse.Namespace, settings: dict, plans: list, star
              "## Errors M of the T_e estimators (all columns in errors.csv)", ""]
     lines += (["```", errors[errors_shown].round(3).to_string(index=False), "```", ""] if errors is not None else
               ["None of the strategies estimates T_e (SMRI and BMRI do): no errors.csv.", ""])
-    written = {"summary.csv": _storage.csv_bytes(summary)}
+    written = {"summary.csv": _store.csv_bytes(summary)}
     if errors is not None:
-        written["errors.csv"] = _storage.csv_bytes(errors)
+        written["errors.csv"] = _store.csv_bytes(errors)
     written["DIAGNOSTICS.md"] = "\n".join(lines).encode()
     stale = Path(args.out, "errors.csv")
     if errors is None and stale.is_file():  # left by an earlier run with other strategies
         stale.unlink()
-    _guarded("diagnose", lambda: _storage.write_tables(Path(args.out), written, None))
+    _guarded("diagnose", lambda: _store.write_tables(Path(args.out), written, None))
     print(summary[["classifier", "strategy", "n_labelled", "spearman", "normalised_shortfall"]].round(3)
           .to_string(index=False))
     print(f"results: {args.out}/summary.csv{', errors.csv' if errors is not None else ''}, DIAGNOSTICS.md")
@@ -261,7 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
     cur.set_defaults(func=_curves)
     stu = sub.add_parser("study", help="the study of §5: problems x classifiers x strategies x replicates "
                                        "(resumable; local or Dask)",
-                         description="Options left out take the preset's value (mri_theory.study.PRESETS).")
+                         description="Options left out take the preset's value (mri_theory.runners.study.PRESETS).")
     stu.add_argument("--preset", default="paper", choices=["paper", "quick"],
                      help="paper (default): the paper's grid; quick: a small grid of about a minute")
     stu.add_argument("--problems", nargs="+", metavar="NAME", help="problem names or groups (abstract)")

@@ -1,6 +1,6 @@
 r"""Conformance checks a user runs on a classifier or strategy: :func:`check_classifier`, :func:`check_strategy`.
 
-The classifier contract (:mod:`mri_theory.classifiers.base`) is what the
+The classifier contract (:mod:`mri_theory.engine.contract`) is what the
 engine, the strategies and the sandbox rely on.  :func:`check_classifier`
 exercises it on small training sets of the kinds an active-learning curve
 meets (one point, one class, an absent class, duplicated points with
@@ -35,12 +35,12 @@ from typing import Any
 import numpy as np
 from sklearn import base as skbase
 
-from mri_theory import _validation as check
-from mri_theory._registry import label
-from mri_theory.classifiers.base import Classifier, refit_future_losses
+from mri_theory._utils import validation as check
+from mri_theory._utils.registry import label
 from mri_theory.classifiers.knn import KNN
-from mri_theory.losses import check_loss, predicted_class
-from mri_theory.population import Population
+from mri_theory.engine.contract import Classifier, refit_future_losses
+from mri_theory.engine.losses import check_loss, predicted_class
+from mri_theory.engine.population import Population
 from mri_theory.problems import GaussianMixtureProblem
 from mri_theory.strategies import Context, Strategy
 
@@ -91,7 +91,7 @@ def check_classifier(classifier: Classifier, *, seed: int = 0, n_states: int = l
        ``(n, k)`` (columns ``0..k-1``), finite entries in ``[0, 1]`` and rows
        summing to 1 (to ``tol``), also with a class absent, a single training
        point and a single class; ``predict`` is its argmax (near-ties to the
-       lowest label: :func:`mri_theory.losses.predicted_class`).
+       lowest label: :func:`mri_theory.engine.losses.predicted_class`).
     3. **determinism**: two fits of two clones give identical
        probabilities; a clone fitted first on another state and then on this
        one gives them too (a fit starts from scratch); fitting leaves the
@@ -100,7 +100,7 @@ def check_classifier(classifier: Classifier, *, seed: int = 0, n_states: int = l
        ``retraining_losses``, on every state and for every loss in ``losses``
        it returns ``(L, L')`` with ``L`` the population loss of the fitted
        model and ``L'`` (shape ``(m, k)``) equal to
-       :func:`~mri_theory.classifiers.base.refit_future_losses` (the refit of
+       :func:`~mri_theory.engine.contract.refit_future_losses` (the refit of
        a clone per (candidate, class), Table ``Notation``'s
        :math:`L'_j = L(\theta(D_S \cup (\mathbf x, c_j)))`) to ``tol``
        (relative to ``max(1, |loss|)``),
@@ -115,7 +115,7 @@ def check_classifier(classifier: Classifier, *, seed: int = 0, n_states: int = l
     Parameters
     ----------
     classifier : Classifier
-        An instance of a :class:`~mri_theory.classifiers.base.Classifier`
+        An instance of a :class:`~mri_theory.engine.contract.Classifier`
         subclass (fitted or not).
     seed : int, default 0
         Seed of the states (``>= 0``); the message of a failure names it.
@@ -127,7 +127,7 @@ def check_classifier(classifier: Classifier, *, seed: int = 0, n_states: int = l
         relative to ``max(1, |refit loss|)`` in losses (a log loss reaches
         34.5 nats).  Under the error loss the fast path must predict the
         classes the refit predicts: a tie broken differently costs a whole
-        point's weight (:func:`mri_theory.losses.predicted_class` makes ties
+        point's weight (:func:`mri_theory.engine.losses.predicted_class` makes ties
         within ``TIE_TOLERANCE`` robust to rounding).
     losses : sequence of {"error", "log", "lc"}, default ("error", "log")
         The losses of the fast-path check.
@@ -329,7 +329,7 @@ def _check_probabilities(model: Classifier, state: _State, tol: float, name: str
     expected = predicted_class(P)
     if not np.array_equal(predicted, expected):
         _fail(name, "predict is the argmax", f"predict differs from the most probable class (near-ties to the "
-                                             f"lowest label, mri_theory.losses.predicted_class) at "
+                                             f"lowest label, mri_theory.engine.losses.predicted_class) at "
                                              f"{np.count_nonzero(predicted != expected)} points {on}")
     return worst
 

@@ -23,10 +23,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mri_theory import guarantee as gu
-from mri_theory import symbolic
-from mri_theory import two_gaussians as tg
-from mri_theory._validation import check_labels
+from mri_theory._utils.validation import check_labels
+from mri_theory.analytic import guarantee as gu
+from mri_theory.analytic import symbolic
+from mri_theory.analytic import two_gaussians as tg
 from mri_theory.classifiers import (
     KNN,
     LDA,
@@ -39,13 +39,13 @@ from mri_theory.classifiers import (
     SklearnClassifier,
     get_classifier,
 )
-from mri_theory.classifiers.base import refit_future_losses
-from mri_theory.losses import pointwise_loss
-from mri_theory.noisy_selection import noisy_selection_curves
-from mri_theory.population import Population, qmc_uniforms
+from mri_theory.engine.contract import refit_future_losses
+from mri_theory.engine.losses import pointwise_loss
+from mri_theory.engine.population import Population, qmc_uniforms
+from mri_theory.engine.retraining import current_loss, future_losses
+from mri_theory.engine.targets import true_b_c, true_q_a, true_q_c, true_q_c_and_loss
 from mri_theory.problems import GaussianMixtureProblem, get_problem
-from mri_theory.retraining import current_loss, future_losses
-from mri_theory.targets import true_b_c, true_q_a, true_q_c, true_q_c_and_loss
+from mri_theory.runners.noisy_selection import noisy_selection_curves
 
 # ---------------------------------------------------------------- shared valid objects
 
@@ -471,7 +471,7 @@ SMALL = {"problem": "four-gaussian", "classifier": "knn5", "strategies": ["RS"],
 
 
 def _run_curves(tmp_path, **bad):
-    from mri_theory.sandbox import run_curves
+    from mri_theory.runners.sandbox import run_curves
 
     return run_curves(**{**SMALL, **bad})
 
@@ -497,7 +497,7 @@ def _strategy(name, **options):
 
 
 def _read_curves_non_csv(tmp_path):
-    from mri_theory.sandbox import read_curves
+    from mri_theory.runners.sandbox import read_curves
 
     path = tmp_path / "results.bin"
     path.write_bytes(b"\x00\x01\x02 not a csv")

@@ -26,14 +26,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mri_theory import nonmyopic as nm
-from mri_theory import two_gaussians as tg
-from mri_theory.adapters import SkactivemlStrategy
-from mri_theory.bayes_error import compute_bayes_error
+from mri_theory.analytic import nonmyopic as nm
+from mri_theory.analytic import two_gaussians as tg
 from mri_theory.classifiers import KNN, register_classifier
 from mri_theory.classifiers.knn import optimal_weights
-from mri_theory.diagnostics.summaries import estimator_errors, summarise_states
-from mri_theory.population import Population, qmc_uniforms
+from mri_theory.engine.population import Population, qmc_uniforms
+from mri_theory.evaluation.summaries import estimator_errors, summarise_states
 from mri_theory.problems import (
     DataProblem,
     GaussianMixtureProblem,
@@ -41,7 +39,16 @@ from mri_theory.problems import (
     initial_labelled_set,
     register_problem,
 )
-from mri_theory.strategies import BootstrapMRI, Context, Strategy, get_strategy, register_strategy, select
+from mri_theory.problems.bayes_error import compute_bayes_error
+from mri_theory.strategies import (
+    BootstrapMRI,
+    Context,
+    Strategy,
+    get_strategy,
+    register_strategy,
+    select,
+)
+from mri_theory.strategies.skactiveml import SkactivemlStrategy
 
 V, T = ValueError, TypeError
 
@@ -497,7 +504,7 @@ def test_data_problem_text_labels_still_work(tmp_path):
 
 
 def test_sizes_at_the_bound_are_accepted_by_the_check():
-    from mri_theory import _validation as check
+    from mri_theory._utils import validation as check
 
     assert check.count(check.MAX_SIZE, "n", maximum=check.MAX_SIZE) == check.MAX_SIZE
     with pytest.raises(ValueError, match=r"^n must be <= 100_000_000"):

@@ -6,12 +6,12 @@ call with one bad argument, and the test checks that exactly that exception
 type is raised with a message naming the argument (the regex), never a silent
 result (NaN, a negative shortfall, every method ranked 1.5, a method named
 NaN), a ``MemoryError`` or a pandas/numpy message.  :data:`REPORT_ROWS` do the
-same for :func:`mri_theory.tables.write_report` and check that nothing is
+same for :func:`mri_theory.evaluation.tables.write_report` and check that nothing is
 written.
 
 The second half checks the log-loss path (``loss="log"``) of
-:func:`~mri_theory.metrics.curve_metrics`, :func:`~mri_theory.ranking.rank_study`
-and :func:`~mri_theory.tables.write_report` against values computed by hand.
+:func:`~mri_theory.evaluation.metrics.curve_metrics`, :func:`~mri_theory.evaluation.ranking.rank_study`
+and :func:`~mri_theory.evaluation.tables.write_report` against values computed by hand.
 """
 
 from __future__ import annotations
@@ -26,10 +26,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from mri_theory.metrics import (
+from mri_theory.evaluation.metrics import (
     RANKED_METRICS,
     alc,
-    asymptotic_loss,
     aua,
     curve_metrics,
     label_complexity,
@@ -40,9 +39,17 @@ from mri_theory.metrics import (
     regret,
     wi,
 )
-from mri_theory.ranking import (aggregate, beats_rs_counts, bootstrap_ranks, metric_ranks, overall_rank,
-                                rank_pairings, rank_study)
-from mri_theory.tables import kendall_tau, write_report
+from mri_theory.evaluation.ranking import (
+    aggregate,
+    beats_rs_counts,
+    bootstrap_ranks,
+    metric_ranks,
+    overall_rank,
+    rank_pairings,
+    rank_study,
+)
+from mri_theory.evaluation.tables import kendall_tau, write_report
+from mri_theory.runners.asymptotic import asymptotic_loss
 
 T, V = TypeError, ValueError
 N = [1, 2, 3, 4]

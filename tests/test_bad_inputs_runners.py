@@ -1,6 +1,6 @@
 """Bad input to the runners is refused up front: before any work, any file, with a message naming it.
 
-* Sizes beyond the stated bounds (``mri_theory._limits``: pool 100 000,
+* Sizes beyond the stated bounds (``mri_theory._utils.limits``: pool 100 000,
   populations and asymptotic training samples 1 000 000, replicates
   100 000, 256 jobs) raise a ``ValueError`` naming the argument in
   ``run_curves``, ``run_study``, ``score_states`` and the CLI, instead of a
@@ -27,14 +27,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mri_theory import metrics, sandbox
-from mri_theory.cli import main
-from mri_theory.diagnostics import states as states_module
-from mri_theory.diagnostics.states import score_states
 from mri_theory.classifiers import get_classifier
+from mri_theory.cli import main
 from mri_theory.problems import get_problem
-from mri_theory.sandbox import run_curves
-from mri_theory.study import read_study, report, run_study
+from mri_theory.runners import _curves as curves_module
+from mri_theory.runners import states as states_module
+from mri_theory.runners import study as study_module
+from mri_theory.runners.sandbox import run_curves
+from mri_theory.runners.states import score_states
+from mri_theory.runners.study import read_study, report, run_study
 
 HUGE = 10**12
 
@@ -46,8 +47,8 @@ def no_work(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("work started")
 
-    monkeypatch.setattr(sandbox, "_run_pair", refuse)
-    monkeypatch.setattr(metrics, "asymptotic_loss", refuse)
+    monkeypatch.setattr(curves_module, "run_pair", refuse)
+    monkeypatch.setattr(study_module, "asymptotic_loss", refuse)
     monkeypatch.setattr(states_module, "_score_state", refuse)
 
 
@@ -98,7 +99,7 @@ def test_unbounded_sizes_are_refused_before_any_work_or_file(runner, argument, v
 def test_the_largest_sizes_pass_the_checks():
     """The bounds themselves are accepted (checked without running: the configuration only)."""
     problem, classifier = ("four-gaussian", get_problem("four-gaussian")), ("lda", get_classifier("lda"))
-    cfg = sandbox._curve_config(problem, classifier, 100_000, None, 1_000_000, "error", None, None, 0)
+    cfg = curves_module.curve_config(problem, classifier, 100_000, None, 1_000_000, "error", None, None, 0)
     assert (cfg.pool_size, cfg.budget, cfg.population_size, cfg.record_q_c) == (100_000, 100_000, 1_000_000, True)
 
 
@@ -217,7 +218,7 @@ def test_report_groups_from_the_command_line(log_study, capsys):
 def test_a_log_loss_study_is_reported_on_the_log_loss(log_study, monkeypatch):
     assert json.loads((log_study / "study.json").read_text())["settings"]["loss"] == "log"
     read_study(log_study)  # finished and verified
-    from mri_theory import tables
+    from mri_theory.evaluation import tables
 
     seen = []
     write_report = tables.write_report

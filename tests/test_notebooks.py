@@ -17,7 +17,6 @@ import nbformat
 import pytest
 from jupyter_client import kernelspec
 
-
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 KERNEL_NAME = "python3"

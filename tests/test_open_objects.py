@@ -33,9 +33,10 @@ from mri_theory.classifiers import (
     list_classifiers,
     register_classifier,
 )
-from mri_theory.diagnostics import score_states
 from mri_theory.problems import get_problem
-from mri_theory.sandbox import DamagedPartWarning, run_curves
+from mri_theory.runners import score_states
+from mri_theory.runners.sandbox import DamagedPartWarning, run_curves
+from mri_theory.runners.study import run_study
 from mri_theory.strategies import (
     FOREST_TREES,
     Context,
@@ -46,7 +47,6 @@ from mri_theory.strategies import (
     register_strategy,
     second_classifier,
 )
-from mri_theory.study import run_study
 
 # ------------------------------------------------------------------ a user's strategy and classifier
 

@@ -4,7 +4,7 @@
   :func:`scipy.stats.spearmanr` of the stored scores and true :math:`Q^c`,
   state by state (values within the documented tie tolerance of 1e-12 made
   equal first), averaged over the replicates here.
-* ``run_study``'s asymptotic loss (and :func:`mri_theory.metrics.asymptotic_loss`
+* ``run_study``'s asymptotic loss (and :func:`mri_theory.runners.asymptotic.asymptotic_loss`
   under it): LDA on Two-Gaussian, whose error for a threshold ``t`` is
   ``(1 - Phi(t + 1)) / 2 + Phi(t - 1) / 2`` exactly; the training samples are
   recorded by a subclass of LDA, refitted with scikit-learn, and the mean of
@@ -20,10 +20,10 @@ import pytest
 from scipy import integrate, stats
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
-from mri_theory import metrics
 from mri_theory.classifiers import LDA
 from mri_theory.cli import main
-from mri_theory.study import run_study
+from mri_theory.runners import asymptotic
+from mri_theory.runners.study import run_study
 
 
 def _tied(values: np.ndarray, tolerance: float = 1e-12) -> np.ndarray:
@@ -89,7 +89,7 @@ def _expected_from_recorded_fits(n_train: int, replicates: int) -> float:
 
 def test_metrics_asymptotic_loss_is_the_mean_over_replicates_of_closed_form_errors():
     RecordingLDA.fits.clear()
-    value = metrics.asymptotic_loss("two-gaussians", RecordingLDA(), n_train=60, replicates=3,
+    value = asymptotic.asymptotic_loss("two-gaussians", RecordingLDA(), n_train=60, replicates=3,
                                     rng=np.random.default_rng(5), population_size=20_000)
     assert value == pytest.approx(_expected_from_recorded_fits(60, 3), abs=1e-4)
 
@@ -107,7 +107,7 @@ def test_metrics_asymptotic_log_loss_is_the_mean_of_quadrature_log_losses():
     # the log loss of each recorded fit: E[-ln p_y(x)] over N(-1, 1) and N(1, 1) with scikit-learn's LDA
     # log-odds w x + b, by quadrature; our LDA's ridge (1e-3) moves it by ~1e-4, well inside the 2e-3 allowed
     RecordingLDA.fits.clear()
-    value = metrics.asymptotic_loss("two-gaussians", RecordingLDA(), n_train=60, replicates=2,
+    value = asymptotic.asymptotic_loss("two-gaussians", RecordingLDA(), n_train=60, replicates=2,
                                     rng=np.random.default_rng(6), population_size=20_000, loss="log")
     expected = []
     for X, y in RecordingLDA.fits:

@@ -2,7 +2,7 @@
 
 ``fit(X, y, n_classes)``, ``predict_proba(X)`` (columns ``0..k-1`` always),
 ``predict(X)``, ``clone()``, and the engine's hook
-:meth:`~mri_theory.classifiers.base.Classifier.retraining_losses` (the current
+:meth:`~mri_theory.engine.contract.Classifier.retraining_losses` (the current
 loss and the losses after retraining on each (candidate, class)): exact fast
 paths for :class:`KNN` (only points whose k-ball contains the candidate
 change; plain vote or kknn's rank weights), the Gaussian family :class:`LDA`,
@@ -19,8 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
-from mri_theory._registry import made, register, registered, unregister
-from mri_theory.classifiers.base import Classifier, refit_future_losses
+from mri_theory._utils.registry import made, register, registered, unregister
 from mri_theory.classifiers.gaussian import (
     LDA,
     QDA,
@@ -32,6 +31,7 @@ from mri_theory.classifiers.knn import KNN
 from mri_theory.classifiers.logistic import LogisticRegression
 from mri_theory.classifiers.sklearn_models import RandomForest, SklearnClassifier
 from mri_theory.classifiers.svm import SVM
+from mri_theory.engine.contract import Classifier, refit_future_losses
 
 __all__ = [
     "Classifier",

@@ -58,10 +58,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mri_theory import _validation as check
-from mri_theory.classifiers.base import Classifier, check_retraining_args
-from mri_theory.losses import pointwise_loss_from_scores
-from mri_theory.population import Population
+from mri_theory._utils import validation as check
+from mri_theory.engine.contract import Classifier, check_retraining_args
+from mri_theory.engine.losses import pointwise_loss_from_scores
+from mri_theory.engine.population import Population
 
 __all__ = ["LDA", "QDA", "GaussianClassifier", "GaussianMeanClassifier", "GaussianNaiveBayes"]
 
@@ -293,7 +293,7 @@ class GaussianMeanClassifier(GaussianClassifier):
     It knows the true isotropic sd ``sigma`` and prior, so
     :math:`\hat p_j(x) \propto \pi_j \exp(-|x - m_j|^2 / 2\sigma^2)`; a class
     with no training point gets probability 0.  In one dimension with two
-    classes it is :class:`mri_theory.two_gaussians.MeanClassifier`.
+    classes it is :class:`mri_theory.analytic.two_gaussians.MeanClassifier`.
 
     Parameters
     ----------

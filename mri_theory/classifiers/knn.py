@@ -32,11 +32,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.spatial import cKDTree
 
-from mri_theory import _validation as check
-from mri_theory._ties import TIE_TOLERANCE
-from mri_theory.classifiers.base import Classifier, check_points, check_retraining_args
-from mri_theory.losses import pointwise_loss
-from mri_theory.population import Population
+from mri_theory._utils import validation as check
+from mri_theory._utils.ties import TIE_TOLERANCE
+from mri_theory.engine.contract import Classifier, check_points, check_retraining_args
+from mri_theory.engine.losses import pointwise_loss
+from mri_theory.engine.population import Population
 
 __all__ = ["KNN", "KERNELS", "MAX_COORDINATE", "optimal_weights", "squared_distances", "squared_distances_paired"]
 
@@ -440,7 +440,7 @@ def _weighted_votes(labels: np.ndarray, weights: np.ndarray, n_classes: int) -> 
 
     The weights are added rank by rank, so any set of neighbours gives the
     same bits wherever it is computed (a refit's prediction, the fast path).
-    Classes tied with the largest weight (:func:`mri_theory._ties.near_maximum`'s
+    Classes tied with the largest weight (:func:`mri_theory._utils.ties.near_maximum`'s
     rule) then share their mean, so the lowest of them is predicted.
     """
     by_rank = np.moveaxis(labels, -1, 0)

@@ -108,10 +108,10 @@ per-model logits, gradients and Hessians (``(B, q p, q p)``, solved in one
 batched ``np.linalg.solve``) come from single matrix products over the shared
 points; a refit is the case ``B = 1`` (shared points: all but the last).
 All models are then scored on the population in the current frame (points on
-the last axis, chunked) as in :func:`mri_theory.losses.pointwise_loss_from_scores`;
+the last axis, chunked) as in :func:`mri_theory.engine.losses.pointwise_loss_from_scores`;
 with two classes the weighted sums are formed directly from the log-odds
 :math:`s` (error: :math:`\sum_i w_i r_{i1} + [s_i > t] \cdot w_i (r_{i0} - r_{i1})`, ``t = TIE_LOG_ODDS``
-of :mod:`mri_theory.losses`;
+of :mod:`mri_theory.engine.losses`;
 log loss: :math:`\sum_i w_i (\ln(1 + e^{s_i}) - r_{i1} s_i)` while
 :math:`|s| \le 30`, so no probability reaches the log-loss floor), in place
 and in cache-sized chunks, avoiding the slow ``np.logaddexp``: the population
@@ -123,12 +123,12 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from mri_theory import _validation as check
+from mri_theory._utils import validation as check
 from mri_theory.classifiers._frame import check_magnitude
-from mri_theory.classifiers.base import Classifier, check_points, check_retraining_args
 from mri_theory.classifiers.gaussian import reference_frame
-from mri_theory.losses import TIE_LOG_ODDS, pointwise_loss_from_scores
-from mri_theory.population import Population
+from mri_theory.engine.contract import Classifier, check_points, check_retraining_args
+from mri_theory.engine.losses import TIE_LOG_ODDS, pointwise_loss_from_scores
+from mri_theory.engine.population import Population
 
 __all__ = ["GRADIENT_TOLERANCE", "RIDGE_FLOOR", "STEP_TOLERANCE", "LogisticRegression"]
 

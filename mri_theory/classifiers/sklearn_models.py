@@ -14,8 +14,8 @@ import numpy as np
 from sklearn import base as skbase
 from sklearn.ensemble import RandomForestClassifier
 
-from mri_theory import _validation as check
-from mri_theory.classifiers.base import Classifier
+from mri_theory._utils import validation as check
+from mri_theory.engine.contract import Classifier
 
 __all__ = ["SklearnClassifier", "RandomForest"]
 

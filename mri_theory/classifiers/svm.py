@@ -124,12 +124,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from mri_theory import _validation as check
+from mri_theory._utils import validation as check
 from mri_theory.classifiers._frame import check_magnitude
-from mri_theory.classifiers.base import Classifier, check_points, check_retraining_args
 from mri_theory.classifiers.knn import squared_distances
-from mri_theory.losses import pointwise_loss_from_scores
-from mri_theory.population import Population
+from mri_theory.engine.contract import Classifier, check_points, check_retraining_args
+from mri_theory.engine.losses import pointwise_loss_from_scores
+from mri_theory.engine.population import Population
 
 __all__ = ["MAX_C", "SVM", "platt_sigmoid"]
 

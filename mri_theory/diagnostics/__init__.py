@@ -1,34 +1,8 @@
-r"""How good are the estimators of optimal AL?  Practical strategies measured against the true :math:`Q^c`.
+"""Deprecated: the states runner moved to :mod:`mri_theory.runners` (``score_states`` ...) and the summaries to
+:mod:`mri_theory.evaluation` (``summarise_states``, ``estimator_errors``); this path warns and will be removed in 0.2.0."""
 
-The paper (*Estimating Optimal Active Learning*) proposes SMRI and BMRI as
-estimators of :math:`Q^c` (Eq. ``eqc``) and argues in §3.3 that an unbiased
-estimator with independent, identically distributed errors beats random
-selection.  With the truth at hand we can measure both: how well each
-strategy's scores rank the candidates by their true :math:`Q^c`, and what the
-errors :math:`M = \hat T_e - T_e` of the :math:`T_e` estimators look like.
+from mri_theory._utils.deprecation import forward
 
-:func:`score_states` follows reference trajectories (random selection by
-default, so that every state is a typical state) and, at chosen steps, scores
-every remaining pool point with every strategy *and* computes its true
-:math:`Q^c`; :func:`summarise_states` and :func:`estimator_errors` turn that
-tidy table into per-state and per-curve-position statistics.
-:func:`read_states` reads a stored table back, verified.
-``score_states(...)`` is ``execute_states(plan_states(...))``: the plan holds
-every checked argument, so several calls can be checked before any runs.
-:class:`Execution` (also :class:`mri_theory.sandbox.Execution`) says where
-the states are scored.
-"""
-
-from mri_theory.diagnostics.states import (
-    STATE_COLUMNS,
-    Execution,
-    StatesPlan,
-    execute_states,
-    plan_states,
-    read_states,
-    score_states,
-)
-from mri_theory.diagnostics.summaries import estimator_errors, summarise_states
-
-__all__ = ["STATE_COLUMNS", "Execution", "StatesPlan", "estimator_errors", "execute_states", "plan_states",
-           "read_states", "score_states", "summarise_states"]
+__getattr__, __dir__, __all__ = forward(__name__, "mri_theory.runners.states",
+                                        {"estimator_errors": "mri_theory.evaluation.summaries",
+                                         "summarise_states": "mri_theory.evaluation.summaries"})

@@ -26,8 +26,8 @@ from typing import Callable, Iterable
 import numpy as np
 from matplotlib.figure import Figure
 
-from mri_theory import _validation as check
-from mri_theory._backends import one_thread
+from mri_theory._utils import validation as check
+from mri_theory._utils.backends import one_thread
 
 __all__ = ["FigureSpec", "register", "figure_names", "get_figure", "make_figures", "library_versions",
            "FIGURE_MODULES", "VERSIONED_DISTRIBUTIONS", "VERSIONS_FILE"]

@@ -1,6 +1,6 @@
 """The one scoring run behind the figures ``estimator_quality`` and ``estimator_errors``.
 
-Both figures read the same tidy table of :func:`mri_theory.diagnostics.score_states`
+Both figures read the same tidy table of :func:`mri_theory.runners.score_states`
 (Four-Gaussian; 5-NN and LDA; random-selection reference trajectories) and its
 summaries.  :func:`diagnostics_tables` caches it per ``(quick, seed)``, so
 ``mri-theory figures`` scores the states once: both figures are registered
@@ -15,7 +15,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from mri_theory.diagnostics import estimator_errors, score_states, summarise_states
+from mri_theory.evaluation import estimator_errors, summarise_states
+from mri_theory.runners import score_states
 
 __all__ = ["CLASSIFIERS", "CLASSIFIER_LABELS", "COLOURS", "EARLY_LATE", "FIGURE_SEED", "PROBLEM", "SIZES",
            "STRATEGIES", "DiagnosticTables", "diagnostics_tables", "figure_seed"]

@@ -7,7 +7,7 @@ from matplotlib.figure import Figure
 
 from mri_theory.figures import register
 from mri_theory.figures.curves import plot_mean_curves
-from mri_theory.sandbox import run_curves
+from mri_theory.runners.sandbox import run_curves
 
 PROBLEM = "three-gaussians"  # the paper uses a 3-class problem; ours is simulated (exact losses)
 COLOURS = {"SE": "tab:purple", "RS": "tab:orange"}

@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 from mri_theory.figures import register
 from mri_theory.figures.curves import plot_mean_curves
 from mri_theory.problems import get_problem
-from mri_theory.sandbox import run_curves
+from mri_theory.runners.sandbox import run_curves
 
 COLOURS = {"MRI-best": "tab:green", "RS": "tab:orange", "MRI-worst": "tab:red"}
 

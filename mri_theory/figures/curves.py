@@ -1,7 +1,7 @@
 """Plotting learning curves: mean over replicates with standard-error bands.
 
 Public (notebooks and users import it): tables of
-:func:`mri_theory.sandbox.run_curves` (columns ``strategy``, ``replicate``,
+:func:`mri_theory.runners.sandbox.run_curves` (columns ``strategy``, ``replicate``,
 ``n_labelled`` and a value column, by default ``loss``) to mean curves and
 plots.
 """

@@ -18,7 +18,7 @@ a constant estimate, one without information about the candidate, would lie.
 The last column shows the per-state bias in units of the spread of
 :math:`Q^c` (the literal "centred" assumption).  Verdicts, p-values and the
 measured and predicted shortfalls are those of
-:func:`mri_theory.diagnostics.estimator_errors`.
+:func:`mri_theory.evaluation.estimator_errors`.
 """
 
 from __future__ import annotations
@@ -109,14 +109,14 @@ def _bias_panel(ax, per_state: pd.DataFrame) -> None:
 
 def plot_estimator_errors(states: pd.DataFrame, errors: pd.DataFrame, errors_per_state: pd.DataFrame,
                           early_late: tuple[int, int] = (0, -1), subtitle: str = "") -> Figure:
-    """Draw the figure from a :func:`~mri_theory.diagnostics.score_states` table and its error summaries.
+    """Draw the figure from a :func:`~mri_theory.runners.score_states` table and its error summaries.
 
     Parameters
     ----------
     states : pandas.DataFrame
         The tidy table (SMRI and BMRI rows are used).
     errors, errors_per_state : pandas.DataFrame
-        :func:`~mri_theory.diagnostics.estimator_errors` of ``states``, aggregated and per state.
+        :func:`~mri_theory.evaluation.estimator_errors` of ``states``, aggregated and per state.
     early_late : (int, int)
         Positions, among the sorted ``n_labelled`` values of each classifier, of the early and late panels.
     subtitle : str

@@ -2,7 +2,7 @@ r"""Figure ``estimator_quality``: how well each strategy's scores rank the candi
 
 Along random-selection trajectories on Four-Gaussian, every strategy scores the
 same candidates in the same states, and the true :math:`Q^c` (Eq. ``eqc``) of
-each candidate is known (:mod:`mri_theory.diagnostics`).  Per classifier (rows)
+each candidate is known (:mod:`mri_theory.runners.states`).  Per classifier (rows)
 the panels show, against the number of labelled examples, the Spearman
 correlation of the scores with the true :math:`Q^c`, the normalised shortfall
 (0: the best candidate, 1: the expected shortfall of random selection) and the
@@ -34,7 +34,7 @@ PANELS = (("spearman", r"Spearman correlation with true $Q^c$", (0.0, 1.0)),
 
 
 def plot_estimator_quality(summary: pd.DataFrame, subtitle: str = "") -> Figure:
-    """Draw the figure from a :func:`~mri_theory.diagnostics.summarise_states` table (aggregated).
+    """Draw the figure from a :func:`~mri_theory.evaluation.summarise_states` table (aggregated).
 
     One row of panels per classifier and one line per strategy, both in order of
     appearance in ``summary``; each point is the mean over replicates with +-1 SE

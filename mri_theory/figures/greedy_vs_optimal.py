@@ -5,9 +5,14 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
+from mri_theory.analytic.nonmyopic import sample_state, value_curves
+from mri_theory.analytic.two_gaussians import (
+    PAPER_CASES,
+    MeanClassifier,
+    TwoGaussians,
+    error_rate,
+)
 from mri_theory.figures import register
-from mri_theory.nonmyopic import sample_state, value_curves
-from mri_theory.two_gaussians import PAPER_CASES, MeanClassifier, TwoGaussians, error_rate
 
 #: Policies drawn, with their labels and styles.
 STYLES = {

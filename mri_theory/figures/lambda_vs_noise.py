@@ -5,8 +5,12 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
+from mri_theory.analytic.guarantee import (
+    monte_carlo_selection_probability,
+    selection_probability,
+    simulate_selection,
+)
 from mri_theory.figures import register
-from mri_theory.guarantee import monte_carlo_selection_probability, selection_probability, simulate_selection
 
 POOL_SIZES = (2, 5, 20)
 

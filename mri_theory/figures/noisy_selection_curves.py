@@ -6,15 +6,15 @@ import numpy as np
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
+from mri_theory.analytic.two_gaussians import TwoGaussians
 from mri_theory.figures import register
 from mri_theory.figures.curves import plot_mean_curves
-from mri_theory.noisy_selection import (
+from mri_theory.runners.noisy_selection import (
     DEFAULT_RELATIVE_SIGMAS,
     POPULATION_SIZE,
     NoisyOracle,
     noisy_selection_curves,
 )
-from mri_theory.two_gaussians import TwoGaussians
 
 SEED = 20261125
 

@@ -6,8 +6,14 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from mri_theory.analytic.two_gaussians import (
+    PAPER_CASES,
+    MeanClassifier,
+    TwoGaussians,
+    optimal_selection,
+    q_c,
+)
 from mri_theory.figures import register
-from mri_theory.two_gaussians import PAPER_CASES, MeanClassifier, TwoGaussians, optimal_selection, q_c
 
 BOUNDS = (-4.0, 4.0)
 CLASS_COLOURS = ("tab:blue", "tab:red")

@@ -5,9 +5,15 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
+from mri_theory.analytic.two_gaussians import (
+    TwoGaussians,
+    q_c,
+    rs_density,
+    se_selection,
+    se_uncertainty,
+)
 from mri_theory.figures import register
 from mri_theory.figures.qc_cases import BOUNDS, case_grid, draw_means
-from mri_theory.two_gaussians import TwoGaussians, q_c, rs_density, se_selection, se_uncertainty
 
 
 def _scaled(values: np.ndarray) -> np.ndarray:

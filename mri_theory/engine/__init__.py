@@ -1,0 +1,74 @@
+"""The future-loss engine over an evaluation population (Table 1's L', Eq. eqc).
+
+``population``  evaluation sets with class-probability rows (Rao-Blackwellised losses)
+``losses``      pointwise losses and predicted classes (ties broken by :mod:`mri_theory._utils.ties`)
+``contract``    the :class:`Classifier` base class: the engine's hook ``retraining_losses`` and the refit path
+``retraining``  current and future losses of any classifier (exact fast paths or refits)
+``targets``     the true :math:`Q^c`, :math:`Q^a`, :math:`B^c` of a known problem
+
+The engine knows problems only through the interface a :class:`~mri_theory.problems.Problem` declares
+(:data:`~mri_theory.engine.population.PROBLEM_INTERFACE`), so it sits below :mod:`mri_theory.problems`.
+"""
+from __future__ import annotations
+
+from mri_theory.engine.contract import (
+    Classifier,
+    check_points,
+    check_retraining_args,
+    refit_future_losses,
+)
+from mri_theory.engine.losses import (
+    LOG_LOSS_FLOOR,
+    LOSSES,
+    TIE_LOG_ODDS,
+    check_loss,
+    pointwise_loss,
+    pointwise_loss_from_scores,
+    predicted_class,
+)
+from mri_theory.engine.population import (
+    Population,
+    check_population,
+    qmc_uniforms,
+)
+from mri_theory.engine.retraining import (
+    METHODS,
+    check_method,
+    current_and_future_losses,
+    current_loss,
+    fit_on,
+    future_losses,
+)
+from mri_theory.engine.targets import (
+    true_b_c,
+    true_q_a,
+    true_q_c,
+    true_q_c_and_loss,
+)
+
+__all__ = [
+    "Population",
+    "check_population",
+    "qmc_uniforms",
+    "LOSSES",
+    "LOG_LOSS_FLOOR",
+    "TIE_LOG_ODDS",
+    "check_loss",
+    "predicted_class",
+    "pointwise_loss",
+    "pointwise_loss_from_scores",
+    "Classifier",
+    "check_points",
+    "check_retraining_args",
+    "refit_future_losses",
+    "METHODS",
+    "check_method",
+    "current_and_future_losses",
+    "current_loss",
+    "fit_on",
+    "future_losses",
+    "true_q_c",
+    "true_q_c_and_loss",
+    "true_q_a",
+    "true_b_c",
+]

@@ -1,0 +1,256 @@
+r"""The classifier contract: what the engine, the strategies and the sandbox need from a classifier.
+
+A classifier is :math:`\theta` of the paper (§3.1, Table ``Notation``): a
+training function, fitted on labelled data :math:`D_S`, and a prediction
+function giving the class probability vector :math:`\hat{\mathbf p}`.  Any
+subclass of :class:`Classifier` that keeps the rules below can be given to
+the engine (:mod:`mri_theory.engine.retraining`), the strategies and the sandbox in
+place of the built-in ones; :func:`mri_theory.testing.check_classifier`
+checks them on a user's classifier.
+
+**Hyper-parameters** are the arguments of ``__init__`` (keywords with
+defaults; no ``*args`` or ``**kwargs``), each stored *unchanged* under its own
+name (scikit-learn's rule: ``sklearn.base.clone`` rebuilds the object from
+them and checks that every one is the object it passed).  ``__init__`` may
+*validate* them (the built-ins do, so that a bad value is refused at once,
+naming the argument) but must not convert them: conversions belong in
+``fit``.  :class:`Classifier` inherits :class:`sklearn.base.BaseEstimator`, so
+``get_params(deep=True)``, ``set_params(**params)`` (validated here by
+``__init__`` before anything is set), ``sklearn.base.clone(clf)`` and
+:meth:`Classifier.clone` (the same thing: an unfitted copy with equal
+parameters) work on every subclass, and ``repr`` shows every parameter (the
+sandbox and the study record it to tell two configurations apart).
+
+**Learned state** is set by ``fit`` in attributes ending in ``_``:
+:meth:`Classifier.fit` sets ``n_classes_``, ``dim_``, ``X_train_`` and
+``y_train_`` (the validated training data, which the default retraining
+path refits on), then calls the subclass's ``_fit(X, y)``.
+
+**fit(X, y, n_classes)** returns the classifier.  ``X`` has shape
+``(n, d)`` (1-D is ``(n, 1)``), ``y`` holds labels in ``0..k-1`` with
+``k = n_classes`` known in advance.  It must work for every training set
+an active-learning curve starts from: a single point, a single class, classes
+absent, duplicated points with different labels.  A fit starts from scratch
+and is deterministic: the same parameters and data give the same model, bit
+for bit (randomness comes from a seed among the hyper-parameters), and fitting
+never changes the hyper-parameters.
+
+**predict_proba(X)** returns shape ``(n, k)``: finite entries in ``[0, 1]``,
+rows summing to 1, column ``j`` the probability of class ``j`` (a class absent
+from the training data included; the built-ins give it 0).  **predict(X)** is
+the most probable class, classes within ``TIE_TOLERANCE`` of the largest
+probability tied and the lowest of them predicted
+(:func:`mri_theory.engine.losses.predicted_class`, the error loss's rule).
+
+**retraining_losses(candidates, population, loss)** is the engine's hook
+(:func:`mri_theory.engine.retraining.current_and_future_losses`), called on a fitted
+classifier with ``candidates`` of shape ``(m, d)``, a
+:class:`~mri_theory.engine.population.Population` with ``k`` classes in dimension
+``d``, and ``loss`` one of ``"error"``, ``"log"``, ``"lc"``
+(:mod:`mri_theory.engine.losses`).  It returns ``(L, L')``: ``L`` (a float) the loss
+of this classifier on the population, :math:`L(\theta(D_S))`, and ``L'`` of
+shape ``(m, k)`` with ``L'[i, j]`` the loss after retraining on the
+training data plus ``(candidates[i], j)``,
+:math:`L'_j = L(\theta(D_S \cup (\mathbf x_i, c_j)))` (Table ``Notation``),
+``n_classes`` unchanged.  The default refits a clone for every (candidate,
+class) pair (:func:`refit_future_losses`).  A classifier may override it with
+a fast path; the fast path must **equal the refit**: exactly in exact
+arithmetic, so that the two differ only by rounding (the built-ins agree to
+``1e-12`` or better; logistic regression and the SVM to their solvers'
+documented accuracy), ties and duplicated points included (a tie broken
+differently changes the error loss by a whole point's weight).  It must not
+change the classifier.  Validate the arguments with
+:func:`check_retraining_args`.
+
+**Class attributes.**  ``name`` labels the classifier in tables and file
+names (a plain string of ``[A-Za-z0-9._+-]``); set it on an instance to tell
+two configurations apart (a clone keeps it).  ``nearest_neighbour`` is True
+for classifiers that predict from the labels of the nearest training points
+(:class:`~mri_theory.classifiers.KNN`): SMRI and BMRI then estimate the
+class probabilities :math:`\hat{\mathbf p}` with a random forest as
+:math:`\theta_2` instead of 5-NN (§4, ``mri-paper.tex`` line 863: "5-nn, or
+random forest when the base classifier is k-nn").
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+from sklearn import base as skbase
+
+from mri_theory._utils import validation as check
+from mri_theory.engine.losses import check_loss, predicted_class
+from mri_theory.engine.population import Population, check_population
+
+__all__ = ["Classifier", "check_points", "check_retraining_args", "refit_future_losses"]
+
+
+def check_points(X: ArrayLike, name: str = "X", dim: int | None = None, min_rows: int = 0) -> np.ndarray:
+    """Points as a finite float array of shape ``(n, d)`` (1-D input is ``(n, 1)``).
+
+    Raises ``ValueError`` naming ``name`` if there are fewer than ``min_rows``
+    points (checked first, so an empty input is reported as empty) or, when
+    ``dim`` is given, if the points do not have ``dim`` columns.
+    """
+    X = check.finite_array(X, name)
+    if X.ndim == 1:
+        X = X[:, None]
+    if X.ndim != 2:
+        raise ValueError(f"{name} must have shape (n, d), got {X.shape}")
+    if X.shape[0] < min_rows:
+        raise ValueError(f"{name} must hold at least {min_rows} point{'s' if min_rows > 1 else ''}, "
+                         f"got {X.shape[0]}")
+    if dim is not None and X.shape[1] != dim:
+        raise ValueError(f"{name} must have {dim} columns (the training dimension), got {X.shape[1]}")
+    return X
+
+
+#: Most classes a classifier is fitted with (models and populations hold one column per class).
+MAX_CLASSES = 10_000
+
+
+class Classifier(skbase.BaseEstimator):
+    r"""Base class of every classifier: the contract of the module notes.
+
+    Subclasses implement ``_fit(X, y)`` (validated arrays; ``n_classes_`` and
+    ``dim_`` already set) and ``_predict_proba(X)`` (validated points of the
+    training dimension), and may override :meth:`retraining_losses` with an
+    exact fast path.  ``get_params``, ``set_params`` and ``sklearn.base.clone``
+    come from :class:`sklearn.base.BaseEstimator`.
+
+    Attributes
+    ----------
+    name : str
+        Label in tables and file names (class attribute; may be set on an instance).
+    nearest_neighbour : bool
+        True for nearest-neighbour classifiers: SMRI/BMRI's :math:`\theta_2`
+        is then a random forest rather than 5-NN (§4).
+    """
+
+    name: str = "classifier"
+    nearest_neighbour: bool = False
+
+    def fit(self, X: ArrayLike, y: ArrayLike, n_classes: int | None = None) -> "Classifier":
+        """Fit on labelled data; ``n_classes`` defaults to ``max(y) + 1`` (at least 2).
+
+        At least one training point is required; classes may be absent.
+        """
+        X = check_points(X, min_rows=1)
+        name = "n_classes"
+        if n_classes is None:
+            y = check.check_labels(y, None)
+            n_classes, name = (max(2, int(np.max(y)) + 1) if y.size else 2), "n_classes (max(y) + 1 when not given)"
+        n_classes = check.count(n_classes, name, minimum=2, maximum=MAX_CLASSES)
+        y = check.check_labels(y, n_classes)
+        if X.shape[0] != y.shape[0]:
+            raise ValueError(f"X and y must have the same length, got {X.shape[0]} and {y.shape[0]}")
+        self.n_classes_ = n_classes
+        self.dim_ = X.shape[1]
+        self.X_train_, self.y_train_ = X, y
+        self._fit(X, y)
+        return self
+
+    def _fit(self, X: np.ndarray, y: np.ndarray) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _predict_proba(self, X: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "n_classes_"):
+            raise ValueError(f"this {type(self).__name__} is not fitted: call fit(X, y, n_classes) first")
+
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
+        """Class probabilities, shape ``(n, n_classes)``, columns ``0..k-1``."""
+        self._check_fitted()
+        return self._predict_proba(check_points(X, dim=self.dim_))
+
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """Most probable class; near-ties go to the lowest label (:func:`~mri_theory.engine.losses.predicted_class`)."""
+        return predicted_class(self.predict_proba(X))
+
+    def set_params(self, **params: Any) -> "Classifier":
+        """Set hyper-parameters (scikit-learn's ``set_params``), refusing values ``__init__`` refuses.
+
+        The new top-level values are checked by building a fresh object from
+        them before any is set, so a bad value raises naming the parameter and
+        leaves the classifier unchanged; nested ``<component>__<parameter>``
+        values are left to the component.
+        """
+        current = self.get_params(deep=False)
+        top = {key: value for key, value in params.items() if key in current}
+        if top:
+            type(self)(**{**current, **top})
+        return super().set_params(**params)
+
+    def clone(self) -> "Classifier":
+        """An unfitted copy with equal hyper-parameters: ``sklearn.base.clone(self)``."""
+        return skbase.clone(self)
+
+    def __sklearn_clone__(self) -> "Classifier":
+        twin = super().__sklearn_clone__()
+        if "name" in vars(self):  # a label set on the instance travels with its clones
+            twin.name = self.name
+        return twin
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={_param_repr(v)}" for k, v in self.get_params(deep=False).items())
+        return f"{type(self).__name__}({params})"
+
+    def retraining_losses(self, candidates: np.ndarray, population: Population,
+                          loss: str) -> tuple[float, np.ndarray]:
+        """The current loss and the losses after retraining on the data plus each (candidate, class).
+
+        Returns ``(L, L')`` with ``L'`` of shape ``(m, k)``.  The default
+        refits a clone per pair (:func:`refit_future_losses`); classifiers with
+        an exact fast path override it (module notes: it must equal the
+        refit).  Called on a fitted classifier by
+        :func:`mri_theory.engine.retraining.current_and_future_losses`.
+        """
+        candidates, population, loss = check_retraining_args(self, candidates, population, loss)
+        return population.loss(self, loss), refit_future_losses(self, candidates, population, loss)
+
+
+def _param_repr(value: Any) -> str:
+    """A parameter in full: arrays as lists (no rounding), estimators untruncated on one line."""
+    if isinstance(value, np.ndarray):
+        return repr(value.tolist())
+    if isinstance(value, skbase.BaseEstimator) and not isinstance(value, Classifier):
+        return re.sub(r"\s*\n\s*", " ", value.__repr__(N_CHAR_MAX=sys.maxsize))
+    return repr(value)
+
+
+def check_retraining_args(model: Classifier, candidates: ArrayLike, population: Any,
+                          loss: Any) -> tuple[np.ndarray, Population, str]:
+    """Validate the arguments of :meth:`Classifier.retraining_losses` for a fitted ``model``.
+
+    The population must have the model's number of classes and dimension,
+    the candidates the model's dimension (at least one of them).
+    """
+    model._check_fitted()
+    population = check_population(population)
+    loss = check_loss(loss)
+    if population.n_classes != model.n_classes_:
+        raise ValueError(f"population has {population.n_classes} classes but the classifier was fitted with "
+                         f"n_classes={model.n_classes_}")
+    if population.dim != model.dim_:
+        raise ValueError(f"population is {population.dim}-D but the classifier was fitted on {model.dim_}-D points")
+    return check_points(candidates, "candidates", dim=model.dim_, min_rows=1), population, loss
+
+
+def refit_future_losses(model: Classifier, candidates: np.ndarray, population: Population,
+                        loss: str) -> np.ndarray:
+    """The plain path: refit on ``D ∪ (x, c_j)`` for every candidate and class, score on the population."""
+    candidates, population, loss = check_retraining_args(model, candidates, population, loss)
+    k = model.n_classes_
+    out = np.empty((candidates.shape[0], k))
+    for i, x in enumerate(candidates):
+        X_new = np.vstack([model.X_train_, x[None, :]])
+        for j in range(k):
+            refit = model.clone().fit(X_new, np.append(model.y_train_, j), k)
+            out[i, j] = population.loss(refit, loss)
+    return out

@@ -1,0 +1,186 @@
+r"""Pointwise loss kernels: the losses of §2 (Eq. ``L_e`` and the log loss) per evaluation point.
+
+A classifier's loss on an evaluation set (:class:`mri_theory.engine.population.Population`)
+is the weighted mean of these per-point *expected* losses, each point's label
+distributed as its row :math:`\mathbf p(x)`.  For predicted probabilities
+:math:`\hat{\mathbf p}(x)`:
+
+* ``"error"``: :math:`1 - p_{\hat y}(x)` with :math:`\hat y = \arg\max_j \hat p_j(x)`
+  (:func:`predicted_class`: classes within :data:`~mri_theory._utils.ties.TIE_TOLERANCE`
+  of the largest probability are tied, and the lowest of them is predicted):
+  the expected error rate :math:`L_e`;
+* ``"log"``: :math:`-\sum_j p_j(x) \ln \hat p_j(x)`, the expected log loss, with
+  :math:`\hat p` clipped to ``[1e-15, 1]`` (:data:`LOG_LOSS_FLOOR`) so an
+  impossible class costs ``34.5`` nats rather than infinity;
+* ``"lc"``: least confidence :math:`1 - \max_j \hat p_j(x)`, the classifier's
+  *own* expected error (the rows are ignored): Roy & McCallum's surrogate for
+  the error rate in EfeLc (Eq. ``efelc``).
+
+:func:`pointwise_loss` scores class probabilities; the fast retraining paths
+of the generative and kernel classifiers score many retrained models at once
+from class scores with :func:`pointwise_loss_from_scores`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from mri_theory._utils.ties import TIE_TOLERANCE
+
+__all__ = ["LOSSES", "LOG_LOSS_FLOOR", "TIE_LOG_ODDS", "check_loss", "predicted_class", "pointwise_loss",
+           "pointwise_loss_from_scores"]
+
+#: The supported losses.
+LOSSES: tuple[str, ...] = ("error", "log", "lc")
+
+#: Smallest probability used in the log loss.
+LOG_LOSS_FLOOR = 1e-15
+
+#: Two classes are tied when their probabilities differ by at most ``TIE_TOLERANCE``; with log-odds
+#: :math:`s = \ln(p_1 / p_0)`, :math:`p_1 - p_0 = \tanh(s / 2)`, so class 1 is predicted iff ``s > TIE_LOG_ODDS``.
+TIE_LOG_ODDS = 2.0 * float(np.arctanh(TIE_TOLERANCE))
+
+
+def check_loss(loss: Any) -> str:
+    """Validate a loss name."""
+    if loss not in LOSSES:
+        raise ValueError(f"loss must be one of {', '.join(LOSSES)}, got {loss!r}")
+    return loss
+
+
+def predicted_class(proba: np.ndarray) -> np.ndarray:
+    """The predicted class of each row of class probabilities ``(..., k)``: the lowest of the near-maxima.
+
+    Probabilities within :data:`~mri_theory._utils.ties.TIE_TOLERANCE` (times
+    ``max(1, max p)``) of the largest are tied
+    (:func:`mri_theory._utils.ties.near_maximum`'s rule) and the lowest label among
+    them is predicted.  A refit and a fast path compute the same model's
+    probabilities with different roundings; classes tied in exact arithmetic
+    (symmetric data: two classes with one point each at the same place) must
+    not be told apart by the last bit, or the error loss of the two would
+    differ by a whole point's weight.  Loops over the (short) class axis: much
+    faster than ``np.argmax`` for a handful of classes and many rows.
+    """
+    k = proba.shape[-1]
+    floor = _tie_floor(proba)
+    index = np.full(floor.shape, k - 1, dtype=np.intp)
+    for j in range(k - 2, -1, -1):
+        index = np.where(proba[..., j] >= floor, j, index)
+    return index
+
+
+def _class_max(values: np.ndarray) -> np.ndarray:
+    """The maximum over the (short) last axis, looping over classes: faster than ``np.max`` for a few classes."""
+    top = values[..., 0]
+    for j in range(1, values.shape[-1]):
+        top = np.maximum(top, values[..., j])
+    return top
+
+
+def _tie_floor(proba: np.ndarray) -> np.ndarray:
+    """The value at or above which a class ties with the most probable one (:func:`predicted_class`)."""
+    top = _class_max(proba)
+    return top - TIE_TOLERANCE * np.maximum(1.0, np.abs(top))
+
+
+def pointwise_loss(rows: np.ndarray, proba: np.ndarray, loss: str) -> np.ndarray:
+    """Per-point expected loss of predictions ``proba`` under label rows ``rows``.
+
+    Parameters
+    ----------
+    rows : ndarray (n, k)
+        Label distribution of each point.
+    proba : ndarray (n, k) or (n, ..., k)
+        A classifier's class probabilities; middle axes (e.g. one per
+        retrained model) broadcast against ``rows``.
+    loss : {"error", "log"}
+
+    Returns
+    -------
+    ndarray (n,) or (n, ...)
+    """
+    if rows.ndim != 2 or proba.ndim < 2 or proba.shape[0] != rows.shape[0] or proba.shape[-1] != rows.shape[1]:
+        raise ValueError(f"proba must have shape (n, ..., k) = ({rows.shape[0]}, ..., {rows.shape[-1]}) to match "
+                         f"rows of shape (n, k) = {rows.shape}, got {proba.shape}")
+    check_loss(loss)
+    n, k = rows.shape
+    rows = rows.reshape((n,) + (1,) * (proba.ndim - 2) + (k,))
+    if loss == "lc":
+        return 1.0 - _class_max(proba)
+    if loss == "error":  # the label weight of predicted_class's choice, without building the index
+        floor = _tie_floor(proba)
+        kept = rows[..., k - 1]
+        for j in range(k - 2, -1, -1):
+            kept = np.where(proba[..., j] >= floor, rows[..., j], kept)
+        return 1.0 - kept
+    out = np.zeros(proba.shape[:-1])
+    for j in range(k):
+        out -= rows[..., j] * np.log(np.clip(proba[..., j], LOG_LOSS_FLOOR, 1.0))
+    return out
+
+
+def pointwise_loss_from_scores(rows: np.ndarray, scores: np.ndarray, loss: str,
+                               log_odds: bool = False) -> np.ndarray:
+    r"""Per-point loss of many models from class scores (log-probabilities up to a per-point constant).
+
+    The fast paths of generative classifiers score many retrained models at
+    once with the *points on the last axis* (contiguous, so every pass is
+    fast): ``scores`` has shape ``(..., k, n)``, or with ``log_odds=True``
+    (two classes) it is :math:`s_1 - s_0` of shape ``(..., n)``.  ``-inf`` marks a
+    class that cannot occur.  Agrees with :func:`pointwise_loss` of
+    ``softmax(scores)`` up to rounding (the error loss applies
+    :func:`predicted_class`'s tie rule to the probabilities the scores define:
+    with log-odds, class 1 is predicted iff ``s > TIE_LOG_ODDS``).
+
+    Returns
+    -------
+    ndarray (..., n)
+    """
+    check_loss(loss)
+    k = rows.shape[1]
+    r = np.ascontiguousarray(rows.T)  # (k, n): contiguous, so broadcasting over models is fast
+    cap = -np.log(LOG_LOSS_FLOOR)
+    if log_odds:
+        if loss == "lc":
+            return special.expit(-np.abs(scores))
+        if loss == "error":  # predicting class 1 errs with probability r_0, class 0 with r_1
+            return np.where(scores > TIE_LOG_ODDS, r[0], r[1])
+        with np.errstate(invalid="ignore"):
+            return (r[0] * np.minimum(np.logaddexp(0.0, scores), cap)
+                    + r[1] * np.minimum(np.logaddexp(0.0, -scores), cap))
+    top = scores[..., 0, :]
+    for j in range(1, k):
+        top = np.maximum(top, scores[..., j, :])
+    if loss == "lc":
+        total = np.zeros(top.shape)
+        for j in range(k):
+            total += np.exp(scores[..., j, :] - top)
+        return 1.0 - 1.0 / total
+    if loss == "error":
+        # Class j ties with the top iff p_j >= p_top - tol, i.e. s_j - top >= ln(1 - tol * total) with
+        # total = sum_l e^(s_l - top) in [1, k]: surely if s_j >= top - tol, surely not if s_j < top - 2 k tol
+        # (ln(1 - x) > -2x); the exponentials are needed only if some score lies in between.
+        tied = [scores[..., j, :] >= top - TIE_TOLERANCE for j in range(k)]
+        unsure = np.zeros(top.shape, dtype=bool)
+        for j in range(k):
+            unsure |= (scores[..., j, :] >= top - 2 * k * TIE_TOLERANCE) & ~tied[j]
+        if np.any(unsure):
+            shifted = [np.exp(scores[..., j, :] - top) for j in range(k)]
+            floor = 1.0 - TIE_TOLERANCE * sum(shifted)
+            tied = [e >= floor for e in shifted]
+        kept = r[k - 1] * np.ones(top.shape)
+        for j in range(k - 2, -1, -1):  # the lowest label among the near-maxima
+            kept = np.where(tied[j], r[j], kept)
+        return 1.0 - kept
+    total = np.zeros(top.shape)
+    for j in range(k):
+        total += np.exp(scores[..., j, :] - top)
+    log_norm = top + np.log(total)
+    out = np.zeros(top.shape)
+    for j in range(k):
+        with np.errstate(invalid="ignore"):
+            out += r[j] * np.minimum(log_norm - scores[..., j, :], cap)
+    return out

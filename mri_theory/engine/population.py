@@ -1,0 +1,285 @@
+r"""Evaluation sets: points, a row of class probabilities per point, weights.
+
+An evaluation set is a :class:`Population`.  The loss of a classifier on it is
+the weighted mean *expected* loss with each point's label distributed as its
+row.  With exact Bayes posteriors as rows (:meth:`Population.from_problem`) it
+estimates the classifier's true loss, Rao-Blackwellised: far less noisy than
+scoring sampled labels.  With one-hot rows (:meth:`Population.from_labels`) it
+is the ordinary empirical loss on labelled data.  One engine,
+:func:`mri_theory.engine.retraining.future_losses`, scores classifiers on any of them.
+
+The losses (``"error"``, ``"log"``, ``"lc"``) are defined per point in
+:mod:`mri_theory.engine.losses`; :meth:`Population.loss` is their weighted mean.
+
+This module does not import :mod:`mri_theory.problems` (which imports it to
+build the populations of :meth:`~mri_theory.problems.Problem.draw_replicate`):
+:meth:`Population.from_problem` uses only what
+:class:`~mri_theory.problems.Problem` declares for it (:data:`PROBLEM_INTERFACE`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from mri_theory._utils import validation as check
+from mri_theory.engine.losses import check_loss, pointwise_loss
+
+if TYPE_CHECKING:
+    from mri_theory.problems import Problem
+
+__all__ = ["Population", "check_population", "qmc_uniforms"]
+
+#: What :meth:`Population.from_problem` uses of a problem, all declared on
+#: :class:`mri_theory.problems.Problem`: the methods ``sample`` and ``posterior``
+#: (``method="sample"``), ``uniform_dim`` and ``sample_from_uniform`` (``method="qmc"``).
+PROBLEM_INTERFACE = ("sample", "posterior", "uniform_dim", "sample_from_uniform")
+
+_ROW_TOLERANCE = 1e-9
+
+#: Bits of the scrambled Sobol' points of QMC populations: each coordinate is
+#: an integer multiple of ``2**-_SOBOL_BITS`` before the half-cell shift.
+_SOBOL_BITS = 30
+
+#: The dimensions scipy's Sobol' direction numbers cover.
+_SOBOL_MAX_DIM = 21201
+
+
+class Population:
+    r"""A weighted evaluation set with a class-probability row per point.
+
+    Parameters
+    ----------
+    X : array_like (n, d)
+        Points (a 1-D array is read as ``n`` points in one dimension).
+    proba : array_like (n, k)
+        Label distribution of each point: non-negative rows summing to 1
+        (to ``1e-9``; they are renormalised exactly).
+    weights : array_like (n,), optional
+        Non-negative weights, not all zero, with a finite sum (default uniform).  Losses are the
+        weighted *mean*, so the weights need not sum to 1.
+    """
+
+    def __init__(self, X: ArrayLike, proba: ArrayLike, weights: ArrayLike | None = None) -> None:
+        X = check.finite_array(X, "X").copy()  # a copy: the caller's array is not made read-only
+        if X.ndim == 1:
+            X = X[:, None]
+        if X.ndim != 2 or X.shape[0] < 1:
+            raise ValueError(f"X must have shape (n, d) with n >= 1, got {X.shape}")
+        rows = check.finite_array(proba, "proba")
+        if rows.ndim != 2 or rows.shape[0] != X.shape[0] or rows.shape[1] < 2:
+            raise ValueError(f"proba must have shape (n, k) = ({X.shape[0]}, k >= 2), got {rows.shape}")
+        if np.any(rows < 0) or np.any(np.abs(rows.sum(axis=1) - 1) > _ROW_TOLERANCE):
+            raise ValueError("proba rows must be non-negative and sum to 1")
+        if weights is None:
+            w = np.full(X.shape[0], 1.0 / X.shape[0])
+        else:
+            w = check.finite_array(weights, "weights")
+            if w.shape != (X.shape[0],):
+                raise ValueError(f"weights must have shape ({X.shape[0]},), got {w.shape}")
+            with np.errstate(over="ignore"):
+                total = w.sum()
+            if np.any(w < 0) or total <= 0:
+                raise ValueError("weights must be non-negative and not all zero")
+            if not np.isfinite(total):  # dividing by an infinite sum would give all-zero weights
+                raise ValueError(f"weights must have a finite sum (they are normalised by it), got sum {total}")
+            w = w / w.sum()
+        self.X = X
+        self.proba = rows / rows.sum(axis=1, keepdims=True)
+        self.weights = w
+        for arr in (self.X, self.proba, self.weights):
+            arr.setflags(write=False)
+
+    # ------------------------------------------------------------ constructors
+
+    @classmethod
+    def from_problem(
+        cls, problem: "Problem", size: int, rng: np.random.Generator, method: str = "sample"
+    ) -> "Population":
+        """A population of ``size`` points with the problem's exact Bayes posteriors as rows.
+
+        Parameters
+        ----------
+        problem : Problem
+            A problem object (:func:`mri_theory.problems.get_problem` turns a
+            name into one).
+        size : int
+            Number of points, ``1 <= size <=`` :data:`mri_theory._utils.validation.MAX_SIZE` (``10**8``).
+        rng : numpy.random.Generator
+        method : {"sample", "qmc"}
+            ``"sample"``: i.i.d. draws from the problem.  ``"qmc"``: a scrambled
+            Sobol' sequence strictly inside the unit cube (:func:`qmc_uniforms`) pushed through the
+            problem's sampler, :meth:`Problem.sample_from_uniform` (lower
+            variance for smooth losses).
+        """
+        problem = check_problem_interface(problem)
+        size = check.count(size, "size", maximum=check.MAX_SIZE)
+        rng = check.generator(rng)
+        if not isinstance(method, str) or method not in ("sample", "qmc"):
+            raise ValueError(f"method must be 'sample' or 'qmc', got {method!r}")
+        if method == "sample":
+            X, _ = problem.sample(size, rng)
+        else:
+            X = _qmc_points(problem, size, rng)
+        return cls(X, problem.posterior(X))
+
+    @classmethod
+    def from_labels(cls, X: ArrayLike, y: ArrayLike, n_classes: int) -> "Population":
+        """Labelled data as a population: one-hot rows, uniform weights (the empirical loss).
+
+        The one-hot table has ``n * n_classes`` cells, at most :data:`mri_theory._utils.validation.MAX_SIZE`.
+        """
+        n_classes = check.count(n_classes, "n_classes", minimum=2)
+        y = check.check_labels(y, n_classes, "y")
+        X = check.finite_array(X, "X")
+        if X.ndim == 0 or X.shape[0] != y.shape[0]:
+            raise ValueError(f"X and y must have the same length, got shapes {X.shape} and {y.shape}")
+        if y.size * n_classes > check.MAX_SIZE:
+            raise ValueError(f"n_classes: {y.size} points x {n_classes} classes exceed the "
+                             f"{check.MAX_SIZE:_} cells a one-hot population may hold")
+        rows = np.zeros((y.size, n_classes))
+        rows[np.arange(y.size), y] = 1.0
+        return cls(X, rows)
+
+    # ------------------------------------------------------------ properties
+
+    @property
+    def size(self) -> int:
+        """Number of points."""
+        return self.X.shape[0]
+
+    @property
+    def n_classes(self) -> int:
+        """Number of classes ``k``."""
+        return self.proba.shape[1]
+
+    @property
+    def dim(self) -> int:
+        """Dimension of the points."""
+        return self.X.shape[1]
+
+    def __repr__(self) -> str:
+        return f"Population(size={self.size}, dim={self.dim}, n_classes={self.n_classes})"
+
+    # ------------------------------------------------------------ losses
+
+    def mean(self, values: np.ndarray) -> np.ndarray:
+        """Weighted mean over the first axis (the points) of ``values`` of shape ``(size, ...)``."""
+        values = np.asarray(values)
+        if values.ndim < 1 or values.shape[0] != self.size:
+            raise ValueError(f"values must have one entry per point on the first axis ({self.size}), "
+                             f"got shape {values.shape}")
+        return np.tensordot(self.weights, values, axes=(0, 0))
+
+    def losses_of(self, proba_hat: ArrayLike, loss: str = "error") -> np.ndarray:
+        """Weighted mean loss of class probabilities ``proba_hat`` of shape ``(n, ..., k)``.
+
+        Raises ``ValueError`` unless ``proba_hat`` has one row per point
+        (``n = size``) and one column per class of the population (``k = n_classes``).
+        """
+        loss = check_loss(loss)
+        proba_hat = check.finite_array(proba_hat, "proba_hat")
+        if proba_hat.ndim < 2 or proba_hat.shape[0] != self.size or proba_hat.shape[-1] != self.n_classes:
+            raise ValueError(f"proba_hat must have shape ({self.size}, ..., {self.n_classes}): one row per point "
+                             f"and one column per class of the population, got shape {proba_hat.shape}")
+        return self.mean(pointwise_loss(self.proba, proba_hat, loss))
+
+    def _predict(self, classifier: Any) -> np.ndarray:
+        """``classifier.predict_proba(X)``, refusing a classifier of another class count or dimension."""
+        if not callable(getattr(classifier, "predict_proba", None)):
+            raise TypeError(f"classifier must be a fitted classifier with predict_proba, "
+                            f"got {type(classifier).__name__}")
+        k = getattr(classifier, "n_classes_", None)
+        if k is not None and k != self.n_classes:
+            raise ValueError(f"classifier has {k} classes (n_classes_) but the population has "
+                             f"{self.n_classes}: fit it with n_classes={self.n_classes}")
+        d = getattr(classifier, "dim_", None)
+        if d is not None and d != self.dim:
+            raise ValueError(f"classifier was fitted on {d}-D points but the population is {self.dim}-D")
+        proba = np.asarray(classifier.predict_proba(self.X))
+        if proba.shape != (self.size, self.n_classes):
+            raise ValueError(f"classifier's predict_proba gave shape {proba.shape}, but the population needs "
+                             f"({self.size}, {self.n_classes}) (n_classes={self.n_classes})")
+        return proba
+
+    def loss(self, classifier: Any, loss: str = "error") -> float:
+        """The fitted ``classifier``'s expected loss on the population.
+
+        Raises ``ValueError`` if the classifier was fitted with a number of
+        classes (or a dimension) other than the population's.
+        """
+        loss = check_loss(loss)
+        return float(self.losses_of(self._predict(classifier), loss))
+
+    def error_rate(self, classifier: Any) -> float:
+        """Expected error rate of a fitted classifier."""
+        return self.loss(classifier, "error")
+
+    def log_loss(self, classifier: Any) -> float:
+        """Expected log loss (nats) of a fitted classifier."""
+        return self.loss(classifier, "log")
+
+    def standard_error(self, classifier: Any, loss: str = "error") -> float:
+        r"""Standard error of :meth:`loss` as an estimate of the loss over the whole distribution.
+
+        :math:`\sqrt{\sum_i w_i^2 (\ell_i - \bar\ell)^2}` for normalised
+        weights, the i.i.d. formula (exact for ``"sample"`` populations;
+        conservative for QMC and meaningless for deterministic quadrature).
+        """
+        loss = check_loss(loss)
+        values = pointwise_loss(self.proba, self._predict(classifier), loss)
+        centred = values - self.mean(values)
+        return float(np.sqrt(np.sum(self.weights**2 * centred**2)))
+
+
+def check_population(population: Any, name: str = "population") -> Population:
+    """Require a :class:`Population` (e.g. ``Population.from_problem(problem, size, rng)``)."""
+    if not isinstance(population, Population):
+        raise TypeError(f"{name} must be a Population (e.g. Population.from_problem(problem, size, rng)), "
+                        f"got {type(population).__name__}")
+    return population
+
+
+def check_problem_interface(problem: Any, name: str = "problem") -> "Problem":
+    """Require an object with the :data:`PROBLEM_INTERFACE` of a :class:`~mri_theory.problems.Problem`.
+
+    Looked up on the type, so that no property runs; a problem *name* gets a
+    ``TypeError`` pointing to :func:`mri_theory.problems.get_problem`.
+    """
+    if isinstance(problem, str):
+        raise TypeError(f"{name} must be a Problem object, got the name {problem!r}: "
+                        f"use mri_theory.problems.get_problem({problem!r})")
+    missing = [attr for attr in PROBLEM_INTERFACE if not hasattr(type(problem), attr)]
+    if missing:
+        raise TypeError(f"{name} must be a Problem (e.g. mri_theory.problems.get_problem(name)), "
+                        f"got {type(problem).__name__}, which lacks {', '.join(missing)}")
+    return problem
+
+
+def qmc_uniforms(dim: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    r"""The first ``size`` points of a scrambled Sobol' sequence, strictly inside :math:`(0, 1)^{dim}`.
+
+    scipy's :class:`~scipy.stats.qmc.Sobol` with ``bits = 30`` returns integer
+    multiples of :math:`2^{-30}`, so an exact ``0`` occurs (about once per
+    :math:`2^{30}` coordinates).  Each point is moved to the centre of its
+    dyadic cell, :math:`u + 2^{-31}`, which lies in
+    :math:`[2^{-31}, 1 - 2^{-31}]` and is exact in floating point; the points
+    keep their equidistribution (every elementary interval is preserved).
+
+    ``dim`` is at most 21201 (the dimensions of scipy's direction numbers)
+    and ``size`` at most :data:`mri_theory._utils.validation.MAX_SIZE`.
+    """
+    from scipy.stats import qmc
+
+    dim = check.count(dim, "dim", maximum=_SOBOL_MAX_DIM)
+    size = check.count(size, "size", maximum=check.MAX_SIZE)
+    rng = check.generator(rng)
+    sampler = qmc.Sobol(d=dim, scramble=True, bits=_SOBOL_BITS, seed=rng)
+    m = int(np.ceil(np.log2(size)))
+    return sampler.random_base2(m)[:size] + 2.0 ** -(_SOBOL_BITS + 1)
+
+
+def _qmc_points(problem: "Problem", size: int, rng: np.random.Generator) -> np.ndarray:
+    return problem.sample_from_uniform(qmc_uniforms(problem.uniform_dim, size, rng))

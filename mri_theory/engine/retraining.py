@@ -1,0 +1,128 @@
+r"""The future-loss engine: the loss vector **L'** of Table 1 for many candidates at once.
+
+``future_losses(classifier, X_train, y_train, candidates, population)[i, j]``
+is the loss on ``population`` of the classifier retrained on the training set
+plus ``(candidates[i], c_j)``.  The same engine serves every use of Eq.
+``eqc``: the true :math:`Q^c` (population = the problem's exact posteriors),
+SMRI (population = the labelled data, one-hot), BMRI (bootstrap samples).
+Classifiers with an exact fast path (k-NN, the Gaussian family) use it; any
+other classifier is refitted per (candidate, class).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from mri_theory._utils.validation import check_labels
+from mri_theory.engine.contract import Classifier, check_points, refit_future_losses
+from mri_theory.engine.losses import check_loss
+from mri_theory.engine.population import Population, check_population
+
+__all__ = ["METHODS", "check_method", "current_and_future_losses", "current_loss", "fit_on", "future_losses"]
+
+
+#: The engine's paths: its exact fast path ("auto") or a plain refit per (candidate, class).
+METHODS = ("auto", "refit")
+
+
+def check_method(method: Any) -> str:
+    """``method`` if it is one of :data:`METHODS`; a ValueError naming ``method`` otherwise."""
+    if method not in METHODS:
+        raise ValueError(f"method must be 'auto' or 'refit', got {method!r}")
+    return method
+
+
+def _check_classifier(classifier: Any) -> Classifier:
+    if not isinstance(classifier, Classifier):
+        raise TypeError(
+            f"classifier must be an mri_theory.classifiers.Classifier (wrap scikit-learn models in "
+            f"SklearnClassifier), got {type(classifier).__name__}"
+        )
+    return classifier
+
+
+def fit_on(classifier: Classifier, X_train: ArrayLike, y_train: ArrayLike, population: Population) -> Classifier:
+    """A fresh clone of ``classifier`` fitted on the training set, with the population's classes and dimension."""
+    classifier = _check_classifier(classifier)
+    population = check_population(population)
+    X_train = check_points(X_train, "X_train", dim=population.dim, min_rows=1)
+    y_train = check_labels(y_train, population.n_classes, "y_train")
+    if X_train.shape[0] != y_train.shape[0]:
+        raise ValueError(f"X_train and y_train must have the same length, got {X_train.shape[0]} and {y_train.shape[0]}")
+    return classifier.clone().fit(X_train, y_train, population.n_classes)
+
+
+def current_loss(
+    classifier: Classifier, X_train: ArrayLike, y_train: ArrayLike, population: Population, loss: str = "error"
+) -> float:
+    r"""Term :math:`T_c` of Eq. ``eqc``: the loss of the classifier trained on ``(X_train, y_train)``."""
+    loss = check_loss(loss)
+    model = fit_on(classifier, X_train, y_train, population)  # validates the population first
+    return population.loss(model, loss)
+
+
+def current_and_future_losses(
+    classifier: Classifier,
+    X_train: ArrayLike,
+    y_train: ArrayLike,
+    candidates: ArrayLike,
+    population: Population,
+    loss: str = "error",
+    method: str = "auto",
+) -> tuple[float, np.ndarray]:
+    r"""Terms of Eq. ``eqc`` in one pass: the current loss :math:`L` and the future losses **L'**.
+
+    Parameters and the future-loss array are as in :func:`future_losses`; the
+    fast paths share their work between the two (k-NN finds the population's
+    neighbourhoods once).
+
+    Returns
+    -------
+    current : float
+    future : ndarray (m, k)
+    """
+    loss = check_loss(loss)
+    method = check_method(method)
+    population = check_population(population)
+    candidates = check_points(candidates, "candidates", dim=population.dim, min_rows=1)
+    model = fit_on(classifier, X_train, y_train, population)
+    if method == "auto":
+        return model.retraining_losses(candidates, population, loss)
+    return population.loss(model, loss), refit_future_losses(model, candidates, population, loss)
+
+
+def future_losses(
+    classifier: Classifier,
+    X_train: ArrayLike,
+    y_train: ArrayLike,
+    candidates: ArrayLike,
+    population: Population,
+    loss: str = "error",
+    method: str = "auto",
+) -> np.ndarray:
+    r"""Future losses :math:`L'_j = L(\theta(D \cup (x, c_j)))` for every candidate and class (Table 1).
+
+    Parameters
+    ----------
+    classifier : Classifier
+        A (template) classifier; it is cloned and fitted, never modified.
+    X_train, y_train : array_like
+        The labelled data :math:`D` (at least one point; labels ``0..k-1``
+        with ``k = population.n_classes``).
+    candidates : array_like (m, d)
+        Points to add, one at a time (non-empty).
+    population : Population
+        Where the loss is measured.
+    loss : {"error", "log", "lc"}
+    method : {"auto", "refit"}
+        ``"auto"`` uses the classifier's exact fast path when it has one;
+        ``"refit"`` forces the plain refit per (candidate, class).
+
+    Returns
+    -------
+    ndarray (m, k)
+    """
+    return current_and_future_losses(classifier, X_train, y_train, candidates, population, loss, method)[1]

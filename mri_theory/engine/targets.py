@@ -1,0 +1,139 @@
+r"""The true targets on the general path: :math:`Q^c`, :math:`Q^a`, :math:`B^c` for known problems.
+
+:math:`Q^c(x) = L(\theta(D_S)) - \sum_j p_j(x) L(\theta(D_S \cup (x, c_j)))`
+(Eq. ``eqc``) with the problem's Bayes posterior **p** at each candidate and
+``L`` measured on a :class:`~mri_theory.engine.population.Population` (exact
+posteriors as rows: the true loss, Rao-Blackwellised).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from mri_theory._utils.validation import check_labels
+from mri_theory.engine.contract import Classifier, check_points
+from mri_theory.engine.losses import check_loss
+from mri_theory.engine.population import (
+    Population,
+    check_population,
+    check_problem_interface,
+)
+from mri_theory.engine.retraining import current_and_future_losses, fit_on
+
+if TYPE_CHECKING:
+    from mri_theory.problems import Problem
+
+__all__ = ["check_truth", "true_q_c", "true_q_c_and_loss", "true_q_a", "true_b_c"]
+
+_MAX_BATCH = 3
+
+
+def check_truth(problem: Any, population: Any, points: ArrayLike,
+                 name: str = "candidates") -> tuple[Problem, Population, np.ndarray]:
+    """Validate the truth shared by every target: a :class:`Problem` matching the population, and the points.
+
+    ``problem`` must be a Problem object (not a name) with the population's
+    number of classes and dimension; ``points`` (named ``name``) must be a
+    non-empty ``(m, d)`` array in that dimension.
+    """
+    problem = check_problem_interface(problem)
+    population = check_population(population)
+    if problem.n_classes != population.n_classes:
+        raise ValueError(f"problem has {problem.n_classes} classes but population has {population.n_classes}")
+    if problem.dim != population.dim:
+        raise ValueError(f"problem is {problem.dim}-D but population points are {population.dim}-D")
+    return problem, population, check_points(points, name, dim=population.dim, min_rows=1)
+
+
+def true_q_c(
+    problem: Any,
+    classifier: Classifier,
+    X_S: ArrayLike,
+    y_S: ArrayLike,
+    candidates: ArrayLike,
+    population: Population,
+    loss: str = "error",
+) -> np.ndarray:
+    r"""The true :math:`Q^c` of each candidate, Eq. ``eqc``.
+
+    Parameters
+    ----------
+    problem : Problem
+        Supplies the Bayes posterior :math:`\mathbf p(x)` of each candidate.
+    classifier : Classifier
+        Base classifier (a template; cloned).
+    X_S, y_S : array_like
+        The labelled data :math:`D_S`.
+    candidates : array_like (m, d)
+    population : Population
+        Where the loss ``L`` is measured (e.g. ``Population.from_problem``).
+    loss : {"error", "log"}
+
+    Returns
+    -------
+    ndarray (m,)
+    """
+    return true_q_c_and_loss(problem, classifier, X_S, y_S, candidates, population, loss)[1]
+
+
+def true_q_c_and_loss(
+    problem: Any,
+    classifier: Classifier,
+    X_S: ArrayLike,
+    y_S: ArrayLike,
+    candidates: ArrayLike,
+    population: Population,
+    loss: str = "error",
+) -> tuple[float, np.ndarray]:
+    r"""The current loss :math:`L(\theta(D_S))` (term :math:`T_c`) and :func:`true_q_c`, from one engine call."""
+    problem, population, candidates = check_truth(problem, population, candidates)
+    L_now, future = current_and_future_losses(classifier, X_S, y_S, candidates, population, loss)
+    return L_now, L_now - np.sum(problem.posterior(candidates) * future, axis=1)
+
+
+def true_q_a(
+    problem: Any,
+    classifier: Classifier,
+    X_S: ArrayLike,
+    y_S: ArrayLike,
+    candidates: ArrayLike,
+    labels: ArrayLike,
+    population: Population,
+    loss: str = "error",
+) -> np.ndarray:
+    r""":math:`Q^a(x, y) = L(\theta(D_S)) - L(\theta(D_S \cup (x, y)))` for known labels (§3.1)."""
+    problem, population, candidates = check_truth(problem, population, candidates)
+    labels = check_labels(labels, population.n_classes, "labels")
+    if labels.shape[0] != candidates.shape[0]:
+        raise ValueError(f"labels must have one entry per candidate ({candidates.shape[0]}), got {labels.shape[0]}")
+    L_now, future = current_and_future_losses(classifier, X_S, y_S, candidates, population, loss)
+    return L_now - future[np.arange(labels.size), labels]
+
+
+def true_b_c(
+    problem: Any,
+    classifier: Classifier,
+    X_S: ArrayLike,
+    y_S: ArrayLike,
+    batch: ArrayLike,
+    population: Population,
+    loss: str = "error",
+) -> float:
+    r"""The batch target :math:`B^c` of §3.1.1 for ``r <= 3`` points: all ``k^r`` labellings, refitted."""
+    problem, population, batch = check_truth(problem, population, batch, "batch")
+    if batch.shape[0] > _MAX_BATCH:
+        raise ValueError(f"batch: at most {_MAX_BATCH} points (k^r refits), got {batch.shape[0]}")
+    loss = check_loss(loss)
+    model = fit_on(classifier, X_S, y_S, population)
+    p = problem.posterior(batch)
+    expected = 0.0
+    for labels in itertools.product(range(population.n_classes), repeat=batch.shape[0]):
+        weight = float(np.prod(p[np.arange(batch.shape[0]), labels]))
+        refit = model.clone().fit(np.vstack([model.X_train_, batch]), np.append(model.y_train_, labels),
+                                  population.n_classes)
+        expected += weight * population.loss(refit, loss)
+    return population.loss(model, loss) - expected

@@ -1,0 +1,666 @@
+r"""Summaries of one learning curve: the AL performance metrics of §2.2 and §5.3.
+
+A learning curve is the loss :math:`L(n)` of the classifier after ``n``
+labelled examples, for increasing ``n`` (one row per step of iterated AL,
+:mod:`mri_theory.runners.sandbox`).  The paper evaluates four metrics (§5.3, line
+~1081 of the source): label complexity, AUA and WI with two weightings; it
+cites AUA (Guyon et al. 2011), WI (Evans et al. 2013) and label complexity
+(Dasgupta 2011) without formulas, so the definitions below are **ours** where
+the paper is silent; each parameter is an argument.
+
+* :func:`aua` (higher is better): :math:`\frac{1}{n_{N-1} - n_0}\int (1 - L)\,dn`
+  by the trapezoid rule, the mean accuracy along the curve; for a loss that
+  is not an error rate (the log loss) :func:`mean_loss` (lower is better),
+  :math:`\frac{1}{n_{N-1} - n_0}\int L\,dn`, takes its place;
+* :func:`alc` (higher): Guyon et al.'s ALC, the area under the accuracy over
+  :math:`\log_2 n`, 0 for a constant curve at the initial accuracy and 1 for a
+  perfect curve;
+* :func:`wi` (higher): :math:`\sum_i w_i (L_{RS}(n_i) - L(n_i)) / \sum_i w_i`
+  over the curve points :math:`i = 0..N-1`, with :math:`w_i = e^{-\alpha (n_i - n_0)}`
+  or :math:`w_i = (N - 1 - i)/(N - 1)`;
+* :func:`label_complexity` (lower): the first :math:`n` with
+  :math:`L(n) \le (1 + \varepsilon) L_\infty`.
+
+:func:`~mri_theory.runners.asymptotic.asymptotic_loss` gives :math:`L_\infty`, the loss after training on a
+large sample (§5.2, line ~1044: "the loss from training on a much larger
+dataset"), exactly on a population.  :func:`regret` is the paper's AL regret
+(Appendix E, line ~1658): the loss gap between a method's curve and the curve
+of MRI-best, the greedy maximiser of the true :math:`Q^c`.  The per-step
+quantity the sandbox records, the best true :math:`Q^c` among the scored
+candidates minus the chosen one's, is *not* that regret; it is
+:func:`q_c_shortfall`.
+
+:func:`curve_metrics` applies the metrics to a whole sandbox table, per
+(problem, classifier) pairing and method, in the two modes of the paper's R1
+step (see :mod:`mri_theory.evaluation.ranking`), for error-rate curves (the paper's) or
+log-loss curves (``loss="log"``: :func:`ranked_metrics`).
+
+Every function refuses, naming the argument, what would give a meaningless
+number: non-finite values, text or booleans where numbers are meant, numbers
+of labelled examples that are not whole numbers >= 0, negative losses,
+error rates outside [0, 1], losses above :data:`MAX_LOSS`, missing labels in
+key columns, and sizes above the stated bounds.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+from scipy.integrate import trapezoid
+
+from mri_theory._utils import validation as check
+from mri_theory._utils.ties import TIE_TOLERANCE
+from mri_theory.evaluation import _checks as evc
+from mri_theory.evaluation._checks import LOSS_KINDS, MAX_LOSS
+
+__all__ = ["BEST", "CURVE_COLUMNS", "LOSS_KINDS", "MAX_LOSS", 
+           "METRIC_COLUMNS", "ORACLES", "RANKED_METRICS", "REFERENCE", "WEIGHTINGS", "LabelComplexity", "Regret",
+           "alc", "aua", "curve_metrics", "label_complexity", "mean_loss", "metric_columns",
+           "q_c_shortfall", "ranked_metrics", "regret", "wi"]
+
+#: The four metrics of §5.3 that enter the overall rank, each mapped to "higher is better".
+RANKED_METRICS: dict[str, bool] = {"label_complexity": False, "aua": True, "wi_linear": True,
+                                   "wi_exponential": True}
+#: The benchmark strategy (random selection) that WI compares against.
+REFERENCE = "RS"
+#: The oracle whose curve defines the regret (Appendix E, line ~1658).
+BEST = "MRI-best"
+#: Strategies that see the truth: never ranked (§5.1 compares practical methods only).
+ORACLES = ("MRI-best", "MRI-worst")
+#: Weightings accepted by :func:`wi`.
+WEIGHTINGS = ("exponential", "linear")
+#: Columns of the sandbox table that :func:`curve_metrics` needs.
+CURVE_COLUMNS = ["problem", "classifier", "strategy", "replicate", "n_labelled", "loss"]
+
+
+class LabelComplexity(NamedTuple):
+    """Result of :func:`label_complexity`.
+
+    ``value`` is the first ``n`` at which the curve reaches the target loss;
+    when it never does, ``value = n_max + 1`` (a lower bound: the true label
+    complexity lies beyond the curve) and ``censored`` is True.
+    """
+
+    value: float
+    censored: bool
+
+
+class Regret(NamedTuple):
+    """Result of :func:`regret`: the loss gap to MRI-best at each ``n`` and its mean over the curve."""
+
+    per_step: np.ndarray
+    mean: float
+
+
+# ---------------------------------------------------------------- validation
+
+def _check_n(n: Any) -> np.ndarray:
+    """Numbers of labelled examples: whole numbers >= 0 (at most 2**53), strictly increasing, at least 2."""
+    n = evc.number_array(n, "n")
+    if n.ndim != 1 or n.size < 2:
+        raise ValueError(f"n must be a 1-D array of at least 2 points, got shape {n.shape}")
+    evc.counts(n, "n")
+    if np.any(np.diff(n) <= 0):
+        raise ValueError(f"n must be strictly increasing, got {n.tolist()}")
+    return n
+
+
+def _check_losses(value: Any, name: str, size: int, kind: str | None) -> np.ndarray:
+    """One loss per curve point, finite and in the range of ``kind`` (``None``: any loss kind, in
+    [0, MAX_LOSS])."""
+    arr = evc.number_array(value, name)
+    if arr.ndim != 1 or arr.size != size:
+        raise ValueError(f"{name} must be a 1-D array with one loss per n ({size} points, the same n values for "
+                         f"every curve), got shape {arr.shape}")
+    return evc.losses(arr, name, kind)
+
+
+def _check_nonnegative(value: Any, name: str) -> float:
+    out = check.finite_scalar(value, name)
+    if out < 0:
+        raise ValueError(f"{name} must be >= 0, got {out}")
+    return out
+
+
+def _check_target(asymptotic: float, epsilon: float) -> float:
+    """The label-complexity target ``(1 + epsilon) * asymptotic``, refused if it overflows."""
+    target = (1.0 + epsilon) * asymptotic
+    if not np.isfinite(target):
+        raise ValueError(f"epsilon = {epsilon} is too large: (1 + epsilon) * asymptotic_loss overflows")
+    return target
+
+
+# ---------------------------------------------------------------- the metrics on arrays (last axis = curve)
+
+def _aua(n: np.ndarray, loss: np.ndarray) -> np.ndarray:
+    return trapezoid(1.0 - loss, n, axis=-1) / (n[-1] - n[0])
+
+
+def _mean_loss(n: np.ndarray, loss: np.ndarray) -> np.ndarray:
+    return trapezoid(loss, n, axis=-1) / (n[-1] - n[0])
+
+
+def _alc(n: np.ndarray, loss: np.ndarray) -> np.ndarray:
+    """ALC over ``log2 n``; NaN where the initial loss is 0 (a perfect start: the normalisation is 0/0)."""
+    x = np.log2(n)
+    gain = trapezoid(loss[..., :1] - loss, x, axis=-1)  # area of (accuracy - initial accuracy)
+    room = loss[..., 0] * (x[-1] - x[0])  # the same area for a perfect curve
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(room > 0, gain / np.where(room > 0, room, 1.0), np.nan)
+
+
+def _wi_weights(n: np.ndarray, weighting: str, alpha: float) -> np.ndarray:
+    if weighting == "exponential":
+        with np.errstate(over="ignore"):  # a huge alpha: alpha * (n - n0) is inf, its weight exactly 0
+            return np.exp(-alpha * (n - n[0]))
+    last = n.size - 1
+    return (last - np.arange(n.size)) / last
+
+
+def _wi(n: np.ndarray, loss: np.ndarray, loss_rs: np.ndarray, weighting: str, alpha: float) -> np.ndarray:
+    w = _wi_weights(n, weighting, alpha)
+    return np.sum(w * (loss_rs - loss), axis=-1) / np.sum(w)
+
+
+def _label_complexity(n: np.ndarray, loss: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First ``n`` with ``loss <= target`` (within :data:`TIE_TOLERANCE`), else ``n_max + 1``; and the
+    censored flags."""
+    target = np.asarray(target, dtype=float)[..., None]
+    reached = loss <= target + TIE_TOLERANCE * np.maximum(1.0, np.abs(target))
+    censored = ~reached.any(axis=-1)
+    value = np.where(censored, n[-1] + 1, n[np.argmax(reached, axis=-1)])
+    return value.astype(float), censored
+
+
+# ---------------------------------------------------------------- public metrics of one curve
+
+def aua(n: Any, loss: Any) -> float:
+    r"""Area under the accuracy curve, normalised to a mean accuracy in [0, 1] (§2.2, §5.3).
+
+    .. math:: \mathrm{AUA} = \frac{1}{n_{N-1} - n_0} \int_{n_0}^{n_{N-1}} (1 - L(n))\,dn
+
+    by the trapezoid rule over the curve points.  The paper cites AUA
+    (Guyon et al. 2011) without a formula (line ~1078); this normalisation by
+    the width of the curve is ours, so that AUA is the mean accuracy along the
+    curve and comparable between curves of different lengths.
+
+    Parameters
+    ----------
+    n : array_like (N,)
+        Numbers of labelled examples: whole numbers >= 0, strictly
+        increasing, ``N >= 2``.
+    loss : array_like (N,)
+        Error rates in [0, 1] at those ``n`` (:func:`mean_loss` for other losses).
+
+    Returns
+    -------
+    float
+        Higher is better.
+    """
+    n = _check_n(n)
+    loss = _check_losses(loss, "loss", n.size, "error")
+    return float(_aua(n, loss))
+
+
+def mean_loss(n: Any, loss: Any) -> float:
+    r"""Mean loss along the curve: the area under the loss curve over its width, for any loss.
+
+    .. math:: \bar L = \frac{1}{n_{N-1} - n_0} \int_{n_0}^{n_{N-1}} L(n)\,dn
+
+    by the trapezoid rule over the curve points.  AUA's counterpart for a
+    loss that is not an error rate (the log loss): for error rates
+    :math:`\mathrm{AUA} = 1 - \bar L` (:func:`aua`).  Ours; the paper ranks
+    error-rate curves only.
+
+    Parameters
+    ----------
+    n : array_like (N,)
+        Numbers of labelled examples: whole numbers >= 0, strictly
+        increasing, ``N >= 2``.
+    loss : array_like (N,)
+        Losses in [0, :data:`MAX_LOSS`] at those ``n``.
+
+    Returns
+    -------
+    float
+        Lower is better.
+    """
+    n = _check_n(n)
+    loss = _check_losses(loss, "loss", n.size, None)
+    return float(_mean_loss(n, loss))
+
+
+def alc(n: Any, loss: Any) -> float:
+    r"""Guyon et al.'s area under the learning curve (ALC) on a :math:`\log_2 n` axis (§2.2).
+
+    .. math:: \mathrm{ALC} = \frac{\int (A(n) - A_0)\, d\log_2 n}{(1 - A_0)(\log_2 n_{N-1} - \log_2 n_0)},
+       \qquad A = 1 - L,\ A_0 = A(n_0),
+
+    by the trapezoid rule over the curve points in :math:`\log_2 n`: the
+    area between the curve and the constant curve at the initial accuracy
+    (which scores 0), relative to the same area for a perfect curve
+    (accuracy 1 over the whole range, which scores 1); negative for a curve
+    below its start.  Guyon et al. (2011) normalise between a random predictor
+    and a perfect one; we normalise between the constant curve at the initial
+    accuracy and a perfect curve, as the paper gives no formula.
+
+    Parameters
+    ----------
+    n : array_like (N,)
+        Numbers of labelled examples: whole numbers, strictly increasing,
+        positive, ``N >= 2``.
+    loss : array_like (N,)
+        Error rates in [0, 1]; the initial loss must be positive (else the
+        normalisation is 0/0).
+
+    Returns
+    -------
+    float
+        Higher is better.
+    """
+    n = _check_n(n)
+    if n[0] <= 0:
+        raise ValueError(f"n must be positive for the log2 axis of ALC, got n[0] = {n[0]}")
+    loss = _check_losses(loss, "loss", n.size, "error")
+    if loss[0] == 0:
+        raise ValueError("loss: the initial loss is 0, so ALC's normalisation (a perfect curve) is 0/0")
+    return float(_alc(n, loss))
+
+
+def wi(n: Any, loss: Any, loss_rs: Any, weighting: str = "exponential", alpha: float = 0.02) -> float:
+    r"""Weighted improvement over random selection (§2.2, §5.3; Evans et al. 2013).
+
+    .. math:: \mathrm{WI} = \frac{\sum_i w_i \big(L_{RS}(n_i) - L(n_i)\big)}{\sum_i w_i}
+
+    with :math:`w_i = e^{-\alpha (n_i - n_0)}` (``"exponential"``; the paper
+    uses :math:`\alpha = 0.02`, line ~1081) or :math:`w_i = (N - 1 - i)/(N - 1)`
+    (``"linear"``: 1 at the first point, 0 at the last; with consecutive
+    ``n`` this is :math:`(n_{N-1} - n_i)/(n_{N-1} - n_0)`).  Both weightings
+    stress the early part of the curve, where AL matters most.  The paper
+    gives no formula; these weights are ours.
+
+    Parameters
+    ----------
+    n : array_like (N,)
+        Numbers of labelled examples: whole numbers >= 0, strictly
+        increasing, ``N >= 2``; both curves are evaluated at these ``n``.
+    loss, loss_rs : array_like (N,)
+        Losses of the method and of random selection at those ``n``: error
+        rates or log losses, in [0, :data:`MAX_LOSS`].
+    weighting : {"exponential", "linear"}
+    alpha : float
+        Decay rate of the exponential weights, ``>= 0`` (0: uniform weights).
+
+    Returns
+    -------
+    float
+        Positive when the method's loss is below RS's (better); 0 for RS itself.
+    """
+    n = _check_n(n)
+    loss = _check_losses(loss, "loss", n.size, None)
+    loss_rs = _check_losses(loss_rs, "loss_rs", n.size, None)
+    weighting = evc.choice(weighting, "weighting", WEIGHTINGS)
+    alpha = _check_nonnegative(alpha, "alpha")
+    return float(_wi(n, loss, loss_rs, weighting, alpha))
+
+
+def label_complexity(n: Any, loss: Any, asymptotic_loss: float, epsilon: float = 0.05) -> LabelComplexity:
+    r"""Labels needed to reach a fixed ratio of the asymptotic loss (§2.2, §5.3; Dasgupta 2011).
+
+    The first :math:`n_i` with :math:`L(n_i) \le (1 + \varepsilon)\,L_\infty`
+    (a loss within :data:`~mri_theory._utils.ties.TIE_TOLERANCE` of the target counts
+    as reaching it).  The paper uses ":math:`\epsilon = 5`" (line ~1081),
+    which we read as 5 %: ``epsilon = 0.05``.  A curve that never reaches the
+    target is *censored*: its label complexity exceeds the curve, and the
+    value returned is ``n_max + 1`` with ``censored=True`` (so censored curves
+    tie with each other and rank below every curve that reaches the target).
+
+    Parameters
+    ----------
+    n : array_like (N,)
+        Numbers of labelled examples: whole numbers >= 0, strictly
+        increasing, ``N >= 2``.
+    loss : array_like (N,)
+        Losses at those ``n``: error rates or log losses, in
+        [0, :data:`MAX_LOSS`].
+    asymptotic_loss : float
+        :math:`L_\infty` of the same loss, in [0, :data:`MAX_LOSS`], e.g.
+        from :func:`~mri_theory.runners.asymptotic.asymptotic_loss`.  For the log loss the target is
+        relative to the asymptotic log loss.
+    epsilon : float
+        Relative tolerance :math:`\varepsilon >= 0` (finite; refused if
+        :math:`(1 + \varepsilon) L_\infty` overflows).
+
+    Returns
+    -------
+    LabelComplexity
+        ``(value, censored)``; lower ``value`` is better.
+    """
+    n = _check_n(n)
+    loss = _check_losses(loss, "loss", n.size, None)
+    asymptotic = check.finite_scalar(asymptotic_loss, "asymptotic_loss")
+    evc.losses(np.array([asymptotic]), "asymptotic_loss", None)
+    epsilon = _check_nonnegative(epsilon, "epsilon")
+    value, censored = _label_complexity(n, loss, _check_target(asymptotic, epsilon))
+    return LabelComplexity(float(value), bool(censored))
+
+
+def regret(curve: Any, best_curve: Any) -> Regret:
+    r"""The paper's AL regret: the loss gap between a method's curve and MRI-best's (Appendix E, line ~1658).
+
+    "AL regret is naturally defined as the loss difference, between the
+    optimal performance given by maximising :math:`Q^c`, and the actual
+    performance of any given AL method."  Per point,
+    :math:`L(n_i) - L_{\text{MRI-best}}(n_i)`; summarised by the mean over the
+    curve points.  MRI-best is greedy (one step at a time), so another method
+    can beat it over part of a curve: the regret can be negative.
+
+    Parameters
+    ----------
+    curve, best_curve : array_like (N,)
+        Losses of the method and of MRI-best at the same ``n`` values
+        (``N >= 1``): error rates or log losses, in [0, :data:`MAX_LOSS`].
+
+    Returns
+    -------
+    Regret
+        ``(per_step, mean)``.
+    """
+    curve = evc.number_array(curve, "curve")
+    if curve.ndim != 1 or curve.size < 1:
+        raise ValueError(f"curve must be a non-empty 1-D array of losses, got shape {curve.shape}")
+    evc.losses(curve, "curve", None)
+    best = _check_losses(best_curve, "best_curve", curve.size, None)
+    gap = curve - best
+    return Regret(gap, float(gap.mean()))
+
+
+def q_c_shortfall(curves: pd.DataFrame) -> pd.Series:
+    r"""The per-step :math:`Q^c` shortfall of a sandbox table: ``q_c_best - q_c_chosen``.
+
+    At each selection step: the best true :math:`Q^c` among the candidates the
+    strategy scored minus the true :math:`Q^c` of the one it chose (>= 0; 0 for
+    MRI-best).  It measures single selections in the state the strategy
+    reached; it is not the paper's regret (see :func:`regret`).
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        A table of :func:`mri_theory.runners.sandbox.run_curves` (columns ``q_c_best``
+        and ``q_c_chosen``).
+
+    Returns
+    -------
+    pandas.Series
+        Named ``"q_c_shortfall"``, aligned with ``curves``; NaN on the rows
+        that make no selection (the last point of each curve) or when the
+        run did not record :math:`Q^c`.
+
+    Raises
+    ------
+    ValueError
+        If the columns hold inf, text or booleans, if a row has one of the
+        two values and not the other (NaN), or if ``q_c_chosen`` exceeds
+        ``q_c_best`` (beyond :data:`~mri_theory._utils.ties.TIE_TOLERANCE`): the
+        chosen candidate is among those scored, so its :math:`Q^c` cannot be
+        above the best.
+    """
+    if not isinstance(curves, pd.DataFrame):
+        raise TypeError(f"curves must be a pandas DataFrame, got {type(curves).__name__}")
+    missing = {"q_c_best", "q_c_chosen"} - set(curves.columns)
+    if missing:
+        raise ValueError(f"curves must have the columns q_c_best and q_c_chosen, missing {sorted(missing)}")
+    if curves.columns.duplicated().any():
+        raise ValueError(f"curves has a column more than once: {list(curves.columns)}")
+    best, chosen = (evc.number_array(curves[c].to_numpy(), f"curves[{c!r}]", allow_nan=True)
+                    for c in ("q_c_best", "q_c_chosen"))
+    half = np.isnan(best) != np.isnan(chosen)
+    if np.any(half):
+        raise ValueError(f"curves: the row at position {int(np.argmax(half))} has only one of q_c_best and "
+                         "q_c_chosen (the other is NaN)")
+    with np.errstate(invalid="ignore"):
+        above = chosen > best + TIE_TOLERANCE * np.maximum(1.0, np.abs(best))
+    if np.any(above):
+        i = int(np.argmax(above))
+        raise ValueError(f"curves['q_c_chosen'] exceeds curves['q_c_best'] at position {i} ({chosen[i]} > "
+                         f"{best[i]}): the best Q^c among the scored candidates bounds the chosen one's")
+    return (curves["q_c_best"] - curves["q_c_chosen"]).rename("q_c_shortfall")
+
+
+# ---------------------------------------------------------------- a whole sandbox table
+
+class _Pairing(NamedTuple):
+    """One (problem, classifier) pairing's curves as arrays."""
+
+    problem: str
+    classifier: str
+    strategies: list[str]
+    n: np.ndarray  # (N,)
+    loss: np.ndarray  # (S, R, N): strategy, replicate, curve point
+
+
+def _check_curves(curves: Any, loss: str = "error") -> pd.DataFrame:
+    """The sandbox table (columns :data:`CURVE_COLUMNS`) of curves of the loss kind ``loss``, checked: names
+    in the key columns, whole numbers >= 0 for the replicates and ``n_labelled``, losses in the kind's range."""
+    evc.frame(curves, "curves", CURVE_COLUMNS)
+    evc.frame_labels(curves, ["problem", "classifier", "strategy"], "curves", text=True)
+    for column in ("replicate", "n_labelled"):
+        evc.counts(curves[column].to_numpy(), f"curves[{column!r}]")
+    evc.losses(evc.number_array(curves["loss"].to_numpy(), "curves['loss']"), "curves['loss']", loss)
+    if curves.duplicated(["problem", "classifier", "strategy", "replicate", "n_labelled"]).any():
+        raise ValueError("curves has duplicate rows for a (problem, classifier, strategy, replicate, n_labelled)")
+    return curves
+
+
+def _pairings(curves: pd.DataFrame) -> list[_Pairing]:
+    """Split a checked sandbox table into pairings; every curve of a pairing must share ``n`` and replicates."""
+    out = []
+    for (problem, classifier), part in curves.groupby(["problem", "classifier"], sort=True):
+        strategies = list(dict.fromkeys(part["strategy"]))
+        if REFERENCE not in strategies:
+            raise ValueError(f"curves: the pairing ({problem}, {classifier}) has no {REFERENCE} curve, "
+                             "which WI needs")
+        replicates = sorted(part["replicate"].unique())
+        n = np.sort(part["n_labelled"].unique()).astype(float)
+        if n.size < 2:
+            raise ValueError(f"curves: the pairing ({problem}, {classifier}) has curves of fewer than 2 points")
+        full = pd.MultiIndex.from_product([strategies, replicates, n], names=["strategy", "replicate", "n_labelled"])
+        indexed = pd.Series(part["loss"].to_numpy(dtype=float), index=pd.MultiIndex.from_arrays(
+            [part["strategy"], part["replicate"], part["n_labelled"].astype(float)]))
+        if len(indexed) != len(full):
+            raise ValueError(f"curves: in the pairing ({problem}, {classifier}) not every strategy has every "
+                             f"replicate {replicates} at the same n values {n.tolist()} (paired curves are needed)")
+        loss = indexed.reindex(full).to_numpy(dtype=float).reshape(len(strategies), len(replicates), n.size)
+        out.append(_Pairing(problem, classifier, strategies, n, loss))
+    return out
+
+
+def _check_asymptotic(asymptotic: Any, pairings: list[_Pairing], loss: str = "error"
+                      ) -> dict[tuple[str, str], float]:
+    """The asymptotic loss of each pairing (of the loss kind ``loss``), from the table ``asymptotic``."""
+    evc.frame(asymptotic, "asymptotic", ["problem", "classifier", "asymptotic_loss"])
+    evc.frame_labels(asymptotic, ["problem", "classifier"], "asymptotic", text=True)
+    if asymptotic.duplicated(["problem", "classifier"]).any():
+        raise ValueError("asymptotic has more than one row for a (problem, classifier)")
+    values = evc.number_array(asymptotic["asymptotic_loss"].to_numpy(), "asymptotic['asymptotic_loss']")
+    evc.losses(values, "asymptotic['asymptotic_loss']", loss)
+    table = dict(zip(zip(asymptotic["problem"], asymptotic["classifier"]), values))
+    missing = [(p.problem, p.classifier) for p in pairings if (p.problem, p.classifier) not in table]
+    if missing:
+        raise ValueError(f"asymptotic has no row for the pairings {missing}")
+    return {key: float(table[key]) for key in ((p.problem, p.classifier) for p in pairings)}
+
+
+def _check_mode(mode: Any) -> str:
+    if not isinstance(mode, str) or mode not in ("curve", "replicate"):
+        raise ValueError(f"mode must be 'curve' or 'replicate', got {mode!r}")
+    return mode
+
+
+def _area(n: np.ndarray, loss: np.ndarray, kind: str) -> dict[str, np.ndarray]:
+    """The area metric of curves of the loss kind ``kind``: ``aua`` for error rates, ``mean_loss`` for log."""
+    return {"aua": _aua(n, loss)} if kind == "error" else {"mean_loss": _mean_loss(n, loss)}
+
+
+def _pairing_metrics(pairing: _Pairing, asymptotic: float, mode: str, alpha: float, epsilon: float,
+                     weights: np.ndarray, loss_kind: str = "error") -> dict[str, np.ndarray]:
+    """Every metric of every strategy of one pairing, for each row of replicate ``weights`` (B, R).
+
+    ``mode="curve"``: the metrics of the weighted mean curve; ``"replicate"``:
+    the weighted mean of the per-replicate metrics (WI against RS in the same
+    replicate).  Returns arrays of shape (B, S).  ``regret`` is NaN without an
+    MRI-best curve.  The area metric follows ``loss_kind`` (:func:`metric_columns`).
+    """
+    n, loss, names = pairing.n, pairing.loss, pairing.strategies
+    rs = names.index(REFERENCE)
+    target = (1.0 + epsilon) * asymptotic
+    if mode == "curve":
+        curves = np.einsum("br,srn->bsn", weights, loss)  # (B, S, N)
+        lc, censored = _label_complexity(n, curves, np.full(curves.shape[:2], target))
+        out = {"label_complexity": lc, "lc_censored": censored.astype(float), **_area(n, curves, loss_kind),
+               "alc": _alc(n, curves)}
+        for w in WEIGHTINGS:
+            out[f"wi_{w}"] = _wi(n, curves, curves[:, rs:rs + 1], w, alpha)
+    else:
+        lc, censored = _label_complexity(n, loss, np.full(loss.shape[:2], target))
+        per_replicate = {"label_complexity": lc, "lc_censored": censored.astype(float),
+                         **_area(n, loss, loss_kind), "alc": _alc(n, loss)}
+        for w in WEIGHTINGS:
+            per_replicate[f"wi_{w}"] = _wi(n, loss, loss[rs:rs + 1], w, alpha)
+        out = {k: weights @ v.T for k, v in per_replicate.items()}  # (B, R) @ (R, S)
+    if BEST in names:
+        gap = (loss - loss[names.index(BEST)]).mean(axis=-1)  # (S, R); linear, so the same in both modes
+        out["regret"] = weights @ gap.T
+    else:
+        out["regret"] = np.full((weights.shape[0], len(names)), np.nan)
+    return out
+
+
+#: Columns of :func:`curve_metrics` after the keys, in order, for error-rate curves (:func:`metric_columns`).
+METRIC_COLUMNS = ["label_complexity", "lc_censored", "aua", "alc", "wi_linear", "wi_exponential", "regret"]
+#: The ranked metrics of log-loss curves: AUA (an accuracy) is replaced by the mean loss (lower is better).
+_LOG_RANKED_METRICS: dict[str, bool] = {"label_complexity": False, "mean_loss": False, "wi_linear": True,
+                                        "wi_exponential": True}
+
+
+def ranked_metrics(loss: str = "error") -> dict[str, bool]:
+    """The four metrics of §5.3 that enter the overall rank for curves of the loss kind ``loss``.
+
+    Parameters
+    ----------
+    loss : {"error", "log"}
+        ``"error"``: :data:`RANKED_METRICS` (label complexity, AUA,
+        WI-linear, WI-exponential).  ``"log"``: AUA, a mean accuracy that
+        needs error rates, is replaced by ``mean_loss`` (:func:`mean_loss`,
+        lower is better); for error rates ``aua = 1 - mean_loss``, so the
+        two rank the methods identically.
+
+    Returns
+    -------
+    dict
+        Metric name -> higher is better, in the order of the paper's rows.
+    """
+    return dict(RANKED_METRICS if evc.loss_kind(loss) == "error" else _LOG_RANKED_METRICS)
+
+
+def metric_columns(loss: str = "error") -> list[str]:
+    """The columns of :func:`curve_metrics` after the keys for the loss kind ``loss``: :data:`METRIC_COLUMNS`,
+    with ``mean_loss`` in place of ``aua`` for ``"log"``."""
+    area = "aua" if evc.loss_kind(loss) == "error" else "mean_loss"
+    return [area if c == "aua" else c for c in METRIC_COLUMNS]
+
+
+def _metrics_frame(pairing: _Pairing, values: dict[str, np.ndarray], draws: bool = False,
+                   loss_kind: str = "error") -> pd.DataFrame:
+    """Long table of :func:`_pairing_metrics` values without the oracles; a ``draw`` column (the row of
+    the weights) when ``draws``."""
+    keep = [i for i, s in enumerate(pairing.strategies) if s not in ORACLES]
+    n_draws = values["label_complexity"].shape[0]
+    frame = pd.DataFrame({"problem": pairing.problem, "classifier": pairing.classifier,
+                          "method": np.tile([pairing.strategies[i] for i in keep], n_draws)})
+    if draws:
+        frame.insert(0, "draw", np.repeat(np.arange(n_draws), len(keep)))
+    for column in metric_columns(loss_kind):
+        frame[column] = values[column][:, keep].ravel()
+    frame["n_replicates"] = pairing.loss.shape[1]
+    return frame
+
+
+def curve_metrics(curves: pd.DataFrame, asymptotic: pd.DataFrame, *, mode: str = "curve", alpha: float = 0.02,
+                  epsilon: float = 0.05, loss: str = "error") -> pd.DataFrame:
+    r"""The metrics of every method in every (problem, classifier) pairing of a sandbox table (R1, §5.4).
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Tidy sandbox table (:data:`mri_theory.runners.sandbox.RESULT_COLUMNS`; the
+        columns :data:`CURVE_COLUMNS` are needed) for any number of
+        pairings.  Names (non-empty str, no missing value) in ``problem``,
+        ``classifier`` and ``strategy``; whole numbers >= 0 in ``replicate``
+        and ``n_labelled``; finite losses of the kind ``loss`` in ``loss``.
+        Within a pairing every strategy must have the same replicates
+        (paired) and every curve the same ``n_labelled`` values (at least
+        two); RS must be present.  The oracles (:data:`ORACLES`) get no row;
+        MRI-best's curve defines the regret.
+    asymptotic : pandas.DataFrame
+        Columns ``problem``, ``classifier``, ``asymptotic_loss`` (e.g. from
+        :func:`~mri_theory.runners.asymptotic.asymptotic_loss`, with the same ``loss``), one row per pairing.
+    mode : {"curve", "replicate"}
+        ``"curve"`` (default; the paper's R1, lines ~1131 and ~1202: "the
+        average losses are calculated, over the ten Monte Carlo replicates.
+        From these average losses, four AL metric numbers are calculated"):
+        the metrics of the replicate-averaged curve.  ``"replicate"`` (line
+        ~1166: "the true distribution of AL metric scores ... summarised here
+        by the mean"): the mean over replicates of each replicate's metrics,
+        WI against RS in the same replicate and censored label complexities
+        counted as ``n_max + 1``.
+    alpha, epsilon : float
+        Of :func:`wi` (exponential) and :func:`label_complexity`, both
+        finite and ``>= 0``.
+    loss : {"error", "log"}
+        The loss of the curves.  ``"error"`` (default): error rates in
+        [0, 1], and so is every asymptotic loss.  ``"log"``: log losses in
+        [0, :data:`MAX_LOSS`] (nats); AUA, a mean accuracy, is replaced by
+        ``mean_loss`` (:func:`mean_loss`, lower is better; see
+        :func:`ranked_metrics`); label complexity is defined on the log loss
+        relative to its asymptote, the first ``n`` whose log loss is at most
+        :math:`(1 + \varepsilon) L_\infty` with :math:`L_\infty` the
+        asymptotic *log* loss; ALC is the same formula in terms of the loss
+        (the share of the initial loss removed, averaged over
+        :math:`\log_2 n`); WI and the regret are log-loss gaps.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (problem, classifier, method), pairings sorted by name and
+        methods in order of first appearance: ``label_complexity``,
+        ``lc_censored`` (the fraction of censored values: 0 or 1 in curve
+        mode), ``aua`` (``mean_loss`` for log loss), ``alc`` (NaN if the
+        initial loss is 0), ``wi_linear``, ``wi_exponential``, ``regret``
+        (mean over the curve of the loss minus MRI-best's, :func:`regret`;
+        the same in both modes; NaN when the pairing has no MRI-best curve)
+        and ``n_replicates`` (:func:`metric_columns`).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Naming the argument (and column) for any input outside the above,
+        before any metric is computed.
+    """
+    loss = evc.loss_kind(loss)
+    mode = _check_mode(mode)
+    alpha = _check_nonnegative(alpha, "alpha")
+    epsilon = _check_nonnegative(epsilon, "epsilon")
+    pairings = _pairings(_check_curves(curves, loss))
+    targets = _check_asymptotic(asymptotic, pairings, loss)
+    for asymptotic_value in targets.values():
+        _check_target(asymptotic_value, epsilon)
+    frames = []
+    for p in pairings:
+        r = p.loss.shape[1]
+        values = _pairing_metrics(p, targets[(p.problem, p.classifier)], mode, alpha, epsilon, np.full((1, r), 1 / r),
+                                  loss)
+        frames.append(_metrics_frame(p, values, loss_kind=loss))
+    return pd.concat(frames, ignore_index=True)

@@ -1,0 +1,554 @@
+r"""Ranks of AL methods and the paper's aggregation R1-R5 (§5.3-5.5, Appendix E).
+
+Within one (problem, classifier) pairing every method is ranked on each of
+the four metrics of §5.3 (:data:`mri_theory.evaluation.metrics.RANKED_METRICS`; 1 =
+best, ties share the average rank, as ``scipy.stats.rankdata(method="average")``).
+Its **overall rank** is the rank of the mean of its four ranks (Brazdil & Soares
+2000; line ~1085 of the source), ties in the mean rank resolved by the lower
+variance of the rank vector (Appendix E, line ~1533: "ties resolved by
+preferring lower variance of the rank vector"; we use the population variance,
+``ddof=0``); methods still tied share the average rank.
+
+The aggregation follows the paper's list (lines ~1195-1215):
+
+R1  per pairing: average the loss curves over the replicates, compute the four
+    metrics of the averaged curve, rank (:func:`rank_pairings` on
+    :func:`mri_theory.evaluation.metrics.curve_metrics`, ``mode="curve"``, the default).
+    Line ~1166 instead summarises "the true distribution of AL metric
+    scores" by its mean; that reading is ``mode="replicate"`` (the mean of the
+    per-replicate metrics).
+R2  per (group, classifier): average the overall ranks over the problems of
+    the group and re-rank (:func:`aggregate` ``by=["group", "classifier"]``).
+R3  per classifier: average the R2 ranks over the groups and re-rank
+    (``by="classifier"``).
+R4  average the R3 ranks over the classifiers and re-rank (``by=[]``).
+R5  count the (group, classifier) pairings in which a method's R2 rank beats
+    RS's (:func:`beats_rs_counts`).
+
+Every re-ranking uses the same rule as the overall rank: the rank of the mean
+rank, ties by the lower variance of the ranks averaged.  Comparisons of ranks
+and metric values treat values within :data:`mri_theory._utils.ties.TIE_TOLERANCE`
+(relative) as tied, so no rank depends on the last bit of a floating-point sum.
+
+The aggregation functions take plain long tables (columns ``method``, ``rank``
+and the level columns), so they apply to any rank table, the paper's published
+ranks included.  A method absent from some unit of such a table (the paper shows
+only the best six of seven methods) is counted as **ranked last** there: the
+absent methods of a unit share the ranks after the present ones, each getting
+their average ``(p + 1 + m) / 2`` for ``p`` present methods out of ``m``.
+
+Beyond the paper, :func:`bootstrap_ranks` resamples the replicates of every
+pairing to give a confidence interval of each method's mean rank and the
+probability that it beats RS (at most :data:`MAX_BOOT` draws).
+
+:func:`rank_study` and :func:`bootstrap_ranks` rank error-rate curves (the
+paper's) or, with ``loss="log"``, log-loss curves on
+:func:`mri_theory.evaluation.metrics.ranked_metrics` ``("log")``: the mean log loss
+along the curve replaces AUA, label complexity is relative to the asymptotic
+log loss.
+
+Tables are checked before any ranking: names (no None/NaN, no empty name) in
+the level and method columns, finite numbers (not text, not booleans) in the
+metric and rank columns, one row per method and unit, ranks in
+``[1, m]`` for ``m`` methods ranked together, a non-empty ``higher_is_better``,
+and distinct column names for ``keys``/``by``/``over`` (``keys`` must be a
+sequence: a single str is refused rather than split into characters).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+from scipy.stats import rankdata
+
+from mri_theory._utils import validation as check
+from mri_theory._utils.ties import TIE_TOLERANCE
+from mri_theory.evaluation import _checks as evc
+from mri_theory.evaluation.metrics import (
+    RANKED_METRICS,
+    REFERENCE,
+    _check_asymptotic,
+    _check_curves,
+    _check_mode,
+    _check_nonnegative,
+    _metrics_frame,
+    _pairing_metrics,
+    _pairings,
+    curve_metrics,
+    ranked_metrics,
+)
+
+__all__ = ["ABSTRACT_PROBLEMS", "DEFAULT_GROUPS", "LEVELS", "MAX_BOOT", "StudyRanks", "aggregate", "beats_rs_counts",
+           "bootstrap_ranks", "metric_ranks", "overall_rank", "rank_pairings", "rank_study"]
+
+#: The paper's "abstract" problem group (Appendix D, Figure 6) as registered problem names.
+ABSTRACT_PROBLEMS = ("four-gaussian", "quadratic", "triangles", "oscillating", "sharp")
+#: Default grouping of the problems: the abstract group only.
+DEFAULT_GROUPS: dict[str, list[str]] = {"abstract": list(ABSTRACT_PROBLEMS)}
+#: Level columns a rank table may have; :func:`aggregate` averages over those not in ``by``.
+LEVELS = ("problem", "group", "classifier")
+#: Largest number of bootstrap draws of :func:`bootstrap_ranks` (its memory grows with draws x methods x
+#: pairings x curve points).
+MAX_BOOT = 10_000
+
+
+# ---------------------------------------------------------------- the ranking core
+
+def _tolerant_rank(frame: pd.DataFrame, keys: Sequence[str], criteria: Sequence[tuple[str, bool]]) -> np.ndarray:
+    """Average ranks (1 = best) within each ``keys`` group, lexicographic over ``criteria``.
+
+    ``criteria`` are ``(column, higher_is_better)`` pairs: the first decides,
+    the next breaks its ties, and so on; remaining ties share the average
+    rank.  Values within ``TIE_TOLERANCE * max(1, |value|)`` of their
+    neighbour in sorted order are tied (chained).
+    """
+    size = len(frame)
+    code = (frame.groupby(list(keys), sort=False).ngroup().to_numpy() if keys else np.zeros(size, dtype=np.int64))
+    group = code
+    for column, higher in criteria:
+        value = frame[column].to_numpy(dtype=float)
+        value = -value if higher else value
+        order = np.lexsort((value, code))
+        v, c = value[order], code[order]
+        new = np.ones(size, dtype=bool)
+        new[1:] = (c[1:] != c[:-1]) | (np.diff(v) > TIE_TOLERANCE * np.maximum(1.0, np.abs(v[1:])))
+        code = np.empty(size, dtype=np.int64)
+        code[order] = np.cumsum(new)
+    # codes increase with the group, so a group's ranks are the global ranks minus the rows of earlier groups
+    before = np.concatenate([[0], np.cumsum(np.bincount(group))[:-1]])
+    return rankdata(code, method="average") - before[group]
+
+
+def _rank_of_mean_rank(frame: pd.DataFrame, keys: Sequence[str]) -> np.ndarray:
+    """The re-ranking rule: by ``mean_rank``, ties by the lower ``rank_var``."""
+    return _tolerant_rank(frame, keys, [("mean_rank", False), ("rank_var", False)])
+
+
+def _check_directions(higher_is_better: Any, metrics: Sequence[str]) -> dict[str, bool]:
+    if not isinstance(higher_is_better, Mapping):
+        raise TypeError(f"higher_is_better must be a dict metric -> bool, got {type(higher_is_better).__name__}")
+    if not higher_is_better:
+        raise ValueError("higher_is_better must name at least one metric to rank on, got an empty mapping")
+    if not all(isinstance(m, str) and m.strip() for m in higher_is_better):
+        raise TypeError(f"higher_is_better must map metric (column) names to bools, got the keys "
+                        f"{list(higher_is_better)!r}")
+    missing = [m for m in metrics if m not in higher_is_better]
+    if missing:
+        raise ValueError(f"higher_is_better has no direction for the metrics {missing}")
+    return {m: check.flag(higher_is_better[m], f"higher_is_better[{m!r}]") for m in metrics}
+
+
+def _add_ranks(table: pd.DataFrame, keys: Sequence[str], directions: dict[str, bool]) -> pd.DataFrame:
+    """``table`` with ``rank_<metric>``, ``mean_rank``, ``rank_var`` and the overall ``rank`` per ``keys`` group."""
+    out = table.copy()
+    rank_columns = [f"rank_{m}" for m in directions]
+    for metric, higher in directions.items():
+        out[f"rank_{metric}"] = _tolerant_rank(out, keys, [(metric, higher)])
+    ranks = out[rank_columns].to_numpy()
+    out["mean_rank"] = ranks.mean(axis=1)
+    out["rank_var"] = ranks.var(axis=1)
+    out["rank"] = _rank_of_mean_rank(out, keys)
+    return out
+
+
+def metric_ranks(metric_table: pd.DataFrame, higher_is_better: Mapping[str, bool]) -> pd.DataFrame:
+    """Rank the methods on each metric (1 = best, ties averaged).
+
+    Parameters
+    ----------
+    metric_table : pandas.DataFrame
+        Index: the methods (unique); columns: the metrics (finite numbers).
+    higher_is_better : dict
+        Metric name -> bool, for every column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The same shape: each column holds the methods' ranks on that metric.
+    """
+    table = _check_metric_table(metric_table)
+    directions = _check_directions(higher_is_better, list(table.columns))
+    ranked = _add_ranks(table.reset_index(drop=True), [], directions)
+    return pd.DataFrame({m: ranked[f"rank_{m}"].to_numpy() for m in directions}, index=table.index)
+
+
+def _check_metric_table(metric_table: Any) -> pd.DataFrame:
+    if not isinstance(metric_table, pd.DataFrame):
+        raise TypeError(f"metric_table must be a pandas DataFrame (index = methods, columns = metrics), "
+                        f"got {type(metric_table).__name__}")
+    if metric_table.empty or metric_table.shape[1] == 0:
+        raise ValueError("metric_table must have at least one method and one metric")
+    evc.labels(metric_table.index, "metric_table.index (the methods)")
+    if not metric_table.index.is_unique:
+        raise ValueError("metric_table must have one row per method (its index has duplicates)")
+    if not metric_table.columns.is_unique:
+        raise ValueError(f"metric_table must have one column per metric, got {list(metric_table.columns)!r}")
+    evc.number_array(metric_table.to_numpy(), "metric_table")
+    return metric_table
+
+
+def overall_rank(metric_table: pd.DataFrame, higher_is_better: Mapping[str, bool]) -> pd.Series:
+    """The overall rank of each method: the rank of its mean metric rank (§5.3, line ~1085).
+
+    Ties in the mean rank are resolved by the lower population variance of the
+    method's rank vector (Appendix E, line ~1533); methods still tied share
+    the average rank.
+
+    Parameters
+    ----------
+    metric_table : pandas.DataFrame
+        Index: the methods (unique); columns: the metrics (finite numbers).
+    higher_is_better : dict
+        Metric name -> bool, for every column (e.g.
+        :data:`mri_theory.evaluation.metrics.RANKED_METRICS`).
+
+    Returns
+    -------
+    pandas.Series
+        Named ``"overall_rank"``, indexed by method, 1 = best.
+    """
+    table = _check_metric_table(metric_table)
+    directions = _check_directions(higher_is_better, list(table.columns))
+    ranked = _add_ranks(table.reset_index(drop=True), [], directions)
+    return pd.Series(ranked["rank"].to_numpy(), index=table.index, name="overall_rank")
+
+
+def rank_pairings(metrics: pd.DataFrame, higher_is_better: Mapping[str, bool] | None = None,
+                  keys: Sequence[str] = ("problem", "classifier")) -> pd.DataFrame:
+    """R1: rank the methods within each pairing (per metric and overall).
+
+    Parameters
+    ----------
+    metrics : pandas.DataFrame
+        Long table: the ``keys`` columns, ``method`` (names, no missing
+        value) and one column per metric (finite numbers), e.g.
+        :func:`mri_theory.evaluation.metrics.curve_metrics`.
+    higher_is_better : dict, optional
+        The metrics to rank and their directions (default
+        :data:`mri_theory.evaluation.metrics.RANKED_METRICS`; for log-loss curves
+        :func:`mri_theory.evaluation.metrics.ranked_metrics` ``("log")``); at least one.
+    keys : sequence of str
+        Distinct columns identifying a pairing (a single str is refused:
+        write ``["problem"]``); ``[]``: the whole table is one pairing.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``metrics`` with ``rank_<metric>`` for each ranked metric, ``mean_rank``,
+        ``rank_var`` (population variance of the metric ranks) and ``rank``
+        (the overall rank).
+    """
+    wanted = RANKED_METRICS if higher_is_better is None else higher_is_better
+    directions = _check_directions(wanted, list(wanted) if isinstance(wanted, Mapping) else [])
+    keys = evc.column_names(keys, "keys", allow_str=False)
+    clash = sorted(set(keys) & ({"method"} | set(directions)))
+    if clash:
+        raise ValueError(f"keys must not include the method column or a ranked metric, got {clash}")
+    table = evc.frame(metrics, "metrics", keys + ["method"] + list(directions))
+    evc.frame_labels(table, keys + ["method"], "metrics")
+    if table.duplicated(keys + ["method"]).any():
+        raise ValueError(f"metrics has more than one row for a method in a pairing ({keys})")
+    evc.number_array(table[list(directions)].to_numpy(), "metrics")
+    return _add_ranks(table.reset_index(drop=True), keys, directions)
+
+
+# ---------------------------------------------------------------- aggregation of rank tables
+
+def _as_columns(value: Any, name: str) -> list[str]:
+    return evc.column_names(value, name, allow_str=True)
+
+
+def _complete(table: pd.DataFrame, group: list[str], units: list[str]) -> pd.DataFrame:
+    """Add the methods absent from a unit, ranked last: rank ``(p + 1 + m) / 2`` (module docstring).
+
+    The methods of a ``group`` are all those appearing anywhere in it; its
+    units are the combinations of the ``units`` columns appearing in it
+    (the whole group is one unit when ``units`` is empty).
+    """
+    frame = table[group + units + ["method", "rank"]].assign(_unit=0)
+    keys = group + units + ["_unit"]
+    unit_rows = frame[keys].drop_duplicates()
+    methods = frame[group + ["method", "_unit"]].drop_duplicates()
+    full = unit_rows.merge(methods, on=group + ["_unit"])
+    if len(full) > len(frame):
+        full = full.merge(frame, on=keys + ["method"], how="left")
+        by_unit = full.groupby(keys, sort=False)
+        present = by_unit["rank"].transform("count")
+        size = by_unit["method"].transform("size")
+        full["rank"] = full["rank"].fillna((present + 1 + size) / 2)
+        frame = full
+    return frame.drop(columns="_unit").reset_index(drop=True)
+
+
+def _check_rank_table(rank_table: Any, group: list[str], units: list[str]) -> pd.DataFrame:
+    """A rank table of units (``group + units``) within rankings (``group``): names in the level and method
+    columns, one rank per method and unit, ranks in [1, the number of methods of the ranking]."""
+    columns = group + units
+    table = evc.frame(rank_table, "rank_table", columns + ["method", "rank"])
+    evc.frame_labels(table, columns + ["method"], "rank_table")
+    ranks = evc.number_array(table["rank"].to_numpy(), "rank_table['rank']")
+    if np.any(ranks < 1):
+        raise ValueError("rank_table['rank'] must be ranks >= 1")
+    if table.duplicated(columns + ["method"]).any():
+        raise ValueError(f"rank_table has more than one rank for a method in a unit ({columns})")
+    methods = (table.groupby(group, sort=False)["method"].transform("nunique").to_numpy() if group
+               else table["method"].nunique())
+    above = ranks > methods * (1 + TIE_TOLERANCE)
+    if np.any(above):
+        i = int(np.argmax(above))
+        raise ValueError(f"rank_table['rank'] must be at most the number of methods ranked together, got rank "
+                         f"{ranks[i]:g} among {int(np.broadcast_to(methods, ranks.shape)[i])} methods "
+                         f"(row {i}{', ranked within ' + str(group) if group else ''})")
+    return table
+
+
+def aggregate(rank_table: pd.DataFrame, by: str | Sequence[str], *, over: str | Sequence[str] | None = None
+              ) -> pd.DataFrame:
+    """Average ranks over a level and re-rank (the paper's R2-R4, lines ~1203-1209).
+
+    Within each combination of the ``by`` columns, each method's ranks over the
+    units (the combinations of the ``over`` columns) are averaged and the
+    methods re-ranked by that mean, ties by the lower population variance of
+    the ranks averaged (line ~1533), remaining ties averaged.  A method absent
+    from a unit counts as ranked last there (module docstring).
+
+    Parameters
+    ----------
+    rank_table : pandas.DataFrame
+        Long table with columns ``method``, ``rank`` and the ``by`` and
+        ``over`` columns, e.g. the output of :func:`rank_pairings` (R1) or of
+        this function, or a transcription of published ranks.  Names (no
+        None/NaN) in the level and method columns; ranks are finite numbers
+        from 1 to the number of methods in the ``by`` combination.
+    by : str or sequence of str
+        Columns kept: one ranking per combination; ``[]`` ranks over the
+        whole table.  R2: ``["group", "classifier"]``; R3: ``"classifier"``;
+        R4: ``[]``.
+    over : str or sequence of str, optional
+        Columns averaged over; default: the columns of :data:`LEVELS` present
+        in the table and not in ``by``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``by`` + ``method``, ``mean_rank``, ``rank_var``, ``n_units``
+        and ``rank``, sorted by ``by`` and ``rank``.
+    """
+    by = _as_columns(by, "by")
+    if not isinstance(rank_table, pd.DataFrame):
+        raise TypeError(f"rank_table must be a pandas DataFrame, got {type(rank_table).__name__}")
+    over = ([c for c in LEVELS if c in rank_table.columns and c not in by] if over is None
+            else _as_columns(over, "over"))
+    if set(by) & set(over) or {"method", "rank"} & set(by + over):
+        raise ValueError(f"by {by} and over {over} must be distinct level columns (not method or rank)")
+    table = _complete(_check_rank_table(rank_table, by, over), by, over)
+    grouped = table.groupby(by + ["method"], sort=False)["rank"]
+    out = pd.DataFrame({"mean_rank": grouped.mean(), "rank_var": grouped.var(ddof=0), "n_units": grouped.size()})
+    out = out.reset_index()
+    out["rank"] = _rank_of_mean_rank(out, by)
+    return out.sort_values(by + ["rank"], kind="stable").reset_index(drop=True)
+
+
+def beats_rs_counts(rank_table: pd.DataFrame, by: str | Sequence[str] = ("group", "classifier"), *,
+                    reference: str = REFERENCE) -> pd.Series:
+    """R5: in how many units (by default (group, classifier) pairings) each method's rank beats RS's.
+
+    "The frequency counts show how often each AL method outperforms RS.  These
+    are calculated from the group-classifier rankings" (line ~1210).  A method
+    beats RS in a unit when its rank is strictly lower; a method absent from a
+    unit counts as ranked last there (so it does not beat RS, and every
+    present method beats an absent RS).
+
+    Parameters
+    ----------
+    rank_table : pandas.DataFrame
+        Long table with columns ``by``, ``method`` and ``rank`` (e.g. R2 from
+        :func:`aggregate`).
+    by : str or sequence of str
+        Columns identifying a unit.
+    reference : str
+        The benchmark method (a name of ``rank_table['method']``).
+
+    Returns
+    -------
+    pandas.Series
+        Named ``"beats_rs"``, indexed by method (every method but the
+        reference), sorted by count (descending; ties in order of first
+        appearance).
+    """
+    by = _as_columns(by, "by")
+    evc.label(reference, "reference")
+    table = _check_rank_table(rank_table, [], by)
+    if reference not in set(table["method"]):
+        raise ValueError(f"reference {reference!r} is not a method of rank_table")
+    full = _complete(table, [], by)
+    ref = full[full["method"] == reference].set_index(by)["rank"] if by else full.loc[
+        full["method"] == reference, "rank"]
+    others = full[full["method"] != reference]
+    ref_rank = ref.reindex(pd.MultiIndex.from_frame(others[by])).to_numpy() if by else ref.to_numpy()[0]
+    beats = others["rank"].to_numpy() < ref_rank
+    order = list(dict.fromkeys(others["method"]))
+    counts = pd.Series(beats.astype(int), index=others["method"].to_numpy()).groupby(level=0).sum()
+    return counts.reindex(order).sort_values(ascending=False, kind="stable").rename("beats_rs").rename_axis("method")
+
+
+# ---------------------------------------------------------------- a whole study
+
+class StudyRanks(NamedTuple):
+    """The aggregate results of a study, R1-R5 (module docstring)."""
+
+    r1: pd.DataFrame  # per (problem, classifier): metrics, their ranks, overall rank; with the group
+    r2: pd.DataFrame  # per (group, classifier)
+    r3: pd.DataFrame  # per classifier
+    r4: pd.DataFrame  # final ranking
+    r5: pd.Series  # beats-RS counts over the (group, classifier) pairings
+
+
+def _check_groups(groups: Any, problems: Sequence[str]) -> dict[str, str]:
+    """Problem -> group for the problems of the study; every problem must be in exactly one group."""
+    groups = DEFAULT_GROUPS if groups is None else groups
+    if not isinstance(groups, Mapping) or not all(
+            isinstance(g, str) and not isinstance(ps, str) and isinstance(ps, Sequence)
+            and all(isinstance(p, str) for p in ps) for g, ps in groups.items()):
+        raise TypeError("groups must be a dict group name -> list of problem names")
+    for name, members in groups.items():
+        evc.label(name, "groups (a group name)")
+        evc.labels(list(members), f"groups[{name!r}]")
+    group_of: dict[str, str] = {}
+    for name, members in groups.items():
+        for problem in members:
+            if problem in group_of:
+                raise ValueError(f"groups: the problem {problem!r} is in two groups ({group_of[problem]!r}, {name!r})")
+            group_of[problem] = name
+    outside = sorted(set(problems) - set(group_of))
+    if outside:
+        raise ValueError(f"groups: the problems {outside} of the study are in no group; pass groups= covering "
+                         "them or leave them out of the curves")
+    return group_of
+
+
+def _levels(r1: pd.DataFrame, extra: list[str]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """R2, R3 and R4 of an R1 table (with ``group``), each also per ``extra`` columns (e.g. bootstrap draws)."""
+    columns = extra + ["problem", "group", "classifier", "method", "rank"]
+    r2 = aggregate(r1[columns], by=extra + ["group", "classifier"], over="problem")
+    r3 = aggregate(r2.drop(columns=["mean_rank", "rank_var", "n_units"]), by=extra + ["classifier"], over="group")
+    r4 = aggregate(r3.drop(columns=["mean_rank", "rank_var", "n_units"]), by=extra, over="classifier")
+    return r2, r3, r4
+
+
+def rank_study(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[str, Sequence[str]] | None = None,
+               *, mode: str = "curve", alpha: float = 0.02, epsilon: float = 0.05, loss: str = "error"
+               ) -> StudyRanks:
+    """R1-R5 of a sandbox table for many pairings (§5.4, lines ~1195-1215).
+
+    Parameters
+    ----------
+    curves, asymptotic
+        As for :func:`mri_theory.evaluation.metrics.curve_metrics`.
+    groups : dict, optional
+        Group name -> problem names (default :data:`DEFAULT_GROUPS`); every
+        problem of ``curves`` must be in exactly one group; problems absent
+        from ``curves`` are ignored.
+    mode : {"curve", "replicate"}
+        R1 on the replicate-averaged curves (default) or the mean of the
+        per-replicate metrics (see :func:`mri_theory.evaluation.metrics.curve_metrics`).
+    alpha, epsilon : float
+        Of WI (exponential) and label complexity.
+    loss : {"error", "log"}
+        The loss of the curves (:func:`mri_theory.evaluation.metrics.curve_metrics`):
+        error rates (default, the paper's) or log losses, ranked on
+        :func:`mri_theory.evaluation.metrics.ranked_metrics` of that loss (for the log
+        loss the mean log loss replaces AUA and label complexity is relative
+        to the asymptotic log loss).
+
+    Returns
+    -------
+    StudyRanks
+    """
+    metrics = curve_metrics(curves, asymptotic, mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
+    group_of = _check_groups(groups, metrics["problem"].unique())
+    r1 = rank_pairings(metrics, ranked_metrics(loss))
+    r1.insert(1, "group", r1["problem"].map(group_of))
+    r2, r3, r4 = _levels(r1, [])
+    return StudyRanks(r1, r2, r3, r4, beats_rs_counts(r2))
+
+
+def bootstrap_ranks(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[str, Sequence[str]] | None = None,
+                    *, rng: np.random.Generator, n_boot: int = 1000, level: float = 0.95, mode: str = "curve",
+                    alpha: float = 0.02, epsilon: float = 0.05, loss: str = "error") -> pd.DataFrame:
+    """Bootstrap over replicates: confidence intervals of mean ranks and the probability of beating RS.
+
+    The paper reports no variability of its ranks.  Here each draw resamples,
+    in every pairing independently, its replicates with replacement (the same
+    replicates for every strategy: the design is paired), recomputes R1 on the
+    resampled replicates (in ``mode``) and aggregates R2-R4 as
+    :func:`rank_study`.  Reported per classifier (the R3 mean rank: the mean of
+    the R2 ranks over the groups) and overall (``classifier = "all"``: the R4
+    mean rank of the final ranking):
+
+    * ``mean_rank``: on the original data (what :func:`rank_study` gives);
+    * ``ci_low``, ``ci_high``: the percentile interval of the bootstrap mean
+      ranks at confidence ``level``;
+    * ``p_beats_rs``: the fraction of draws in which the method's rank (R3 per
+      classifier, R4 overall) is strictly better than RS's (NaN for RS itself).
+
+    Parameters
+    ----------
+    curves, asymptotic, groups, mode, alpha, epsilon, loss
+        As for :func:`rank_study`.
+    rng : numpy.random.Generator
+        Draws the resamples, pairing by pairing (sorted by problem, then
+        classifier), ``n_boot`` draws each.
+    n_boot : int
+        Bootstrap draws, at most :data:`MAX_BOOT`.
+    level : float
+        Confidence level in (0, 1).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``classifier``, ``method``, ``mean_rank``, ``ci_low``,
+        ``ci_high``, ``p_beats_rs``: the classifiers in order of name, then
+        ``"all"``; methods by their rank on the original data.
+    """
+    rng = check.generator(rng)
+    n_boot = check.count(n_boot, "n_boot", maximum=MAX_BOOT)
+    level = check.finite_scalar(level, "level")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    observed = rank_study(curves, asymptotic, groups, mode=mode, alpha=alpha, epsilon=epsilon,
+                          loss=loss)  # validates
+    pairings = _pairings(_check_curves(curves, loss))
+    targets = _check_asymptotic(asymptotic, pairings, loss)
+    mode = _check_mode(mode)
+    alpha, epsilon = _check_nonnegative(alpha, "alpha"), _check_nonnegative(epsilon, "epsilon")
+    group_of = _check_groups(groups, [p.problem for p in pairings])
+    frames = []
+    for p in pairings:
+        r = p.loss.shape[1]
+        draws = rng.integers(0, r, size=(n_boot, r))
+        # (n_boot, r): how often each replicate is drawn, / r (a bincount per draw, without an r x r array)
+        counts = np.bincount((draws + r * np.arange(n_boot)[:, None]).ravel(), minlength=n_boot * r)
+        weights = counts.reshape(n_boot, r) / r
+        values = _pairing_metrics(p, targets[(p.problem, p.classifier)], mode, alpha, epsilon, weights, loss)
+        frames.append(_metrics_frame(p, values, draws=True, loss_kind=loss))
+    r1 = rank_pairings(pd.concat(frames, ignore_index=True), ranked_metrics(loss),
+                       keys=("draw", "problem", "classifier"))
+    r1["group"] = r1["problem"].map(group_of)
+    _, r3, r4 = _levels(r1, ["draw"])
+    r4 = r4.assign(classifier="all")
+    boot = pd.concat([r3, r4], ignore_index=True)
+    reference = boot[boot["method"] == REFERENCE].set_index(["draw", "classifier"])["rank"]
+    boot["beats"] = boot["rank"].to_numpy() < reference.reindex(
+        pd.MultiIndex.from_frame(boot[["draw", "classifier"]])).to_numpy()
+    tail = (1 - level) / 2
+    summary = boot.groupby(["classifier", "method"], sort=False).agg(
+        ci_low=("mean_rank", lambda s: np.quantile(s, tail)), ci_high=("mean_rank", lambda s: np.quantile(s, 1 - tail)),
+        p_beats_rs=("beats", "mean"))
+    point = pd.concat([observed.r3, observed.r4.assign(classifier="all")], ignore_index=True)
+    out = point[["classifier", "method", "mean_rank"]].join(summary, on=["classifier", "method"])
+    out.loc[out["method"] == REFERENCE, "p_beats_rs"] = np.nan
+    return out.reset_index(drop=True)

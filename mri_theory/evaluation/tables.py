@@ -1,0 +1,590 @@
+r"""The paper's result tables (§5.3-5.5, Appendix E), reproduced from a sandbox study.
+
+:func:`write_report` turns a study's learning curves (the tidy sandbox table
+for many (problem, classifier) pairings) into the paper's layouts, in
+Markdown, LaTeX and CSV, and a rank figure:
+
+* Table 2's form: per pairing, the rank of each method on each of the four
+  metrics and its overall rank (and the metric values);
+* the "Abstract Problems" row of Tables 4 and 9-13: per classifier, the
+  methods ordered by their group rank (R2/R3);
+* Table 5's form: the final ranking over the classifiers (R4), with bootstrap
+  confidence intervals of the mean ranks and the probability of beating RS;
+* Table 6's form: how often each method beats RS, over the (group,
+  classifier) pairings;
+* the regret of each method against MRI-best (Appendix E, line ~1658).
+
+Next to each ordering stands the paper's published ordering for the abstract
+group (transcribed below with the line numbers of the source) and Kendall's
+:math:`\tau` between the two (:func:`kendall_tau`).
+
+A study of log-loss curves is reported with ``write_report(..., loss="log")``:
+its ranks use the mean log loss in place of AUA and label complexity relative
+to the asymptotic log loss (:func:`mri_theory.evaluation.metrics.ranked_metrics`), and the
+report says so.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from scipy import stats
+
+from mri_theory._utils import validation as check
+from mri_theory.evaluation import _checks as evc
+from mri_theory.evaluation.metrics import BEST, REFERENCE
+from mri_theory.evaluation.ranking import (
+    aggregate,
+    beats_rs_counts,
+    bootstrap_ranks,
+    rank_study,
+)
+
+__all__ = ["PAPER_ABSTRACT_ORDERINGS", "PAPER_BEATS_RS", "PAPER_CLASSIFIERS", "PAPER_FINAL", "PAPER_METHODS", "Tau",
+           "PaperOrdering", "kendall_tau", "paper_rank_table", "write_report"]
+
+
+class PaperOrdering(NamedTuple):
+    """A published ordering of AL methods (best first), with where it stands in the paper's source."""
+
+    table: str
+    line: int
+    scope: str
+    methods: tuple[str, ...]
+
+
+#: The paper's seven AL methods (§5.1, lines 1022-1025 of the source).
+PAPER_METHODS = ("RS", "SE", "QbcV", "QbcA", "EfeLc", "SMRI", "BMRI")
+#: The "Abstract Problems" rows (the best six methods, best first), per classifier as the paper names it.
+PAPER_ABSTRACT_ORDERINGS: dict[str, PaperOrdering] = {
+    "LDA": PaperOrdering("Table 4", 1190, "abstract group", ("BMRI", "QbcV", "SMRI", "SE", "RS", "QbcA")),
+    "5-nn": PaperOrdering("Table 9", 1552, "abstract group", ("BMRI", "SE", "RS", "QbcV", "SMRI", "QbcA")),
+    "naive Bayes": PaperOrdering("Table 10", 1576, "abstract group", ("SE", "QbcV", "BMRI", "SMRI", "RS", "QbcA")),
+    "SVM": PaperOrdering("Table 11", 1600, "abstract group", ("QbcV", "RS", "QbcA", "BMRI", "SMRI", "SE")),
+    "QDA": PaperOrdering("Table 12", 1624, "abstract group", ("SE", "BMRI", "RS", "QbcV", "QbcA", "SMRI")),
+    "Logistic Regression": PaperOrdering("Table 13", 1648, "abstract group",
+                                         ("BMRI", "RS", "SE", "SMRI", "QbcV", "QbcA")),
+}
+#: Table 5 (line 1240): the final ranking over six classifiers and all three groups (not the abstract group alone).
+PAPER_FINAL = PaperOrdering("Table 5", 1240, "six classifiers, three groups",
+                            ("BMRI", "SE", "QbcV", "QbcA", "RS", "SMRI", "EfeLc"))
+#: Table 6 (lines 1265-1267): pairings in which each method beats RS, out of 18 (six classifiers x three groups).
+PAPER_BEATS_RS: dict[str, int] = {"BMRI": 15, "SE": 14, "QbcV": 13, "SMRI": 9, "QbcA": 8, "EfeLc": 2}
+#: Registered classifier names -> the paper's names (Appendix C, E); ``knn5`` and ``kknn5`` are both its 5-nn.
+PAPER_CLASSIFIERS: dict[str, str] = {"lda": "LDA", "knn5": "5-nn", "kknn5": "5-nn", "nb": "naive Bayes",
+                                     "svm": "SVM", "qda": "QDA", "logreg": "Logistic Regression"}
+#: The Q^c-estimation algorithms, shown in bold as in the paper.
+QC_METHODS = ("SMRI", "BMRI")
+#: Display names of the four ranked metrics, in the paper's row order (Table 2).
+METRIC_LABELS = {"label_complexity": "Label Complexity", "aua": "AUA", "wi_linear": "WI-Linear",
+                 "wi_exponential": "WI-Exponential"}
+#: The same for a log-loss study: the mean log loss along the curve takes AUA's row
+#: (:func:`mri_theory.evaluation.metrics.ranked_metrics`).
+LOG_METRIC_LABELS = {("mean_loss" if key == "aua" else key): ("Mean Log Loss" if key == "aua" else label)
+                     for key, label in METRIC_LABELS.items()}
+
+
+def _paper_positions(methods: Sequence[str]) -> dict[str, float]:
+    """Positions 1, 2, ... of a published ordering; the paper's methods it omits share the last positions."""
+    positions = {m: float(i + 1) for i, m in enumerate(methods)}
+    omitted = [m for m in PAPER_METHODS if m not in positions]
+    for m in omitted:
+        positions[m] = (len(methods) + 1 + len(PAPER_METHODS)) / 2
+    return positions
+
+
+def paper_rank_table() -> pd.DataFrame:
+    """The paper's abstract-group rows (Tables 4, 9-13) as a long rank table.
+
+    Columns ``group`` (``"abstract"``), ``classifier`` (the paper's name),
+    ``method``, ``rank`` (the position, 1-6; the paper's seventh method, never
+    shown, gets rank 7).  It feeds :func:`mri_theory.evaluation.ranking.aggregate` and
+    :func:`mri_theory.evaluation.ranking.beats_rs_counts` like any rank table: the
+    paper's own abstract-group final ranking and beats-RS counts, which it does
+    not publish, follow from its published rows.
+    """
+    rows = [("abstract", classifier, method, rank)
+            for classifier, ordering in PAPER_ABSTRACT_ORDERINGS.items()
+            for method, rank in _paper_positions(ordering.methods).items()]
+    return pd.DataFrame(rows, columns=["group", "classifier", "method", "rank"])
+
+
+def _scores(value: Any, name: str) -> dict[Any, float]:
+    """A mapping (or Series) method -> finite number, as a dict; refused naming ``name`` otherwise."""
+    if not isinstance(value, (Mapping, pd.Series)):
+        raise TypeError(f"{name} must be a mapping (or Series) method -> value, got {type(value).__name__}")
+    if isinstance(value, pd.Series) and not value.index.is_unique:
+        raise ValueError(f"{name} names a method twice: {value.index[value.index.duplicated()].tolist()}")
+    methods = list(value.keys())
+    evc.labels(methods, f"{name} (the methods)")
+    numbers = evc.number_array(list(value.values) if isinstance(value, pd.Series) else list(value.values()),
+                               f"{name} (the values)")
+    if numbers.ndim != 1:
+        raise ValueError(f"{name} must map each method to one number")
+    return dict(zip(methods, numbers.tolist()))
+
+
+class Tau(NamedTuple):
+    """Kendall's tau-b between two orderings over the ``n`` methods they share (NaN if it is undefined)."""
+
+    tau: float
+    pvalue: float
+    n: int
+
+
+def kendall_tau(ours: Mapping[str, float] | pd.Series, paper: Sequence[str] | Mapping[str, float] | pd.Series
+                ) -> Tau:
+    r"""Kendall's :math:`\tau_b` (``scipy.stats.kendalltau``) between our ranks and a published ordering.
+
+    Parameters
+    ----------
+    ours : mapping or pandas.Series
+        Method -> our value; lower is better (ranks), or any score compared
+        with a ``paper`` mapping of the same kind (e.g. beats-RS counts).
+    paper : sequence of str, mapping or pandas.Series
+        A published ordering, best first (positions 1, 2, ...), or method ->
+        published value.  For an ordering, a method of the paper
+        (:data:`PAPER_METHODS`) that it omits (the tables show the best six
+        of seven) is placed last: omitted methods share the positions after
+        the listed ones.
+
+    Returns
+    -------
+    Tau
+        ``(tau, pvalue, n)`` over the methods present in both; methods outside
+        the paper's study (e.g. LC) or outside ours are left out.  ``tau`` and
+        ``pvalue`` are NaN when fewer than two methods are shared (an empty
+        side shares none: a study ranking RS alone has no beats-RS counts) or
+        one side is constant.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a method named twice or missing (None/NaN), or a value that is
+        not a finite number (text, booleans, NaN, inf).
+    """
+    ours = _scores(ours, "ours")
+    if isinstance(paper, (Mapping, pd.Series)):
+        reference = _scores(paper, "paper")
+    elif isinstance(paper, Sequence) and not isinstance(paper, (str, bytes)):
+        evc.labels(list(paper), "paper (the ordering)")
+        if len(set(paper)) != len(paper):
+            raise ValueError(f"paper lists a method twice: {list(paper)!r}")
+        reference = _paper_positions(paper)
+    else:
+        raise TypeError("paper must be an ordering (sequence of method names) or a mapping method -> value")
+    common = [m for m in ours if m in reference]
+    if len(common) < 2:
+        return Tau(float("nan"), float("nan"), len(common))
+    x = np.array([float(ours[m]) for m in common])
+    y = np.array([reference[m] for m in common])
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return Tau(float("nan"), float("nan"), len(common))
+    result = stats.kendalltau(x, y)
+    return Tau(float(result.statistic), float(result.pvalue), len(common))
+
+
+# ---------------------------------------------------------------- table rendering
+
+@dataclass
+class _Table:
+    """A table to render: cells are text, or a list of method names (an ordering, bold for Q^c methods)."""
+
+    name: str
+    title: str
+    header: list[Any]
+    rows: list[list[Any]]
+    notes: list[str] = field(default_factory=list)
+
+
+def _method_md(name: str) -> str:
+    return f"**{name}**" if name in QC_METHODS else name
+
+
+_TEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "#": r"\#", "_": r"\_", "$": r"\$",
+                "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "—": "---"}
+_TEX_PATTERN = re.compile("|".join(re.escape(c) for c in _TEX_SPECIAL))
+
+
+def _tex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped (one pass)."""
+    return _TEX_PATTERN.sub(lambda m: _TEX_SPECIAL[m.group()], text)
+
+
+def _method_tex(name: str) -> str:
+    return rf"\textbf{{{_tex_escape(name)}}}" if name in QC_METHODS else _tex_escape(name)
+
+
+def _cell_md(cell: Any) -> str:
+    if isinstance(cell, list):  # an ordering; an inner list is a group of tied methods
+        return ", ".join(" = ".join(map(_method_md, m)) if isinstance(m, list) else _method_md(m) for m in cell)
+    return str(cell).replace("|", r"\|")
+
+
+def _cell_tex(cell: Any) -> str:
+    if isinstance(cell, list):
+        return ", ".join(" = ".join(map(_method_tex, m)) if isinstance(m, list) else _method_tex(m) for m in cell)
+    return _tex_escape(str(cell))
+
+
+def _markdown(table: _Table) -> str:
+    lines = [f"### {table.title}", "", "| " + " | ".join(_cell_md(c) for c in table.header) + " |",
+             "|" + "---|" * len(table.header)]
+    lines += ["| " + " | ".join(_cell_md(c) for c in row) + " |" for row in table.rows]
+    lines += [""] + [f"{note}  " for note in table.notes]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _latex(table: _Table) -> str:
+    columns = "|" + "c|" * len(table.header)
+    lines = [r"\begin{table}[h!b!p!]", rf"\caption{{{_tex_escape(table.title)}}}",
+             rf"\label{{table:report-{table.name}}}", r"\centering", rf"\begin{{tabular}}{{{columns}}}", r"\hline",
+             " & ".join(_cell_tex(c) for c in table.header) + r" \\", r"\hline\hline"]
+    lines += [" & ".join(_cell_tex(c) for c in row) + r" \\" + "\n" + r"\hline" for row in table.rows]
+    lines += [r"\end{tabular}"]
+    lines += [rf"\par\smallskip{{\footnotesize {_tex_escape(note)}}}" for note in table.notes]
+    lines += [r"\end{table}", ""]
+    return "\n".join(lines)
+
+
+def _num(value: float, digits: int = 3) -> str:
+    """Fixed-point text, ``n/a`` for NaN."""
+    return f"{value:.{digits}f}" if np.isfinite(value) else "n/a"
+
+
+def _rank_text(value: float) -> str:
+    """A rank: 2, 2.5, 2.33 (no trailing zeros)."""
+    return _num(value, 2).rstrip("0").rstrip(".") if np.isfinite(value) else "n/a"
+
+
+def _tau_text(tau: Tau) -> str:
+    return "n/a" if not np.isfinite(tau.tau) else f"{tau.tau:+.2f} (n = {tau.n}, p = {tau.pvalue:.2f})"
+
+
+# ---------------------------------------------------------------- the tables
+
+def _pairing_tables(r1: pd.DataFrame, loss: str) -> list[_Table]:
+    labels, area = (METRIC_LABELS, ("aua", "AUA")) if loss == "error" else (LOG_METRIC_LABELS,
+                                                                           ("mean_loss", "mean log loss"))
+    tables = []
+    for (problem, classifier), part in r1.groupby(["problem", "classifier"], sort=True):
+        part = part.sort_values(["rank", "mean_rank"], kind="stable")
+        methods = part["method"].tolist()
+        rows = [["Overall Rank"] + [_rank_text(v) for v in part["rank"]]]
+        rows += [[label] + [_rank_text(v) for v in part[f"rank_{metric}"]] for metric, label in labels.items()]
+        lc = [f"{v:.1f}{'*' if c > 0 else ''}" for v, c in zip(part["label_complexity"], part["lc_censored"])]
+        rows.append(["value: label complexity (n)"] + lc)
+        for column, label in (area, ("wi_linear", "WI-linear"), ("wi_exponential", "WI-exponential"),
+                              ("alc", "ALC"), ("regret", "regret vs MRI-best")):
+            rows.append([f"value: {label}"] + [_num(v) for v in part[column]])
+        tables.append(_Table(f"pairing-{problem}-{classifier}", f"Table 2 form: {classifier} on {problem} "
+                             f"({int(part['n_replicates'].iloc[0])} replicates)", [""] + [[m] for m in methods], rows))
+    notes = ["Methods ordered by overall rank (the rank of the mean of the four metric ranks, ties by the lower "
+             "variance of the ranks). Ranks: 1 = best, ties averaged.",
+             "* label complexity censored (in curve mode: the averaged curve never reaches (1 + epsilon) times the "
+             f"asymptotic {'' if loss == 'error' else 'log '}loss; in replicate mode: in some replicates); the value "
+             "counted is n_max + 1."]
+    tables[-1].notes = notes
+    return tables
+
+
+def _ordering(frame: pd.DataFrame) -> list[str]:
+    """The methods of a rank table, best first."""
+    return frame.sort_values(["rank", "mean_rank"], kind="stable")["method"].tolist()
+
+
+def _tied_ordering(frame: pd.DataFrame) -> list[list[str]]:
+    """The methods best first, in groups of equal rank (a cell: tied methods are joined by "=")."""
+    ordered = frame.sort_values(["rank", "mean_rank"], kind="stable")
+    return [group["method"].tolist() for _, group in ordered.groupby("rank", sort=True)]
+
+
+def _ordering_text(groups: list[list[str]]) -> str:
+    return " > ".join(" = ".join(g) for g in groups)
+
+
+def _group_table(r2: pd.DataFrame, comparison: list[dict]) -> _Table:
+    rows = []
+    for (group, classifier), part in r2.groupby(["group", "classifier"], sort=True):
+        ours = _tied_ordering(part)
+        paper = PAPER_ABSTRACT_ORDERINGS.get(PAPER_CLASSIFIERS.get(classifier, "")) if group == "abstract" else None
+        tau = kendall_tau(part.set_index("method")["rank"], paper.methods) if paper else Tau(np.nan, np.nan, 0)
+        rows.append([group, classifier, ours, list(paper.methods) if paper else "—",
+                     f"{paper.table}, line {paper.line}" if paper else "—", _tau_text(tau)])
+        comparison.append({"table": "group ordering", "group": group, "classifier": classifier,
+                           "ours": _ordering_text(ours), "paper": " > ".join(paper.methods) if paper else "",
+                           "paper_source": f"{paper.table}, line {paper.line}" if paper else "",
+                           "kendall_tau": tau.tau, "pvalue": tau.pvalue, "n_common": tau.n})
+    return _Table("groups", "Tables 4 and 9-13 form: per classifier, the methods ordered by group rank (R2)",
+                  ["Group", "Classifier", "Ours (best first)", "Paper (abstract, best six)", "Source",
+                   "Kendall tau"], rows,
+                  ["Kendall tau-b over the methods in both orderings; a paper method missing from its best six "
+                   "is placed last (7th); methods outside the paper's seven (e.g. LC) are left out."])
+
+
+def _final_tables(r4: pd.DataFrame, boot: pd.DataFrame, regret: pd.Series, level: float,
+                  comparison: list[dict]) -> list[_Table]:
+    ours = _ordering(r4)
+    ranks = r4.set_index("method")["rank"]
+    top = _Table("final", "Table 5 form: final ranking over the classifiers (R4)",
+                 [""] + [f"Rank {_rank_text(ranks[m])}" for m in ours], [["Average Rank"] + [[m] for m in ours]])
+    final = boot[boot["classifier"] == "all"].set_index("method")
+    rows = []
+    for method in ours:
+        b = final.loc[method]
+        rows.append([[method], _rank_text(ranks[method]), _num(b["mean_rank"]),
+                     f"[{_num(b['ci_low'])}, {_num(b['ci_high'])}]",
+                     "—" if method == REFERENCE else _num(b["p_beats_rs"], 2), _num(regret.get(method, np.nan))])
+    detail = _Table("final-detail", "Final ranking: mean ranks with bootstrap intervals",
+                    ["Method", "Rank", "Mean rank", f"{level * 100:g}% CI", "P(beats RS)", "Regret vs MRI-best"], rows,
+                    ["Mean rank: the mean over the classifiers of the per-classifier ranks (R3). CI: percentile "
+                     "bootstrap over the replicates of every pairing. P(beats RS): the share of bootstrap draws in "
+                     "which the method's final rank is better than RS's. Regret: the mean over pairings of the mean "
+                     "loss gap to the MRI-best curve (n/a without MRI-best curves)."])
+    paper_abstract = aggregate(paper_rank_table(), by=[])
+    derived = _tied_ordering(paper_abstract)
+    comparisons = [("Paper Table 5 (all three groups, line 1240)", list(PAPER_FINAL.methods),
+                    kendall_tau(ranks, PAPER_FINAL.methods)),
+                   ("Paper abstract rows, aggregated (from Tables 4, 9-13 with aggregate)", derived,
+                    kendall_tau(ranks, paper_abstract.set_index("method")["rank"]))]
+    rows = [["Ours", _tied_ordering(r4), "—"]] + [[name, order, _tau_text(tau)] for name, order, tau in comparisons]
+    for name, order, tau in comparisons:
+        comparison.append({"table": "final ordering", "group": "", "classifier": "all",
+                           "ours": _ordering_text(_tied_ordering(r4)), "paper": _ordering_text(
+                               [m if isinstance(m, list) else [m] for m in order]), "paper_source": name,
+                           "kendall_tau": tau.tau,
+                           "pvalue": tau.pvalue, "n_common": tau.n})
+    versus = _Table("final-paper", "Final ranking next to the paper's", ["Ordering", "Best first", "Kendall tau"],
+                    rows, ["The paper's Table 5 covers all three problem groups; its abstract-group final ranking is "
+                           "not published and is derived here from its per-classifier abstract rows (the seventh "
+                           "method ranked 7th)."])
+    return [top, detail, versus]
+
+
+def _beats_table(r5: pd.Series, n_pairings: int, comparison: list[dict]) -> _Table:
+    paper_abstract = beats_rs_counts(paper_rank_table())
+    methods = list(r5.index) + [m for m in PAPER_BEATS_RS if m not in r5.index]
+    rows = [[[m], str(int(r5[m])) if m in r5.index else "—",
+             str(PAPER_BEATS_RS[m]) if m in PAPER_BEATS_RS else "—",
+             str(int(paper_abstract[m])) if m in paper_abstract.index else "—"] for m in methods]
+    taus = [("Paper Table 6 (of 18)", kendall_tau(r5, PAPER_BEATS_RS)),
+            ("Paper abstract rows (of 6)", kendall_tau(r5, paper_abstract.to_dict()))]
+    for name, tau in taus:
+        comparison.append({"table": "beats RS counts", "group": "", "classifier": "all",
+                           "ours": " ".join(f"{m}={int(v)}" for m, v in r5.items()), "paper": name,
+                           "paper_source": "Table 6, lines 1265-1267" if "18" in name else "Tables 4, 9-13",
+                           "kendall_tau": tau.tau, "pvalue": tau.pvalue, "n_common": tau.n})
+    return _Table("beats-rs", "Table 6 form: frequency of outperforming RS",
+                  ["Method", f"Ours (of {n_pairings})", "Paper Table 6 (of 18, all groups)",
+                   "Paper abstract rows (of 6)"], rows,
+                  [f"Ours: the (group, classifier) pairings in which the method's rank (R2) beats RS's. Kendall tau "
+                   f"of the counts: vs Table 6 {_tau_text(taus[0][1])}; vs the paper's abstract rows "
+                   f"{_tau_text(taus[1][1])}."])
+
+
+def _regret_table(r1: pd.DataFrame) -> tuple[_Table, pd.DataFrame]:
+    per = r1.pivot_table(index="method", columns="classifier", values="regret", aggfunc="mean", sort=True)
+    per["mean"] = r1.groupby("method")["regret"].mean()
+    per = per.sort_values("mean", kind="stable")
+    rows = [[[m]] + [_num(v) for v in per.loc[m]] for m in per.index]
+    if r1["regret"].isna().all():
+        rows = [[f"not available: the curves have no {BEST} curve"] + [""] * (len(per.columns))]
+    return (_Table("regret", "Regret against MRI-best: mean loss gap to the MRI-best curve, averaged over problems",
+                   ["Method"] + list(per.columns), rows,
+                   ["Appendix E (line ~1658): the loss difference between the curve of the greedy maximiser of the "
+                    "true Q^c (MRI-best) and the method's; negative where a method beats the greedy oracle."]),
+            per.reset_index())
+
+
+def _bootstrap_table(boot: pd.DataFrame, level: float) -> _Table:
+    part = boot[boot["classifier"] != "all"]
+    rows = [[c, [m], _num(mr), f"[{_num(lo)}, {_num(hi)}]", "—" if m == REFERENCE else _num(p, 2)]
+            for c, m, mr, lo, hi, p in part[["classifier", "method", "mean_rank", "ci_low", "ci_high",
+                                             "p_beats_rs"]].itertuples(index=False)]
+    return _Table("bootstrap", "Per classifier: group-averaged ranks (R3) with bootstrap intervals",
+                  ["Classifier", "Method", "Mean rank", f"{level * 100:g}% CI", "P(beats RS)"], rows)
+
+
+def _figure(r3: pd.DataFrame, r4: pd.DataFrame, boot: pd.DataFrame, level: float) -> Figure:
+    methods = _ordering(r4)
+    final = boot[boot["classifier"] == "all"].set_index("method").loc[methods]
+    y = np.arange(len(methods))[::-1]
+    fig = Figure(figsize=(9.5, 0.5 * len(methods) + 2.0), layout="constrained")
+    ax = fig.subplots()
+    classifiers = sorted(r3["classifier"].unique())
+    offsets = np.linspace(0.12, 0.36, len(classifiers)) if len(classifiers) > 1 else np.full(1, 0.2)
+    markers = "os^vP*Xh<>p"
+    for k, (classifier, offset) in enumerate(zip(classifiers, offsets)):
+        part = r3[r3["classifier"] == classifier].set_index("method")["mean_rank"].reindex(methods)
+        ax.plot(part.to_numpy(), y + offset, ls="none", marker=markers[k % len(markers)], ms=5, alpha=0.7,
+                label=classifier)
+    err = np.vstack([final["mean_rank"] - final["ci_low"], final["ci_high"] - final["mean_rank"]])
+    ax.errorbar(final["mean_rank"], y, xerr=np.clip(err, 0, None), fmt="o", color="black", ms=7, capsize=4,
+                label=f"mean over classifiers, {level * 100:g}% bootstrap CI")
+    paper = _paper_positions(PAPER_FINAL.methods)
+    shared = [(m, yy) for m, yy in zip(methods, y) if m in paper]
+    if shared:  # the paper's positions re-ranked over the methods shown, so both use the same scale
+        ranks = stats.rankdata([paper[m] for m, _ in shared])
+        ax.plot(ranks, [yy for _, yy in shared], ls="none", marker="D", mfc="none", mec="tab:red", ms=9,
+                label="paper Table 5 (all groups), re-ranked over these methods")
+    ax.set_yticks(y, [rf"$\mathbf{{{m}}}$" if m in QC_METHODS else m for m in methods])
+    ax.set_xlabel("rank (1 = best)")
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title("AL methods: final mean rank (black)\nand per-classifier ranks (above it)", fontsize=10)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    return fig
+
+
+#: What a log-loss report measures (a line of its settings).
+_LOG_LOSS_NOTE = (
+    "- Loss: log loss (nats), not the paper's error rate. AUA is a mean accuracy and needs error rates: the mean "
+    "log loss along the curve (lower is better) takes its place among the four ranked metrics. Label complexity "
+    "is the first n whose log loss is at most (1 + epsilon) times the asymptotic log loss (censored, n_max + 1, "
+    "if never). WI and the regret are log-loss gaps; ALC is the share of the initial log loss removed, averaged "
+    "over log2 n.")
+#: Added to the tables that set our orderings beside the paper's, in a log-loss report.
+_LOG_LOSS_PAPER_NOTE = ("Our orderings rank log-loss curves; the paper's rank error-rate curves: the comparison "
+                        "is indicative only.")
+
+
+def _span(values: pd.Series) -> str:
+    low, high = int(values.min()), int(values.max())
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | Path,
+                 groups: Mapping[str, Sequence[str]] | None = None, *, mode: str = "curve", n_boot: int = 1000,
+                 level: float = 0.95, seed: int = 0, alpha: float = 0.02, epsilon: float = 0.05,
+                 loss: str = "error") -> list[Path]:
+    r"""Write the paper's result tables for a study, in Markdown, LaTeX and CSV, and a rank figure.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        The tidy sandbox table for many (problem, classifier) pairings
+        (:data:`mri_theory.runners.sandbox.RESULT_COLUMNS`); the oracles MRI-best and
+        MRI-worst are not ranked, MRI-best's curve defines the regret.
+    asymptotic : pandas.DataFrame
+        Columns ``problem``, ``classifier``, ``asymptotic_loss``
+        (:func:`mri_theory.runners.asymptotic.asymptotic_loss`).
+    out_dir : path
+        Output folder (created if needed).
+    groups : dict, optional
+        Group name -> problems (default: ``{"abstract": [the five abstract
+        problems]}``); every problem of ``curves`` must be in one group.
+    mode : {"curve", "replicate"}
+        The R1 mode (:func:`mri_theory.evaluation.metrics.curve_metrics`).
+    n_boot, level, seed
+        Bootstrap draws, confidence level and the seed of its generator
+        (:func:`mri_theory.evaluation.ranking.bootstrap_ranks`).
+    alpha, epsilon : float
+        Of WI (exponential) and label complexity.
+    loss : {"error", "log"}
+        The loss of the study's curves and asymptotic losses (the study's
+        ``loss`` setting).  ``"error"`` (default): error rates in [0, 1], the
+        paper's metrics.  ``"log"``: log losses; the ranks use
+        :func:`mri_theory.evaluation.metrics.ranked_metrics` ``("log")``: the mean log
+        loss along the curve replaces AUA (an accuracy, defined for error
+        rates only), label complexity is the first ``n`` whose log loss is
+        within ``(1 + epsilon)`` times the asymptotic *log* loss, WI and the
+        regret are log-loss gaps; the report says so in its settings and
+        notes, and the paper's orderings (of error-rate curves) stand beside
+        ours for comparison only.
+
+    Returns
+    -------
+    list of Path
+        The files written, in this order: ``report.md`` and ``report.tex``
+        (every table), ``pairings.csv`` (R1: metrics, metric ranks and overall
+        rank per pairing), ``group_ranks.csv`` (R2), ``classifier_ranks.csv``
+        (R3), ``final_ranking.csv`` (R4 with the bootstrap intervals, the
+        probability of beating RS and the mean regret), ``beats_rs.csv``
+        (R5), ``regret.csv``, ``bootstrap.csv`` (per classifier and overall),
+        ``paper_comparison.csv`` (each ordering next to the paper's, Kendall
+        tau) and ``ranks.png`` (the rank figure: each method's final mean
+        rank with its bootstrap interval, its per-classifier ranks, and its
+        place in the paper's Table 5 re-ranked over the methods shown).  The
+        same input gives byte-identical files.
+
+    Notes
+    -----
+    Orderings list the methods best first; methods with equal ranks are
+    joined by "=".  Methods of the study outside the paper's seven (e.g. LC)
+    are ranked with the others but left out of the Kendall tau; a paper
+    method absent from its best six counts as 7th (:func:`kendall_tau`).
+    The paper's Tables 5 and 6 cover all three problem groups; the abstract
+    group's own final ranking and beats-RS counts are derived from its
+    published per-classifier rows with the same aggregation
+    (:func:`paper_rank_table`).  With ``loss="error"`` every loss must be
+    an error rate in [0, 1]; with ``loss="log"`` a log loss in
+    [0, :data:`mri_theory.evaluation.metrics.MAX_LOSS`].  Every argument is checked
+    before anything is written.
+    """
+    out = check.output_folder(out_dir, "out_dir")
+    seed = check.count(seed, "seed", minimum=0)
+    loss = evc.loss_kind(loss)
+    ranks = rank_study(curves, asymptotic, groups, mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
+    boot = bootstrap_ranks(curves, asymptotic, groups, rng=np.random.default_rng(seed), n_boot=n_boot, level=level,
+                           mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
+    check.create_folder(out, "out_dir")
+
+    comparison: list[dict] = []
+    regret_table, regret = _regret_table(ranks.r1)
+    mean_regret = regret.set_index("method")["mean"]
+    n_pairings = ranks.r2[["group", "classifier"]].drop_duplicates().shape[0]
+    tables = _pairing_tables(ranks.r1, loss) + [_group_table(ranks.r2, comparison)]
+    tables += _final_tables(ranks.r4, boot, mean_regret, level, comparison)
+    tables += [_beats_table(ranks.r5, n_pairings, comparison), regret_table, _bootstrap_table(boot, level)]
+
+    used = ranks.r1.groupby("group")["problem"].unique()
+    replicates = ranks.r1.groupby(["problem", "classifier"])["n_replicates"].first()
+    settings = [
+        "- Groups: " + "; ".join(f"{g}: {', '.join(sorted(ps))}" for g, ps in used.items()),
+        f"- Classifiers: {', '.join(sorted(ranks.r1['classifier'].unique()))}; methods ranked: "
+        f"{', '.join(ranks.r4['method'])} (oracles excluded)",
+        f"- Replicates per pairing: {_span(replicates)}; R1 mode: {mode} "
+        f"({'metrics of the replicate-averaged curve' if mode == 'curve' else 'mean of per-replicate metrics'})",
+        f"- Metrics{' on the log loss' if loss == 'log' else ''}: label complexity (epsilon = {epsilon}), "
+        f"{'mean log loss' if loss == 'log' else 'AUA'}, WI-linear, WI-exponential (alpha = {alpha}); "
+        f"bootstrap: {n_boot} draws, {level * 100:g}% percentile intervals, seed {seed}",
+    ]
+    if loss == "log":
+        settings.append(_LOG_LOSS_NOTE)
+        for table in tables:
+            if table.name in ("groups", "final-paper"):
+                table.notes.append(_LOG_LOSS_PAPER_NOTE)
+    asym = asymptotic.sort_values(["problem", "classifier"])
+    asym_rows = [[p, c, _num(v, 4)] for p, c, v in asym[["problem", "classifier", "asymptotic_loss"]].itertuples(
+        index=False) if (p, c) in set(zip(ranks.r1["problem"], ranks.r1["classifier"]))]
+    what = "loss" if loss == "error" else "log loss"
+    tables.insert(0, _Table("asymptotic", f"Asymptotic {what}es (the target of label complexity)",
+                            ["Problem", "Classifier", f"Asymptotic {what}"], asym_rows))
+
+    markdown = "# AL study report: the paper's tables (§5.3-5.5, Appendix E)\n\n" + "\n".join(settings) + "\n\n"
+    markdown += "\n".join(_markdown(t) for t in tables)
+    latex = "% AL study report written by mri_theory.evaluation.tables.write_report\n" + "\n".join(_latex(t) for t in tables)
+    final = ranks.r4.merge(boot[boot["classifier"] == "all"].drop(columns=["classifier", "mean_rank"]), on="method")
+    final["regret"] = final["method"].map(mean_regret)
+    files = {
+        "report.md": markdown, "report.tex": latex,
+        "pairings.csv": ranks.r1, "group_ranks.csv": ranks.r2, "classifier_ranks.csv": ranks.r3,
+        "final_ranking.csv": final, "beats_rs.csv": ranks.r5.reset_index(), "regret.csv": regret,
+        "bootstrap.csv": boot, "paper_comparison.csv": pd.DataFrame(comparison),
+    }
+    written = []
+    for name, content in files.items():
+        path = out / name
+        text = content if isinstance(content, str) else content.to_csv(index=False, lineterminator="\n")
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    path = out / "ranks.png"
+    _figure(ranks.r3, ranks.r4, boot, level).savefig(path, dpi=150, metadata={"Software": None})
+    written.append(path)
+    return written

@@ -1,0 +1,320 @@
+r"""The built-in problems (Appendix D, Figure 6, two real datasets) and the registry of problems by name.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import Any, Callable, Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from mri_theory._utils.registry import made, register, registered, unregister
+from mri_theory.problems.base import Problem
+from mri_theory.problems.data import DataProblem
+from mri_theory.problems.mixtures import GaussianMixtureProblem
+
+__all__ = ["check_problem", "get_problem", "list_problems", "register_problem", "registered_problem",
+           "unregister_problem"]
+
+
+def _iso(var: float, m: int, d: int = 2) -> np.ndarray:
+    """``m`` copies of ``var * I_d``."""
+    return np.broadcast_to(var * np.eye(d), (m, d, d)).copy()
+
+
+def _single(mean: Sequence[float], cov: ArrayLike) -> tuple[list[float], list, np.ndarray]:
+    cov = np.asarray(cov, dtype=float)
+    return [1.0], [list(mean)], cov[None]
+
+
+def _equal_mixture(means: ArrayLike, covs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    means = np.asarray(means, dtype=float)
+    return np.full(len(means), 1.0 / len(means)), means, covs
+
+
+def _two_gaussians() -> GaussianMixtureProblem:
+    r"""The §3.2 example: :math:`N(-1, 1)` vs :math:`N(1, 1)`, prior (½, ½).
+
+    The same truth as :class:`mri_theory.analytic.two_gaussians.TwoGaussians` (its
+    defaults); Bayes error :math:`\Phi(-1) \approx 0.158655`.
+    """
+    return GaussianMixtureProblem(
+        "two-gaussians",
+        [([1.0], [[-1.0]], [[[1.0]]]), ([1.0], [[1.0]], [[[1.0]]])],
+        [0.5, 0.5],
+    )
+
+
+def _four_gaussian() -> GaussianMixtureProblem:
+    r"""Ripley's (1996) Four-Gaussian problem, Figure 6(a).
+
+    Class 0: equal mixture of :math:`N((-0.7, 0.3), 0.03 I)` and
+    :math:`N((0.3, 0.3), 0.03 I)`; class 1: equal mixture of
+    :math:`N((-0.3, 0.7), 0.03 I)` and :math:`N((0.4, 0.7), 0.03 I)` (0.03 is
+    the variance, sd about 0.173); equal priors.  Bayes error 0.08933 (this
+    module's accurate computation, agreeing with the value of about 0.089
+    usually quoted for this problem).
+    """
+    v = 0.03
+    return GaussianMixtureProblem(
+        "four-gaussian",
+        [_equal_mixture([[-0.7, 0.3], [0.3, 0.3]], _iso(v, 2)),
+         _equal_mixture([[-0.3, 0.7], [0.4, 0.7]], _iso(v, 2))],
+        [0.5, 0.5],
+    )
+
+
+def _quadratic() -> GaussianMixtureProblem:
+    r"""Gaussian classes with a quadratic boundary, Figure 6(b).
+
+    Class 0: :math:`N((0, -0.4), \mathrm{diag}(0.5^2, 0.35^2))`, a compact
+    Gaussian; class 1: :math:`N((0, 0.7), \mathrm{diag}(1.3^2, 0.7^2))`, a
+    wide Gaussian above it.  The unequal covariances make the Bayes boundary a
+    conic (an ellipse around class 0, open towards class 1's mean).  Equal
+    priors; Bayes error 0.1002.
+    """
+    return GaussianMixtureProblem(
+        "quadratic",
+        [_single([0.0, -0.4], np.diag([0.5**2, 0.35**2])),
+         _single([0.0, 0.7], np.diag([1.3**2, 0.7**2]))],
+        [0.5, 0.5],
+    )
+
+
+def _triangles() -> GaussianMixtureProblem:
+    r"""Triangles of three Gaussians, Figure 6(c).
+
+    Each class is an equal mixture of three isotropic Gaussians (sd 0.35) at
+    the vertices of an equilateral triangle of circumradius 1.15 centred at
+    the origin: class 0 at angles 90°, 210°, 330°, class 1 at 30°, 150°, 270°
+    (the two triangles interleave as a hexagram, so the Bayes boundary is
+    six rays through the centre).  Equal priors; Bayes error 0.0999.
+    """
+    r, sd = 1.15, 0.35
+    ang0 = np.deg2rad([90.0, 210.0, 330.0])
+    ang1 = np.deg2rad([30.0, 150.0, 270.0])
+    pts = lambda a: np.stack([r * np.cos(a), r * np.sin(a)], axis=1)  # noqa: E731
+    return GaussianMixtureProblem(
+        "triangles",
+        [_equal_mixture(pts(ang0), _iso(sd**2, 3)), _equal_mixture(pts(ang1), _iso(sd**2, 3))],
+        [0.5, 0.5],
+    )
+
+
+def _oscillating() -> GaussianMixtureProblem:
+    r"""Gaussian sets with an oscillating boundary, Figure 6(d).
+
+    Two interleaved rows of isotropic Gaussians (sd 0.3) with period 1.2 along
+    ``x_1``, offset by half a period: class 0 is an equal mixture of four
+    Gaussians at ``x_1`` = -1.8, -0.6, 0.6, 1.8 on the row ``x_2 = +0.34``;
+    class 1 an equal mixture of five Gaussians at ``x_1`` = -2.4, -1.2, 0,
+    1.2, 2.4 on the row ``x_2 = -0.34``.  The Bayes boundary winds between
+    the two rows.  Equal priors; Bayes error 0.1023.
+    """
+    sd, h = 0.3, 0.34
+    x0 = np.array([-1.8, -0.6, 0.6, 1.8])
+    x1 = np.array([-2.4, -1.2, 0.0, 1.2, 2.4])
+    return GaussianMixtureProblem(
+        "oscillating",
+        [_equal_mixture(np.stack([x0, np.full_like(x0, h)], 1), _iso(sd**2, x0.size)),
+         _equal_mixture(np.stack([x1, np.full_like(x1, -h)], 1), _iso(sd**2, x1.size))],
+        [0.5, 0.5],
+    )
+
+
+def _sharp() -> GaussianMixtureProblem:
+    r"""Gaussian classes with a sharply non-linear boundary, Figure 6(e).
+
+    Two elongated Gaussians crossing at right angles: class 0
+    :math:`N((0, 0.2), \cdot)` long along ``x_2`` (sd 1.2) and thin across
+    (sd 0.2); class 1 :math:`N((0, -0.2), \cdot)` long along ``x_1`` (sd 1.2)
+    and thin across (sd 0.2).  The Bayes boundary is a hyperbola hugging the
+    two diagonals, turning sharply near the centre.  Equal priors; Bayes
+    error 0.1021.
+    """
+    return GaussianMixtureProblem(
+        "sharp",
+        [_single([0.0, 0.2], np.diag([0.2**2, 1.2**2])),
+         _single([0.0, -0.2], np.diag([1.2**2, 0.2**2]))],
+        [0.5, 0.5],
+    )
+
+
+def _three_gaussians() -> GaussianMixtureProblem:
+    r"""Three isotropic Gaussian classes (a multi-class test problem).
+
+    Class ``j`` is :math:`N(\mu_j, 0.65^2 I)` with :math:`\mu_j` at radius 1
+    and angle :math:`90° + 120° j`; equal priors (1/3 each).  The Bayes
+    boundary is three rays from the origin; Bayes error 0.1542.
+    """
+    ang = np.deg2rad(90.0 + 120.0 * np.arange(3))
+    mu = np.stack([np.cos(ang), np.sin(ang)], axis=1)
+    return GaussianMixtureProblem(
+        "three-gaussians",
+        [_single(m, 0.65**2 * np.eye(2)) for m in mu],
+        [1 / 3, 1 / 3, 1 / 3],
+    )
+
+
+def _wine() -> DataProblem:
+    """UCI Wine (the paper's real-data Table 'Smaller': d = 13, k = 3, n = 178), standardised.
+
+    Bundled with scikit-learn (:func:`sklearn.datasets.load_wine`, offline);
+    ``test_size=0.3``, so 54 test rows and a pool of at most 121.
+    """
+    from sklearn.datasets import load_wine
+
+    data = load_wine()
+    return DataProblem(data.data, data.target, test_size=0.3, name="wine", standardize=True)
+
+
+def _breast_cancer() -> DataProblem:
+    """Wisconsin diagnostic breast cancer (d = 30, k = 2, n = 569), standardised.
+
+    Bundled with scikit-learn (:func:`sklearn.datasets.load_breast_cancer`,
+    offline); not in the paper's tables, but a two-class medical problem of
+    the size of its "smaller" real problems (Australian, Pima Diabetes).
+    ``test_size=0.3``: 171 test rows and a pool of at most 396.
+    """
+    from sklearn.datasets import load_breast_cancer
+
+    data = load_breast_cancer()
+    return DataProblem(data.data, data.target, test_size=0.3, name="breast-cancer", standardize=True)
+
+
+_BUILT_IN: dict[str, Callable[[], Problem]] = {
+    "two-gaussians": _two_gaussians,
+    "four-gaussian": _four_gaussian,
+    "quadratic": _quadratic,
+    "triangles": _triangles,
+    "oscillating": _oscillating,
+    "sharp": _sharp,
+    "three-gaussians": _three_gaussians,
+    "wine": _wine,
+    "breast-cancer": _breast_cancer,
+}
+
+#: name -> factory: the built-in problems and those added by :func:`register_problem`.
+_REGISTRY: dict[str, Callable[[], Problem]] = dict(_BUILT_IN)
+
+#: name -> the problem its factory returned (each factory is called once).
+_INSTANCES: dict[str, Problem] = {}
+
+def register_problem(name: str, factory: Callable[[], Problem], *, overwrite: bool = False) -> None:
+    """Register a problem under ``name``, so that :func:`get_problem` and the sandbox know it by name.
+
+    Parameters
+    ----------
+    name : str
+        Non-empty, of the characters ``A-Z a-z 0-9 . _ + -`` without ``"__"``
+        (it becomes part of file names in resumable runs).
+    factory : callable
+        Called without arguments, once, at the first :func:`get_problem`
+        of ``name``, and must return a :class:`Problem` (a class works;
+        to register an existing object ``p``, pass ``lambda: p``).  The
+        result is cached: every later :func:`get_problem` returns the same
+        object, as for the built-in problems.
+    overwrite : bool, default False
+        Replacing a registered name (built-in ones included) needs
+        ``overwrite=True``; the cached object is dropped.
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a str, or ``factory`` is not callable or cannot be
+        called without arguments (checked with :func:`inspect.signature`).
+    ValueError
+        If ``name`` is empty or unsafe, or already registered and
+        ``overwrite`` is False.
+
+    Notes
+    -----
+    Registrations live in the calling process: the sandbox resolves names
+    there and sends the problem objects themselves to worker processes.
+    """
+    register(_REGISTRY, name, factory, overwrite, "problem")
+    _INSTANCES.pop(name, None)
+
+
+def unregister_problem(name: str) -> None:
+    """Remove the problem registered as ``name`` (and its cached object) from :func:`get_problem`.
+
+    Built-in problems (the paper's and the bundled data sets) cannot be
+    unregistered, also after ``overwrite=True`` replaced one: their names
+    always stay available.  Replace one for a while with
+    :func:`registered_problem` and ``overwrite=True`` instead.
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a str.
+    ValueError
+        If ``name`` is built in, or not registered (the message lists the
+        registered names).
+    """
+    unregister(_REGISTRY, name, _BUILT_IN, "problem", (_INSTANCES,))
+
+
+def registered_problem(name: str, factory: Callable[[], Problem], *,
+                       overwrite: bool = False) -> AbstractContextManager[None]:
+    """A context manager: :func:`register_problem` for the ``with`` block, then the previous state exactly.
+
+    On exit (an exception included) ``name`` is registered as before: the
+    factory and the cached object a replaced name had (``overwrite=True``),
+    or not at all.  Arguments and errors as for :func:`register_problem`,
+    raised before anything changes.
+
+    Examples
+    --------
+    >>> from mri_theory.problems import get_problem, list_problems, registered_problem
+    >>> with registered_problem("tiny", lambda: get_problem("two-gaussians")):
+    ...     "tiny" in list_problems()
+    True
+    >>> "tiny" in list_problems()
+    False
+    """
+    return registered(_REGISTRY, register_problem, name, factory, overwrite, (_INSTANCES,))
+
+
+def list_problems() -> list[str]:
+    """Names of the registered problems (built-in and :func:`register_problem`), sorted."""
+    return sorted(_REGISTRY)
+
+
+def get_problem(name: str) -> Problem:
+    """The registered problem ``name`` (the same cached instance each call).
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a str, or a registered factory returns something
+        other than a :class:`Problem`.
+    ValueError
+        If ``name`` is unknown; the message lists the known names, sorted.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown problem name {name!r}; known problems: {', '.join(list_problems())}")
+    if name not in _INSTANCES:
+        _INSTANCES[name] = made(_REGISTRY[name](), Problem, name, "problem")
+    return _INSTANCES[name]
+
+
+def check_problem(problem: Any, name: str = "problem") -> Problem:
+    """Require a :class:`Problem` object; a problem *name* gets a ``TypeError`` pointing to :func:`get_problem`.
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is a str (a name, e.g. ``"four-gaussian"``) or any
+        other non-:class:`Problem` object.
+    """
+    if isinstance(problem, str):
+        raise TypeError(f"{name} must be a Problem object, got the name {problem!r}: "
+                        f"use mri_theory.problems.get_problem({problem!r})")
+    if not isinstance(problem, Problem):
+        raise TypeError(f"{name} must be a Problem (e.g. mri_theory.problems.get_problem(name)), "
+                        f"got {type(problem).__name__}")
+    return problem

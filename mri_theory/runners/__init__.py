@@ -1,0 +1,87 @@
+"""Everything that runs and stores: the sandbox, the study, the diagnostics states.
+
+``sandbox``          iterated AL with paired replicates, verified resumable storage (§5.2)
+``study``            the §5 grid problems x classifiers x strategies x replicates, local or Dask; reports
+``states``           every strategy's scores and the true Q^c in the same states
+``asymptotic``       the asymptotic loss of a (problem, classifier) pairing (§5.3)
+``noisy_selection``  learning curves of selection by noisy true Q^c (§3.3)
+
+Shared by the three runners, inside this subpackage: ``_store`` (part files, checksums, settings files,
+verified reads, the folder lock), ``_resolve`` (names or objects -> labelled objects and their specs),
+``_curves`` (one (strategy, replicate) learning curve).
+"""
+from __future__ import annotations
+
+from mri_theory.runners.asymptotic import (
+    MAX_N_TRAIN,
+    MAX_POPULATION,
+    MAX_REPLICATES,
+    asymptotic_loss,
+)
+from mri_theory.runners.noisy_selection import (
+    DEFAULT_RELATIVE_SIGMAS,
+    POPULATION_SIZE,
+    NoisyOracle,
+    noisy_selection_curves,
+)
+from mri_theory.runners.sandbox import (
+    RESULT_COLUMNS,
+    CurveConfig,
+    DamagedPartWarning,
+    Execution,
+    initial_labelled_set,
+    read_curves,
+    run_curves,
+)
+from mri_theory.runners.states import (
+    STATE_COLUMNS,
+    StatesPlan,
+    execute_states,
+    plan_states,
+    read_states,
+    score_states,
+)
+from mri_theory.runners.study import (
+    ASYMPTOTIC_COLUMNS,
+    CLASSIFIER_SETS,
+    PRESETS,
+    PROBLEM_GROUPS,
+    STRATEGY_SETS,
+    StudyResults,
+    read_study,
+    report,
+    run_study,
+)
+
+__all__ = [
+    "asymptotic_loss",
+    "MAX_N_TRAIN",
+    "MAX_POPULATION",
+    "MAX_REPLICATES",
+    "RESULT_COLUMNS",
+    "CurveConfig",
+    "DamagedPartWarning",
+    "Execution",
+    "initial_labelled_set",
+    "read_curves",
+    "run_curves",
+    "ASYMPTOTIC_COLUMNS",
+    "CLASSIFIER_SETS",
+    "PRESETS",
+    "PROBLEM_GROUPS",
+    "STRATEGY_SETS",
+    "StudyResults",
+    "read_study",
+    "report",
+    "run_study",
+    "STATE_COLUMNS",
+    "StatesPlan",
+    "execute_states",
+    "plan_states",
+    "read_states",
+    "score_states",
+    "DEFAULT_RELATIVE_SIGMAS",
+    "POPULATION_SIZE",
+    "NoisyOracle",
+    "noisy_selection_curves",
+]

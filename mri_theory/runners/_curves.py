@@ -1,0 +1,252 @@
+"""One (strategy, replicate) learning curve of the sandbox (§5.2) and its verified part file.
+
+Shared by the three runners: :func:`run_pair` is the iterated AL loop of one strategy in one replicate
+(seed scheme in :mod:`mri_theory.runners.sandbox`), :class:`Run` what a task carries to a worker.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import zlib
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from mri_theory._utils import limits
+from mri_theory._utils import validation as check
+from mri_theory.classifiers import Classifier
+from mri_theory.engine.targets import true_q_c_and_loss
+from mri_theory.problems import Problem
+from mri_theory.runners import _store
+from mri_theory.runners._resolve import spec
+from mri_theory.runners._store import (
+    CURVES_SETTINGS_FILE,
+    PARTS_DIR,
+    DamagedPart,
+    canonical_sha256,
+    read_keyed_part,
+    read_settings_json,
+    verified_files,
+    write_keyed_part,
+)
+from mri_theory.strategies import Context, MRIBest, Strategy, select
+
+__all__ = ["RESULT_COLUMNS", "CurveConfig", "Run", "run_pair"]
+
+#: Columns of the tidy results.
+RESULT_COLUMNS = ["problem", "classifier", "strategy", "replicate", "n_labelled", "loss",
+                  "chosen", "q_c_chosen", "q_c_best"]
+
+@dataclass(frozen=True)
+class CurveConfig:
+    """Everything that determines the results of a study (written to ``config.json``).
+
+    ``problem`` and ``classifier`` are the labels (the registered name given,
+    or the object's ``name``); ``problem_spec`` and ``classifier_spec`` the
+    ``repr`` of the objects they stand for, so that a folder of one problem
+    or classifier refuses another of the same name.
+    """
+
+    problem: str
+    classifier: str
+    pool_size: int
+    budget: int
+    population_size: int
+    loss: str
+    subsample: int | None
+    record_q_c: bool
+    seed: int
+    problem_spec: str
+    classifier_spec: str
+
+@dataclass(frozen=True)
+class Run:
+    """A :class:`CurveConfig` with the objects its labels stand for: what a task carries to the workers.
+
+    ``strategies`` maps each strategy label to its object.  The workers get
+    the objects pickled and never consult a registry (which lives in the
+    calling process).
+    """
+
+    config: CurveConfig
+    problem: Problem
+    classifier: Classifier
+    strategies: Mapping[str, Strategy]
+
+    def strategy_spec(self, label: str) -> str:
+        """The ``repr`` of the strategy labelled ``label`` (its parameters), recorded in its parts."""
+        return repr(self.strategies[label])
+
+def replicate_data(problem: Problem, cfg: CurveConfig, replicate: int) -> tuple:
+    """``problem.draw_replicate`` from replicate ``replicate``'s data stream: ``(X0, y0, pool_X, pool_y, population)``."""
+    rng = np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(replicate, 0)))
+    return problem.draw_replicate(cfg.pool_size, cfg.population_size, rng)
+
+def run_pair(run: Run, label: str, replicate: int, data: tuple | None = None,
+              losses: bool = True) -> pd.DataFrame:
+    """The learning curve of the strategy labelled ``label`` in one replicate.
+
+    ``data`` is the replicate's :func:`replicate_data`, if already drawn.
+    ``losses=False`` replays the choices only: the ``loss`` column is NaN
+    (the choices never depend on it), unless ``record_q_c`` computes it anyway.
+    """
+    cfg, problem = run.config, run.problem
+    X, y, pool_X, pool_y, population = replicate_data(problem, cfg, replicate) if data is None else data
+    base = copy.deepcopy(run.classifier)  # fresh objects for every pair, as a worker gets them
+    strategy = copy.deepcopy(run.strategies[label])
+    rng = np.random.default_rng(np.random.SeedSequence(
+        cfg.seed, spawn_key=(replicate, 1, zlib.crc32(label.encode()))))
+    available = np.arange(cfg.pool_size)
+    rows = []
+    oracle = isinstance(strategy, MRIBest)
+    for step in range(cfg.budget + 1):
+        done = step == cfg.budget or available.size == 0
+        scored = available
+        if not done and strategy.costly and cfg.subsample is not None and available.size > cfg.subsample:
+            sub_rng = np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(replicate, 2, step)))
+            scored = np.sort(sub_rng.choice(available, cfg.subsample, replace=False))
+        if not done and cfg.record_q_c and not oracle:  # the engine gives the current loss too
+            loss_now, q = true_q_c_and_loss(problem, base, X, y, pool_X[scored], population, cfg.loss)
+        elif losses:
+            loss_now = population.loss(base.clone().fit(X, y, problem.n_classes), cfg.loss)
+        else:
+            loss_now = np.nan
+        row = {"n_labelled": len(y), "loss": loss_now, "chosen": -1, "q_c_chosen": np.nan, "q_c_best": np.nan}
+        rows.append(row)
+        if done:
+            break
+        truth = (problem, population) if strategy.needs_truth else (None, None)  # practical ones never see it
+        ctx = Context(X, y, pool_X[scored], pool_X[available], base, problem.n_classes, rng, *truth)
+        i, scores = select(strategy, ctx)
+        if cfg.record_q_c:
+            if oracle:
+                q = strategy.sign * scores
+            row.update(q_c_chosen=float(q[i]), q_c_best=float(q.max()))
+        pick = scored[i]
+        row["chosen"] = int(pick)
+        X, y = np.vstack([X, pool_X[pick]]), np.append(y, pool_y[pick])
+        available = available[available != pick]
+    out = pd.DataFrame(rows)
+    out.insert(0, "replicate", replicate)
+    out.insert(0, "strategy", label)
+    out.insert(0, "classifier", cfg.classifier)
+    out.insert(0, "problem", cfg.problem)
+    return out[RESULT_COLUMNS]
+
+def config_text(cfg: CurveConfig) -> str:
+    return json.dumps(asdict(cfg), indent=2, sort_keys=True)
+
+def config_sha256(cfg: CurveConfig) -> str:
+    """SHA-256 of the canonical configuration JSON (sorted keys, no spaces, UTF-8)."""
+    return canonical_sha256(asdict(cfg))
+
+def part_path(out: Path, strategy: str, replicate: int) -> Path:
+    return out / PARTS_DIR / f"{strategy}__{replicate:05d}.csv"
+
+def part_key(run: Run, strategy: str, replicate: int) -> dict[str, Any]:
+    """The header key of a pair's part: its strategy's label, the replicate and the strategy's spec."""
+    return {"strategy": strategy, "replicate": int(replicate), "strategy_spec": run.strategy_spec(strategy)}
+
+def write_part(frame: pd.DataFrame, out: Path, run: Run, strategy: str, replicate: int) -> None:
+    """One pair's table as a verifiable part (module docstring)."""
+    write_keyed_part(frame, part_path(out, strategy, replicate), part_key(run, strategy, replicate),
+                      config_sha256(run.config))
+
+def read_part(path: Path, run: Run, strategy: str, replicate: int) -> pd.DataFrame:
+    """A verified part's table; raises :class:`DamagedPart` with the reason when any check fails."""
+    cfg = run.config
+    rows = cfg.budget + 1
+    frame = read_keyed_part(path, part_key(run, strategy, replicate), config_sha256(cfg), rows, "pair")
+    if list(frame.columns) != RESULT_COLUMNS:
+        raise DamagedPart(f"wrong columns {list(frame.columns)}, expected {RESULT_COLUMNS}")
+    integer = ["replicate", "n_labelled", "chosen"]
+    numeric = ["loss", "q_c_chosen", "q_c_best"]
+    if not (all(pd.api.types.is_integer_dtype(frame[c]) for c in integer)
+            and all(pd.api.types.is_float_dtype(frame[c]) for c in numeric)):
+        raise DamagedPart(f"wrong column types: {integer} must be integers and {numeric} numbers")
+    if not ((frame.problem == cfg.problem) & (frame.classifier == cfg.classifier) & (frame.strategy == strategy)
+            & (frame.replicate == replicate)).all():
+        raise DamagedPart(f"rows not matching the pair: not every row names {cfg.problem}, {cfg.classifier}, "
+                           f"{strategy}, replicate {replicate}")
+    start = run.problem.n_classes
+    if not np.array_equal(frame.n_labelled.to_numpy(), start + np.arange(rows)):
+        raise DamagedPart(f"n_labelled does not run {start}, {start + 1}, ..., {start + rows - 1}")
+    picks, last = frame.chosen.to_numpy()[:-1], frame.chosen.iloc[-1]
+    if last != -1 or np.unique(picks).size != picks.size or np.any((picks < 0) | (picks >= cfg.pool_size)):
+        raise DamagedPart("chosen is not distinct pool indices followed by -1")
+    if not np.all(np.isfinite(frame.loss.to_numpy())):
+        raise DamagedPart("non-finite loss")
+    return frame
+
+def check_config(out: Path, cfg: CurveConfig) -> None:
+    """Raise unless ``out/config.json`` is absent or holds ``cfg`` (reads only, writes nothing)."""
+    config = out / CURVES_SETTINGS_FILE
+    stored = read_settings_json(config, "out", "configuration", lambda value: isinstance(value, dict))
+    if stored is not None and stored != json.loads(config_text(cfg)):
+        raise ValueError(f"out: {out} holds results of a different study ({config}); use another folder")
+
+def prepare_output(out: Path, cfg: CurveConfig) -> None:
+    """Check ``out/config.json`` against ``cfg`` (or write it) and create ``out/parts``; nothing is
+    created when the folder holds another study or an unreadable configuration.  Called by the holder of
+    the folder's lock (:func:`mri_theory.runners.locked`) only."""
+    check_config(out, cfg)
+    config = out / CURVES_SETTINGS_FILE
+    text = config_text(cfg)
+    try:
+        (out / PARTS_DIR).mkdir(parents=True, exist_ok=True)
+        if not config.exists():
+            _store.write_atomic(text.encode(), config)
+    except OSError as exc:
+        raise ValueError(f"out: cannot write to {out} ({exc})") from None
+
+def curve_config(problem: tuple[str, Problem], classifier: tuple[str, Classifier], pool_size: Any, budget: Any,
+                  population_size: Any, loss: Any, subsample: Any, record_q_c: Any, seed: Any) -> CurveConfig:
+    """The validated :class:`CurveConfig` of :func:`run_curves`' arguments (``budget=None``: the whole pool;
+    ``record_q_c=None``: where the problem has the truth); ``problem`` and ``classifier`` as :func:`resolve`
+    gives them.  The sizes are bounded (:mod:`mri_theory._utils.limits`), and a pool larger than a real-data
+    problem's ``max_pool_size`` is refused."""
+    (problem_label, problem_obj), (classifier_label, classifier_obj) = problem, classifier
+    if loss not in ("error", "log"):
+        raise ValueError(f"loss must be 'error' or 'log', got {loss!r}")
+    pool_size = limits.size(pool_size, "pool_size", limits.MAX_POOL_SIZE)
+    if pool_size < problem_obj.n_classes:
+        raise ValueError(f"pool_size must be at least the initial set size {problem_obj.n_classes}, got {pool_size}")
+    largest = getattr(problem_obj, "max_pool_size", None)  # real data: the rows outside the test and initial sets
+    if largest is not None and pool_size > largest:
+        raise ValueError(f"pool_size must be at most {largest} for problem {problem_label!r} (max_pool_size: the "
+                         f"rows outside its test set and initial set), got {pool_size}")
+    budget = pool_size if budget is None else check.count(budget, "budget")
+    if budget > pool_size:
+        raise ValueError(f"budget ({budget}) must not exceed pool_size ({pool_size}): the pool is smaller than requested")
+    record_q_c = problem_obj.has_truth if record_q_c is None else check.flag(record_q_c, "record_q_c")
+    return CurveConfig(problem_label, classifier_label, pool_size, budget,
+                       limits.size(population_size, "population_size", limits.MAX_POPULATION_SIZE), loss,
+                       None if subsample is None else check.count(subsample, "subsample"),
+                       record_q_c, check.count(seed, "seed", minimum=0),
+                       spec(problem_obj, "problem"), spec(classifier_obj, "classifier"))
+
+def check_truth(run: Run) -> None:
+    """Refuse what needs the truth (§5.2) on a problem without it (``has_truth`` False, e.g. real data)."""
+    if run.problem.has_truth:
+        return
+    oracles = [label for label, strategy in run.strategies.items() if strategy.needs_truth]
+    where = f"problem {run.config.problem!r} has no truth (has_truth is False: real data)"
+    if oracles:
+        raise ValueError(f"strategies: {', '.join(oracles)} need the truth (needs_truth), but {where}")
+    if run.config.record_q_c:
+        raise ValueError(f"record_q_c must be False: the true Q^c cannot be recorded, {where}")
+
+def verified_parts(out: Path, run: Run, pairs: Iterable[tuple[str, int]],
+                    stacklevel: int) -> dict[tuple[str, int], pd.DataFrame]:
+    """The tables of the ``pairs`` whose part in ``out/parts`` passes verification (:func:`verified_files`)."""
+    return verified_files(((pair, part_path(out, *pair)) for pair in pairs),
+                           lambda path, pair: read_part(path, run, *pair), stacklevel + 1)
+
+def computed_pair(run: Run, strategy: str, replicate: int) -> tuple[tuple[str, int], pd.DataFrame]:
+    """What a (possibly parallel) job does: compute one pair and return it with its key; never write."""
+    return (strategy, replicate), run_pair(run, strategy, replicate)

@@ -1,0 +1,89 @@
+"""Names or objects -> labelled objects, and the specs recorded for resume (shared by the three runners).
+
+A problem, classifier or strategy is given as a registered name (its own label; the object comes from
+the registry in the calling process) or as an object (labelled by its ``name``); see
+:mod:`mri_theory.runners.sandbox`, "Labels".
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from mri_theory.classifiers import Classifier, get_classifier
+from mri_theory.problems import Problem, get_problem
+from mri_theory.strategies import MRIBest, Strategy, get_strategy, list_strategies
+
+#: What :func:`resolve` accepts per kind: the object class and the registry's getter.
+KINDS: dict[str, tuple[type, Callable[[str], Any]]] = {
+    "problem": (Problem, get_problem),
+    "classifier": (Classifier, get_classifier),
+    "strategy": (Strategy, get_strategy),
+}
+
+def resolve(value: Any, argument: str, kind: str) -> tuple[str, Any]:
+    """``(label, object)`` of a registered name or an object of ``kind`` (module docstring, "Labels").
+
+    A name is its own label and its object comes from the registry, here in
+    the calling process; an object is labelled by its ``name``.
+    """
+    cls, get = KINDS[kind]
+    if isinstance(value, str):
+        try:
+            return value, get(value)
+        except ValueError as exc:
+            raise ValueError(f"{argument}: {exc}") from None
+    if not isinstance(value, cls):
+        raise TypeError(f"{argument} must be a {kind} name (str) or a {cls.__name__} object, "
+                        f"got {type(value).__name__}")
+    if not isinstance(value.name, str) or not value.name:
+        raise TypeError(f"{argument}: a {cls.__name__} object needs a name (a non-empty str), got {value.name!r}")
+    return value.name, value
+
+def spec(obj: Any, argument: str) -> str:
+    """The ``repr`` of ``obj`` (its parameters: the spec recorded for resume); a TypeError naming ``argument``
+    when the repr cannot show them."""
+    try:
+        return repr(obj)
+    except AttributeError as exc:
+        raise TypeError(f"{argument}: {exc}") from None
+
+def distinct(labels: Sequence[str], argument: str) -> None:
+    """A ValueError naming ``argument`` unless the labels are distinct."""
+    repeated = sorted({label for label in labels if labels.count(label) > 1})
+    if repeated:
+        raise ValueError(f"{argument} must not repeat a name, got {', '.join(repeated)} more than once "
+                         "(objects are labelled by their name: give each its own)")
+
+def for_loss(strategy: Strategy, loss: str) -> Strategy:
+    """``strategy``, or for an oracle of another loss a copy maximising the run's ``loss`` (§5.2)."""
+    if isinstance(strategy, MRIBest) and strategy.loss != loss:
+        strategy = copy.copy(strategy)
+        strategy.loss = loss
+    return strategy
+
+def strategy_objects(strategies: Any, loss: str, argument: str = "strategies") -> dict[str, Strategy]:
+    """``{label: strategy}`` of ``strategies``: "all", a name, a :class:`Strategy`, or a sequence of names and
+    strategies, with distinct labels (the oracles set to the run's ``loss``, :func:`for_loss`)."""
+    if isinstance(strategies, str) and strategies == "all":
+        items = list_strategies()
+    elif isinstance(strategies, (str, Strategy)):
+        items = [strategies]
+    elif isinstance(strategies, Iterable):
+        items = list(strategies)
+    else:
+        raise TypeError(f"{argument} must be 'all', a strategy name or Strategy object, or a sequence of them; "
+                        f"got {type(strategies).__name__}")
+    if not items:
+        raise ValueError(f"{argument} must name at least one strategy")
+    resolved = []
+    for item in items:
+        if not isinstance(item, (str, Strategy)):
+            raise TypeError(f"{argument} must hold strategy names (str) or Strategy objects, got {item!r}")
+        resolved.append(resolve(item, argument, "strategy"))
+    distinct([label for label, _ in resolved], argument)
+    objects = {label: for_loss(obj, loss) for label, obj in resolved}
+    for obj in objects.values():
+        spec(obj, argument)
+    return objects

@@ -1,0 +1,437 @@
+"""The storage the runners share (sandbox, study, diagnostics, the command line).
+
+* :func:`write_atomic`: every file is written to a fresh temporary file beside
+  its name and renamed over it, so a kill never leaves a partial file; an
+  ``OSError`` (a full disk, a folder in the way) names the file.
+* :func:`locked`: one writer per output folder.  The writer holds an
+  exclusive ``fcntl.flock`` on the folder's :data:`LOCK_FILE` (holding its
+  pid) for the whole run, settings file included; the OS releases it when the
+  process ends, however it ends.  A second writer is refused with a
+  ``ValueError`` naming the holder's pid; :func:`check_unlocked` gives the same
+  error to a reader while a writer is at work.
+* :func:`write_tables` and :func:`verified_table`: the top-level tables of a
+  folder (``curves.csv``, ``asymptotic.csv``, ``states.csv``, the
+  diagnostics' summaries) are listed with their SHA-256 in the folder's
+  :data:`CHECKSUMS_FILE`, written after them::
+
+      {"format": 1, "settings_file": "config.json", "settings_sha256": "...",
+       "tables": {"curves.csv": "<sha256 of its bytes>"}}
+
+  ``settings_file`` (or null) is the folder's settings file and
+  ``settings_sha256`` the SHA-256 of its bytes when the tables were written,
+  so tables left by a run that did not finish under new settings are told
+  apart too.  A table is read only through :func:`verified_table`: an edited,
+  cut or unlisted table, or one without its checksum file, is refused, naming
+  the file; rerunning the same command rebuilds the tables from the verified
+  parts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import time
+import uuid
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from mri_theory._utils import validation as check
+from mri_theory._utils.registry import label
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: no folder locks
+    fcntl = None
+
+#: The settings file of a :func:`mri_theory.runners.sandbox.run_curves` folder (a study's pairings are such folders).
+CURVES_SETTINGS_FILE = "config.json"
+#: The sandbox's table and the folder of its parts.
+CURVES_RESULTS_FILE = "curves.csv"
+PARTS_DIR = "parts"
+#: The lock file of an output folder (it holds the pid of the last writer).
+LOCK_FILE = ".lock"
+#: The checksums of a folder's top-level tables.
+CHECKSUMS_FILE = "checksums.json"
+_FORMAT = 1
+_RERUN = "run the same command again to rebuild the tables from the verified parts"
+
+#: The folders locked by this process (resolved paths): its readers do not wait for itself.
+_held: set[Path] = set()
+
+
+def write_atomic(data: bytes, path: Path) -> None:
+    """Write ``data`` to a fresh temporary file beside ``path``, then rename it to ``path``.
+
+    A kill never leaves a partial file under ``path``.  The file is created
+    with mode ``0o666`` minus the umask, like any file the user creates.  An
+    ``OSError`` (no space left, a folder in place of the file, ...) is raised
+    again with ``path`` as its file name, so its message names the file.
+    """
+    tmp = path.parent / f".tmp-{uuid.uuid4().hex}{path.suffix}"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
+            raise
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
+
+
+def csv_bytes(frame: pd.DataFrame) -> bytes:
+    """The bytes every stored table is written as: CSV without the index, ``\\n`` line ends."""
+    return frame.to_csv(index=False, lineterminator="\n").encode()
+
+
+def _holder(lock_file: Path) -> str:
+    """The pid recorded in ``lock_file``, as text (``"unknown"`` if it cannot be read).
+
+    A holder writes its pid just after it takes the lock (and empties the
+    file when it lets go), so an empty file is read again for up to a second.
+    """
+    for _ in range(100):
+        try:
+            text = lock_file.read_text(encoding="ascii").strip()
+        except (OSError, ValueError):
+            return "unknown"
+        if text.isdigit():
+            return text
+        time.sleep(0.01)
+    return "unknown"
+
+
+def _busy(folder: Path, name: str) -> ValueError:
+    lock_file = folder / LOCK_FILE
+    return ValueError(f"{name}: {folder} is being written by another process (pid {_holder(lock_file)}, holding "
+                      f"{lock_file}); wait for it to finish, or use another folder")
+
+
+@contextlib.contextmanager
+def locked(folder: Path, name: str, create: bool = True) -> Iterator[Path]:
+    """Hold the exclusive lock of the output folder ``folder`` (created if needed when ``create``).
+
+    Raises a ``ValueError`` naming ``name`` and the holder's pid when another
+    process (or another call in this one) holds it, or naming ``name`` when
+    the folder or its lock file cannot be created.  The lock is released on
+    exit (and by the OS if the process dies).
+    """
+    try:
+        if create:
+            folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as exc:
+        raise ValueError(f"{name}: cannot write to {folder} (creating it or its lock file {LOCK_FILE}: "
+                         f"{exc.strerror or exc})") from None
+    key = folder.resolve()
+    try:
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise _busy(folder, name) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        _held.add(key)
+        try:
+            yield folder
+        finally:
+            _held.discard(key)
+            os.ftruncate(fd, 0)  # no stale pid for the next writer's rivals to read
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def check_unlocked(folder: Path, name: str) -> None:
+    """A ``ValueError`` naming ``name`` and the writer's pid if another process is writing ``folder``."""
+    lock_file = folder / LOCK_FILE
+    if fcntl is None or folder.resolve() in _held or not lock_file.is_file():
+        return
+    try:
+        fd = os.open(lock_file, os.O_RDONLY)
+    except OSError:
+        return  # unreadable: the tables' checksums still guard what is read
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise _busy(folder, name) from None
+    finally:
+        os.close(fd)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def write_tables(folder: Path, tables: Mapping[str, bytes], settings_file: str | None) -> None:
+    """Write each table ``{file name: bytes}`` into ``folder`` atomically, then their :data:`CHECKSUMS_FILE`.
+
+    ``settings_file``: the name of the folder's settings file (None if it
+    has none), whose checksum is recorded beside the tables'.
+    """
+    for file, data in tables.items():
+        write_atomic(data, folder / file)
+    settings = None if settings_file is None else _sha256((folder / settings_file).read_bytes())
+    record = {"format": _FORMAT, "settings_file": settings_file, "settings_sha256": settings,
+              "tables": {file: _sha256(data) for file, data in tables.items()}}
+    write_atomic(json.dumps(record, indent=2, sort_keys=True).encode(), folder / CHECKSUMS_FILE)
+
+
+def _well_formed(record: Any) -> bool:
+    return (isinstance(record, dict) and set(record) == {"format", "settings_file", "settings_sha256", "tables"}
+            and record["format"] == _FORMAT and isinstance(record["tables"], dict)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in record["tables"].items())
+            and (record["settings_file"] is None) == (record["settings_sha256"] is None)
+            and (record["settings_file"] is None or (isinstance(record["settings_file"], str)
+                                                      and isinstance(record["settings_sha256"], str))))
+
+
+def verified_table(file: Path, name: str) -> bytes:
+    """The bytes of the table ``file`` once they match the checksum recorded beside it (:func:`write_tables`).
+
+    Raises a ``ValueError`` naming ``name`` and the file when the folder is
+    being written (:func:`check_unlocked`), when the checksum file is
+    missing, corrupt or does not list the table, when the table's bytes
+    differ from its checksum (edited, cut or replaced), or when the settings
+    file changed since the table was written (a later run did not finish).
+    """
+    folder = file.parent
+    check_unlocked(folder, name)
+    sidecar = folder / CHECKSUMS_FILE
+    if not sidecar.is_file():
+        raise ValueError(f"{name}: {file} cannot be verified: {sidecar} is missing (a run that did not finish, "
+                         f"a folder of an older version, or a table written by hand); {_RERUN}")
+    try:
+        record = json.loads(sidecar.read_bytes())
+    except (OSError, ValueError):
+        record = None
+    if not _well_formed(record):
+        raise ValueError(f"{name}: {file} cannot be verified: {sidecar} is unreadable or corrupt; {_RERUN}")
+    expected = record["tables"].get(file.name)
+    if expected is None:
+        raise ValueError(f"{name}: {file} cannot be verified: {sidecar} does not list it; {_RERUN}")
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"{name}: {file} is unreadable ({exc.strerror or exc})") from None
+    if _sha256(data) != expected:
+        raise ValueError(f"{name}: {file} does not match its checksum in {sidecar}: the table was edited, cut "
+                         f"or replaced; {_RERUN}")
+    if record["settings_file"] is not None:
+        settings = folder / record["settings_file"]
+        try:
+            current = _sha256(settings.read_bytes())
+        except OSError:
+            current = None
+        if current != record["settings_sha256"]:
+            raise ValueError(f"{name}: {file} was written under other settings than {settings} holds now (a later "
+                             f"run did not finish, or the settings were edited); {_RERUN}")
+    return data
+
+
+def verified_csv(file: Path, name: str, columns: list[str], what: str) -> pd.DataFrame:
+    """The table ``file`` read once it matches its checksum (:func:`verified_table`) and has ``columns``.
+
+    ``what`` describes the table in the messages (``"a results table of
+    run_curves"``); every error is a ``ValueError`` naming ``name`` and the file.
+    """
+    data = verified_table(file, name)
+    try:
+        table = pd.read_csv(io.BytesIO(data))
+    except ValueError as exc:  # pandas' parser and empty-data errors, bad encodings
+        raise ValueError(f"{name}: {file} is not a readable CSV ({exc})") from None
+    if list(table.columns) != columns:
+        raise ValueError(f"{name}: {file} is not {what}: columns {list(table.columns)}, expected {columns}")
+    return table
+
+
+# ---------------------------------------------------------------- part files and results folders
+
+#: First bytes of a part file; the part header's JSON follows on the same line.
+PART_MAGIC = b"# mri-theory part "
+
+PART_FORMAT = 1
+
+PART_FIELDS = {"format", "config_sha256", "rows", "sha256"}  #: besides the part's key
+
+class DamagedPartWarning(UserWarning):
+    """A part file in ``out/parts`` failed verification on resume; it is recomputed and overwritten."""
+
+def canonical_sha256(settings: Mapping[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of ``settings`` (sorted keys, no spaces, UTF-8)."""
+    return hashlib.sha256(json.dumps(settings, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+def write_keyed_part(frame: pd.DataFrame, path: Path, key: Mapping[str, Any], config_sha256: str) -> None:
+    """A table as a verifiable part file at ``path``: the header line, then the CSV body.
+
+    The header is ``# mri-theory part {json}`` with the JSON object ``key``
+    (what the part holds, e.g. strategy and replicate) plus ``format``,
+    ``config_sha256`` (of the settings that determine its rows), ``rows``
+    and ``sha256`` (of the body's bytes); the runners of the sandbox, the
+    study and the diagnostics share this format (module docstring).
+    """
+    body = csv_bytes(frame)
+    header = {**key, "format": PART_FORMAT, "config_sha256": config_sha256, "rows": len(frame),
+              "sha256": hashlib.sha256(body).hexdigest()}
+    write_atomic(PART_MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + body, path)
+
+class DamagedPart(Exception):
+    """Why a part file cannot be trusted (internal; reported as a :class:`DamagedPartWarning`)."""
+
+def read_keyed_part(path: Path, key: Mapping[str, Any], config_sha256: str, rows: int,
+                     what: str = "part") -> pd.DataFrame:
+    """The CSV body of a part written by :func:`write_keyed_part`, after the checks every part shares.
+
+    The header must hold exactly ``key``'s fields (with these values, else
+    "wrong ``what``"), ``config_sha256`` and ``rows``; the body must match the
+    header's checksum and parse as CSV with ``rows`` rows.  Raises
+    :class:`DamagedPart` with the reason; the caller checks the content.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DamagedPart(f"unreadable ({exc.strerror or exc})") from None
+    if not data:
+        raise DamagedPart("empty file")
+    first, newline, body = data.partition(b"\n")
+    if not newline or not first.startswith(PART_MAGIC):
+        raise DamagedPart(f"bad header: the first line is not {PART_MAGIC.decode().strip()!r} and its JSON")
+    try:
+        header = json.loads(first[len(PART_MAGIC):])
+    except ValueError:
+        raise DamagedPart("bad header: unreadable JSON") from None
+    fields = PART_FIELDS | set(key)
+    if not isinstance(header, dict) or set(header) != fields:
+        raise DamagedPart(f"bad header: expected the keys {sorted(fields)}")
+    if header["format"] != PART_FORMAT:
+        raise DamagedPart(f"unknown part format {header['format']!r}")
+    held = tuple(header[name] for name in key)
+    if held != tuple(key.values()):
+        raise DamagedPart(f"wrong {what}: it holds ({', '.join(map(repr, held))}), "
+                           f"not ({', '.join(map(repr, key.values()))})")
+    if header["config_sha256"] != config_sha256:
+        raise DamagedPart("written for a different configuration (config hash differs)")
+    if header["rows"] != rows:
+        raise DamagedPart(f"wrong row count: the header gives {header['rows']!r} rows, the configuration {rows}")
+    if hashlib.sha256(body).hexdigest() != header["sha256"]:
+        raise DamagedPart("checksum mismatch: the data were cut or changed")
+    try:
+        frame = pd.read_csv(io.BytesIO(body))
+    except ValueError as exc:  # pandas' parser and empty-data errors, bad encodings
+        raise DamagedPart(f"unreadable CSV body ({exc})") from None
+    if len(frame) != rows:
+        raise DamagedPart(f"wrong row count: {len(frame)} rows, expected {rows}")
+    return frame
+
+#: The settings file that marks a results folder of each runner (sandbox, study, diagnostics).
+RUNNER_FILES = {CURVES_SETTINGS_FILE: "run_curves", "study.json": "run_study", "diagnostics.json": "score_states"}
+
+def check_out(out: Any, layout: Sequence[tuple[str, bool]] | None = None, own: str = CURVES_SETTINGS_FILE) -> Path | None:
+    """``out`` as a Path, or None; raises unless it is (or can become) a writable results folder.
+
+    ``layout``: the (name, is a folder) entries the folder may hold (default:
+    the sandbox's ``parts/``, ``config.json`` and ``curves.csv``); an entry of
+    the wrong kind is refused, and so is a folder in place of the lock or the
+    checksum file (:mod:`mri_theory.runners._store`).  ``own``: the caller's settings file
+    (:data:`RUNNER_FILES`); a folder marked by another runner's is refused.
+    """
+    if out is None:
+        return None
+    path = check.output_folder(out, "out")
+    if layout is None:
+        layout = ((PARTS_DIR, True), (CURVES_SETTINGS_FILE, False), (CURVES_RESULTS_FILE, False))
+    layout = (*layout, (LOCK_FILE, False), (CHECKSUMS_FILE, False))
+    for name, folder in layout:
+        inside = path / name
+        if inside.exists() and inside.is_dir() != folder:
+            raise ValueError(f"out: {inside} should be a {'folder' if folder else 'file'}")
+    for marker, runner in RUNNER_FILES.items():
+        if marker != own and (path / marker).exists():
+            raise ValueError(f"out: {path} holds results of {runner} ({marker}), not of {RUNNER_FILES[own]}; "
+                             "use another folder")
+    return path
+
+def check_file_labels(labels: Mapping[str, Iterable[str]]) -> None:
+    """Refuse labels that cannot be part of file names (``{argument: labels}``; module docstring, "Labels")."""
+    for argument, names in labels.items():
+        for name in names:
+            label(name, argument)
+
+def verified_files(files: Iterable[tuple[Any, Path]], read: Callable[[Path, Any], Any],
+                    stacklevel: int) -> dict[Any, Any]:
+    """``{key: read(path, key)}`` for the ``(key, path)`` pairs whose file exists and passes verification.
+
+    ``read`` raises :class:`DamagedPart` with the reason for a file that
+    fails; it is reported by a :class:`DamagedPartWarning` (``stacklevel``
+    counted from this function) naming the file and the reason, and left out
+    (its task is recomputed).  A folder or any other non-regular file (a FIFO,
+    a socket) where a file belongs cannot be overwritten: a ValueError naming
+    ``out`` and the path, before any work.
+    """
+    verified = {}
+    for key, path in files:
+        if not os.path.lexists(path):
+            continue
+        if os.path.exists(path) and not os.path.isfile(path):
+            raise ValueError(f"out: {path} is a folder or another non-regular file where a stored result belongs; "
+                             "remove it (or use another folder), then run again")
+        try:
+            verified[key] = read(path, key)
+        except DamagedPart as reason:
+            warnings.warn(DamagedPartWarning(f"damaged part {path}: {reason}; recomputing it"), stacklevel=stacklevel)
+    return verified
+
+def gather(results: Iterator[tuple[Any, Any]], frames: dict, total: int, desc: str, unit: str,
+            progress: bool, write: Callable[[Any, Any], None] | None = None) -> None:
+    """Put each ``(key, frame)`` of ``results`` into ``frames`` as it arrives, after ``write(key, frame)``.
+
+    The writes happen here, in the calling process, so a kill never leaves a
+    writer behind; a tqdm bar counts from the frames already there.  Closing
+    ``results`` on the way out (an interrupted run) stops the remaining tasks.
+    """
+    bar = tqdm(total=total, initial=len(frames), desc=desc, unit=unit, disable=not progress)
+    try:
+        for key, frame in results:
+            if write is not None:
+                write(key, frame)
+            frames[key] = frame
+            bar.update()
+    finally:
+        results.close()
+        bar.close()
+
+def read_settings_json(file: Path, name: str, what: str, well_formed: Callable[[Any], bool]) -> dict[str, Any] | None:
+    """The JSON settings file ``file`` (None if absent); a ValueError naming ``name`` unless ``well_formed``."""
+    if not file.exists():
+        return None
+    try:
+        stored = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        stored = exc
+    if isinstance(stored, Exception) or not well_formed(stored):
+        reason = f" ({stored})" if isinstance(stored, Exception) else ""
+        raise ValueError(f"{name}: the {what} file {file} is unreadable or corrupt{reason}; delete it to reuse the "
+                         "folder (the verified parts are kept), or use another folder")
+    return stored
+
+def check_path(path: Any, what: str) -> Path:
+    """``path`` as a Path; a TypeError or ValueError naming ``path`` unless it is a non-empty str or PathLike."""
+    if not isinstance(path, (str, os.PathLike)) or not isinstance(os.fspath(path), str):
+        raise TypeError(f"path must be {what} path (str or os.PathLike), got {type(path).__name__}")
+    if not os.fspath(path).strip():
+        raise ValueError(f"path must name {what}, got an empty path")
+    return Path(path)

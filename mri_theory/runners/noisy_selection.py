@@ -1,0 +1,179 @@
+r"""The §3.3 demonstration: iterated AL selecting by noisy estimates of the true :math:`Q^c`.
+
+§3.3 argues that an *unbiased* estimator of :math:`Q^c` with i.i.d. errors
+selects better than random selection (RS) at every noise level.
+:class:`NoisyOracle` is that estimator as a sandbox strategy: at every step it
+scores each candidate by :math:`\hat Q = Q^c + M`, :math:`M \sim N(0, \sigma^2)`
+i.i.d. over the candidates, where :math:`Q^c` is the true value of Eq. ``eqc``
+(:func:`mri_theory.engine.targets.true_q_c`, as MRI-best).  ``sigma = 0`` is
+MRI-best's choice (optimal single selection), ``sigma = inf`` is RS.
+
+:func:`noisy_selection_curves` runs the demonstration in the sandbox
+(:func:`mri_theory.runners.sandbox.run_curves`) on the §3.2 problem
+(``"two-gaussians"``, :math:`N(\mp 1, 1)`) with the mean classifier
+(``"mean"``): one AL loop, one seeding scheme and one column vocabulary with
+every other strategy.
+
+Noise levels are *relative* by default: ``sigma`` times the sd of :math:`Q^c`
+over the scored candidates at each step, because the scale of :math:`Q^c`
+shrinks as the classifier improves; a fixed absolute ``sigma`` would drift from
+"precise" to "pure noise" along the curve.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from mri_theory._utils import validation as check
+from mri_theory.analytic.guarantee import check_sigma
+from mri_theory.engine.targets import true_q_c
+from mri_theory.runners.sandbox import run_curves
+from mri_theory.strategies import Context, MRIWorst, Strategy
+
+__all__ = ["DEFAULT_RELATIVE_SIGMAS", "POPULATION_SIZE", "NoisyOracle", "noisy_selection_curves"]
+
+#: Default noise levels, relative to the sd of Q^c over the candidates: optimal, three noisy, RS.
+DEFAULT_RELATIVE_SIGMAS: tuple[float, ...] = (0.0, 0.5, 1.0, 2.0, np.inf)
+
+#: Evaluation population of :func:`noisy_selection_curves` (a scrambled Sobol' sequence of
+#: :math:`2^{10}` points, exact posteriors).  Against the exact error rate of
+#: :func:`mri_theory.analytic.two_gaussians.error_rate` its loss has sd about 2e-4 (unbiased) over
+#: random mean classifiers; it is shared by all strategies in a replicate.
+POPULATION_SIZE = 1024
+
+
+def _level_text(sigma: float) -> str:
+    """``sigma`` in a file-safe text that round-trips (``0.5``, ``1e-05``, ``inf``)."""
+    short = f"{sigma:g}"
+    return short if float(short) == sigma else repr(sigma)
+
+
+class NoisyOracle(Strategy):
+    r"""Argmax of the true :math:`Q^c` plus Gaussian noise: the unbiased estimator of §3.3.
+
+    Scores :math:`\hat Q(x) = Q^c(x) + M(x)` with :math:`M(x) \sim N(0, s^2)`
+    i.i.d. over the candidates, drawn from ``ctx.rng``; :math:`Q^c` is the
+    true value of Eq. ``eqc`` on the problem's population
+    (:func:`mri_theory.engine.targets.true_q_c`, as :class:`~mri_theory.strategies.MRIBest`).
+    The noise sd is :math:`s = \sigma \cdot \mathrm{sd}(Q^c)` over the scored
+    candidates (``relative=True``, population sd) or :math:`s = \sigma`.
+
+    * ``sigma = 0`` (or :math:`s = 0`): the scores are MRI-best's, and
+      :func:`~mri_theory.strategies.select` makes MRI-best's choice with the
+      same draws from ``ctx.rng``.
+    * ``sigma = inf``: all scores 0 and no :math:`Q^c` is computed, so the
+      tie-break picks uniformly: RS.
+
+    Parameters
+    ----------
+    sigma : float
+        Noise level ``>= 0``; ``inf`` allowed.
+    relative : bool, default True
+        Scale ``sigma`` by the sd of :math:`Q^c` over the candidates.
+    loss : {"error", "log"}
+        The loss whose :math:`Q^c` is estimated.
+
+    Attributes
+    ----------
+    name : str
+        ``"noisy-{sigma}sd"`` (relative) or ``"noisy-{sigma}"`` (absolute),
+        with ``"-log"`` appended for the log loss: distinct parameters give
+        distinct names, safe in file names, so several run side by side.
+        The ``repr`` (:class:`~mri_theory.strategies.Strategy`'s) shows the
+        parameters: ``NoisyOracle(sigma=0.5, relative=True, loss='error')``.
+    """
+
+    costly = True
+    needs_truth = True
+
+    def __init__(self, sigma: float, relative: bool = True, loss: str = "error") -> None:
+        self.sigma = check_sigma(sigma)
+        self.relative = check.flag(relative, "relative")
+        if loss not in ("error", "log"):
+            raise ValueError(f"loss must be 'error' or 'log' (a loss of the truth), got {loss!r}")
+        self.loss = loss
+
+    @property
+    def name(self) -> str:
+        return (f"noisy-{_level_text(self.sigma)}{'sd' if self.relative else ''}"
+                f"{'' if self.loss == 'error' else '-' + self.loss}")
+
+    def scores(self, ctx: Context) -> np.ndarray:
+        if ctx.problem is None or ctx.population is None:
+            raise ValueError(f"{self.name} needs the truth: pass problem and population")
+        m = ctx.candidates.shape[0]
+        if np.isinf(self.sigma):
+            return np.zeros(m)
+        q = true_q_c(ctx.problem, ctx.classifier, ctx.X, ctx.y, ctx.candidates, ctx.population, self.loss)
+        scale = self.sigma * q.std() if self.relative else self.sigma
+        if scale == 0:
+            return q
+        return q + ctx.rng.normal(0.0, scale, size=m)
+
+
+def noisy_selection_curves(
+    relative_sigmas: Sequence[float] = DEFAULT_RELATIVE_SIGMAS,
+    replicates: int = 200,
+    pool_size: int = 100,
+    budget: int = 30,
+    seed: int = 0,
+    population_size: int = POPULATION_SIZE,
+    record_q_c: bool = False,
+    n_jobs: int = 1,
+    progress: bool = True,
+) -> pd.DataFrame:
+    r"""Learning curves of noisy-:math:`Q^c` selection on the §3.2 problem (the §3.3 demonstration).
+
+    Exactly :func:`mri_theory.runners.sandbox.run_curves` with ``problem="two-gaussians"``,
+    ``classifier="mean"``, ``loss="error"``, ``subsample=None`` (every
+    remaining pool point is scored) and the strategies
+    ``[NoisyOracle(s) for s in relative_sigmas] + [MRIWorst()]``.  Each
+    replicate draws one labelled point per class, a pool and a QMC evaluation
+    population; every strategy starts from the *same* data (paired) and
+    labels ``budget`` pool points one at a time, retraining after each.
+
+    Parameters
+    ----------
+    relative_sigmas : sequence of float
+        Distinct noise levels ``>= 0`` relative to the sd of :math:`Q^c` over
+        the remaining pool (:class:`NoisyOracle`); ``0`` is MRI-best's
+        choice, ``inf`` is RS.  MRI-worst (argmin of :math:`Q^c`) is always added.
+    replicates, pool_size, budget, seed, n_jobs, progress
+        As in :func:`~mri_theory.runners.sandbox.run_curves` (``budget <= pool_size``).
+    population_size : int, default :data:`POPULATION_SIZE`
+        The evaluation population.  The learning curve is its error rate,
+        not the closed form :func:`mri_theory.analytic.two_gaussians.error_rate` (see
+        :data:`POPULATION_SIZE` for the difference).
+    record_q_c : bool, default False
+        Record the true :math:`Q^c` of the chosen and best candidates (one
+        more :func:`~mri_theory.engine.targets.true_q_c` per step and strategy).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table of :func:`~mri_theory.runners.sandbox.run_curves`, columns
+        :data:`mri_theory.runners.sandbox.RESULT_COLUMNS` (the curve is ``loss``, the
+        error rate; ``strategy`` holds :attr:`NoisyOracle.name`, e.g.
+        ``noisy-0.5sd``, and ``MRI-worst``).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Naming the argument, before any work is done.
+    """
+    levels = check.real_array(relative_sigmas, "relative_sigmas")
+    if levels.ndim > 1 or levels.size == 0:
+        raise ValueError(f"relative_sigmas must be a non-empty sequence of noise levels, got {relative_sigmas!r}")
+    if np.any(np.isnan(levels)) or np.any(levels < 0):
+        raise ValueError(f"relative_sigmas must be >= 0 (inf allowed), got {relative_sigmas!r}")
+    levels = [float(s) for s in np.atleast_1d(levels)]
+    if len(set(levels)) != len(levels):
+        raise ValueError(f"relative_sigmas must be distinct, got {relative_sigmas!r}")
+    strategies = [NoisyOracle(s) for s in levels] + [MRIWorst()]
+    return run_curves(problem="two-gaussians", classifier="mean", strategies=strategies, pool_size=pool_size,
+                      replicates=replicates, seed=seed, n_jobs=n_jobs, budget=budget,
+                      population_size=population_size, loss="error", subsample=None, record_q_c=record_q_c,
+                      progress=progress)

@@ -1,0 +1,572 @@
+r"""Every strategy's scores and the true :math:`Q^c` of every candidate, in the same states.
+
+A *state* is a labelled set :math:`D_S` and the unlabelled candidates left in
+the pool: (problem, classifier, trajectory, replicate, step).  The states are
+those of the sandbox's learning curves (:func:`mri_theory.runners.sandbox.run_curves`
+with ``subsample=None``): replicate ``r`` has the sandbox's initial set, pool
+and evaluation population for the same ``seed``, ``pool_size`` and
+``population_size``, and the state at step ``t`` is the initial set plus the
+first ``t`` pool points that the reference ``trajectory`` strategy labelled in
+that replicate (its ``chosen`` column); the candidates are all the other pool
+points, in ascending pool index.  The default trajectory, random selection,
+makes every state a typical state of an AL run; ``"MRI-best"`` follows the
+optimal greedy curve, and any registered strategy name or
+:class:`~mri_theory.strategies.Strategy` object is accepted.  The problem,
+the classifier and the strategies are registered names or objects, labelled
+as in :mod:`mri_theory.runners.sandbox` (a name as given, an object by its
+``name``); every task carries the objects to its worker.  The problem must
+have the truth (``has_truth``): the table compares with the true :math:`Q^c`.
+
+In each state :func:`score_states` computes once the true current loss
+:math:`L(\theta(D_S))` (term :math:`T_c` of Eq. ``eqc``) and the true
+:math:`Q^c` of the error loss of every candidate
+(:func:`mri_theory.engine.targets.true_q_c_and_loss`), hence the true future-loss
+term :math:`T_e(x) = \sum_j p_j(x) L(\theta(D_S \cup (x, c_j))) = L - Q^c(x)`,
+and every strategy's :meth:`~mri_theory.strategies.Strategy.scores` on
+exactly these candidates (no selection is made).  Only the oracles
+(``needs_truth``; MRI-best and MRI-worst, with the error loss) see the problem
+and the population, as in the sandbox.  For the strategies whose score is
+:math:`-\hat T_e` (``Strategy.estimates_t_e``: SMRI and BMRI, Algorithms 1-2)
+the table holds :math:`\hat T_e = -` score, so the error
+:math:`M = \hat T_e - T_e` that §3.3's guarantee (:math:`\lambda = \tfrac12 +
+\beta`) assumes unbiased and i.i.d. can be measured.
+
+Seeds: the data of replicate ``r`` and the reference trajectory come from the
+sandbox's streams (``SeedSequence(seed, spawn_key=(r, 0))`` and ``(r, 1,
+crc32(trajectory))`` with the trajectory's label, :mod:`mri_theory.runners.sandbox`); strategy ``s`` scoring the
+state at step ``t`` of replicate ``r`` draws from
+``numpy.random.default_rng(SeedSequence(seed, spawn_key=(r, 3, t, crc32(s))))``
+(``crc32`` of the UTF-8 label; the second key 3 is unused by the sandbox).  So a
+state's rows are the same whichever other states, strategies or backends run.
+
+Output folder (``out``):
+
+``diagnostics.json``
+    ``{"format": 1, "settings": {...}, "grid": {"replicates": n, "steps": [...]}}``.
+    The settings (problem, classifier, trajectory, strategies as labels and,
+    as ``problem_spec``, ``classifier_spec``, ``trajectory_spec`` and
+    ``strategy_specs``, the ``repr`` of the objects they stand for; pool
+    size, population size, seed) determine every state's rows; a run with
+    other settings in the same folder is refused (another object of the same
+    name included).  The strategies are settings (a
+    part holds exactly the strategies requested): scoring other strategies
+    needs another folder.  The grid may grow: more replicates or steps reuse
+    every verified part.
+``parts/{replicate:05d}__{step:05d}.csv``
+    one finished state: the part format of :mod:`mri_theory.runners.sandbox` (first
+    line ``# mri-theory part {json}`` with the keys ``replicate``, ``step``,
+    ``format``, ``config_sha256`` (of the canonical settings JSON), ``rows``,
+    ``sha256`` of the body), then the CSV body with the columns
+    :data:`STATE_COLUMNS`.
+``states.csv``
+    the whole table, rebuilt from the verified parts at the end of every run.
+``checksums.json``
+    the SHA-256 of ``states.csv`` and of ``diagnostics.json`` when it was
+    written (:mod:`mri_theory.runners._store`): :func:`read_states` refuses a
+    table that does not match (edited, cut, left by an unfinished run).
+``.lock``
+    a run holds an exclusive OS file lock on it (``fcntl.flock``, released
+    when the process ends) before it writes ``diagnostics.json`` and until its
+    last file: one process writes a folder at a time, and a second is
+    refused with a ``ValueError`` naming the pid of the first.
+
+A part counts on resume only if it passes the shared checks (header, this
+state and these settings, checksum, row count: strategies × remaining
+candidates) and these: the columns :data:`STATE_COLUMNS` with integer
+``replicate``, ``step``, ``n_labelled``, ``candidate``; every row naming this
+state; the strategies in the given order, each over the same ascending pool
+indices; finite ``score``, ``true_q_c``, ``loss`` (one value) and ``t_e``;
+``t_e_estimate`` finite exactly for the strategies that estimate :math:`T_e`.
+Any other part is reported by a :class:`~mri_theory.runners._store.DamagedPartWarning`
+naming the file and the reason, and recomputed.  As in the sandbox, every
+file is written atomically by the calling process only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import os
+import zlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from mri_theory._utils import backends, limits
+from mri_theory._utils import validation as check
+from mri_theory._utils.backends import DEFAULT, Default, Execution
+from mri_theory.classifiers import Classifier
+from mri_theory.engine.targets import true_q_c_and_loss
+from mri_theory.problems import Problem
+from mri_theory.runners import _curves, _resolve, _store
+from mri_theory.strategies import Context, Strategy
+from mri_theory.strategies.base import checked_scores
+
+__all__ = ["STATE_COLUMNS", "Execution", "StatesPlan", "execute_states", "plan_states", "read_states",
+           "score_states"]
+
+#: Columns of the tidy table of :func:`score_states`, in this order.
+STATE_COLUMNS = ["problem", "classifier", "trajectory", "replicate", "step", "n_labelled", "strategy",
+                 "candidate", "score", "true_q_c", "loss", "t_e", "t_e_estimate"]
+
+_SETTINGS_FILE = "diagnostics.json"
+_RESULTS_FILE = "states.csv"
+_PARTS_DIR = "parts"
+_FORMAT = 1
+#: The second spawn key of the strategies' streams (the sandbox uses 0, 1 and 2).
+_SCORE_KEY = 3
+_INTEGER = ["replicate", "step", "n_labelled", "candidate"]
+_NUMERIC = ["score", "true_q_c", "loss", "t_e", "t_e_estimate"]
+
+
+@dataclass(frozen=True)
+class _StatesConfig:
+    """Everything that determines a state's rows (the ``settings`` of ``diagnostics.json``): the labels,
+    the ``repr`` of the objects they stand for, the sizes and the seed."""
+
+    problem: str
+    classifier: str
+    trajectory: str
+    strategies: tuple[str, ...]
+    pool_size: int
+    population_size: int
+    seed: int
+    problem_spec: str
+    classifier_spec: str
+    trajectory_spec: str
+    strategy_specs: tuple[str, ...]
+
+    def settings(self) -> dict[str, Any]:
+        """The settings as stored in ``diagnostics.json`` (JSON types)."""
+        return {**asdict(self), "strategies": list(self.strategies), "strategy_specs": list(self.strategy_specs)}
+
+    def curves(self, budget: int) -> _curves.CurveConfig:
+        """The sandbox configuration whose curves (to ``budget`` labels) give the states."""
+        return _curves.CurveConfig(self.problem, self.classifier, self.pool_size, budget, self.population_size,
+                                   "error", None, False, self.seed, self.problem_spec, self.classifier_spec)
+
+
+@dataclass(frozen=True)
+class _States:
+    """A :class:`_StatesConfig` with the objects its labels stand for: what a task carries to the workers."""
+
+    config: _StatesConfig
+    problem: Problem
+    classifier: Classifier
+    trajectory: Strategy
+    strategies: Mapping[str, Strategy]
+
+
+def _score_state(states: _States, replicate: int, step: int) -> pd.DataFrame:
+    """The rows of one state: every strategy's scores and the truth on every remaining candidate."""
+    cfg, problem = states.config, states.problem
+    curve = _curves.Run(cfg.curves(step), problem, states.classifier,  # the trajectory's first `step` picks
+                         {cfg.trajectory: states.trajectory})        # do not depend on the budget
+    data = _curves.replicate_data(problem, curve.config, replicate)
+    X0, y0, pool_X, pool_y, population = data
+    chosen = _curves.run_pair(curve, cfg.trajectory, replicate, data, losses=False).chosen.to_numpy()[:step]
+    X, y = np.vstack([X0, pool_X[chosen]]), np.append(y0, pool_y[chosen])
+    available = np.setdiff1d(np.arange(cfg.pool_size), chosen)  # ascending
+    candidates = pool_X[available]
+    base = copy.deepcopy(states.classifier)
+    loss, true_q = true_q_c_and_loss(problem, base, X, y, candidates, population, "error")
+    blocks = []
+    for name, strategy in states.strategies.items():
+        strategy = copy.deepcopy(strategy)  # fresh for every state, as a worker gets it
+        rng = np.random.default_rng(np.random.SeedSequence(
+            cfg.seed, spawn_key=(replicate, _SCORE_KEY, step, zlib.crc32(name.encode()))))
+        truth = (problem, population) if strategy.needs_truth else (None, None)  # practical ones never see it
+        ctx = Context(X, y, candidates, candidates, base, problem.n_classes, rng, *truth)
+        scores = checked_scores(strategy, ctx)
+        blocks.append(pd.DataFrame({
+            "strategy": name, "candidate": available, "score": scores, "true_q_c": true_q, "loss": loss,
+            "t_e": loss - true_q, "t_e_estimate": -scores if strategy.estimates_t_e else np.nan}))
+    frame = pd.concat(blocks, ignore_index=True)
+    frame.insert(0, "n_labelled", len(y))
+    frame.insert(0, "step", step)
+    frame.insert(0, "replicate", replicate)
+    frame.insert(0, "trajectory", cfg.trajectory)
+    frame.insert(0, "classifier", cfg.classifier)
+    frame.insert(0, "problem", cfg.problem)
+    return frame[STATE_COLUMNS]
+
+
+def _computed_state(states: _States, replicate: int, step: int) -> tuple[tuple[int, int], pd.DataFrame]:
+    """What a (possibly remote) worker does: compute one state and return it with its key; never write."""
+    return (replicate, step), _score_state(states, replicate, step)
+
+
+# ------------------------------------------------------------------ storage
+
+
+def _part_path(out: Path, replicate: int, step: int) -> Path:
+    return out / _PARTS_DIR / f"{replicate:05d}__{step:05d}.csv"
+
+
+def _read_state_part(path: Path, states: _States, replicate: int, step: int) -> pd.DataFrame:
+    """A verified part's rows (module docstring); raises ``_store.DamagedPart`` with the reason otherwise."""
+    cfg = states.config
+    m = cfg.pool_size - step
+    frame = _store.read_keyed_part(path, {"replicate": replicate, "step": step},
+                                     _store.canonical_sha256(cfg.settings()), len(cfg.strategies) * m, "state")
+    damaged = _store.DamagedPart
+    if list(frame.columns) != STATE_COLUMNS:
+        raise damaged(f"wrong columns {list(frame.columns)}, expected {STATE_COLUMNS}")
+    if not (all(pd.api.types.is_integer_dtype(frame[c]) for c in _INTEGER)
+            and all(pd.api.types.is_float_dtype(frame[c]) for c in _NUMERIC)):
+        raise damaged(f"wrong column types: {_INTEGER} must be integers and {_NUMERIC} numbers")
+    n_labelled = states.problem.n_classes + step
+    if not ((frame.problem == cfg.problem) & (frame.classifier == cfg.classifier)
+            & (frame.trajectory == cfg.trajectory) & (frame.replicate == replicate) & (frame.step == step)
+            & (frame.n_labelled == n_labelled)).all():
+        raise damaged(f"rows not matching the state: not every row names {cfg.problem}, {cfg.classifier}, "
+                      f"{cfg.trajectory}, replicate {replicate}, step {step}, n_labelled {n_labelled}")
+    if not np.array_equal(frame.strategy.to_numpy(dtype=object), np.repeat(np.array(cfg.strategies, object), m)):
+        raise damaged(f"the strategies are not {list(cfg.strategies)}, in this order, {m} rows each")
+    candidates = frame.candidate.to_numpy().reshape(len(cfg.strategies), m)
+    if (np.any(candidates != candidates[0]) or np.any(np.diff(candidates[0]) <= 0)
+            or candidates[0, 0] < 0 or candidates[0, -1] >= cfg.pool_size):
+        raise damaged("candidate is not the same ascending pool indices for every strategy")
+    if not np.all(np.isfinite(frame[["score", "true_q_c", "loss", "t_e"]].to_numpy())):
+        raise damaged("non-finite score, true_q_c, loss or t_e")
+    if np.any(frame.loss.to_numpy() != frame.loss.iloc[0]):
+        raise damaged("the loss differs between rows of one state")
+    estimating = np.repeat([strategy.estimates_t_e for strategy in states.strategies.values()], m)
+    if not np.array_equal(np.isfinite(frame.t_e_estimate.to_numpy()), estimating):
+        raise damaged("t_e_estimate is not finite exactly for the strategies that estimate T_e")
+    return frame
+
+
+def _well_formed(stored: Any) -> bool:
+    """Whether ``stored`` has the structure of ``diagnostics.json`` (module docstring)."""
+    return (isinstance(stored, dict) and set(stored) == {"format", "settings", "grid"}
+            and stored["format"] == _FORMAT and isinstance(stored["settings"], dict))
+
+
+def _check_storage(out: Any, cfg: _StatesConfig) -> Path | None:
+    """``out`` as a Path (or None) once every check passed; reads only, writes nothing."""
+    path = _store.check_out(out, ((_PARTS_DIR, True), (_SETTINGS_FILE, False), (_RESULTS_FILE, False)),
+                              own=_SETTINGS_FILE)
+    if path is None:
+        return None
+    stored = _store.read_settings_json(path / _SETTINGS_FILE, "out", "diagnostics", _well_formed)
+    if stored is not None and stored["settings"] != cfg.settings():
+        raise ValueError(f"out: {path} holds diagnostics with other settings ({path / _SETTINGS_FILE}); "
+                         "use another folder")
+    return path
+
+
+# ------------------------------------------------------------------ arguments
+
+
+def _check_steps(steps: Any, pool_size: int) -> list[int]:
+    """Distinct step counts >= 0, sorted, each leaving at least two candidates in the pool."""
+    if isinstance(steps, (str, bytes)) or not isinstance(steps, Iterable):
+        raise TypeError(f"steps must be a sequence of step counts (int), got {type(steps).__name__}")
+    values = [check.count(step, "steps", minimum=0) for step in steps]
+    if not values:
+        raise ValueError("steps must hold at least one step")
+    repeated = sorted({step for step in values if values.count(step) > 1})
+    if repeated:
+        raise ValueError(f"steps must be distinct, got {', '.join(map(str, repeated))} more than once")
+    if max(values) > pool_size - 2:
+        raise ValueError(f"steps must be <= pool_size - 2 = {pool_size - 2} (at least two candidates left), "
+                         f"got {max(values)}")
+    return sorted(values)
+
+
+# ------------------------------------------------------------------ the runner
+
+
+def score_states(
+    problem: str | Problem,
+    classifier: str | Classifier,
+    strategies: Sequence[str | Strategy] | str | Strategy,
+    replicates: int = 10,
+    steps: Sequence[int] = (2, 10, 30),
+    pool_size: int = 100,
+    *,
+    trajectory: str | Strategy = "RS",
+    population_size: int = 10_000,
+    seed: int = 0,
+    out: str | os.PathLike | None = None,
+    backend: str | Default = DEFAULT,
+    scheduler: str | None | Default = DEFAULT,
+    n_jobs: int | Default = DEFAULT,
+    progress: bool | Default = DEFAULT,
+    execution: Execution | None = None,
+) -> pd.DataFrame:
+    r"""Score every remaining candidate with every strategy and with the truth, along reference trajectories.
+
+    In each state (module docstring) the true :math:`Q^c` of the error loss
+    (Eq. ``eqc``), the true current loss and :math:`T_e = L - Q^c` are
+    computed once, and every strategy scores the same candidates (all
+    unlabelled pool points).  For SMRI and BMRI (Algorithms 1-2) the table
+    also holds their estimate :math:`\hat T_e = -` score, whose error
+    :math:`M = \hat T_e - T_e` is what §3.3's guarantee assumes unbiased and
+    i.i.d.  One task per (replicate, step).
+
+    Parameters
+    ----------
+    problem : str or Problem
+        A name from :func:`mri_theory.problems.list_problems` or a
+        :class:`~mri_theory.problems.Problem` with the truth (``has_truth``).
+    classifier : str or Classifier
+        A name from :func:`mri_theory.classifiers.list_classifiers` or an
+        unfitted :class:`~mri_theory.classifiers.Classifier` template.
+    strategies : "all", a name, a Strategy, or a sequence of names and Strategy objects
+        Names from :func:`mri_theory.strategies.list_strategies` and
+        :class:`~mri_theory.strategies.Strategy` objects with distinct labels
+        (a name as given, an object's ``name``), in the table's order.  Only
+        the oracles see the truth.
+    replicates : int
+        Replicates ``0, ..., replicates - 1``: the data of
+        :func:`~mri_theory.runners.sandbox.run_curves`' replicates with the same
+        ``seed``, ``pool_size`` and ``population_size``.
+    steps : sequence of int
+        Distinct labels acquired from the pool (``t >= 0``, at most
+        ``pool_size - 2`` so that at least two candidates remain); the table
+        is sorted by step.
+    pool_size : int
+        The unlabelled pool of each replicate.
+    trajectory : str or Strategy, default "RS"
+        The strategy whose sandbox curve (``subsample=None``) gives the
+        states: ``"RS"`` (typical states), ``"MRI-best"`` (the optimal greedy
+        path), any registered strategy name or a Strategy object (its label
+        seeds its curve, as in :func:`~mri_theory.runners.sandbox.run_curves`).
+    population_size : int
+        The evaluation population (QMC, exact posteriors) of the true loss.
+    seed : int
+        Seeds every stream (module docstring).
+    out : path, optional
+        A folder for verified, resumable storage (module docstring).  Its
+        settings record the ``repr`` of every object: rerunning with another
+        object of the same name (other parameters) is refused (``out``).
+    backend : {"local", "dask"}, optional
+        As in :func:`mri_theory.runners.study.run_study` (default ``"local"``);
+        results are identical.
+    scheduler : str, optional
+        ``backend="dask"`` only: a running scheduler's address; ``None``
+        starts a ``LocalCluster`` of ``n_jobs`` workers.
+    n_jobs : int, optional
+        Local worker processes (joblib or the ``LocalCluster``): a positive
+        count or -1 (all cores); 1 with a ``scheduler``; default 1.
+    progress : bool, optional
+        A tqdm progress bar over the states (default True).
+    execution : Execution, optional
+        ``backend``, ``scheduler``, ``n_jobs`` and ``progress`` in one
+        object (:class:`mri_theory.runners.sandbox.Execution`); a keyword given
+        beside it must agree with it (a ``ValueError`` naming both otherwise).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`STATE_COLUMNS`, sorted by replicate, step, strategy
+        (in the given order) and candidate.  ``t_e = loss - true_q_c``;
+        ``t_e_estimate = -score`` for the strategies with ``estimates_t_e``
+        (SMRI, BMRI), NaN otherwise.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For bad arguments, naming the argument, before any work is done or
+        any file is written (a ``problem`` without the truth included);
+        ``ValueError`` naming ``out`` when the folder holds diagnostics with
+        other settings, a corrupt ``diagnostics.json``,
+        or results of ``run_curves``/``run_study``, or when another process
+        is writing it (its pid named).  ``replicates`` is at most 100 000,
+        ``pool_size`` 100 000, ``population_size`` 1 000 000, ``n_jobs`` 256.
+    OSError
+        When a file cannot be written (a full disk, ...), naming the file.
+    ImportError
+        ``backend="dask"`` without the ``dask`` extra installed.
+
+    Warns
+    -----
+    DamagedPartWarning
+        For each part in ``out/parts`` that fails verification; it is recomputed.
+    """
+    return execute_states(plan_states(
+        problem, classifier, strategies, replicates, steps, pool_size, trajectory=trajectory,
+        population_size=population_size, seed=seed, out=out, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
+        progress=progress, execution=execution))
+
+
+class StatesPlan(NamedTuple):
+    """A :func:`score_states` call whose arguments passed every check; nothing computed or written yet.
+
+    Made by :func:`plan_states`, run by :func:`execute_states`.
+    """
+
+    #: The checked settings with the objects they stand for.
+    states: _States
+    #: The checked output folder, or None.
+    out: Path | None
+    #: The number of replicates.
+    replicates: int
+    #: The scored steps, sorted.
+    steps: list[int]
+    #: Where and how the states are scored.
+    execution: Execution
+
+    @property
+    def strategies(self) -> dict[str, Strategy]:
+        """The scoring strategies by label, in the table's order."""
+        return dict(self.states.strategies)
+
+
+def plan_states(
+    problem: str | Problem,
+    classifier: str | Classifier,
+    strategies: Sequence[str | Strategy] | str | Strategy,
+    replicates: int = 10,
+    steps: Sequence[int] = (2, 10, 30),
+    pool_size: int = 100,
+    *,
+    trajectory: str | Strategy = "RS",
+    population_size: int = 10_000,
+    seed: int = 0,
+    out: str | os.PathLike | None = None,
+    backend: str | Default = DEFAULT,
+    scheduler: str | None | Default = DEFAULT,
+    n_jobs: int | Default = DEFAULT,
+    progress: bool | Default = DEFAULT,
+    execution: Execution | None = None,
+) -> StatesPlan:
+    """Every check of a :func:`score_states` call, and nothing else: the plan :func:`execute_states` runs.
+
+    ``score_states(...)`` is ``execute_states(plan_states(...))``; planning
+    several calls first (as ``mri-theory diagnose`` does for its
+    classifiers) refuses a bad one before any work.
+
+    Parameters
+    ----------
+    problem, classifier, strategies, replicates, steps, pool_size, trajectory, population_size, seed, out
+        As in :func:`score_states`.
+    backend, scheduler, n_jobs, progress, execution
+        As in :func:`score_states`.
+
+    Returns
+    -------
+    StatesPlan
+        The checked call.
+
+    Raises
+    ------
+    ValueError, TypeError, ImportError
+        As :func:`score_states`, for its arguments and ``out``.  Reads only,
+        writes nothing (``out`` is not created).
+    """
+    problem, classifier = _resolve.resolve(problem, "problem", "problem"), _resolve.resolve(classifier, "classifier",
+                                                                                             "classifier")
+    if not problem[1].has_truth:
+        raise ValueError(f"problem: {problem[0]!r} has no truth (has_truth is False: real data); score_states "
+                         "compares the strategies with the true Q^c, so it needs a problem with the truth")
+    curve = _curves.curve_config(problem, classifier, pool_size, None, population_size, "error", None, False, seed)
+    objects = _resolve.strategy_objects(strategies, "error")
+    replicates = limits.size(replicates, "replicates", limits.MAX_REPLICATES)
+    steps = _check_steps(steps, curve.pool_size)
+    trajectory_label, trajectory_obj = _resolve.resolve(trajectory, "trajectory", "strategy")
+    trajectory_obj = _resolve.for_loss(trajectory_obj, "error")
+    execution = backends.resolve_execution(execution, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
+                                            progress=progress)
+    cfg = _StatesConfig(curve.problem, curve.classifier, trajectory_label, tuple(objects), curve.pool_size,
+                        curve.population_size, curve.seed, curve.problem_spec, curve.classifier_spec,
+                        _resolve.spec(trajectory_obj, "trajectory"), tuple(map(repr, objects.values())))
+    states = _States(cfg, problem[1], classifier[1], trajectory_obj, objects)
+    out_path = _check_storage(out, cfg)
+    return StatesPlan(states, out_path, replicates, steps, execution)
+
+
+def execute_states(plan: StatesPlan) -> pd.DataFrame:
+    """Run a checked :func:`score_states` call (:func:`plan_states`).
+
+    The verified parts in the plan's ``out`` are reused, the rest computed
+    and written as they arrive, holding the folder's lock, under which the
+    stored settings are checked again before they are written.
+
+    Parameters
+    ----------
+    plan : StatesPlan
+        From :func:`plan_states`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table of :func:`score_states`.
+
+    Raises
+    ------
+    TypeError
+        ``plan`` is not a :class:`StatesPlan`.
+    ValueError
+        Naming ``out`` when another process writes it, or it was filled with
+        other settings after the plan was made.
+    OSError
+        When a file cannot be written, naming the file.
+    """
+    if not isinstance(plan, StatesPlan):
+        raise TypeError(f"plan must be a StatesPlan (from plan_states), got {type(plan).__name__}")
+    states, out_path, cfg = plan.states, plan.out, plan.states.config
+    keys = [(r, t) for r in range(plan.replicates) for t in plan.steps]
+    frames: dict[tuple[int, int], pd.DataFrame] = {}
+    with contextlib.ExitStack() as held:
+        if out_path is not None:
+            held.enter_context(_store.locked(out_path, "out"))
+            _check_storage(out_path, cfg)  # again: another run may have written the folder in between
+            (out_path / _PARTS_DIR).mkdir(exist_ok=True)
+            _store.write_atomic(json.dumps({"format": _FORMAT, "settings": cfg.settings(),
+                                              "grid": {"replicates": plan.replicates, "steps": plan.steps}},
+                                             indent=2, sort_keys=True).encode(), out_path / _SETTINGS_FILE)
+            frames = _store.verified_files(((key, _part_path(out_path, *key)) for key in keys),
+                                             lambda path, key: _read_state_part(path, states, *key), stacklevel=4)
+        todo = [(states, r, t) for r, t in keys if (r, t) not in frames]
+        results = backends.results(_computed_state, todo, plan.execution)
+        settings_sha256 = _store.canonical_sha256(cfg.settings())
+        write = None if out_path is None else (  # here, in this process, as each result arrives
+            lambda key, frame: _store.write_keyed_part(frame, _part_path(out_path, *key),
+                                                         {"replicate": key[0], "step": key[1]}, settings_sha256))
+        _store.gather(results, frames, len(keys), "states", "state", plan.execution.progress, write)
+        table = pd.concat([frames[key] for key in keys], ignore_index=True)
+        if out_path is not None:
+            _store.write_tables(out_path, {_RESULTS_FILE: _store.csv_bytes(table)}, _SETTINGS_FILE)
+    return table
+
+
+def read_states(path: str | os.PathLike) -> pd.DataFrame:
+    """The table written by :func:`score_states` into ``out``, verified against its checksum.
+
+    Parameters
+    ----------
+    path : path
+        The ``out`` folder of :func:`score_states` or its ``states.csv``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`STATE_COLUMNS`, as :func:`score_states` returned it.
+
+    Raises
+    ------
+    TypeError
+        Naming ``path`` unless it is a str or path-like.
+    ValueError
+        Naming ``path`` when there is no such table, when it does not match
+        the checksum recorded beside it in ``checksums.json`` (edited, cut or
+        replaced, or no checksum: rerunning the same call rebuilds it from the
+        verified parts), when another process is writing the folder (its pid
+        named), or when it is not a CSV with the columns :data:`STATE_COLUMNS`.
+    """
+    if not isinstance(path, (str, os.PathLike)) or not isinstance(os.fspath(path), str):
+        raise TypeError(f"path must be a file or folder path (str or os.PathLike), got {type(path).__name__}")
+    path = Path(path)
+    if path.is_dir():
+        path = path / _RESULTS_FILE
+    if not path.is_file():
+        raise ValueError(f"path: no states table at {path}")
+    return _store.verified_csv(path, "path", STATE_COLUMNS, "a table of score_states")

@@ -1,0 +1,727 @@
+r"""The experimental study of §5: problems × classifiers × strategies × replicates, locally or on Dask.
+
+:func:`run_study` runs the sandbox of §5.2 (:func:`mri_theory.runners.sandbox.run_curves`)
+for every (problem, classifier) pairing of a grid, as one task per
+(problem, classifier, strategy, replicate), plus one task per pairing for the
+asymptotic loss (the loss after training on a much larger sample, §5.2; label
+complexity is a fixed ratio of it, §2.2).  :func:`read_study` reads the
+finished tables back and :func:`report` writes the paper's tables and figures
+(:func:`mri_theory.evaluation.tables.write_report`).
+
+MRI-best, the greedy maximiser of the true :math:`Q^c`, is added to the
+strategies of every study: the paper's AL regret (§5.5, end) is the loss
+difference between "the optimal performance given by maximising :math:`Q^c`"
+and a method's, so the report needs MRI-best's learning curve in every
+replicate.  ``record_q_c`` is off by default (the curve is all the regret
+needs; recording the true :math:`Q^c` of every step of every practical method
+costs one engine call per step).
+
+Problems, classifiers and strategies are registered names or objects, mixed,
+labelled as in :mod:`mri_theory.runners.sandbox` (a name as given, an object by its
+``name``); every task carries its objects to the worker that runs it.  When
+a problem has no truth (``has_truth`` False, real data) MRI-best is not
+added, so the study has no regret.
+
+Seeds: pairing (problem, classifier) runs :func:`~mri_theory.runners.sandbox.run_curves`
+with the study's ``seed``, so a (problem, classifier, strategy, replicate) task
+gives exactly the rows of ``run_curves(problem, classifier, ..., seed=seed)`` for
+that strategy and replicate (seed scheme in :mod:`mri_theory.runners.sandbox`), whichever
+backend runs it and whichever other tasks run.  The asymptotic loss of a pairing
+draws from ``SeedSequence(seed, spawn_key=(crc32(b"asymptotic"), crc32(problem),
+crc32(classifier)))`` (``crc32`` of the UTF-8 labels; the first key is far above
+any replicate index, the sandbox streams' first key).
+
+Backends: ``backend="local"`` runs the tasks in this process (``n_jobs=1``) or
+in joblib worker processes; ``backend="dask"`` submits them to a
+``dask.distributed`` cluster, a running one (``scheduler="tcp://host:8786"``;
+its workers need ``mri-theory`` installed, not a shared filesystem) or a
+``LocalCluster`` of ``n_jobs`` single-threaded worker processes started for
+the run (``scheduler=None``).  Dask is an optional extra
+(``pip install "mri-theory[dask]"``), imported only by the Dask backend.
+Either way the workers only compute: this process writes every file, as each
+result arrives.  The same options, as one object, are
+:class:`~mri_theory.runners.sandbox.Execution` (``execution=``), shared with
+:func:`~mri_theory.runners.sandbox.run_curves` and
+:func:`~mri_theory.runners.score_states`.
+
+A run goes through five stages: resolve (the arguments checked and resolved
+into labelled objects), plan (settings, grid and tasks), load/verify (with
+``out``, under its locks: ``study.json`` written, every verified result
+read), execute (the missing tasks computed and written as they arrive) and
+assemble (the tables, written with their checksums).
+
+Output folder (``out``):
+
+``study.json``
+    ``{"format": 1, "settings": {...}, "grid": {...}}``: the settings (pool,
+    budget, population, loss, sub-sample, ``record_q_c``, seed and the
+    asymptotic-loss sizes, as :func:`run_study`'s arguments) and the grid of
+    the last run (preset, problems, classifiers, strategies, replicates as
+    labels, and ``specs``: ``{"problems": {label: repr}, "classifiers": ...,
+    "strategies": ...}``, the objects' parameters).  A run with other
+    settings in the same folder is refused; the grid may grow (more
+    replicates, strategies, problems or classifiers reuse every verified
+    part).
+``{problem}__{classifier}/``
+    a results folder of :func:`~mri_theory.runners.sandbox.run_curves` for the pairing
+    (``config.json``, verified ``parts/``, ``curves.csv``; readable with
+    :func:`~mri_theory.runners.sandbox.read_curves`), plus ``asymptotic.json``: the
+    pairing's asymptotic loss as ``{"format": 1, "settings": {...}`` (the
+    labels, the ``repr`` of the problem and the classifier, the sizes),
+    ``"asymptotic_loss": x, "sha256": h}`` where ``h`` is the SHA-256 of the
+    canonical JSON (sorted keys, no spaces, UTF-8) of the record without
+    ``sha256``.
+``curves.csv``
+    every pairing's learning curves (columns :data:`~mri_theory.runners._curves.RESULT_COLUMNS`),
+    rebuilt from the verified parts at the end of every run.
+``asymptotic.csv``
+    columns :data:`ASYMPTOTIC_COLUMNS`, rebuilt from the verified records at
+    the end of every run.
+``checksums.json`` (here and in each pairing's folder)
+    the SHA-256 of the folder's tables and of its settings file
+    (``study.json``, a pairing's ``config.json``) when they were written
+    (:mod:`mri_theory.runners._store`); :func:`read_study`,
+    :func:`~mri_theory.runners.sandbox.read_curves` and :func:`report` refuse a
+    table that does not match, naming it: an edited, cut or replaced table,
+    or one left by a run that did not finish, is never reported.  Rerunning
+    the same study rebuilds the tables from the verified parts.
+``.lock`` (here and in each pairing's folder)
+    a run holds an exclusive OS file lock (``fcntl.flock``, released when
+    the process ends) on the study's and every pairing's ``.lock`` before it
+    writes ``study.json`` and until its last file, and :func:`report` holds
+    the study's while it reads and writes: one process writes a study at a
+    time, and a second is refused with a ``ValueError`` naming the pid of
+    the first.
+``report/``
+    written by :func:`report`.
+
+On resume a part or an ``asymptotic.json`` counts only if it passes
+verification (the sandbox's checks for parts; for the record: readable JSON
+with exactly the keys above, format 1, this pairing's settings, the checksum,
+a finite loss >= 0); any other is reported by a
+:class:`~mri_theory.runners._store.DamagedPartWarning` naming the file and the reason,
+and recomputed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import zlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from mri_theory._utils import backends, limits
+from mri_theory._utils import validation as check
+from mri_theory._utils.backends import DEFAULT, Default, Execution
+from mri_theory.classifiers import Classifier
+from mri_theory.evaluation import metrics
+from mri_theory.problems import Problem
+from mri_theory.runners import _curves, _resolve, _store, sandbox
+from mri_theory.runners.asymptotic import asymptotic_loss
+from mri_theory.strategies import Strategy, get_strategy, list_strategies
+
+__all__ = ["ASYMPTOTIC_COLUMNS", "CLASSIFIER_SETS", "PRESETS", "PROBLEM_GROUPS", "STRATEGY_SETS", "Execution",
+           "StudyResults", "read_study", "report", "run_study"]
+
+#: Problem groups accepted by ``problems``: the paper's five abstract problems (Appendix D).
+PROBLEM_GROUPS: dict[str, tuple[str, ...]] = {
+    "abstract": ("four-gaussian", "quadratic", "triangles", "oscillating", "sharp"),
+}
+#: Classifier sets accepted by ``classifiers``: the paper's six base classifiers (Appendix C; 5-NN as R's kknn).
+CLASSIFIER_SETS: dict[str, tuple[str, ...]] = {"paper": ("lda", "qda", "kknn5", "nb", "logreg", "svm")}
+#: Strategy sets accepted by ``strategies``: the paper's seven methods (§5.1); ``"all"`` (every strategy
+#: registered when :func:`run_study` is called, :func:`~mri_theory.strategies.list_strategies`) is accepted too.
+STRATEGY_SETS: dict[str, tuple[str, ...]] = {
+    "paper": ("RS", "SE", "QbcV", "QbcA", "EfeLc", "SMRI", "BMRI"),
+}
+#: Columns of the asymptotic-loss table.
+ASYMPTOTIC_COLUMNS = ["problem", "classifier", "asymptotic_loss"]
+#: Named sets of :func:`run_study` arguments: ``"paper"`` (the default) and ``"quick"`` (about 20 s on one core).
+PRESETS: dict[str, dict[str, Any]] = {
+    "paper": dict(problems="abstract", classifiers="paper", strategies="paper", replicates=10, pool_size=250,
+                  budget=None, population_size=10_000, loss="error", subsample=100, record_q_c=False, seed=0,
+                  asymptotic_train=5000, asymptotic_replicates=5, asymptotic_population=20_000),
+    "quick": dict(problems=["four-gaussian", "quadratic"], classifiers=["lda", "kknn5"],
+                  strategies=["RS", "SE", "SMRI"], replicates=3, pool_size=60, budget=None, population_size=2000,
+                  loss="error", subsample=100, record_q_c=False, seed=0, asymptotic_train=1000,
+                  asymptotic_replicates=2, asymptotic_population=2000),
+}
+
+_STUDY_FILE = "study.json"
+_CURVES_FILE = "curves.csv"
+_ASYMPTOTIC_FILE = "asymptotic.csv"
+_RECORD_FILE = "asymptotic.json"
+_REPORT_DIR = "report"
+_FORMAT = 1
+_RECORD_KEYS = {"format", "settings", "asymptotic_loss", "sha256"}
+#: The first spawn key of the asymptotic-loss streams (module docstring).
+_ASYMPTOTIC_KEY = zlib.crc32(b"asymptotic")
+
+
+class StudyResults(NamedTuple):
+    """The tables of a study: ``curves, asymptotic = read_study(out)``."""
+
+    #: Learning curves of every pairing, columns :data:`mri_theory.runners._curves.RESULT_COLUMNS`.
+    curves: pd.DataFrame
+    #: One asymptotic loss per (problem, classifier), columns :data:`ASYMPTOTIC_COLUMNS`.
+    asymptotic: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class _AsymptoticConfig:
+    """Everything that determines a pairing's asymptotic loss (its record's settings): the labels, the
+    ``repr`` of the problem and the classifier, the sizes."""
+
+    problem: str
+    classifier: str
+    n_train: int
+    replicates: int
+    population_size: int
+    loss: str
+    seed: int
+    problem_spec: str
+    classifier_spec: str
+
+
+@dataclass(frozen=True)
+class _AsymptoticTask:
+    """A pairing's asymptotic loss with the objects its labels stand for (what travels to the workers)."""
+
+    config: _AsymptoticConfig
+    problem: Problem
+    classifier: Classifier
+
+
+@dataclass(frozen=True)
+class _CurveTask:
+    """One (strategy, replicate) of a pairing's sandbox run (the run carries the objects)."""
+
+    run: _curves.Run
+    strategy: str
+    replicate: int
+
+
+def _asymptotic_loss(task: _AsymptoticTask) -> float:
+    cfg = task.config
+    rng = np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(
+        _ASYMPTOTIC_KEY, zlib.crc32(cfg.problem.encode()), zlib.crc32(cfg.classifier.encode()))))
+    return float(asymptotic_loss(task.problem, task.classifier, n_train=cfg.n_train,
+                                         replicates=cfg.replicates, rng=rng,
+                                         population_size=cfg.population_size, loss=cfg.loss))
+
+
+def _computed(task: _CurveTask | _AsymptoticTask) -> tuple[tuple, Any]:
+    """What a worker does with a task: compute it and return its key with the result; never write.
+
+    The key (``(problem, classifier)`` for an asymptotic loss, ``(problem,
+    classifier, strategy, replicate)`` for a curve) is all that travels back:
+    the calling process holds the objects.
+    """
+    if isinstance(task, _AsymptoticTask):
+        return (task.config.problem, task.config.classifier), _asymptotic_loss(task)
+    cfg = task.run.config
+    return (cfg.problem, cfg.classifier, task.strategy, task.replicate), _curves.run_pair(task.run, task.strategy,
+                                                                                         task.replicate)
+
+
+# ------------------------------------------------------------------ arguments
+
+
+def _labelled(value: Any, name: str, sets: Mapping[str, Sequence[str]], kind: str) -> dict[str, Any]:
+    """``{label: object}`` of a name, a set's name, an object, or a sequence of them (sets expanded in place),
+    with distinct labels (:func:`mri_theory.runners._resolve.resolve`)."""
+    cls = _resolve.KINDS[kind][0]
+    kinds = f"a name, one of the sets {', '.join(map(repr, sets))}, a {cls.__name__}, or a sequence of them"
+    if isinstance(value, (str, cls)):
+        value = [value]
+    elif not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be {kinds}; got {type(value).__name__}")
+    resolved: list[tuple[str, Any]] = []
+    for item in value:
+        if not isinstance(item, (str, cls)):
+            raise TypeError(f"{name} must hold names (str) or {cls.__name__} objects, got {item!r}")
+        if isinstance(item, str) and item in sets:
+            resolved.extend(_resolve.resolve(member, name, kind) for member in sets[item])
+            continue
+        try:
+            resolved.append(_resolve.resolve(item, name, kind))
+        except ValueError as exc:
+            raise ValueError(f"{exc} (or the sets {', '.join(map(repr, sets))})") from None
+    if not resolved:
+        raise ValueError(f"{name} must name at least one")
+    _resolve.distinct([label for label, _ in resolved], name)  # a set's names count too
+    return dict(resolved)
+
+
+# ------------------------------------------------------------------ storage
+
+
+def _pairing_dir(out: Path, problem: str, classifier: str) -> Path:
+    return out / f"{problem}__{classifier}"
+
+
+def _check_study_out(out: Any) -> Path | None:
+    """``out`` as a Path, or None; raises unless it is (or can become) a writable study folder."""
+    path = _store.check_out(out, ((_STUDY_FILE, False), (_CURVES_FILE, False), (_ASYMPTOTIC_FILE, False),
+                                    (_REPORT_DIR, True)), own=_STUDY_FILE)
+    if path is not None and (path / "parts").exists():  # a study keeps its parts in the pairings' folders
+        raise ValueError(f"out: {path} holds results of run_curves (parts/), not of run_study; use another folder")
+    return path
+
+
+def _well_formed(stored: Any) -> bool:
+    """Whether ``stored`` has the structure of ``study.json`` (module docstring)."""
+    if not isinstance(stored, dict) or set(stored) != {"format", "settings", "grid"} or stored["format"] != _FORMAT:
+        return False
+    grid = stored["grid"]
+    return (isinstance(stored["settings"], dict) and isinstance(grid, dict)
+            and set(grid) == {"preset", "problems", "classifiers", "strategies", "replicates", "specs"}
+            and all(isinstance(grid[key], list) and all(isinstance(name, str) for name in grid[key])
+                    for key in ("problems", "classifiers", "strategies"))
+            and isinstance(grid["replicates"], int))
+
+
+def _read_study_file(path: Path, name: str) -> dict[str, Any] | None:
+    """``study.json`` in the folder ``path`` (None if absent); a ValueError naming ``name`` and the file if corrupt."""
+    return _store.read_settings_json(path / _STUDY_FILE, name, "study", _well_formed)
+
+
+def _json_text(value: Any) -> bytes:
+    return json.dumps(value, indent=2, sort_keys=True).encode()
+
+
+def _record_sha256(record: Mapping[str, Any]) -> str:
+    """The checksum of an ``asymptotic.json`` record: of its canonical JSON without the ``sha256`` key."""
+    return _store.canonical_sha256({k: v for k, v in record.items() if k != "sha256"})
+
+
+def _write_record(out: Path, task: _AsymptoticConfig, value: float) -> None:
+    record = {"format": _FORMAT, "settings": asdict(task), "asymptotic_loss": value}
+    record["sha256"] = _record_sha256(record)
+    _store.write_atomic(_json_text(record), _pairing_dir(out, task.problem, task.classifier) / _RECORD_FILE)
+
+
+def _read_record(path: Path, task: _AsymptoticConfig) -> float:
+    """A verified record's asymptotic loss; raises :class:`_store.DamagedPart` with the reason otherwise."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise _store.DamagedPart(f"unreadable ({exc.strerror or exc})") from None
+    if not data:
+        raise _store.DamagedPart("empty file")
+    try:
+        record = json.loads(data)
+    except ValueError:
+        raise _store.DamagedPart("unreadable JSON") from None
+    if not isinstance(record, dict) or set(record) != _RECORD_KEYS:
+        raise _store.DamagedPart(f"expected a JSON object with the keys {sorted(_RECORD_KEYS)}")
+    if record["format"] != _FORMAT:
+        raise _store.DamagedPart(f"unknown format {record['format']!r}")
+    if record["settings"] != asdict(task):
+        raise _store.DamagedPart("written for different settings")
+    if record["sha256"] != _record_sha256(record):
+        raise _store.DamagedPart("checksum mismatch: the data were changed")
+    value = record["asymptotic_loss"]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
+        raise _store.DamagedPart(f"the asymptotic loss {value!r} is not a finite number >= 0")
+    return float(value)
+
+
+# ------------------------------------------------------------------ the study
+
+
+def run_study(
+    preset: str = "paper",
+    *,
+    problems: str | Problem | Sequence[str | Problem] | None = None,
+    classifiers: str | Classifier | Sequence[str | Classifier] | None = None,
+    strategies: str | Strategy | Sequence[str | Strategy] | None = None,
+    replicates: int | None = None,
+    pool_size: int | None = None,
+    budget: int | None = None,
+    population_size: int | None = None,
+    loss: str | None = None,
+    subsample: int | None = None,
+    record_q_c: bool | None = None,
+    seed: int | None = None,
+    asymptotic_train: int | None = None,
+    asymptotic_replicates: int | None = None,
+    asymptotic_population: int | None = None,
+    out: str | os.PathLike | None = None,
+    backend: str | Default = DEFAULT,
+    scheduler: str | None | Default = DEFAULT,
+    n_jobs: int | Default = DEFAULT,
+    progress: bool | Default = DEFAULT,
+    execution: Execution | None = None,
+) -> StudyResults:
+    r"""Run the experimental study of §5 on a grid of problems and classifiers (resumable).
+
+    Every argument left ``None`` takes the value of ``preset`` (:data:`PRESETS`).
+
+    Parameters
+    ----------
+    preset : {"paper", "quick"}
+        ``"paper"`` (default): the paper's study (§5): the abstract problems,
+        the six classifiers, the seven methods, 10 replicates, a pool of 250
+        labelled to exhaustion.  ``"quick"``: 2 problems × LDA and kknn5 ×
+        RS, SE, SMRI × 3 replicates, pool 60, population 2000 (about 20 s on
+        one core).
+    problems : str, Problem, or a sequence of them
+        Problem names (:func:`~mri_theory.problems.list_problems`), groups
+        (:data:`PROBLEM_GROUPS`: ``"abstract"``) and
+        :class:`~mri_theory.problems.Problem` objects, mixed; their labels
+        (a name as given, an object's ``name``) distinct after expansion.
+    classifiers : str, Classifier, or a sequence of them
+        Classifier names (:func:`~mri_theory.classifiers.list_classifiers`),
+        sets (:data:`CLASSIFIER_SETS`: ``"paper"``) and unfitted
+        :class:`~mri_theory.classifiers.Classifier` templates, mixed, with
+        distinct labels.
+    strategies : str, Strategy, or a sequence of them
+        Strategy names, sets (:data:`STRATEGY_SETS`: ``"paper"``, ``"all"``)
+        and :class:`~mri_theory.strategies.Strategy` objects, mixed, with
+        distinct labels.  LC and the oracles are opt-in; MRI-best is added
+        (last) for the regret (module docstring) when every problem has the
+        truth.  The labels name the study's folders and part files, so with
+        ``out`` they must be letters, digits and ``. _ + -`` without ``__``;
+        seeds follow the labels, so an object equal to a registered entry and
+        labelled like it gives the same rows (:mod:`mri_theory.runners.sandbox`).
+    replicates, pool_size, budget, population_size, loss, subsample, record_q_c, seed
+        As in :func:`~mri_theory.runners.sandbox.run_curves` (``budget=None``
+        exhausts the pool), except ``subsample=0`` scores the whole pool.
+    asymptotic_train, asymptotic_replicates, asymptotic_population : int
+        The asymptotic loss of a pairing: the mean over
+        ``asymptotic_replicates`` training samples of ``asymptotic_train``
+        points of the classifier's true loss on a population of
+        ``asymptotic_population`` (:func:`mri_theory.runners.asymptotic.asymptotic_loss`).
+    out : path, optional
+        The study folder (module docstring): every finished task is written
+        as it arrives, and a rerun with the same settings resumes, computing
+        only the tasks without a verified file.  A pairing whose problem or
+        classifier object differs (``repr``) from the one of the same label
+        stored there is refused (``out``); the parts of a strategy whose
+        ``repr`` changed under the same label are recomputed, with a
+        :class:`~mri_theory.runners._store.DamagedPartWarning`.
+    backend : {"local", "dask"}, optional
+        Where the tasks run (module docstring; default ``"local"``).  Results
+        are identical.
+    scheduler : str, optional
+        ``backend="dask"`` only: the address of a running scheduler
+        (``"tcp://host:8786"``); ``None`` starts a ``LocalCluster`` of
+        ``n_jobs`` workers for the run.
+    n_jobs : int, optional
+        Local worker processes (joblib, or the ``LocalCluster``): a positive
+        count or -1 (all cores); must be 1 with a ``scheduler``, whose
+        cluster has its own workers; default 1.
+    progress : bool, optional
+        A tqdm progress bar over the tasks (default True).
+    execution : Execution, optional
+        ``backend``, ``scheduler``, ``n_jobs`` and ``progress`` in one object
+        (:class:`mri_theory.runners.sandbox.Execution`); a keyword given beside it
+        must agree with it (a ``ValueError`` naming both otherwise).
+
+    Returns
+    -------
+    StudyResults
+        ``curves``: every pairing's :func:`~mri_theory.runners.sandbox.run_curves`
+        table, concatenated in the order problems, classifiers, strategies,
+        replicates; ``asymptotic``: columns :data:`ASYMPTOTIC_COLUMNS`.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For bad arguments, naming the argument, before any work is done or
+        any file is written (unknown names, repeated labels, oracles or
+        ``record_q_c=True`` on a problem without the truth, labels unfit for
+        file names with ``out``, sizes beyond the bounds of
+        :func:`~mri_theory.runners.sandbox.run_curves`, ``asymptotic_train`` or
+        ``asymptotic_population`` above 1 000 000, ``asymptotic_replicates``
+        above 100 000, ``n_jobs`` above 256, a pool larger than a real-data
+        problem's ``max_pool_size``); ``ValueError`` naming ``out`` when the folder
+        holds another study, a corrupt ``study.json`` or ``config.json``
+        (another problem or classifier of the same label included), or
+        results of ``run_curves``, or when another process is writing it
+        (its pid named).
+    OSError
+        When a file cannot be written (a full disk, ...), naming the file.
+    ImportError
+        ``backend="dask"`` without the ``dask`` extra installed.
+    OSError
+        The ``scheduler`` cannot be reached.
+
+    Warns
+    -----
+    DamagedPartWarning
+        For each file in ``out`` that fails verification; it is recomputed.
+    """
+    given = dict(problems=problems, classifiers=classifiers, strategies=strategies, replicates=replicates,
+                 pool_size=pool_size, budget=budget, population_size=population_size, loss=loss,
+                 subsample=subsample, record_q_c=record_q_c, seed=seed, asymptotic_train=asymptotic_train,
+                 asymptotic_replicates=asymptotic_replicates, asymptotic_population=asymptotic_population)
+    study = _plan(preset, _resolve_arguments(preset, given))
+    execution = backends.resolve_execution(execution, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
+                                            progress=progress)
+    out_path = _check_study_out(out)
+    if out_path is None:
+        found = _execute(study, {}, execution, None)
+        return _assemble(study, found, None)
+    _store.check_file_labels({"problems": study.problems, "classifiers": study.classifiers,
+                                "strategies": study.strategies})
+    _check_stored(out_path, study.settings, study.cfgs)  # every check before the first file (the lock included)
+    with contextlib.ExitStack() as held:  # one writer: this process holds the study's lock and every pairing's
+        held.enter_context(_store.locked(out_path, "out"))
+        for (p, c) in study.cfgs:
+            held.enter_context(_store.locked(_pairing_dir(out_path, p, c), "out"))
+        found = _execute(study, _load_verified(study, out_path), execution, out_path)
+        return _assemble(study, found, out_path)
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    """The arguments of :func:`run_study` checked and resolved into labelled objects and sizes."""
+
+    problems: dict[str, Problem]
+    classifiers: dict[str, Classifier]
+    strategies: dict[str, Strategy]  # MRI-best included, each adapted to the loss
+    cfgs: dict[tuple[str, str], _curves.CurveConfig]  # by pairing
+    subsample: int
+    replicates: int
+    asymptotic_train: int
+    asymptotic_replicates: int
+    asymptotic_population: int
+
+
+def _resolve_arguments(preset: Any, given: Mapping[str, Any]) -> _Resolved:
+    """Stage 1: ``given`` (None: the preset's value) checked and resolved; raises naming the argument."""
+    if not isinstance(preset, str):
+        raise TypeError(f"preset must be a preset name (str), got {type(preset).__name__}")
+    if preset not in PRESETS:
+        raise ValueError(f"unknown preset {preset!r}; known presets: {', '.join(PRESETS)}")
+    args = {key: PRESETS[preset][key] if value is None else value for key, value in given.items()}
+    problem_objs = _labelled(args["problems"], "problems", PROBLEM_GROUPS, "problem")
+    classifier_objs = _labelled(args["classifiers"], "classifiers", CLASSIFIER_SETS, "classifier")
+    strategy_objs = _labelled(args["strategies"], "strategies", {**STRATEGY_SETS, "all": tuple(list_strategies())},
+                              "strategy")
+    if metrics.BEST not in strategy_objs and all(problem.has_truth for problem in problem_objs.values()):
+        strategy_objs[metrics.BEST] = get_strategy(metrics.BEST)  # the oracle the regret is measured against
+    subsample = check.count(args["subsample"], "subsample", minimum=0)
+    cfgs = {(p, c): _curves.curve_config((p, problem), (c, classifier), args["pool_size"], args["budget"],
+                                          args["population_size"], args["loss"], subsample or None,
+                                          args["record_q_c"], args["seed"])
+            for p, problem in problem_objs.items() for c, classifier in classifier_objs.items()}
+    loss = next(iter(cfgs.values())).loss  # the settings they share
+    strategy_objs = {label: _resolve.for_loss(strategy, loss) for label, strategy in strategy_objs.items()}
+    for (p, c), cfg in cfgs.items():
+        _curves.check_truth(_curves.Run(cfg, problem_objs[p], classifier_objs[c], strategy_objs))
+    return _Resolved(
+        problem_objs, classifier_objs, strategy_objs, cfgs, subsample,
+        limits.size(args["replicates"], "replicates", limits.MAX_REPLICATES),
+        limits.size(args["asymptotic_train"], "asymptotic_train", limits.MAX_POPULATION_SIZE),
+        limits.size(args["asymptotic_replicates"], "asymptotic_replicates", limits.MAX_REPLICATES),
+        limits.size(args["asymptotic_population"], "asymptotic_population", limits.MAX_POPULATION_SIZE))
+
+
+@dataclass(frozen=True)
+class _Study:
+    """A checked study: its objects, settings, grid and tasks (nothing computed or written yet)."""
+
+    problems: dict[str, Problem]
+    classifiers: dict[str, Classifier]
+    strategies: dict[str, Strategy]
+    cfgs: dict[tuple[str, str], _curves.CurveConfig]  # by pairing
+    runs: dict[tuple[str, str], _curves.Run]  # by pairing
+    settings: dict[str, Any]  # of study.json
+    grid: dict[str, Any]  # of study.json
+    asymptotic: dict[tuple[str, str], _AsymptoticTask]  # by pairing
+    keys: list[tuple[str, str, str, int]]  # the curve tasks, in the table's order
+
+
+def _plan(preset: str, resolved: _Resolved) -> _Study:
+    """Stage 2: the settings, the grid and every task of a resolved study."""
+    problems, classifiers, strategies = resolved.problems, resolved.classifiers, resolved.strategies
+    cfgs = resolved.cfgs
+    any_cfg = next(iter(cfgs.values()))  # the settings they share
+    runs = {(p, c): _curves.Run(cfg, problems[p], classifiers[c], strategies) for (p, c), cfg in cfgs.items()}
+    specs = {"problems": {p: cfg.problem_spec for (p, _), cfg in cfgs.items()},
+             "classifiers": {c: cfg.classifier_spec for (_, c), cfg in cfgs.items()},
+             "strategies": {s: _resolve.spec(strategy, "strategies") for s, strategy in strategies.items()}}
+    settings = dict(pool_size=any_cfg.pool_size, budget=any_cfg.budget, population_size=any_cfg.population_size,
+                    loss=any_cfg.loss, subsample=resolved.subsample, record_q_c=any_cfg.record_q_c,
+                    seed=any_cfg.seed, asymptotic_train=resolved.asymptotic_train,
+                    asymptotic_replicates=resolved.asymptotic_replicates,
+                    asymptotic_population=resolved.asymptotic_population)
+    grid = {"preset": preset, "problems": list(problems), "classifiers": list(classifiers),
+            "strategies": list(strategies), "replicates": resolved.replicates, "specs": specs}
+    asymptotic = {
+        (p, c): _AsymptoticTask(_AsymptoticConfig(p, c, resolved.asymptotic_train, resolved.asymptotic_replicates,
+                                                  resolved.asymptotic_population, cfg.loss, cfg.seed,
+                                                  cfg.problem_spec, cfg.classifier_spec),
+                                problems[p], classifiers[c])
+        for (p, c), cfg in cfgs.items()}
+    keys = [(p, c, s, r) for (p, c) in cfgs for s in strategies for r in range(resolved.replicates)]
+    return _Study(problems, classifiers, strategies, cfgs, runs, settings, grid, asymptotic, keys)
+
+
+def _load_verified(study: _Study, out: Path) -> dict[tuple, Any]:
+    """Stage 3, holding the locks of ``out`` and its pairings: the stored settings checked again (another run may
+    have finished in between) and written, then every verified result: asymptotic losses by pairing, curves by
+    task."""
+    _check_stored(out, study.settings, study.cfgs)
+    _store.write_atomic(_json_text({"format": _FORMAT, "settings": study.settings, "grid": study.grid}),
+                          out / _STUDY_FILE)
+    found: dict[tuple, Any] = {}
+    pairs = [(s, r) for s in study.strategies for r in range(study.grid["replicates"])]
+    for (p, c), run in study.runs.items():
+        folder = _pairing_dir(out, p, c)
+        _curves.prepare_output(folder, run.config)
+        for (s, r), frame in _curves.verified_parts(folder, run, pairs, stacklevel=4).items():
+            found[p, c, s, r] = frame
+    losses = _store.verified_files(
+        (((p, c), _pairing_dir(out, p, c) / _RECORD_FILE) for (p, c) in study.cfgs),
+        lambda path, pairing: _read_record(path, study.asymptotic[pairing].config), stacklevel=4)
+    return {**losses, **found}
+
+
+def _execute(study: _Study, found: dict[tuple, Any], execution: Execution,
+             out: Path | None) -> dict[tuple, Any]:
+    """Stage 4: ``found`` completed with every task it lacks, computed on ``execution`` and (with ``out``)
+    written here, in this process, as each result arrives."""
+    todo: list[_CurveTask | _AsymptoticTask] = [task for pairing, task in study.asymptotic.items()
+                                                if pairing not in found]  # one per pairing, first
+    todo += [_CurveTask(study.runs[p, c], s, r) for (p, c, s, r) in study.keys if (p, c, s, r) not in found]
+    results = backends.results(_computed, [(task,) for task in todo], execution)
+
+    def write(key: tuple, result: Any) -> None:
+        if len(key) == 2:
+            _write_record(out, study.asymptotic[key].config, result)
+        else:
+            p, c, s, r = key
+            _curves.write_part(result, _pairing_dir(out, p, c), study.runs[p, c], s, r)
+
+    found = dict(found)
+    _store.gather(results, found, len(study.keys) + len(study.asymptotic), "study", "task", execution.progress,
+                    None if out is None else write)
+    return found
+
+
+def _assemble(study: _Study, found: Mapping[tuple, Any], out: Path | None) -> StudyResults:
+    """Stage 5: the study's tables from every result; with ``out``, each pairing's and the study's tables written
+    with their checksums."""
+    curves = pd.concat([found[key] for key in study.keys], ignore_index=True)
+    asymptotic = pd.DataFrame([(p, c, found[p, c]) for (p, c) in study.cfgs], columns=ASYMPTOTIC_COLUMNS)
+    if out is not None:
+        for (p, c) in study.cfgs:
+            pairing = curves[(curves.problem == p) & (curves.classifier == c)]
+            _store.write_tables(_pairing_dir(out, p, c), {_CURVES_FILE: _store.csv_bytes(pairing)},
+                                  _store.CURVES_SETTINGS_FILE)
+        _store.write_tables(out, {_CURVES_FILE: _store.csv_bytes(curves),
+                                    _ASYMPTOTIC_FILE: _store.csv_bytes(asymptotic)}, _STUDY_FILE)
+    return StudyResults(curves, asymptotic)
+
+
+def _check_stored(out: Path, settings: Mapping[str, Any], cfgs: Mapping[tuple[str, str], _curves.CurveConfig]) -> None:
+    """Raise unless the study folder ``out`` holds nothing, or a study of these ``settings`` whose pairings'
+    configurations are ``cfgs`` (reads only, writes nothing)."""
+    stored = _read_study_file(out, "out")
+    if stored is not None and stored["settings"] != settings:
+        raise ValueError(f"out: {out} holds a study with other settings ({out / _STUDY_FILE}); "
+                         "use another folder")
+    for (p, c), cfg in cfgs.items():
+        folder = _store.check_out(_pairing_dir(out, p, c))
+        _curves.check_config(folder, cfg)
+
+
+def read_study(path: str | os.PathLike) -> StudyResults:
+    """The tables of a finished study written by :func:`run_study`.
+
+    Parameters
+    ----------
+    path : path
+        The study folder (``out`` of :func:`run_study`).
+
+    Returns
+    -------
+    StudyResults
+        ``(curves, asymptotic)``, as :func:`run_study` returned them.
+
+    Raises
+    ------
+    ValueError
+        Naming ``path`` when it holds no study, a corrupt ``study.json``, or
+        tables that are unreadable, do not match their checksums in
+        ``checksums.json`` (edited, cut, replaced, or written before
+        ``study.json`` last changed) or do not cover the grid of
+        ``study.json`` (an interrupted run: rerun it to finish), or when
+        another process is writing the folder (its pid named).
+    """
+    path = _store.check_path(path, "a folder")
+    stored = _read_study_file(path, "path")
+    if stored is None:
+        raise ValueError(f"path: no study at {path} (no {_STUDY_FILE})")
+    grid = stored["grid"]
+    unfinished = "; the last run did not finish: run the same study again to complete it"
+    for name in (_CURVES_FILE, _ASYMPTOTIC_FILE):
+        if not (path / name).is_file():
+            raise ValueError(f"path: {path / name} is missing{unfinished}")
+    curves = sandbox.read_curves(path / _CURVES_FILE)  # verified against checksums.json
+    asymptotic = _store.verified_csv(path / _ASYMPTOTIC_FILE, "path", ASYMPTOTIC_COLUMNS,
+                                       "a table of asymptotic losses")
+    pairings = [(p, c) for p in grid["problems"] for c in grid["classifiers"]]
+    runs = {(p, c, s, r) for p, c in pairings for s in grid["strategies"] for r in range(grid["replicates"])}
+    if set(curves[["problem", "classifier", "strategy", "replicate"]].itertuples(index=False, name=None)) != runs:
+        raise ValueError(f"path: {path / _CURVES_FILE} does not hold the grid of {path / _STUDY_FILE}{unfinished}")
+    if list(asymptotic[["problem", "classifier"]].itertuples(index=False, name=None)) != pairings:
+        raise ValueError(f"path: {path / _ASYMPTOTIC_FILE} does not hold the pairings of {path / _STUDY_FILE}"
+                         f"{unfinished}")
+    return StudyResults(curves, asymptotic)
+
+
+def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None = None) -> list[Path]:
+    """Write the paper's tables (Markdown, LaTeX, CSV) and figures of a finished study into ``path/report``.
+
+    The tables are read verified (:func:`read_study`), under the study
+    folder's lock (no run may write the folder meanwhile), and ranked on the
+    study's own loss (``settings.loss`` in ``study.json``): with
+    ``loss="log"`` the ranks use the log loss, and the report says what
+    :func:`mri_theory.evaluation.tables.write_report` does with the measures defined
+    on error rates only.
+
+    Parameters
+    ----------
+    path : path
+        The study folder (``out`` of :func:`run_study`).
+    groups : mapping, optional
+        Problem groups for the aggregate tables (§5.4), passed to
+        :func:`mri_theory.evaluation.tables.write_report` (``None``: its default, the
+        abstract group, which must then hold every problem of the study).
+
+    Returns
+    -------
+    list of Path
+        The files written.
+
+    Raises
+    ------
+    ValueError
+        As :func:`read_study`; naming ``groups`` for groups that do not fit
+        the study.
+    """
+    from mri_theory.evaluation.tables import (
+        write_report,  # matplotlib and the report tables: only when asked
+    )
+
+    folder = _store.check_path(path, "a folder")
+    if _read_study_file(folder, "path") is None:  # refused before the lock file is created
+        raise ValueError(f"path: no study at {folder} (no {_STUDY_FILE})")
+    with _store.locked(folder, "path", create=False):
+        curves, asymptotic = read_study(folder)
+        stored = _read_study_file(folder, "path")
+        with backends.one_thread():  # floats written to the report: summed as with one BLAS thread
+            return write_report(curves, asymptotic, folder / _REPORT_DIR, groups=groups,
+                                loss=stored["settings"]["loss"])

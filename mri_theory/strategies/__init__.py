@@ -1,0 +1,95 @@
+r"""Active-learning strategies (§2.3, §4, §5.1) behind one interface.
+
+A strategy *scores* candidate points given the labelled data, the base
+classifier and a ``numpy.random.Generator``; :func:`select` takes the best
+score, breaking ties with the generator.  Larger scores are better.  Scores
+within :data:`TIE_TOLERANCE` (1e-12, relative) of the maximum count as tied,
+so that a choice never depends on the last bit of a floating-point sum (see
+:mod:`mri_theory._utils.ties`).  Every
+retrain-and-score loop (EfeLc, SMRI, BMRI, the oracles) runs on the
+future-loss engine :func:`mri_theory.engine.retraining.current_and_future_losses`.
+
+Registry (:func:`get_strategy`, :func:`list_strategies`, :func:`register_strategy` for your own), by the
+paper's names:
+
+========== ==============================================================
+RS         uniform random selection (all scores equal)
+SE         Shannon entropy of the base classifier's :math:`\hat{\mathbf p}`
+LC         least confidence :math:`1 - \max_j \hat p_j`
+QbcV       vote entropy of a committee (logistic regression, 5-NN, 21-NN,
+           random forest) trained on the labelled data
+QbcA       average Kullback-Leibler divergence of each member to the
+           committee mean
+EfeLc      Roy & McCallum, Eq. ``efelc``: :math:`-\sum_j \hat p_j \sum_{x_i \in X_P} U_L(x_i, \theta(D \cup (x, c_j)))`
+SMRI       SimpleMRI (Algorithm 1): :math:`-\hat{\mathbf p}\cdot\hat{\mathbf{L'}}` with
+           :math:`D_P = D_T = D_E = D_S`
+BMRI       BootstrapMRI (Algorithm 2): the median over ``n_b = 25`` bootstrap
+           triples :math:`(D_P, D_T, D_E)` of :math:`-\hat{\mathbf p}\cdot\hat{\mathbf{L'}}`
+MRI-best   argmax of the true :math:`Q^c` (known truth only)
+MRI-worst  argmin of the true :math:`Q^c`
+========== ==============================================================
+
+SMRI and BMRI estimate only term :math:`T_e` of Eq. ``eqc`` (term :math:`T_c`
+does not depend on the candidate), and score :math:`-\hat T_e`.  Their
+class-probability estimator :math:`\theta_2` is 5-NN, or a random forest when
+the base classifier is a nearest-neighbour method (§4; the classifier's
+``nearest_neighbour`` attribute), unless their ``theta2`` parameter gives one.
+BMRI draws its 25 bootstrap triples once per selection step and uses them for
+every candidate (common random numbers: the candidates are compared on the
+same resamples).
+"""
+
+from __future__ import annotations
+
+from mri_theory.strategies.base import TIE_TOLERANCE, Context, Strategy, select
+from mri_theory.strategies.builtin import (
+    BMRI_FOREST_TREES,
+    COMMITTEE,
+    FOREST_TREES,
+    MAX_RESAMPLES,
+    AverageKL,
+    BootstrapMRI,
+    EfeLc,
+    LeastConfidence,
+    MRIBest,
+    MRIWorst,
+    RandomSelection,
+    ShannonEntropy,
+    SimpleMRI,
+    VoteEntropy,
+    get_strategy,
+    list_strategies,
+    register_strategy,
+    registered_strategy,
+    second_classifier,
+    unregister_strategy,
+)
+
+# The scikit-activeml adapter is imported on use: ``from mri_theory.strategies.skactiveml import SkactivemlStrategy``.
+
+__all__ = [
+    "Context",
+    "Strategy",
+    "select",
+    "get_strategy",
+    "list_strategies",
+    "register_strategy",
+    "registered_strategy",
+    "unregister_strategy",
+    "second_classifier",
+    "RandomSelection",
+    "ShannonEntropy",
+    "LeastConfidence",
+    "VoteEntropy",
+    "AverageKL",
+    "EfeLc",
+    "SimpleMRI",
+    "BootstrapMRI",
+    "MRIBest",
+    "MRIWorst",
+    "COMMITTEE",
+    "FOREST_TREES",
+    "BMRI_FOREST_TREES",
+    "MAX_RESAMPLES",
+    "TIE_TOLERANCE",
+]

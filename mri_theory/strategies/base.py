@@ -1,0 +1,233 @@
+r"""The strategy interface: :class:`Context` (what a strategy sees), :class:`Strategy` (what runners read of it)
+and :func:`select` (the best score, ties broken by the generator within :data:`TIE_TOLERANCE`).
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mri_theory._utils import validation as check
+from mri_theory._utils.ties import TIE_TOLERANCE, near_maximum
+from mri_theory.classifiers import Classifier
+from mri_theory.engine.population import Population
+
+__all__ = ["Context", "Strategy", "checked_scores", "check_context", "select", "TIE_TOLERANCE"]
+
+
+@dataclass
+class Context:
+    """What a strategy may look at when it scores candidates.
+
+    Attributes
+    ----------
+    X, y : ndarray
+        The labelled data :math:`D_S`.
+    candidates : ndarray (m, d)
+        The points to score (the pool, or a random sub-sample of it).
+    pool : ndarray (n_p, d)
+        The whole unlabelled pool :math:`X_P` (EfeLc sums over it).
+    classifier : Classifier
+        The base classifier (an unfitted template).
+    n_classes : int
+    rng : numpy.random.Generator
+    problem, population : optional
+        The truth, for the oracle strategies only.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    candidates: np.ndarray
+    pool: np.ndarray
+    classifier: Classifier
+    n_classes: int
+    rng: np.random.Generator
+    problem: Any = None
+    population: Population | None = None
+    _fitted: Classifier | None = field(default=None, repr=False)
+
+    def fitted(self) -> Classifier:
+        """The base classifier fitted on :math:`D_S` (cached)."""
+        if self._fitted is None:
+            self._fitted = self.classifier.clone().fit(self.X, self.y, self.n_classes)
+        return self._fitted
+
+
+class Strategy:
+    r"""An AL strategy: :meth:`scores` candidates, larger is better.
+
+    A subclass implements :meth:`scores` and sets the attributes below; as in
+    scikit-learn, every parameter of its ``__init__`` is stored as an
+    attribute of the same name, so that ``repr`` shows the parameters (the
+    runners record it to tell two differently parameterised strategies of one
+    name apart on resume, :func:`mri_theory.runners.sandbox.run_curves`).  The
+    runners copy a strategy for each (strategy, replicate) and send the copies
+    to their workers pickled: a strategy must be picklable (a class defined at
+    module level), and state kept between calls of :meth:`scores` lives for
+    one learning curve only.  :func:`mri_theory.testing.check_strategy`
+    checks this contract on a strategy of your own.
+
+    The attributes below are everything the runners
+    (:func:`mri_theory.runners.sandbox.run_curves`, :mod:`mri_theory.runners.study`,
+    :func:`mri_theory.runners.score_states`, the command line) read from
+    a strategy besides :meth:`scores`; the class values here are the
+    defaults of a practical (non-oracle) strategy.
+
+    Attributes
+    ----------
+    name : str
+        The paper's name; the label of its rows and part files when the
+        strategy is given to a runner as an object (letters, digits and
+        ``. _ + -``, no ``__``, when results are written to a folder).
+    costly : bool
+        Retrains per candidate: the sandbox may score a random sub-sample of
+        the pool.
+    needs_truth : bool
+        Needs ``problem`` and ``population`` (the oracles).
+    estimates_t_e : bool
+        The score is :math:`-\hat T_e`, an estimate of the future-loss term
+        :math:`T_e` of Eq. ``eqc`` (SMRI and BMRI, Algorithms 1-2), so that
+        :math:`\hat T_e = -` score (:func:`mri_theory.runners.score_states`).
+    sign : float
+        For the oracles on the true :math:`Q^c` (:class:`MRIBest` and its
+        subclasses): the score is ``sign`` times the true :math:`Q^c` (+1
+        MRI-best, -1 MRI-worst), so that the sandbox's ``record_q_c`` reads
+        :math:`Q^c` = ``sign * score`` without recomputing it.  Other
+        strategies leave it at 1 (the sandbox does not read it for them).
+    """
+
+    name: str = "strategy"
+    costly: bool = False
+    needs_truth: bool = False
+    estimates_t_e: bool = False
+    sign: float = 1.0
+
+    def scores(self, ctx: Context) -> np.ndarray:  # pragma: no cover - abstract
+        """One finite real score per row of ``ctx.candidates``, shape ``(m,)``; larger is better.
+
+        It may draw from ``ctx.rng`` (the only source of randomness, so that
+        a run is reproducible) and call ``ctx.fitted()``, but must not change
+        the other fields of ``ctx``; it reads ``ctx.problem`` and
+        ``ctx.population`` only if :attr:`needs_truth` (they are None otherwise).
+        """
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        """``Class(p=value, ...)`` for every parameter of ``__init__`` (scikit-learn's convention).
+
+        Raises
+        ------
+        AttributeError
+            If a parameter of ``__init__`` is not stored as an attribute of
+            the same name (the repr could not tell two strategies apart).
+        """
+        shown = []
+        for parameter in list(inspect.signature(type(self).__init__).parameters.values())[1:]:
+            if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+                continue
+            if not hasattr(self, parameter.name):
+                raise AttributeError(f"{type(self).__name__} must store its __init__ parameter {parameter.name!r} "
+                                     "as an attribute of the same name (Strategy's repr shows every parameter)")
+            shown.append(f"{parameter.name}={getattr(self, parameter.name)!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+
+def checked_scores(strategy: Strategy, ctx: Context) -> np.ndarray:
+    """``strategy.scores(ctx)``: real, finite, one per candidate.
+
+    Otherwise a ``TypeError`` (not real numbers) or ``ValueError`` (wrong
+    shape, NaN or inf) naming the strategy and what is wrong.
+    """
+    raw = strategy.scores(ctx)
+    who = f"strategy {getattr(strategy, 'name', '?')!r} ({type(strategy).__name__})"
+    s = check.real_array(raw, f"the scores of {who}")
+    m = ctx.candidates.shape[0]
+    if s.shape != (m,):
+        raise ValueError(f"{who} returned scores of shape {s.shape}; scores() must return one score per "
+                         f"candidate, shape ({m},)")
+    bad = np.flatnonzero(~np.isfinite(s))
+    if bad.size:
+        raise ValueError(f"{who} returned non-finite scores (NaN or inf) for candidates {bad[:5].tolist()} "
+                         f"of {m}: {s[bad[:5]].tolist()}")
+    return s
+
+
+def check_context(ctx: Context) -> None:
+    """The fields of ``ctx`` a strategy relies on: a ValueError/TypeError naming the field otherwise."""
+    for field_name in ("X", "candidates", "pool"):
+        value = getattr(ctx, field_name)
+        if not isinstance(value, np.ndarray):
+            raise TypeError(f"ctx.{field_name} must be a numpy array of shape (n, d), got {type(value).__name__}")
+        check.finite_array(value, f"ctx.{field_name}")
+    if ctx.candidates.ndim != 2 or ctx.candidates.shape[0] < 1:
+        raise ValueError(f"ctx.candidates must hold at least one point, shape (m >= 1, d); got shape "
+                         f"{ctx.candidates.shape}")
+    d = ctx.candidates.shape[1]
+    for field_name in ("X", "pool"):
+        value = getattr(ctx, field_name)
+        if value.ndim != 2 or value.shape[1] != d or value.shape[0] < 1:
+            raise ValueError(f"ctx.{field_name} must have shape (n >= 1, {d}) like ctx.candidates, got {value.shape}")
+    if not isinstance(ctx.classifier, Classifier):
+        raise TypeError(f"ctx.classifier must be an mri_theory Classifier (an unfitted template), "
+                        f"got {type(ctx.classifier).__name__}")
+    n_classes = check.count(ctx.n_classes, "ctx.n_classes", minimum=2)
+    y = check.check_labels(ctx.y, n_classes, "ctx.y")
+    if y.shape[0] != ctx.X.shape[0]:
+        raise ValueError(f"ctx.y must have one label per row of ctx.X ({ctx.X.shape[0]}), got {y.shape[0]}")
+    check.generator(ctx.rng, "ctx.rng")
+
+
+def select(strategy: Strategy, ctx: Context, tie_tol: float | None = None) -> tuple[int, np.ndarray]:
+    """Choose a candidate: the best score, near-ties broken with ``ctx.rng``.
+
+    Parameters
+    ----------
+    strategy : Strategy
+    ctx : Context
+        At least one candidate.
+    tie_tol : float, optional
+        Absolute tolerance: scores ``>= max - tie_tol`` are tied.  Default
+        ``TIE_TOLERANCE * max(1, |max|)`` (:data:`TIE_TOLERANCE` = 1e-12), so
+        that rounding differences of the order of 1e-16 (summation order,
+        SIMD code paths) never decide the choice.
+
+    Returns
+    -------
+    index : int
+        Into ``ctx.candidates``; drawn uniformly by ``ctx.rng`` among the tied
+        best (one draw per call, tied or not).
+    scores : ndarray (m,)
+
+    Raises
+    ------
+    TypeError
+        For a ``strategy`` or ``ctx`` of the wrong type, a field of ``ctx`` of
+        the wrong type (``X``, ``candidates``, ``pool`` numpy arrays,
+        ``classifier`` a :class:`~mri_theory.classifiers.Classifier`, ``rng``
+        a ``numpy.random.Generator``), or scores that are not real numbers
+        (the message names the strategy).
+    ValueError
+        For no candidates, non-finite points, ``X``/``pool`` of another
+        dimension than ``candidates``, labels ``y`` not in
+        ``0..n_classes-1`` or not one per row of ``X``, a negative
+        ``tie_tol``, or scores of the wrong shape or not finite (the message
+        names the strategy and the candidates).
+    """
+    if not isinstance(strategy, Strategy):
+        raise TypeError(f"strategy must be an mri_theory.strategies.Strategy, got {type(strategy).__name__}")
+    if not isinstance(ctx, Context):
+        raise TypeError(f"ctx must be an mri_theory.strategies.Context, got {type(ctx).__name__}")
+    check_context(ctx)
+    if tie_tol is not None:
+        tie_tol = check.finite_scalar(tie_tol, "tie_tol")
+        if tie_tol < 0:
+            raise ValueError(f"tie_tol must be >= 0, got {tie_tol}")
+    s = checked_scores(strategy, ctx)
+    best = np.flatnonzero(near_maximum(s, tie_tol))
+    return int(best[ctx.rng.integers(best.size)]), s
+
+
+# ------------------------------------------------------------------ heuristics

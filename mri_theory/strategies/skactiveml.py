@@ -1,0 +1,344 @@
+r"""Peer strategies: scikit-activeml's pool query strategies inside the sandbox.
+
+:class:`SkactivemlStrategy` runs any scikit-activeml pool query strategy
+(``skactiveml.pool.UncertaintySampling``, ``MonteCarloEER``,
+``ValueOfInformationEER``, ...) as an :class:`~mri_theory.strategies.Strategy`,
+so that it is scored in the same states, with the same seeds and metrics, as
+the paper's strategies and the truth (MRI-best, the argmax of :math:`Q^c`,
+Eq. ``eqc``).  scikit-activeml's expected-error-reduction strategies are
+implementations of Roy & McCallum's error reduction (§2.3, Eq. ``efelc``),
+the closest relative of MRI.
+
+It needs the optional extra ``peers`` (``pip install "mri-theory[peers]"``):
+scikit-activeml is imported when an adapter is constructed, never when
+:mod:`mri_theory` or this module is imported.
+
+How the sandbox's state becomes scikit-activeml's input
+-------------------------------------------------------
+``X`` is the labelled data :math:`D_S` followed by the whole unlabelled pool
+:math:`X_P` (``ctx.pool``), ``y`` the labels followed by ``MISSING_LABEL``
+(NaN), and the candidates are passed as indices into ``X`` (the rows of
+``ctx.pool`` they equal; a candidate that is not in the pool is appended as
+one more unlabelled row).  So the strategies that evaluate on the unlabelled
+data (the EER family) see the same pool as EfeLc.  ``query(...,
+return_utilities=True)`` returns utilities (larger is better), which are the
+scores.
+
+Choices (documented deviations from using scikit-activeml directly)
+-------------------------------------------------------------------
+- **Seeds**: each call draws one integer from ``ctx.rng`` and gives it to the
+  query strategy (and to a scikit-activeml classifier) as ``random_state``, so a
+  run is reproducible from the sandbox's seeds.  The adapter's own
+  ``query_strategy`` is never modified: each call uses a
+  ``sklearn.base.clone`` with ``random_state`` and ``missing_label`` (NaN) set.
+- **The classifier** (``clf`` of ``query``): by default the sandbox's base
+  classifier ``ctx.classifier``, so the peer sees the same model as the
+  paper's strategies (and ``UncertaintySampling(method="entropy")`` gives SE's
+  scores).  A scikit-learn classifier (a pipeline too) is fitted through
+  :class:`mri_theory.classifiers.SklearnClassifier` (columns ``0..k-1``, a
+  single present class predicted with probability 1).  A scikit-activeml
+  ``SklearnClassifier`` is unwrapped to its scikit-learn estimator, which
+  avoids its two traps:
+
+  * scikit-activeml's EER strategies call ``clf.fit(X, y, sample_weight)``
+    with ``sample_weight`` positionally, but scikit-activeml's
+    ``SklearnClassifier`` copies the signature of the estimator's ``fit``,
+    which for ``KNeighborsClassifier`` has no ``sample_weight`` (TypeError).
+    The adapter's classifier accepts ``sample_weight`` and refuses weights
+    other than ``None`` or all ones (the package's classifiers are unweighted).
+  * scikit-learn's k-NN refuses to predict with fewer than ``n_neighbors``
+    training points (the sandbox starts with one point per class), and
+    scikit-activeml's wrapper would then silently predict the class
+    frequencies.  The adapter lowers every ``n_neighbors`` parameter (at any
+    depth of a pipeline) to the number of labelled points at each fit: all
+    points vote, as in :class:`mri_theory.classifiers.KNN` (``k_eff = min(k, n)``).
+
+  A scikit-learn model's ``random_state`` parameters left at ``None`` (at any
+  depth) are set to the drawn seed, so that a random model is reproducible too.
+  Any other scikit-activeml classifier (e.g. ``ParzenWindowClassifier``) is
+  used as it is, cloned with ``classes=0..k-1``, ``missing_label=NaN`` and the
+  drawn ``random_state``.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import numbers
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone, is_classifier
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from mri_theory._utils import validation as check
+from mri_theory._utils.registry import label
+from mri_theory.classifiers import Classifier, SklearnClassifier
+from mri_theory.strategies import Context, Strategy
+
+__all__ = ["SkactivemlStrategy"]
+
+_INSTALL_HINT = 'SkactivemlStrategy needs scikit-activeml: pip install "mri-theory[peers]"'
+
+#: Arguments of ``query`` that the adapter sets itself.
+_SET_BY_ADAPTER = ("X", "y", "clf", "candidates", "batch_size", "return_utilities")
+
+#: Seeds drawn from ``ctx.rng`` lie in ``0..2**31 - 2`` (any int scikit-learn's ``check_random_state`` accepts).
+_SEED_BOUND = 2**31 - 1
+
+
+def _skactiveml() -> Any:
+    """Import scikit-activeml on first use, with an install hint if it is missing."""
+    try:
+        import skactiveml.base
+        import skactiveml.classifier
+        import skactiveml.pool
+        import skactiveml.utils
+    except ImportError as exc:
+        raise ImportError(_INSTALL_HINT) from exc
+    return skactiveml
+
+
+def _spec(obj: Any) -> str:
+    """A repr showing every parameter (scikit-learn's own repr shows only the changed ones, abbreviated)."""
+    if isinstance(obj, Classifier):
+        return repr(obj)
+    if isinstance(obj, BaseEstimator):
+        params = ", ".join(f"{k}={_spec(v)}" for k, v in sorted(obj.get_params(deep=False).items()))
+        return f"{type(obj).__name__}({params})"
+    if isinstance(obj, (list, tuple)):
+        inner = ", ".join(_spec(v) for v in obj)
+        return f"[{inner}]" if isinstance(obj, list) else f"({inner}{',' if len(obj) == 1 else ''})"
+    if isinstance(obj, dict):
+        return "{" + ", ".join(f"{k!r}: {_spec(v)}" for k, v in sorted(obj.items())) + "}"
+    if isinstance(obj, np.ndarray):
+        with np.printoptions(threshold=sys.maxsize):
+            return repr(obj)
+    return repr(obj)
+
+
+def _ready_estimator(estimator: Any, n_labelled: int, seed: int) -> Any:
+    """A clone of a scikit-learn ``estimator`` ready to fit on ``n_labelled`` points.
+
+    Every ``n_neighbors`` parameter (at any depth of a pipeline) is lowered to at
+    most ``n_labelled``, and every ``random_state`` left at ``None`` is set to ``seed``.
+    """
+    est = clone(estimator)
+    changes: dict[str, Any] = {}
+    for key, value in est.get_params(deep=True).items():
+        leaf = key.rsplit("__", 1)[-1]
+        if leaf == "n_neighbors" and isinstance(value, numbers.Integral) and value > n_labelled:
+            changes[key] = n_labelled
+        elif leaf == "random_state" and value is None:
+            changes[key] = seed
+    return est.set_params(**changes) if changes else est
+
+
+@functools.cache
+def _peer_classifier_class() -> type:
+    """``_PeerClassifier``: a scikit-activeml classifier around a package classifier or a scikit-learn model.
+
+    Defined on first use because it subclasses ``skactiveml.base.SkactivemlClassifier``
+    (the package must not import scikit-activeml at import time).  Its instances
+    live inside one :meth:`SkactivemlStrategy.scores` call and are never pickled.
+    """
+    skal = _skactiveml()
+
+    class _PeerClassifier(skal.base.SkactivemlClassifier):
+        """``model``: a :class:`Classifier` template, or a scikit-learn classifier (:func:`_ready_estimator`)."""
+
+        def __init__(self, model=None, classes=None, missing_label=skal.utils.MISSING_LABEL, cost_matrix=None,
+                     random_state=None):
+            super().__init__(classes=classes, missing_label=missing_label, cost_matrix=cost_matrix,
+                             random_state=random_state)
+            self.model = model
+
+        def fit(self, X, y, sample_weight=None):
+            X, y, sample_weight = self._validate_data(X, y, sample_weight)
+            if sample_weight is not None and not np.all(np.asarray(sample_weight, dtype=float) == 1.0):
+                raise ValueError("sample_weight: mri-theory classifiers are unweighted; only None or all-ones "
+                                 "weights are accepted")
+            labelled = np.asarray(y) != -1  # the label encoder maps missing labels to -1
+            if not labelled.any():
+                raise ValueError("y holds no labelled point: the classifier needs at least one")
+            X_l, y_l = X[labelled], np.asarray(y)[labelled].astype(int)
+            if isinstance(self.model, Classifier):
+                template = self.model.clone()
+            else:
+                template = SklearnClassifier(_ready_estimator(self.model, X_l.shape[0], self.random_state))
+            self.model_ = template.fit(X_l, y_l, len(self.classes_))
+            return self
+
+        def predict_proba(self, X):
+            check_is_fitted(self, "model_")
+            return self.model_.predict_proba(check_array(X))
+
+    return _PeerClassifier
+
+
+class SkactivemlStrategy(Strategy):
+    r"""A scikit-activeml pool query strategy as a sandbox :class:`~mri_theory.strategies.Strategy`.
+
+    The scores of the candidates are the query strategy's utilities (larger is
+    better); see the module docstring for how the sandbox's state is passed
+    and for the choices made (seeds, classifier, scikit-activeml's traps).
+
+    Parameters
+    ----------
+    query_strategy : skactiveml.base.SingleAnnotatorPoolQueryStrategy
+        E.g. ``UncertaintySampling(method="entropy")``, ``MonteCarloEER()``,
+        ``ValueOfInformationEER()``.  Its ``random_state`` and
+        ``missing_label`` are replaced at every call (seeds from ``ctx.rng``).
+    name : str, optional
+        The label of the strategy in result tables (must be distinct within a
+        run); default ``"skal-" + type(query_strategy).__name__``.
+    classifier : optional
+        The ``clf`` given to ``query``: ``None`` (default) for the sandbox's
+        base classifier; a :class:`~mri_theory.classifiers.Classifier`; a
+        scikit-learn classifier or pipeline with ``predict_proba`` (k-NN
+        clamped to the labelled size, unset ``random_state`` seeded); a
+        scikit-activeml ``SklearnClassifier`` (unwrapped to its estimator; it
+        must not set ``cost_matrix`` or ``include_unlabeled_samples``); or
+        another scikit-activeml classifier (used as it is).  A strategy whose
+        ``query`` takes no ``clf`` (e.g. ``RandomSampling``) accepts only ``None``.
+    query_params : mapping, optional
+        Further keyword arguments of ``query`` (e.g. ``ensemble`` for
+        ``QueryByCommittee``); not those the adapter sets (``X``, ``y``,
+        ``clf``, ``candidates``, ``batch_size``, ``return_utilities``).
+    costly : bool, optional
+        Whether the sandbox may score a random sub-sample of the pool
+        (``CurveConfig.subsample``).  Default: ``True`` for scikit-activeml's
+        expected-error-reduction family (it retrains per candidate and
+        class), else ``False``.
+
+    Raises
+    ------
+    ImportError
+        If scikit-activeml is not installed (the ``peers`` extra).
+    TypeError, ValueError
+        Naming the argument, for a query strategy that is not a scikit-activeml
+        pool query strategy, an unusable classifier, a bad name, or query
+        parameters that are unknown, set by the adapter, or missing (a
+        required argument of ``query``).
+
+    Examples
+    --------
+    >>> from skactiveml.pool import MonteCarloEER            # doctest: +SKIP
+    >>> from mri_theory.strategies.skactiveml import SkactivemlStrategy  # doctest: +SKIP
+    >>> peer = SkactivemlStrategy(MonteCarloEER(method="log_loss"), name="skal-EER-log")  # doctest: +SKIP
+    >>> run_curves(["SMRI", "BMRI", "MRI-best", peer], problem="four-gaussian")  # doctest: +SKIP
+    """
+
+    needs_truth = False
+    estimates_t_e = False
+
+    def __init__(self, query_strategy: Any, *, name: str | None = None, classifier: Any = None,
+                 query_params: Mapping[str, Any] | None = None, costly: bool | None = None) -> None:
+        skal = _skactiveml()
+        if not isinstance(query_strategy, skal.base.SingleAnnotatorPoolQueryStrategy):
+            raise TypeError("query_strategy must be a scikit-activeml pool query strategy "
+                            "(skactiveml.base.SingleAnnotatorPoolQueryStrategy, e.g. "
+                            f"skactiveml.pool.UncertaintySampling()), got {type(query_strategy).__name__}")
+        query = inspect.signature(query_strategy.query).parameters
+        self.query_strategy = query_strategy
+        self.name = self._check_name(name, query_strategy)
+        self.classifier = self._check_classifier(classifier, "clf" in query, skal)
+        self.query_params = self._check_query_params(query_params, query)
+        expensive = isinstance(query_strategy, skal.pool.ExpectedErrorReduction)
+        self.costly = expensive if costly is None else check.flag(costly, "costly")
+
+    @staticmethod
+    def _check_name(name: Any, query_strategy: Any) -> str:
+        if name is None:
+            return f"skal-{type(query_strategy).__name__}"
+        return label(name, "name")  # it labels rows and part files
+
+    @staticmethod
+    def _check_classifier(classifier: Any, takes_clf: bool, skal: Any) -> Any:
+        if classifier is None:
+            return None
+        if not takes_clf:
+            raise ValueError("classifier: this query strategy's query takes no clf; leave classifier=None")
+        if isinstance(classifier, skal.classifier.SklearnClassifier):
+            if classifier.cost_matrix is not None or classifier.include_unlabeled_samples:
+                raise ValueError("classifier: a scikit-activeml SklearnClassifier is unwrapped to its estimator, "
+                                 "so it must not set cost_matrix or include_unlabeled_samples")
+            classifier = classifier.estimator
+        if isinstance(classifier, (Classifier, skal.base.SkactivemlClassifier)):
+            return classifier
+        if not (isinstance(classifier, BaseEstimator) and is_classifier(classifier)
+                and hasattr(classifier, "predict_proba")):
+            raise TypeError("classifier must be None, an mri_theory Classifier, a scikit-learn classifier with "
+                            f"predict_proba, or a scikit-activeml classifier; got {classifier!r}")
+        return classifier
+
+    @staticmethod
+    def _check_query_params(query_params: Any, query: Mapping[str, inspect.Parameter]) -> dict[str, Any]:
+        if query_params is None:
+            query_params = {}
+        if not isinstance(query_params, Mapping):
+            raise TypeError(f"query_params must be a mapping of query's keyword arguments, got "
+                            f"{type(query_params).__name__}")
+        query_params = dict(query_params)
+        not_names = [k for k in query_params if not isinstance(k, str)]
+        if not_names:
+            raise TypeError(f"query_params keys must be query's argument names (str), got {not_names!r}")
+        reserved = sorted(set(query_params) & set(_SET_BY_ADAPTER))
+        if reserved:
+            raise ValueError(f"query_params must not set {reserved}: the adapter sets {list(_SET_BY_ADAPTER)}")
+        unknown = sorted(set(query_params) - set(query))
+        if unknown:
+            raise TypeError(f"query_params {unknown} are not arguments of query; it accepts {list(query)}")
+        missing = [p for p, par in query.items() if p not in _SET_BY_ADAPTER and p not in query_params
+                   and par.default is inspect.Parameter.empty
+                   and par.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+        if missing:
+            raise ValueError(f"query_params must give query's required arguments {missing}")
+        return query_params
+
+    def __repr__(self) -> str:
+        return (f"SkactivemlStrategy({_spec(self.query_strategy)}, name={self.name!r}, "
+                f"classifier={_spec(self.classifier)}, query_params={_spec(self.query_params)}, "
+                f"costly={self.costly!r})")
+
+    def _clf(self, ctx: Context, seed: int) -> Any:
+        """The ``clf`` for ``query`` (see the module docstring)."""
+        skal = _skactiveml()
+        classes = np.arange(ctx.n_classes)
+        if isinstance(self.classifier, skal.base.SkactivemlClassifier):
+            return clone(self.classifier).set_params(classes=classes, missing_label=skal.utils.MISSING_LABEL,
+                                                     random_state=seed)
+        model = ctx.classifier if self.classifier is None else self.classifier
+        return _peer_classifier_class()(model, classes=classes, random_state=seed)
+
+    def scores(self, ctx: Context) -> np.ndarray:
+        """The query strategy's utilities of ``ctx.candidates`` (larger is better).
+
+        One integer drawn from ``ctx.rng`` seeds the query strategy (and a
+        scikit-activeml classifier), so equal generators give equal scores.
+        """
+        skal = _skactiveml()
+        seed = int(ctx.rng.integers(_SEED_BOUND))
+        labelled = np.asarray(ctx.X, dtype=float)
+        pool = np.ascontiguousarray(ctx.pool, dtype=float)
+        candidates = np.ascontiguousarray(ctx.candidates, dtype=float)
+        row_of = {row.tobytes(): i for i, row in enumerate(pool)}
+        extra: list[np.ndarray] = []
+        index = np.empty(candidates.shape[0], dtype=int)
+        for i, x in enumerate(candidates):
+            j = row_of.get(x.tobytes())
+            if j is None:
+                j = pool.shape[0] + len(extra)
+                extra.append(x)
+            index[i] = labelled.shape[0] + j
+        X = np.vstack([labelled, pool, *[x[None, :] for x in extra]])
+        y = np.concatenate([np.asarray(ctx.y, dtype=float),
+                            np.full(X.shape[0] - labelled.shape[0], skal.utils.MISSING_LABEL)])
+        qs = clone(self.query_strategy).set_params(random_state=seed, missing_label=skal.utils.MISSING_LABEL)
+        kwargs = dict(self.query_params)
+        if "clf" in inspect.signature(qs.query).parameters:
+            kwargs["clf"] = self._clf(ctx, seed)
+        _, utilities = qs.query(X, y, candidates=index, batch_size=1, return_utilities=True, **kwargs)
+        return np.asarray(utilities, dtype=float)[0, index]

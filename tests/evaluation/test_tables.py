@@ -1,0 +1,141 @@
+"""The paper's tables (mri_theory.evaluation.tables): transcribed orderings, Kendall tau, and write_report's files."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from mri_theory.evaluation.ranking import aggregate, beats_rs_counts
+from mri_theory.evaluation.tables import (
+    PAPER_ABSTRACT_ORDERINGS,
+    PAPER_BEATS_RS,
+    PAPER_FINAL,
+    PAPER_METHODS,
+    kendall_tau,
+    paper_rank_table,
+    write_report,
+)
+
+
+def test_transcribed_orderings_are_well_formed():
+    assert set(PAPER_FINAL.methods) == set(PAPER_METHODS)
+    for ordering in PAPER_ABSTRACT_ORDERINGS.values():
+        assert len(set(ordering.methods)) == 6 and set(ordering.methods) <= set(PAPER_METHODS)
+    assert set(PAPER_BEATS_RS) == set(PAPER_METHODS) - {"RS"}
+
+
+def test_the_papers_abstract_rows_aggregate_by_hand():
+    # positions over the six classifiers (EfeLc, never shown, 7th everywhere):
+    # BMRI 1,1,3,4,2,1 = 12; SE 4,2,1,6,1,3 = 17; QbcV 2,4,2,1,4,5 = 18; RS 5,3,5,2,3,2 = 20;
+    # SMRI 3,5,4,5,6,4 = 27; QbcA 6,6,6,3,5,6 = 32; EfeLc 42
+    table = paper_rank_table()
+    assert len(table) == 6 * 7
+    final = aggregate(table, by=[])
+    assert final["method"].tolist() == ["BMRI", "SE", "QbcV", "RS", "SMRI", "QbcA", "EfeLc"]
+    expected = {"BMRI": 12, "SE": 17, "QbcV": 18, "RS": 20, "SMRI": 27, "QbcA": 32, "EfeLc": 42}
+    for method, total in expected.items():
+        assert final.set_index("method").loc[method, "mean_rank"] == pytest.approx(total / 6)
+    # RS's positions 5, 3, 5, 2, 3, 2: BMRI is ahead of it in 5 rows, SE 4, QbcV 3, SMRI 2, QbcA and EfeLc 0
+    counts = beats_rs_counts(table)
+    assert counts.to_dict() == {"BMRI": 5, "SE": 4, "QbcV": 3, "SMRI": 2, "QbcA": 0, "EfeLc": 0}
+
+
+def test_kendall_tau_against_scipy():
+    ours = {"BMRI": 1, "SE": 2, "QbcV": 3, "RS": 4, "SMRI": 5, "LC": 6, "EfeLc": 7}
+    # LDA's abstract row: BMRI, QbcV, SMRI, SE, RS, QbcA -> positions 1-6, EfeLc omitted -> 7;
+    # LC is not a method of the paper and QbcA is not in ours: both left out
+    got = kendall_tau(ours, PAPER_ABSTRACT_ORDERINGS["LDA"].methods)
+    expected = stats.kendalltau([1, 2, 3, 4, 5, 7], [1, 4, 2, 5, 3, 7])
+    assert got.n == 6
+    assert got.tau == pytest.approx(expected.statistic, abs=1e-15)
+    assert got.pvalue == pytest.approx(expected.pvalue, abs=1e-15)
+    # counts against counts (a mapping): higher with higher
+    counts = kendall_tau({"BMRI": 3, "SE": 1, "QbcV": 2}, PAPER_BEATS_RS)
+    assert counts.tau == pytest.approx(stats.kendalltau([3, 1, 2], [15, 14, 13]).statistic)
+    assert np.isnan(kendall_tau({"BMRI": 1}, PAPER_FINAL.methods).tau)  # one shared method: undefined
+
+
+def _curves(seed=0):
+    """Paired synthetic curves, clearly ordered BMRI > SMRI > SE > RS, with the two oracles."""
+    rng = np.random.default_rng(seed)
+    speeds = {"RS": 1.0, "SE": 1.6, "SMRI": 2.2, "BMRI": 3.0, "MRI-best": 4.0, "MRI-worst": 0.3}
+    n = np.arange(2, 22)
+    rows = []
+    for problem in ("four-gaussian", "sharp"):
+        for classifier in ("lda", "knn5", "rf"):
+            for r in range(3):
+                base = rng.uniform(0.1, 0.14)
+                for method, speed in speeds.items():
+                    loss = base + 0.4 * np.exp(-0.1 * speed * (n - 2)) + rng.normal(0, 0.005, n.size)
+                    loss[0] = base + 0.4
+                    rows += [(problem, classifier, method, r, int(ni), float(li), -1, np.nan, np.nan)
+                             for ni, li in zip(n, loss)]
+    curves = pd.DataFrame(rows, columns=["problem", "classifier", "strategy", "replicate", "n_labelled", "loss",
+                                         "chosen", "q_c_chosen", "q_c_best"])
+    asymptotic = curves[["problem", "classifier"]].drop_duplicates().assign(asymptotic_loss=0.13)
+    return curves, asymptotic
+
+
+NAMES = ["report.md", "report.tex", "pairings.csv", "group_ranks.csv", "classifier_ranks.csv", "final_ranking.csv",
+         "beats_rs.csv", "regret.csv", "bootstrap.csv", "paper_comparison.csv", "ranks.png"]
+
+
+def test_write_report_files_and_orderings(tmp_path):
+    curves, asymptotic = _curves()
+    paths = write_report(curves, asymptotic, tmp_path / "report", n_boot=40)
+    assert [p.name for p in paths] == NAMES
+    assert all(p.is_file() and p.stat().st_size > 0 for p in paths)
+    final = pd.read_csv(tmp_path / "report" / "final_ranking.csv")
+    assert final["method"].tolist() == ["BMRI", "SMRI", "SE", "RS"]  # no oracle is ranked
+    assert final["rank"].tolist() == [1, 2, 3, 4]
+    beats = pd.read_csv(tmp_path / "report" / "beats_rs.csv").set_index("method")["beats_rs"]
+    assert beats.to_dict() == {"BMRI": 3, "SMRI": 3, "SE": 3}  # out of 3 (group, classifier) pairings
+    regret = pd.read_csv(tmp_path / "report" / "regret.csv").set_index("method")["mean"]
+    assert regret.index.tolist() == ["BMRI", "SMRI", "SE", "RS"] and (regret > 0).all()  # MRI-best is faster
+
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    row = ("| abstract | lda | **BMRI**, **SMRI**, SE, RS | **BMRI**, QbcV, **SMRI**, SE, RS, QbcA "
+           "| Table 4, line 1190 |")
+    assert row in markdown
+    assert "| abstract | rf | **BMRI**, **SMRI**, SE, RS | — | — | n/a |" in markdown  # no paper row for rf
+    assert "| Average Rank | **BMRI** | **SMRI** | SE | RS |" in markdown
+    # Kendall tau for LDA's row: ours BMRI 1, SMRI 2, SE 3, RS 4 vs the paper's positions 1, 3, 4, 5
+    tau = stats.kendalltau([1, 2, 3, 4], [1, 3, 4, 5]).statistic
+    assert f"| Table 4, line 1190 | {tau:+.2f} (n = 4," in markdown
+    latex = (tmp_path / "report" / "report.tex").read_text()
+    assert r"\textbf{BMRI} & \textbf{SMRI} & SE & RS \\" in latex
+    comparison = pd.read_csv(tmp_path / "report" / "paper_comparison.csv")
+    lda = comparison[(comparison.table == "group ordering") & (comparison.classifier == "lda")]
+    assert lda["kendall_tau"].iloc[0] == pytest.approx(tau)
+
+
+def test_write_report_is_byte_identical_and_replicate_mode_runs(tmp_path):
+    curves, asymptotic = _curves(seed=1)
+    first = write_report(curves, asymptotic, tmp_path / "a", n_boot=20, seed=3)
+    second = write_report(curves, asymptotic, tmp_path / "b", n_boot=20, seed=3)
+    for a, b in zip(first, second):
+        assert a.read_bytes() == b.read_bytes(), a.name
+    replicate = write_report(curves, asymptotic, tmp_path / "c", n_boot=20, mode="replicate")
+    assert "R1 mode: replicate" in replicate[0].read_text()
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(seed=-1), ValueError, "seed must be >= 0"),
+    (dict(mode="both"), ValueError, "mode must be 'curve' or 'replicate'"),
+    (dict(groups={"abstract": ["sharp"]}), ValueError, r"groups: the problems \['four-gaussian'\]"),
+    (dict(n_boot=0), ValueError, "n_boot must be >= 1"),
+])
+def test_write_report_bad_input(tmp_path, kwargs, error, match):
+    curves, asymptotic = _curves()
+    with pytest.raises(error, match=match):
+        write_report(curves, asymptotic, tmp_path / "out", **kwargs)
+    assert not (tmp_path / "out").exists()  # refused before anything is written
+
+
+def test_write_report_refuses_a_file_as_out_dir(tmp_path):
+    target = tmp_path / "file"
+    target.write_text("x")
+    with pytest.raises(ValueError, match="out_dir: .* exists and is not a folder"):
+        write_report(*_curves(), target)

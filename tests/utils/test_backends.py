@@ -1,0 +1,226 @@
+"""Where the runners' tasks run (:mod:`mri_theory._utils.backends`): same bytes everywhere, no orphaned workers.
+
+* Control: the machine's BLAS (found with ``threadpoolctl``) runs two threads
+  and then sums a long dot product in another order, so the tests below can
+  fail; skipped, with the reason, where that is not so.
+* Every task runs with one BLAS/OpenMP thread whatever the parent's limit
+  (in this process, in joblib workers, on Dask), and the parent's limits are
+  restored afterwards.
+* ``run_study``, ``run_curves`` and ``score_states`` write the same bytes with
+  one or two BLAS threads in the parent, with joblib workers and on a 2-worker
+  ``LocalCluster`` (processes); the sizes put populations above 10,000
+  points, where OpenBLAS splits a dot product between threads.
+* After a SIGKILL of ``mri-theory curves --jobs 2`` its loky workers are gone
+  within 20 s (loky's own idle timeout is 5 minutes); Ctrl-C (SIGINT to the
+  process group) of ``mri-theory study --dask local`` exits with 130 and no
+  traceback from any worker.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import distributed  # the test extra installs the dask extra
+import numpy as np
+import psutil  # installed with dask.distributed (the test extra)
+import pytest
+from pandas.testing import assert_frame_equal
+from threadpoolctl import threadpool_info, threadpool_limits
+
+from mri_theory._utils import backends
+from mri_theory.runners import score_states
+from mri_theory.runners.sandbox import run_curves
+from mri_theory.runners.study import run_study
+
+#: Populations above OpenBLAS's 10,000-element threshold for a threaded dot product.
+STUDY = dict(problems=["four-gaussian"], classifiers=["lda"], strategies=["RS"], replicates=2, pool_size=5, budget=2,
+             population_size=12_000, seed=0, asymptotic_train=60, asymptotic_replicates=1,
+             asymptotic_population=20_000, progress=False)
+CURVES = dict(problem="four-gaussian", classifier="lda", strategies=["RS", "SE"], pool_size=5, budget=2, replicates=2,
+              population_size=20_000, seed=1, progress=False)
+STATES = dict(problem="four-gaussian", classifier="lda", strategies=["RS", "SE"], replicates=2, steps=[0, 1],
+              pool_size=5, population_size=20_000, seed=2, progress=False)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A 2-worker Dask LocalCluster (worker processes, one thread each), shared to save its start-up."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as cluster:
+        yield cluster
+
+
+def blas_threads() -> list[int]:
+    return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+
+def snapshot(folder: Path) -> dict:
+    """Every file under ``folder`` by relative path, as bytes."""
+    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _pools_seen(key: int) -> tuple[int, int]:
+    """A task for :func:`backends.results`: the most threads any BLAS or OpenMP pool of this process may use."""
+    return key, max(pool["num_threads"] for pool in threadpool_info())
+
+
+def descendants_exit(pids: list[psutil.Process], seconds: float) -> list[int]:
+    """Wait up to ``seconds`` for the processes to end (a zombie counts as ended); the pids still running."""
+    deadline = time.monotonic() + seconds
+    while True:
+        running = []
+        for proc in pids:
+            try:
+                if proc.status() != psutil.STATUS_ZOMBIE:
+                    running.append(proc)
+            except psutil.NoSuchProcess:
+                pass
+        if not running or time.monotonic() > deadline:
+            return [proc.pid for proc in running]
+        time.sleep(0.2)
+
+
+def wait_for(condition, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {seconds} s waiting for {what}")
+        time.sleep(0.1)
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "mri_theory.cli", *args]
+
+
+# ------------------------------------------------------------------ one BLAS thread per task
+
+
+def test_the_blas_runs_two_threads_and_they_sum_in_another_order():
+    """Control: without it, the byte-identity tests below could not fail on this machine."""
+    assert blas_threads(), f"threadpoolctl finds no BLAS: {threadpool_info()}"
+    with threadpool_limits(limits=2):
+        if max(blas_threads()) < 2:
+            pytest.skip(f"the BLAS runs a single thread here ({threadpool_info()}): nothing to compare")
+    x, y = np.random.default_rng(0).standard_normal((2, 8, 100_001))
+    sums = {}
+    for threads in (1, 2):
+        with threadpool_limits(limits=threads):
+            sums[threads] = [float(a @ b) for a, b in zip(x, y)]
+    if sums[1] == sums[2]:
+        pytest.skip("this BLAS sums a dot product alike with one and two threads: nothing to compare")
+    assert np.allclose(sums[1], sums[2], rtol=1e-12, atol=0)  # the same sums, up to rounding
+
+
+def test_one_thread_limits_every_pool_and_restores_the_limits():
+    with threadpool_limits(limits=2):
+        before = [pool["num_threads"] for pool in threadpool_info()]
+        with backends.one_thread():
+            assert {pool["num_threads"] for pool in threadpool_info()} == {1}
+        assert [pool["num_threads"] for pool in threadpool_info()] == before
+
+
+@pytest.mark.parametrize("backend, n_jobs", [("local", 1), ("local", 2), ("dask", 1)])
+def test_every_task_runs_with_one_blas_thread(backend, n_jobs, request):
+    scheduler = request.getfixturevalue("cluster").scheduler_address if backend == "dask" else None
+    with threadpool_limits(limits=2):
+        before = blas_threads()
+        seen = dict(backends.results(_pools_seen, [(key,) for key in range(3)],
+                                       backends.Execution(backend, scheduler, n_jobs)))
+        assert blas_threads() == before  # the parent's limits, back after the run
+    assert seen == {0: 1, 1: 1, 2: 1}
+
+
+# ------------------------------------------------------------------ the same bytes
+
+
+def test_a_study_writes_the_same_bytes_with_one_or_two_blas_threads_joblib_and_dask(tmp_path, cluster):
+    dask = dict(backend="dask", scheduler=cluster.scheduler_address)
+    runs = {}
+    for name, threads, options in [("two_threads", 2, {}), ("one_thread", 1, {}), ("joblib", 2, dict(n_jobs=2)),
+                                   ("dask", 2, dask)]:
+        with threadpool_limits(limits=threads):
+            runs[name] = run_study(**STUDY, **options, out=tmp_path / name)
+    files = {name: snapshot(tmp_path / name) for name in runs}
+    assert len(files["one_thread"]) >= 6  # study.json, the tables, the record, config and parts
+    for name in runs:
+        assert_frame_equal(runs[name].asymptotic, runs["one_thread"].asymptotic, check_exact=True)
+        assert_frame_equal(runs[name].curves, runs["one_thread"].curves, check_exact=True)
+        assert files[name] == files["one_thread"], name
+
+
+def test_curves_are_the_same_bytes_with_one_or_two_blas_threads_and_joblib(tmp_path):
+    for name, threads, n_jobs in [("two_threads", 2, 1), ("one_thread", 1, 1), ("joblib", 2, 2)]:
+        with threadpool_limits(limits=threads):
+            run_curves(**CURVES, n_jobs=n_jobs, out=tmp_path / name)
+    files = {name: snapshot(tmp_path / name) for name in ("two_threads", "one_thread", "joblib")}
+    assert files["two_threads"] == files["one_thread"] == files["joblib"]
+
+
+def test_states_are_the_same_bytes_with_one_or_two_blas_threads_joblib_and_dask(tmp_path, cluster):
+    dask = dict(backend="dask", scheduler=cluster.scheduler_address)
+    for name, threads, options in [("two_threads", 2, {}), ("one_thread", 1, {}), ("joblib", 2, dict(n_jobs=2)),
+                                   ("dask", 2, dask)]:
+        with threadpool_limits(limits=threads):
+            score_states(**STATES, **options, out=tmp_path / name)
+    files = {name: snapshot(tmp_path / name) for name in ("two_threads", "one_thread", "joblib", "dask")}
+    assert files["two_threads"] == files["one_thread"] == files["joblib"] == files["dask"]
+
+
+# ------------------------------------------------------------------ workers end with their parent
+
+
+def test_loky_workers_end_promptly_when_the_parent_is_killed(tmp_path):
+    out = tmp_path / "curves"
+    proc = subprocess.Popen(cli("curves", "--problem", "four-gaussian", "--classifier", "lda", "--strategies", "RS",
+                                "SE", "--replicates", "40", "--pool", "40", "--budget", "15", "--population", "2000",
+                                "--jobs", "2", "--out", str(out)),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    children: list[psutil.Process] = []
+    try:
+        wait_for(lambda: any((out / "parts").glob("*.csv")) or proc.poll() is not None, 120, "the first part")
+        assert proc.poll() is None, "the run ended before it could be killed: make it longer"
+        children = psutil.Process(proc.pid).children(recursive=True)
+        assert len([c for c in children if "loky" in " ".join(c.cmdline()).lower()]) >= 2, children
+        proc.kill()  # SIGKILL: the parent cleans nothing up
+        proc.wait()
+        assert descendants_exit(children, 20) == []
+    finally:
+        proc.kill()
+        for child in children:
+            try:
+                child.kill()
+            except psutil.NoSuchProcess:
+                pass
+
+
+def test_ctrl_c_of_a_dask_run_exits_130_without_worker_tracebacks(tmp_path):
+    out = tmp_path / "study"
+    proc = subprocess.Popen(cli("study", "--problems", "four-gaussian", "--classifiers", "lda", "--strategies", "RS",
+                                "SE", "--replicates", "40", "--pool", "40", "--budget", "15", "--population", "2000",
+                                "--asymptotic-train", "100", "--asymptotic-replicates", "1",
+                                "--asymptotic-population", "500", "--dask", "local", "--jobs", "2", "--out", str(out)),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    children: list[psutil.Process] = []
+    try:
+        wait_for(lambda: any(out.glob("*/parts/*.csv")) or proc.poll() is not None, 120, "the first part")
+        assert proc.poll() is None, "the run ended before it could be interrupted: make it longer"
+        children = psutil.Process(proc.pid).children(recursive=True)
+        assert len([c for c in children if "dask" in " ".join(c.cmdline()).lower()
+                    or "dask" in c.name().lower()]) >= 2, children
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole process group
+        _, stderr = proc.communicate(timeout=60)
+        assert proc.returncode == 130, stderr
+        assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+        assert descendants_exit(children, 20) == []
+    finally:
+        proc.kill()
+        for child in children:
+            try:
+                child.kill()
+            except psutil.NoSuchProcess:
+                pass
