@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mri_theory.engine.population import Population
+from mri_theory.engine import Population
 from mri_theory.problems import get_problem
 
 

@@ -24,7 +24,7 @@ from typing import Sequence
 
 import numpy as np
 
-from mri_theory.analytic.guarantee import (
+from mri_theory.analytic import (
     monte_carlo_selection_probability,
     simulate_selection,
 )

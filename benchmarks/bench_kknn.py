@@ -36,7 +36,7 @@ import numpy as np
 from _setting import best_time, four_gaussian_setting
 
 from mri_theory.classifiers import KNN
-from mri_theory.engine.retraining import current_and_future_losses
+from mri_theory.engine import current_and_future_losses
 
 TOLERANCE = 1e-13
 N_TRAIN, N_CANDIDATES, POPULATION_SIZE = 60, 100, 10_000

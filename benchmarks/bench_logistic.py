@@ -37,10 +37,8 @@ import numpy as np
 from _setting import best_time, four_gaussian_setting
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
-from mri_theory.classifiers.logistic import LogisticRegression
-from mri_theory.classifiers.sklearn_models import SklearnClassifier
-from mri_theory.engine.population import Population
-from mri_theory.engine.retraining import future_losses
+from mri_theory.classifiers import LogisticRegression, SklearnClassifier
+from mri_theory.engine import Population, future_losses
 from mri_theory.problems import get_problem
 
 TOLERANCE = 1e-9

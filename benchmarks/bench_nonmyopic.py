@@ -57,8 +57,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mri_theory.analytic.nonmyopic import optimal_policy, sample_state, value_curves
-from mri_theory.analytic.two_gaussians import PAPER_CASES, MeanClassifier, TwoGaussians
+from mri_theory.analytic import (
+    PAPER_CASES,
+    MeanClassifier,
+    TwoGaussians,
+    optimal_policy,
+    sample_state,
+    value_curves,
+)
 
 #: Largest acceptable difference between the vectorised and the naive optimal value.
 TOLERANCE = 1e-12

@@ -43,8 +43,7 @@ from _setting import best_time, four_gaussian_setting
 from sklearn.neighbors import KNeighborsClassifier
 
 from mri_theory.classifiers import KNN, LDA, QDA, GaussianNaiveBayes, get_classifier
-from mri_theory.engine.retraining import current_loss, future_losses
-from mri_theory.engine.targets import true_q_c
+from mri_theory.engine import current_loss, future_losses, true_q_c
 
 TOLERANCE = 1e-12
 

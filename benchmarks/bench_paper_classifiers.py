@@ -38,7 +38,7 @@ import numpy as np
 from _setting import four_gaussian_setting
 
 from mri_theory.classifiers import get_classifier
-from mri_theory.engine.targets import true_q_c_and_loss
+from mri_theory.engine import true_q_c_and_loss
 from mri_theory.strategies import Context, get_strategy, select
 
 CLASSIFIERS = ("lda", "qda", "kknn5", "nb", "logreg", "svm")

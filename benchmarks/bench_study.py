@@ -30,7 +30,7 @@ from pathlib import Path
 
 from pandas.testing import assert_frame_equal
 
-from mri_theory.runners.study import run_study
+from mri_theory.runners import run_study
 
 RUNS = {
     "local": dict(backend="local", n_jobs=1),

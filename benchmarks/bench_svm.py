@@ -28,9 +28,9 @@ from collections.abc import Sequence
 import numpy as np
 from _setting import best_time, four_gaussian_setting
 
-from mri_theory.classifiers.svm import SVM, _machine_classes
-from mri_theory.engine.population import Population
-from mri_theory.engine.retraining import fit_on, future_losses
+from mri_theory.classifiers import SVM
+from mri_theory.classifiers.svm import _machine_classes
+from mri_theory.engine import Population, fit_on, future_losses
 
 TOLERANCE = 1e-8
 

@@ -48,13 +48,7 @@ from typing import Sequence
 
 import numpy as np
 
-from mri_theory.analytic.quadrature import q_c_quad
-from mri_theory.analytic.two_gaussians import (
-    PAPER_CASES,
-    MeanClassifier,
-    TwoGaussians,
-    q_c,
-)
+from mri_theory.analytic import PAPER_CASES, MeanClassifier, TwoGaussians, q_c, q_c_quad
 
 #: Largest acceptable ``max |q_c - q_c_quad|`` on the subsample.
 TOLERANCE = 1e-10

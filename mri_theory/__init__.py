@@ -1,24 +1,27 @@
 """mri-theory: optimal active learning computed exactly (model retraining improvement, MRI).
 
-Modules, following the data flow problem -> population -> classifier -> future
-losses -> targets/strategies -> learning curves -> metrics -> ranks -> figures/tables:
+Subpackages, in layers along the data flow problem -> population -> classifier -> future losses ->
+targets/strategies -> learning curves -> metrics -> ranks -> figures/tables, lowest first; a module imports
+only from its own subpackage or a lower one (``scripts/layout.py`` checks it).  Import from the subpackages
+(``from mri_theory.runners import run_curves``):
 
-``two_gaussians``   the §3.2 example in closed form (L_e, Q^a, Q^c, B^c, optimal selection)
-``nonmyopic``       the exact optimal multi-step AL policy on small pools (expectimax over labelled sets)
-``symbolic``        sympy derivations cross-checking the closed forms
-``guarantee``       §3.3: lambda = 1/2 + beta, Monte Carlo, pools and noise families
-``problems``        simulated problems with known truth (Appendix D)
-``population``      evaluation sets with class-probability rows (Rao-Blackwellised losses)
-``classifiers``     base classifiers with exact fast retraining paths (Appendix C)
-``retraining``      the future-loss engine (Table 1's L')
-``targets``         true Q^c, Q^a, B^c on the general path (Eq. eqc)
-``strategies``      RS, SE, LC, QbcV, QbcA, EfeLc, SMRI, BMRI, MRI-best, MRI-worst
-``sandbox``         iterated AL with paired replicates, verified resumable storage
-``metrics``         one learning curve -> AUA, ALC, WI, label complexity; asymptotic loss; regret (§2.2, §5.3)
-``ranking``         ranks per metric, overall rank, R1-R5 aggregation, bootstrap intervals (§5.3-5.5)
-``study``           the §5 grid problems x classifiers x strategies x replicates, local or Dask; reports
-``tables``          the paper's tables (Tables 2, 4-6, 9-13 forms) with its published orderings beside ours
-``figures``         the figure registry behind ``mri-theory figures``
+``_utils``       package-private helpers without domain knowledge (argument checks, ties, registries, backends)
+``engine``       the future-loss engine: populations, losses, the Classifier contract, future losses (Table 1's
+                 L'), the true Q^c, Q^a, B^c (Eq. eqc)
+``problems``     simulated problems with known truth (Appendix D), Bayes errors, real data
+``classifiers``  base classifiers with exact fast retraining paths (Appendix C)
+``strategies``   RS, SE, LC, QbcV, QbcA, EfeLc, SMRI, BMRI, MRI-best, MRI-worst; scikit-activeml peers
+``analytic``     the §3.2 example in closed form, the §3.3 guarantee, the exact optimal multi-step policy
+``evaluation``   one learning curve -> AUA, ALC, WI, label complexity, regret; ranks, R1-R5; the paper's tables;
+                 the estimators measured against the true Q^c
+``runners``      the sandbox (iterated AL, paired replicates, verified resumable storage), the §5 study, the
+                 scored states, the asymptotic loss, the §3.3 noisy selection
+``testing``      check_classifier and check_strategy: the contracts, for your own classes
+``figures``      the figure registry behind ``mri-theory figures``
+``cli``          the ``mri-theory`` command
+
+The old module paths (``mri_theory.sandbox``, ``mri_theory.metrics``, ...) forward to the new ones with a
+``DeprecationWarning`` until 0.2.0.  This module imports nothing.
 """
 
 __version__ = "0.1.0"  # the single source of the version: pyproject.toml reads this literal statically

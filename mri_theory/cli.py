@@ -29,16 +29,12 @@ written (a full disk) is named.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TypeVar
 
 from mri_theory import figures
 from mri_theory._utils import backends
-from mri_theory._utils import validation as check
-from mri_theory.runners import _store
 
 T = TypeVar("T")
 
@@ -86,11 +82,16 @@ def _guarded(command: str, call: Callable[[], T], out: str | None = None, unit: 
         raise _Exit(130) from None
 
 
+def _execution_options(args: argparse.Namespace) -> dict:
+    """The ``backend``, ``scheduler`` and ``n_jobs`` of ``--jobs`` and ``--dask`` (absent: local; ``local``: a
+    LocalCluster of ``--jobs`` workers; else a scheduler's address)."""
+    return {"backend": "local" if args.dask is None else "dask",
+            "scheduler": None if args.dask in (None, "local") else args.dask, "n_jobs": args.jobs}
+
+
 def _execution(args: argparse.Namespace) -> backends.Execution:
-    """The :class:`~mri_theory.runners.sandbox.Execution` of ``--jobs`` and ``--dask`` (absent: local; ``local``: a
-    LocalCluster of ``--jobs`` workers; else a scheduler's address), with a progress bar."""
-    backend = "local" if args.dask is None else "dask"
-    return backends.Execution(backend, None if args.dask in (None, "local") else args.dask, args.jobs)
+    """The :class:`~mri_theory.runners.sandbox.Execution` of ``--jobs`` and ``--dask``, with a progress bar."""
+    return backends.Execution(**_execution_options(args))
 
 
 def _curves(args: argparse.Namespace) -> int:
@@ -112,11 +113,12 @@ def _curves(args: argparse.Namespace) -> int:
 def _study(args: argparse.Namespace) -> int:
     from mri_theory.runners.study import run_study
 
-    options = dict(problems=args.problems, classifiers=args.classifiers, strategies=args.strategies,
-                   replicates=args.replicates, pool_size=args.pool, budget=args.budget,
-                   population_size=args.population, loss=args.loss, subsample=args.subsample,
-                   record_q_c=args.record_q_c, seed=args.seed, asymptotic_train=args.asymptotic_train,
-                   asymptotic_replicates=args.asymptotic_replicates, asymptotic_population=args.asymptotic_population)
+    options = {"problems": args.problems, "classifiers": args.classifiers, "strategies": args.strategies,
+               "replicates": args.replicates, "pool_size": args.pool, "budget": args.budget,
+               "population_size": args.population, "loss": args.loss, "subsample": args.subsample,
+               "record_q_c": args.record_q_c, "seed": args.seed, "asymptotic_train": args.asymptotic_train,
+               "asymptotic_replicates": args.asymptotic_replicates,
+               "asymptotic_population": args.asymptotic_population}
     curves, asymptotic = _guarded("study", lambda: run_study(
         args.preset, **options, out=args.out, execution=_execution(args)), args.out, "tasks")
     final = curves.groupby(["problem", "classifier", "strategy", "replicate"], sort=False).tail(1)
@@ -158,80 +160,20 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _diagnose(args: argparse.Namespace) -> int:
-    import time
+    from mri_theory.runners.diagnose import run_diagnostics
 
-    from mri_theory.runners import plan_states
-
-    start = time.perf_counter()
-    settings = {"strategies": args.strategies, "replicates": args.replicates, "steps": args.steps,
-                "pool_size": args.pool, "trajectory": args.trajectory, "population_size": args.population,
-                "seed": args.seed}
-
-    def plan() -> list:  # every classifier's arguments and folder checked before any work
+    def run():  # every argument and folder checked before any work
         repeated = sorted({c for c in args.classifiers if args.classifiers.count(c) > 1})
         if repeated:
             raise ValueError(f"--classifiers must not repeat a name, got {', '.join(repeated)} more than once")
-        out = check.output_folder(args.out, "--out")
-        for name in (_store.LOCK_FILE, _store.CHECKSUMS_FILE, *_SUMMARY_FILES):
-            if (out / name).is_dir():
-                raise ValueError(f"--out: {out / name} should be a file")
-        execution = _execution(args)
-        return [plan_states(args.problem, classifier, **settings, out=out / f"{args.problem}__{classifier}",
-                            execution=execution)
-                for classifier in args.classifiers]
+        return run_diagnostics(args.problem, args.classifiers, args.strategies, args.replicates, args.steps, args.pool,
+                               trajectory=args.trajectory, population_size=args.population, seed=args.seed,
+                               out=args.out, out_name="--out", **_execution_options(args))
 
-    plans = _guarded("diagnose", plan)
-    with contextlib.ExitStack() as held:  # one writer of --out (summaries, checksums.json)
-        _guarded("diagnose", lambda: held.enter_context(_store.locked(Path(args.out), "--out")))
-        return _diagnose_locked(args, settings, plans, start)
-
-
-#: The files ``mri-theory diagnose`` writes into ``--out`` (with their checksums in checksums.json).
-_SUMMARY_FILES = ("summary.csv", "errors.csv", "DIAGNOSTICS.md")
-
-
-def _diagnose_locked(args: argparse.Namespace, settings: dict, plans: list, start: float) -> int:
-    """The work of ``mri-theory diagnose`` once its arguments passed, holding the lock of ``--out``."""
-    import time
-
-    import pandas as pd
-
-    from mri_theory.evaluation import estimator_errors, summarise_states
-    from mri_theory.figures import library_versions
-    from mri_theory.runners import execute_states
-
-    tables = _guarded("diagnose", lambda: [execute_states(plan) for plan in plans], args.out, "states")
-    states = pd.concat(tables, ignore_index=True)
-    estimators = any(strategy.estimates_t_e for strategy in plans[0].strategies.values())
-    with backends.one_thread():  # floats written to summary.csv / errors.csv: summed as with one BLAS thread
-        summary = summarise_states(states)
-        errors = estimator_errors(states) if estimators else None  # SMRI, BMRI: the strategies that estimate T_e
-    minutes = (time.perf_counter() - start) / 60
-    shown = ["classifier", "strategy", "n_labelled", "states", "spearman", "normalised_shortfall", "lambda_hat"]
-    errors_shown = ["classifier", "strategy", "n_labelled", "relative_bias", "corr_m_q", "corr_abs_q",
-                    "measured_shortfall", "predicted_shortfall_iid", "centred", "independent", "homoscedastic",
-                    "identically_distributed"]
-    lines = [f"# Estimator diagnostics on {args.problem}", "",
-             f"Classifiers: {', '.join(args.classifiers)}. Settings: "
-             + "; ".join(f"{key} {value}" for key, value in settings.items()) + ".", "",
-             f"Wall time of this invocation: {minutes:.1f} min (states already in the folder are reused).", "",
-             "Library versions: " + ", ".join(f"{k}=={v}" for k, v in library_versions().items()) + ".", "",
-             "## Ranking quality (mean over replicates; all columns in summary.csv)", "", "```",
-             summary[shown].round(3).to_string(index=False), "```", "",
-             "## Errors M of the T_e estimators (all columns in errors.csv)", ""]
-    lines += (["```", errors[errors_shown].round(3).to_string(index=False), "```", ""] if errors is not None else
-              ["None of the strategies estimates T_e (SMRI and BMRI do): no errors.csv.", ""])
-    written = {"summary.csv": _store.csv_bytes(summary)}
-    if errors is not None:
-        written["errors.csv"] = _store.csv_bytes(errors)
-    written["DIAGNOSTICS.md"] = "\n".join(lines).encode()
-    stale = Path(args.out, "errors.csv")
-    if errors is None and stale.is_file():  # left by an earlier run with other strategies
-        stale.unlink()
-    _guarded("diagnose", lambda: _store.write_tables(Path(args.out), written, None))
-    print(summary[["classifier", "strategy", "n_labelled", "spearman", "normalised_shortfall"]].round(3)
+    result = _guarded("diagnose", run, args.out, "states")
+    print(result.summary[["classifier", "strategy", "n_labelled", "spearman", "normalised_shortfall"]].round(3)
           .to_string(index=False))
-    print(f"results: {args.out}/summary.csv{', errors.csv' if errors is not None else ''}, DIAGNOSTICS.md")
+    print(f"results: {args.out}/summary.csv{', errors.csv' if result.errors is not None else ''}, DIAGNOSTICS.md")
     return 0
 
 

@@ -38,26 +38,46 @@ except ModuleNotFoundError:  # Python 3.10
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: module -> (the file mutated, the fast test files that exercise it; a file that does not exist is skipped)
-MODULES: dict[str, tuple[str, list[str]]] = {
-    "metrics": ("mri_theory/metrics.py",
-                ["tests/test_metrics.py", "tests/test_bad_inputs_evaluation.py", "tests/test_wrapper_values.py"]),
-    "ranking": ("mri_theory/ranking.py",
-                ["tests/test_ranking.py", "tests/test_bad_inputs_evaluation.py"]),
-    "summaries": ("mri_theory/diagnostics/summaries.py",
-                  ["tests/test_diagnostics_summaries.py", "tests/test_bad_inputs_core.py",
+#: module -> (the files mutated, the fast test files that exercise them); every file must exist (checked before a
+#: run).  The metrics' computations are shared with ranking through two private modules of the subpackage.
+MODULES: dict[str, tuple[list[str], list[str]]] = {
+    "metrics": (["mri_theory/evaluation/metrics.py", "mri_theory/evaluation/_kernels.py",
+                 "mri_theory/evaluation/_pairings.py"],
+                ["tests/evaluation/test_metrics.py", "tests/test_bad_inputs_evaluation.py",
+                 "tests/test_wrapper_values.py"]),
+    "ranking": (["mri_theory/evaluation/ranking.py"],
+                ["tests/evaluation/test_ranking.py", "tests/test_bad_inputs_evaluation.py"]),
+    "summaries": (["mri_theory/evaluation/summaries.py"],
+                  ["tests/evaluation/test_summaries.py", "tests/test_bad_inputs_core.py",
                    "tests/test_wrapper_values.py"]),
-    "nonmyopic": ("mri_theory/nonmyopic.py", ["tests/test_nonmyopic.py", "tests/test_bad_inputs_core.py"]),
-    "two_gaussians": ("mri_theory/two_gaussians.py",
-                      ["tests/test_two_gaussians.py", "tests/test_tables.py", "tests/test_two_gaussians_edges.py"]),
-    "gaussian": ("mri_theory/classifiers/gaussian.py",
-                 ["tests/test_gaussian_precision.py", "tests/test_classifiers.py", "tests/test_fast_path_edges.py",
-                  "tests/test_scale_invariance.py"]),
+    "nonmyopic": (["mri_theory/analytic/nonmyopic.py"],
+                  ["tests/analytic/test_nonmyopic.py", "tests/test_bad_inputs_core.py"]),
+    "two_gaussians": (["mri_theory/analytic/two_gaussians.py"],
+                      ["tests/analytic/test_two_gaussians.py", "tests/evaluation/test_tables.py",
+                       "tests/analytic/test_two_gaussians_edges.py"]),
+    "gaussian": (["mri_theory/classifiers/gaussian.py"],
+                 ["tests/classifiers/test_gaussian_precision.py", "tests/classifiers/test_classifiers.py",
+                  "tests/classifiers/test_fast_path_edges.py", "tests/classifiers/test_scale_invariance.py"]),
     # the solvers of these three are hit by every test of their files: only the files written for them
-    "knn": ("mri_theory/classifiers/knn.py", ["tests/test_kknn.py", "tests/test_fast_path_edges.py"]),
-    "logistic": ("mri_theory/classifiers/logistic.py", ["tests/test_logistic.py", "tests/test_fast_path_edges.py"]),
-    "svm": ("mri_theory/classifiers/svm.py", ["tests/test_svm.py", "tests/test_fast_path_edges.py"]),
+    "knn": (["mri_theory/classifiers/knn.py"],
+            ["tests/classifiers/test_kknn.py", "tests/classifiers/test_fast_path_edges.py"]),
+    "logistic": (["mri_theory/classifiers/logistic.py"],
+                 ["tests/classifiers/test_logistic.py", "tests/classifiers/test_fast_path_edges.py"]),
+    "svm": (["mri_theory/classifiers/svm.py"],
+            ["tests/classifiers/test_svm.py", "tests/classifiers/test_fast_path_edges.py"]),
 }
+
+
+def _missing(modules: list[str]) -> list[str]:
+    """The files of ``MODULES`` (mutated or tests) that do not exist for these modules: a moved file would
+    otherwise leave a module unmutated or untested without a word."""
+    return [path for m in modules for path in (*MODULES[m][0], *MODULES[m][1]) if not (ROOT / path).exists()]
+
+
+def _has_run(workdir: Path, module: str) -> bool:
+    """Whether ``workdir`` holds mutmut's record of a run of ``module`` (finished or not)."""
+    return any((workdir / module / "mutants" / (source + ".meta")).exists() for source in MODULES[module][0])
+
 
 KILLED = ("killed", "timeout", "caught by type check", "segfault")
 
@@ -74,8 +94,7 @@ def _toml_value(value: object) -> str:
 
 def _prepare(module: str, workdir: Path) -> Path:
     """A fresh copy of the package and tests with a ``[tool.mutmut]`` section for ``module`` alone."""
-    source, tests = MODULES[module]
-    tests = [t for t in tests if (ROOT / t).exists()]
+    sources, tests = MODULES[module]
     here = workdir / module
     if here.exists():
         shutil.rmtree(here)
@@ -86,7 +105,7 @@ def _prepare(module: str, workdir: Path) -> Path:
     shutil.copy2(ROOT / "pyproject.toml", here / "pyproject.toml")  # pytest's settings for the pre-check
     project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
     settings = dict(project["tool"]["mutmut"])
-    settings["only_mutate"] = [source]
+    settings["only_mutate"] = list(sources)
     settings["pytest_add_cli_args_test_selection"] = _passing(here, tests, settings.get("pytest_add_cli_args", []))
     pytest_ini = project["tool"]["pytest"]["ini_options"]
     lines = ["[tool.mutmut]", *(f"{k} = {_toml_value(v)}" for k, v in settings.items()),
@@ -110,12 +129,17 @@ def _passing(here: Path, tests: list[str], pytest_args: list[str]) -> list[str]:
     return keep
 
 
-def _statuses(here: Path, source: str) -> dict[str, str]:
-    """Mutant name -> status, read from mutmut's record of the run."""
+def _statuses(here: Path, sources: list[str]) -> dict[str, str]:
+    """Mutant name -> status, read from mutmut's record of the run (one record per mutated file)."""
     from mutmut.__main__ import status_by_exit_code
 
-    meta = json.loads((here / "mutants" / (source + ".meta")).read_text("utf-8"))
-    return {name: status_by_exit_code[code] for name, code in meta["exit_code_by_key"].items()}
+    statuses = {}
+    for source in sources:
+        record = here / "mutants" / (source + ".meta")
+        if record.exists():
+            meta = json.loads(record.read_text("utf-8"))
+            statuses.update({name: status_by_exit_code[code] for name, code in meta["exit_code_by_key"].items()})
+    return statuses
 
 
 def _row(module: str, here: Path) -> dict[str, object]:
@@ -155,6 +179,12 @@ def _print_table(rows: list[dict[str, object]]) -> None:
         print("| " + " | ".join(f"{r[c]:.1%}" if c == "score" else str(r[c]) for c in columns) + " |")
 
 
+def _restore(here: Path, originals: dict[str, str]) -> None:
+    """Write back the unmutated text of each mutated file of the copy."""
+    for source, text in originals.items():
+        (here / source).write_text(text, "utf-8")
+
+
 def recheck_module(module: str, workdir: Path, only: list[str] | None = None) -> dict[str, object]:
     """Re-test only the survivors of a finished run with the repository's current test files (after tests
     were added): each surviving mutant is applied to the copy's source in turn (``mutmut apply``) and the
@@ -162,15 +192,15 @@ def recheck_module(module: str, workdir: Path, only: list[str] | None = None) ->
     in ``<workdir>/<module>/recheck.json``.  ``only``: run just these test files (the survivors passed the
     others already, if unchanged).  Returns the updated row."""
     here = workdir / module
-    source, tests = MODULES[module]
+    sources, tests = MODULES[module]
     tests = only or tests
-    original = (here / source).read_text("utf-8")
+    originals = {source: (here / source).read_text("utf-8") for source in sources}
     for test in tests:
         if (ROOT / test).exists():
             shutil.copy2(ROOT / test, here / test)
     project = tomllib.loads((here / "pyproject.toml").read_text("utf-8"))["tool"]["mutmut"]
     tests = _passing(here, [t for t in tests if (here / t).exists()], project.get("pytest_add_cli_args", []))
-    statuses = _statuses(here, source)
+    statuses = _statuses(here, sources)
     killed_now = []
     env = {**os.environ, "PYTHONPATH": str(here)}
     try:
@@ -178,12 +208,12 @@ def recheck_module(module: str, workdir: Path, only: list[str] | None = None) ->
             subprocess.run(["mutmut", "apply", name], cwd=here, capture_output=True, check=True)
             run = subprocess.run([sys.executable, "-m", "pytest", *tests, *project.get("pytest_add_cli_args", [])],
                                  cwd=here, env=env, capture_output=True, text=True)
-            (here / source).write_text(original, "utf-8")
+            _restore(here, originals)
             if run.returncode == 1:  # tests failed (not a collection or usage error)
                 killed_now.append(name)
                 print(f"  {name}: killed", flush=True)
     finally:
-        (here / source).write_text(original, "utf-8")
+        _restore(here, originals)
     (here / "recheck.json").write_text(json.dumps(killed_now, indent=1), "utf-8")
     return _row(module, here)
 
@@ -206,9 +236,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="print the table of the runs already in the workdir (finished or not), run nothing")
     args = parser.parse_args(argv)
     if args.list:
-        for module, (source, tests) in MODULES.items():
-            print(f"{module:14} {source}: {' '.join(tests)}")
-        return 0
+        for module, (sources, tests) in MODULES.items():
+            print(f"{module:14} {' '.join(sources)}: {' '.join(tests)}")
+        missing = _missing(list(MODULES))
+        if missing:
+            print(f"missing: {' '.join(missing)}", file=sys.stderr)
+        return 1 if missing else 0
     unknown = sorted(set(args.modules) - set(MODULES))
     if unknown:
         parser.error(f"unknown modules {unknown}; choose from {', '.join(MODULES)}")
@@ -216,14 +249,16 @@ def main(argv: list[str] | None = None) -> int:
         if args.nice and hasattr(os, "nice"):
             os.nice(args.nice)
         rows = [recheck_module(m, args.workdir.resolve(), args.tests) for m in (args.modules or MODULES)
-                if (args.workdir / m / "mutants" / (MODULES[m][0] + ".meta")).exists()]
+                if _has_run(args.workdir, m)]
         _print_table(rows)
         return 0
     if args.report:
-        modules = [m for m in (args.modules or MODULES)
-                   if (args.workdir / m / "mutants" / (MODULES[m][0] + ".meta")).exists()]
+        modules = [m for m in (args.modules or MODULES) if _has_run(args.workdir, m)]
         _print_table([_row(m, args.workdir.resolve() / m) for m in modules])
         return 0
+    missing = _missing(args.modules or list(MODULES))
+    if missing:
+        parser.error(f"files of the module table not found (moved?): {', '.join(missing)}")
     if shutil.which("mutmut") is None:
         print("mutmut is not installed: pip install -e .[mutation]", file=sys.stderr)
         return 2

@@ -3,6 +3,12 @@
 ``own_registrations``: names a test registers are unregistered afterwards, by
 the public API.  Request it in a test that registers problems, classifiers or
 strategies, so that the other tests see only the names registered before.
+
+``cluster``: a 2-worker Dask LocalCluster for the tests of the Dask backend, one per test module (skipped,
+naming the extra, without dask.distributed).
+
+Optional test dependencies are skipped through ``tests/_optional.py``; constants and helpers that several
+files share (``snapshot``, ``count_pairs``, ...) are in ``tests/_shared.py``.
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from _optional import need
 
 from mri_theory.classifiers import list_classifiers, unregister_classifier
 from mri_theory.problems import list_problems, unregister_problem
@@ -27,3 +34,12 @@ def own_registrations() -> Iterator[None]:
     for (listing, unregister), names in zip(_KINDS, before):
         for name in set(listing()) - names:
             unregister(name)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A 2-worker Dask LocalCluster (worker processes, one thread each), shared by the tests of a module."""
+    distributed = need("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as cluster:
+        yield cluster

@@ -20,8 +20,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from _optional import given, settings, st
 
 from mri_theory._utils.validation import check_labels
 from mri_theory.analytic import guarantee as gu

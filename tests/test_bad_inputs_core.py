@@ -23,8 +23,7 @@ import mpmath
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from _optional import given, need, settings, st
 
 from mri_theory.analytic import nonmyopic as nm
 from mri_theory.analytic import two_gaussians as tg
@@ -323,9 +322,7 @@ ROWS = [
 
 
 def _skal(**kwargs):
-    from skactiveml.pool import UncertaintySampling
-
-    return SkactivemlStrategy(UncertaintySampling(), **kwargs)
+    return SkactivemlStrategy(need("skactiveml.pool").UncertaintySampling(), **kwargs)
 
 
 def _alarm(signum, frame):

@@ -22,9 +22,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
+from _optional import given, hnp, settings, st
 
 from mri_theory.evaluation.metrics import (
     RANKED_METRICS,

@@ -12,10 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import nbclient
-import nbformat
 import pytest
-from jupyter_client import kernelspec
+from _optional import need, requires
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
@@ -31,6 +29,7 @@ def test_notebooks_exist() -> None:
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_is_committed_clean(path: Path) -> None:
     """Committed notebooks are valid nbformat 4, carry no outputs or execution counts, and name the python3 kernel."""
+    nbformat = need("nbformat")
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
     code = [cell for cell in nb.cells if cell.cell_type == "code"]
@@ -47,6 +46,7 @@ def kernel_name() -> str:
     is plain ``python`` with the current interpreter.  Only if neither is
     found, register ipykernel's spec for this interpreter.
     """
+    kernelspec = need("jupyter_client.kernelspec")
     if KERNEL_NAME not in kernelspec.find_kernel_specs():
         subprocess.run(
             [sys.executable, "-m", "ipykernel", "install", "--user", "--name", KERNEL_NAME],
@@ -58,8 +58,10 @@ def kernel_name() -> str:
 
 
 @pytest.mark.slow
+@requires("ipykernel")
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_runs(path: Path, kernel_name: str) -> None:
+    nbclient, nbformat = need("nbclient"), need("nbformat")
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
         nb,

@@ -20,8 +20,8 @@ import warnings
 
 import numpy as np
 import pytest
+from _shared import count_pairs
 from pandas.testing import assert_frame_equal
-from test_sandbox import count_pairs
 
 from mri_theory import strategies
 from mri_theory.classifiers import (
@@ -138,20 +138,12 @@ def test_a_registered_strategy_works_with_two_workers(own_registrations):
     assert_frame_equal(same, serial, check_exact=True)
 
 
-@pytest.fixture(scope="module")
-def dask_cluster():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as cluster:
-        yield cluster
-
-
-def test_own_objects_in_run_study_on_dask_equal_serial(dask_cluster):
+def test_own_objects_in_run_study_on_dask_equal_serial(cluster):
     args = dict(problems=["four-gaussian"], classifiers=[NearestCentroid(), "lda"],
                 strategies=[FarthestFromLabelled(), "RS"], replicates=2, pool_size=6, population_size=300,
                 asymptotic_train=50, asymptotic_replicates=1, asymptotic_population=300, seed=2, progress=False)
     local = run_study(**args)
-    remote = run_study(**args, backend="dask", scheduler=dask_cluster.scheduler_address)
+    remote = run_study(**args, backend="dask", scheduler=cluster.scheduler_address)
     assert_frame_equal(remote.curves, local.curves, check_exact=True)
     assert_frame_equal(remote.asymptotic, local.asymptotic, check_exact=True)
     assert list(local.curves.strategy.unique()) == ["Farthest", "RS", "MRI-best"]

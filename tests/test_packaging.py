@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _optional import need
 from packaging.requirements import Requirement
 
 import mri_theory
@@ -17,7 +18,7 @@ import mri_theory
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
-    tomllib = pytest.importorskip("tomli")
+    tomllib = need("tomli")
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = Path(mri_theory.__file__).resolve().parent

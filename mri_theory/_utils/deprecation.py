@@ -32,7 +32,8 @@ def forward(old: str, new: str, moved: Mapping[str, str] | None = None
     Returns
     -------
     getattr, dir : callable
-        The module-level ``__getattr__`` (warns, then returns the object from its new module;
+        The module-level ``__getattr__`` (warns, naming the public subpackage that exports the name
+        and its module, then returns the object from its new module;
         private names and unknown names raise ``AttributeError``) and ``__dir__``.
     all : list of str
         The old module's public names: the new module's ``__all__`` plus ``moved``.
@@ -44,8 +45,11 @@ def forward(old: str, new: str, moved: Mapping[str, str] | None = None
         if name.startswith("_") or name not in names:
             raise AttributeError(f"module {old!r} has no attribute {name!r}")
         home = moved.get(name, new)
+        package = home.rpartition(".")[0]
+        where = (f"{package} ({home})" if name in getattr(importlib.import_module(package), "__all__", ())
+                 else home)
         warnings.warn(f"{old} is deprecated and will be removed in mri-theory {REMOVED_IN}: "
-                      f"import {name} from {home} instead", DeprecationWarning, stacklevel=2)
+                      f"import {name} from {where} instead", DeprecationWarning, stacklevel=2)
         return getattr(importlib.import_module(home), name)
 
     def __dir__() -> list[str]:

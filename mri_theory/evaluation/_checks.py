@@ -1,4 +1,4 @@
-"""Argument checks shared by the evaluation modules (metrics, ranking, tables).
+"""Argument checks shared by the evaluation modules (metrics, ranking, tables, _pairings).
 
 Learning curves, metric tables and rank tables are long pandas tables whose
 key columns hold names and whose value columns hold numbers.  The checks here
@@ -28,6 +28,9 @@ LOSS_KINDS = ("error", "log")
 MAX_LOSS = 745.0
 #: Largest count of labelled examples (and replicate index): integers above 2**53 are not exact in a float.
 MAX_COUNT = 2**53
+#: The two ways of computing a pairing's metrics (:func:`mri_theory.evaluation.metrics.curve_metrics`): those
+#: of the replicate-averaged curve, or the mean of the per-replicate metrics.
+MODES = ("curve", "replicate")
 
 
 def choice(value: Any, name: str, options: Sequence[str]) -> str:
@@ -40,6 +43,29 @@ def choice(value: Any, name: str, options: Sequence[str]) -> str:
 def loss_kind(value: Any, name: str = "loss") -> str:
     """``value`` as one of :data:`LOSS_KINDS` (the loss of the curves)."""
     return choice(value, name, LOSS_KINDS)
+
+
+def mode(value: Any, name: str = "mode") -> str:
+    """``value`` as one of :data:`MODES`."""
+    if not isinstance(value, str) or value not in MODES:
+        raise ValueError(f"{name} must be 'curve' or 'replicate', got {value!r}")
+    return value
+
+
+def nonnegative(value: Any, name: str) -> float:
+    """``value`` as a finite float ``>= 0`` (e.g. the ``alpha`` of WI, the ``epsilon`` of label complexity)."""
+    out = check.finite_scalar(value, name)
+    if out < 0:
+        raise ValueError(f"{name} must be >= 0, got {out}")
+    return out
+
+
+def lc_target(asymptotic: float, epsilon: float) -> float:
+    """The label-complexity target ``(1 + epsilon) * asymptotic``, refused if it overflows."""
+    target = (1.0 + epsilon) * asymptotic
+    if not np.isfinite(target):
+        raise ValueError(f"epsilon = {epsilon} is too large: (1 + epsilon) * asymptotic_loss overflows")
+    return target
 
 
 def number_array(value: Any, name: str, *, allow_nan: bool = False) -> np.ndarray:

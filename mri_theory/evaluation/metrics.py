@@ -48,12 +48,22 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy.integrate import trapezoid
 
 from mri_theory._utils import validation as check
 from mri_theory._utils.ties import TIE_TOLERANCE
 from mri_theory.evaluation import _checks as evc
+from mri_theory.evaluation import _kernels as kernel
 from mri_theory.evaluation._checks import LOSS_KINDS, MAX_LOSS
+from mri_theory.evaluation._kernels import WEIGHTINGS
+from mri_theory.evaluation._pairings import (
+    BEST,
+    CURVE_COLUMNS,
+    ORACLES,
+    REFERENCE,
+    check_inputs,
+    metrics_frame,
+    pairing_metrics,
+)
 
 __all__ = ["BEST", "CURVE_COLUMNS", "LOSS_KINDS", "MAX_LOSS", 
            "METRIC_COLUMNS", "ORACLES", "RANKED_METRICS", "REFERENCE", "WEIGHTINGS", "LabelComplexity", "Regret",
@@ -63,16 +73,6 @@ __all__ = ["BEST", "CURVE_COLUMNS", "LOSS_KINDS", "MAX_LOSS",
 #: The four metrics of §5.3 that enter the overall rank, each mapped to "higher is better".
 RANKED_METRICS: dict[str, bool] = {"label_complexity": False, "aua": True, "wi_linear": True,
                                    "wi_exponential": True}
-#: The benchmark strategy (random selection) that WI compares against.
-REFERENCE = "RS"
-#: The oracle whose curve defines the regret (Appendix E, line ~1658).
-BEST = "MRI-best"
-#: Strategies that see the truth: never ranked (§5.1 compares practical methods only).
-ORACLES = ("MRI-best", "MRI-worst")
-#: Weightings accepted by :func:`wi`.
-WEIGHTINGS = ("exponential", "linear")
-#: Columns of the sandbox table that :func:`curve_metrics` needs.
-CURVE_COLUMNS = ["problem", "classifier", "strategy", "replicate", "n_labelled", "loss"]
 
 
 class LabelComplexity(NamedTuple):
@@ -117,63 +117,6 @@ def _check_losses(value: Any, name: str, size: int, kind: str | None) -> np.ndar
     return evc.losses(arr, name, kind)
 
 
-def _check_nonnegative(value: Any, name: str) -> float:
-    out = check.finite_scalar(value, name)
-    if out < 0:
-        raise ValueError(f"{name} must be >= 0, got {out}")
-    return out
-
-
-def _check_target(asymptotic: float, epsilon: float) -> float:
-    """The label-complexity target ``(1 + epsilon) * asymptotic``, refused if it overflows."""
-    target = (1.0 + epsilon) * asymptotic
-    if not np.isfinite(target):
-        raise ValueError(f"epsilon = {epsilon} is too large: (1 + epsilon) * asymptotic_loss overflows")
-    return target
-
-
-# ---------------------------------------------------------------- the metrics on arrays (last axis = curve)
-
-def _aua(n: np.ndarray, loss: np.ndarray) -> np.ndarray:
-    return trapezoid(1.0 - loss, n, axis=-1) / (n[-1] - n[0])
-
-
-def _mean_loss(n: np.ndarray, loss: np.ndarray) -> np.ndarray:
-    return trapezoid(loss, n, axis=-1) / (n[-1] - n[0])
-
-
-def _alc(n: np.ndarray, loss: np.ndarray) -> np.ndarray:
-    """ALC over ``log2 n``; NaN where the initial loss is 0 (a perfect start: the normalisation is 0/0)."""
-    x = np.log2(n)
-    gain = trapezoid(loss[..., :1] - loss, x, axis=-1)  # area of (accuracy - initial accuracy)
-    room = loss[..., 0] * (x[-1] - x[0])  # the same area for a perfect curve
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(room > 0, gain / np.where(room > 0, room, 1.0), np.nan)
-
-
-def _wi_weights(n: np.ndarray, weighting: str, alpha: float) -> np.ndarray:
-    if weighting == "exponential":
-        with np.errstate(over="ignore"):  # a huge alpha: alpha * (n - n0) is inf, its weight exactly 0
-            return np.exp(-alpha * (n - n[0]))
-    last = n.size - 1
-    return (last - np.arange(n.size)) / last
-
-
-def _wi(n: np.ndarray, loss: np.ndarray, loss_rs: np.ndarray, weighting: str, alpha: float) -> np.ndarray:
-    w = _wi_weights(n, weighting, alpha)
-    return np.sum(w * (loss_rs - loss), axis=-1) / np.sum(w)
-
-
-def _label_complexity(n: np.ndarray, loss: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """First ``n`` with ``loss <= target`` (within :data:`TIE_TOLERANCE`), else ``n_max + 1``; and the
-    censored flags."""
-    target = np.asarray(target, dtype=float)[..., None]
-    reached = loss <= target + TIE_TOLERANCE * np.maximum(1.0, np.abs(target))
-    censored = ~reached.any(axis=-1)
-    value = np.where(censored, n[-1] + 1, n[np.argmax(reached, axis=-1)])
-    return value.astype(float), censored
-
-
 # ---------------------------------------------------------------- public metrics of one curve
 
 def aua(n: Any, loss: Any) -> float:
@@ -201,7 +144,7 @@ def aua(n: Any, loss: Any) -> float:
     """
     n = _check_n(n)
     loss = _check_losses(loss, "loss", n.size, "error")
-    return float(_aua(n, loss))
+    return float(kernel.aua(n, loss))
 
 
 def mean_loss(n: Any, loss: Any) -> float:
@@ -229,7 +172,7 @@ def mean_loss(n: Any, loss: Any) -> float:
     """
     n = _check_n(n)
     loss = _check_losses(loss, "loss", n.size, None)
-    return float(_mean_loss(n, loss))
+    return float(kernel.mean_loss(n, loss))
 
 
 def alc(n: Any, loss: Any) -> float:
@@ -266,7 +209,7 @@ def alc(n: Any, loss: Any) -> float:
     loss = _check_losses(loss, "loss", n.size, "error")
     if loss[0] == 0:
         raise ValueError("loss: the initial loss is 0, so ALC's normalisation (a perfect curve) is 0/0")
-    return float(_alc(n, loss))
+    return float(kernel.alc(n, loss))
 
 
 def wi(n: Any, loss: Any, loss_rs: Any, weighting: str = "exponential", alpha: float = 0.02) -> float:
@@ -302,8 +245,8 @@ def wi(n: Any, loss: Any, loss_rs: Any, weighting: str = "exponential", alpha: f
     loss = _check_losses(loss, "loss", n.size, None)
     loss_rs = _check_losses(loss_rs, "loss_rs", n.size, None)
     weighting = evc.choice(weighting, "weighting", WEIGHTINGS)
-    alpha = _check_nonnegative(alpha, "alpha")
-    return float(_wi(n, loss, loss_rs, weighting, alpha))
+    alpha = evc.nonnegative(alpha, "alpha")
+    return float(kernel.wi(n, loss, loss_rs, weighting, alpha))
 
 
 def label_complexity(n: Any, loss: Any, asymptotic_loss: float, epsilon: float = 0.05) -> LabelComplexity:
@@ -342,8 +285,8 @@ def label_complexity(n: Any, loss: Any, asymptotic_loss: float, epsilon: float =
     loss = _check_losses(loss, "loss", n.size, None)
     asymptotic = check.finite_scalar(asymptotic_loss, "asymptotic_loss")
     evc.losses(np.array([asymptotic]), "asymptotic_loss", None)
-    epsilon = _check_nonnegative(epsilon, "epsilon")
-    value, censored = _label_complexity(n, loss, _check_target(asymptotic, epsilon))
+    epsilon = evc.nonnegative(epsilon, "epsilon")
+    value, censored = kernel.label_complexity(n, loss, evc.lc_target(asymptotic, epsilon))
     return LabelComplexity(float(value), bool(censored))
 
 
@@ -430,113 +373,7 @@ def q_c_shortfall(curves: pd.DataFrame) -> pd.Series:
 
 
 # ---------------------------------------------------------------- a whole sandbox table
-
-class _Pairing(NamedTuple):
-    """One (problem, classifier) pairing's curves as arrays."""
-
-    problem: str
-    classifier: str
-    strategies: list[str]
-    n: np.ndarray  # (N,)
-    loss: np.ndarray  # (S, R, N): strategy, replicate, curve point
-
-
-def _check_curves(curves: Any, loss: str = "error") -> pd.DataFrame:
-    """The sandbox table (columns :data:`CURVE_COLUMNS`) of curves of the loss kind ``loss``, checked: names
-    in the key columns, whole numbers >= 0 for the replicates and ``n_labelled``, losses in the kind's range."""
-    evc.frame(curves, "curves", CURVE_COLUMNS)
-    evc.frame_labels(curves, ["problem", "classifier", "strategy"], "curves", text=True)
-    for column in ("replicate", "n_labelled"):
-        evc.counts(curves[column].to_numpy(), f"curves[{column!r}]")
-    evc.losses(evc.number_array(curves["loss"].to_numpy(), "curves['loss']"), "curves['loss']", loss)
-    if curves.duplicated(["problem", "classifier", "strategy", "replicate", "n_labelled"]).any():
-        raise ValueError("curves has duplicate rows for a (problem, classifier, strategy, replicate, n_labelled)")
-    return curves
-
-
-def _pairings(curves: pd.DataFrame) -> list[_Pairing]:
-    """Split a checked sandbox table into pairings; every curve of a pairing must share ``n`` and replicates."""
-    out = []
-    for (problem, classifier), part in curves.groupby(["problem", "classifier"], sort=True):
-        strategies = list(dict.fromkeys(part["strategy"]))
-        if REFERENCE not in strategies:
-            raise ValueError(f"curves: the pairing ({problem}, {classifier}) has no {REFERENCE} curve, "
-                             "which WI needs")
-        replicates = sorted(part["replicate"].unique())
-        n = np.sort(part["n_labelled"].unique()).astype(float)
-        if n.size < 2:
-            raise ValueError(f"curves: the pairing ({problem}, {classifier}) has curves of fewer than 2 points")
-        full = pd.MultiIndex.from_product([strategies, replicates, n], names=["strategy", "replicate", "n_labelled"])
-        indexed = pd.Series(part["loss"].to_numpy(dtype=float), index=pd.MultiIndex.from_arrays(
-            [part["strategy"], part["replicate"], part["n_labelled"].astype(float)]))
-        if len(indexed) != len(full):
-            raise ValueError(f"curves: in the pairing ({problem}, {classifier}) not every strategy has every "
-                             f"replicate {replicates} at the same n values {n.tolist()} (paired curves are needed)")
-        loss = indexed.reindex(full).to_numpy(dtype=float).reshape(len(strategies), len(replicates), n.size)
-        out.append(_Pairing(problem, classifier, strategies, n, loss))
-    return out
-
-
-def _check_asymptotic(asymptotic: Any, pairings: list[_Pairing], loss: str = "error"
-                      ) -> dict[tuple[str, str], float]:
-    """The asymptotic loss of each pairing (of the loss kind ``loss``), from the table ``asymptotic``."""
-    evc.frame(asymptotic, "asymptotic", ["problem", "classifier", "asymptotic_loss"])
-    evc.frame_labels(asymptotic, ["problem", "classifier"], "asymptotic", text=True)
-    if asymptotic.duplicated(["problem", "classifier"]).any():
-        raise ValueError("asymptotic has more than one row for a (problem, classifier)")
-    values = evc.number_array(asymptotic["asymptotic_loss"].to_numpy(), "asymptotic['asymptotic_loss']")
-    evc.losses(values, "asymptotic['asymptotic_loss']", loss)
-    table = dict(zip(zip(asymptotic["problem"], asymptotic["classifier"]), values))
-    missing = [(p.problem, p.classifier) for p in pairings if (p.problem, p.classifier) not in table]
-    if missing:
-        raise ValueError(f"asymptotic has no row for the pairings {missing}")
-    return {key: float(table[key]) for key in ((p.problem, p.classifier) for p in pairings)}
-
-
-def _check_mode(mode: Any) -> str:
-    if not isinstance(mode, str) or mode not in ("curve", "replicate"):
-        raise ValueError(f"mode must be 'curve' or 'replicate', got {mode!r}")
-    return mode
-
-
-def _area(n: np.ndarray, loss: np.ndarray, kind: str) -> dict[str, np.ndarray]:
-    """The area metric of curves of the loss kind ``kind``: ``aua`` for error rates, ``mean_loss`` for log."""
-    return {"aua": _aua(n, loss)} if kind == "error" else {"mean_loss": _mean_loss(n, loss)}
-
-
-def _pairing_metrics(pairing: _Pairing, asymptotic: float, mode: str, alpha: float, epsilon: float,
-                     weights: np.ndarray, loss_kind: str = "error") -> dict[str, np.ndarray]:
-    """Every metric of every strategy of one pairing, for each row of replicate ``weights`` (B, R).
-
-    ``mode="curve"``: the metrics of the weighted mean curve; ``"replicate"``:
-    the weighted mean of the per-replicate metrics (WI against RS in the same
-    replicate).  Returns arrays of shape (B, S).  ``regret`` is NaN without an
-    MRI-best curve.  The area metric follows ``loss_kind`` (:func:`metric_columns`).
-    """
-    n, loss, names = pairing.n, pairing.loss, pairing.strategies
-    rs = names.index(REFERENCE)
-    target = (1.0 + epsilon) * asymptotic
-    if mode == "curve":
-        curves = np.einsum("br,srn->bsn", weights, loss)  # (B, S, N)
-        lc, censored = _label_complexity(n, curves, np.full(curves.shape[:2], target))
-        out = {"label_complexity": lc, "lc_censored": censored.astype(float), **_area(n, curves, loss_kind),
-               "alc": _alc(n, curves)}
-        for w in WEIGHTINGS:
-            out[f"wi_{w}"] = _wi(n, curves, curves[:, rs:rs + 1], w, alpha)
-    else:
-        lc, censored = _label_complexity(n, loss, np.full(loss.shape[:2], target))
-        per_replicate = {"label_complexity": lc, "lc_censored": censored.astype(float),
-                         **_area(n, loss, loss_kind), "alc": _alc(n, loss)}
-        for w in WEIGHTINGS:
-            per_replicate[f"wi_{w}"] = _wi(n, loss, loss[rs:rs + 1], w, alpha)
-        out = {k: weights @ v.T for k, v in per_replicate.items()}  # (B, R) @ (R, S)
-    if BEST in names:
-        gap = (loss - loss[names.index(BEST)]).mean(axis=-1)  # (S, R); linear, so the same in both modes
-        out["regret"] = weights @ gap.T
-    else:
-        out["regret"] = np.full((weights.shape[0], len(names)), np.nan)
-    return out
-
+# (split into pairings, checked and computed by mri_theory.evaluation._pairings)
 
 #: Columns of :func:`curve_metrics` after the keys, in order, for error-rate curves (:func:`metric_columns`).
 METRIC_COLUMNS = ["label_complexity", "lc_censored", "aua", "alc", "wi_linear", "wi_exponential", "regret"]
@@ -570,22 +407,6 @@ def metric_columns(loss: str = "error") -> list[str]:
     with ``mean_loss`` in place of ``aua`` for ``"log"``."""
     area = "aua" if evc.loss_kind(loss) == "error" else "mean_loss"
     return [area if c == "aua" else c for c in METRIC_COLUMNS]
-
-
-def _metrics_frame(pairing: _Pairing, values: dict[str, np.ndarray], draws: bool = False,
-                   loss_kind: str = "error") -> pd.DataFrame:
-    """Long table of :func:`_pairing_metrics` values without the oracles; a ``draw`` column (the row of
-    the weights) when ``draws``."""
-    keep = [i for i, s in enumerate(pairing.strategies) if s not in ORACLES]
-    n_draws = values["label_complexity"].shape[0]
-    frame = pd.DataFrame({"problem": pairing.problem, "classifier": pairing.classifier,
-                          "method": np.tile([pairing.strategies[i] for i in keep], n_draws)})
-    if draws:
-        frame.insert(0, "draw", np.repeat(np.arange(n_draws), len(keep)))
-    for column in metric_columns(loss_kind):
-        frame[column] = values[column][:, keep].ravel()
-    frame["n_replicates"] = pairing.loss.shape[1]
-    return frame
 
 
 def curve_metrics(curves: pd.DataFrame, asymptotic: pd.DataFrame, *, mode: str = "curve", alpha: float = 0.02,
@@ -649,18 +470,10 @@ def curve_metrics(curves: pd.DataFrame, asymptotic: pd.DataFrame, *, mode: str =
         Naming the argument (and column) for any input outside the above,
         before any metric is computed.
     """
-    loss = evc.loss_kind(loss)
-    mode = _check_mode(mode)
-    alpha = _check_nonnegative(alpha, "alpha")
-    epsilon = _check_nonnegative(epsilon, "epsilon")
-    pairings = _pairings(_check_curves(curves, loss))
-    targets = _check_asymptotic(asymptotic, pairings, loss)
-    for asymptotic_value in targets.values():
-        _check_target(asymptotic_value, epsilon)
+    inputs = check_inputs(curves, asymptotic, mode, alpha, epsilon, loss)
+    columns = metric_columns(inputs.loss)
     frames = []
-    for p in pairings:
+    for p in inputs.pairings:
         r = p.loss.shape[1]
-        values = _pairing_metrics(p, targets[(p.problem, p.classifier)], mode, alpha, epsilon, np.full((1, r), 1 / r),
-                                  loss)
-        frames.append(_metrics_frame(p, values, loss_kind=loss))
+        frames.append(metrics_frame(p, pairing_metrics(p, inputs, np.full((1, r), 1 / r)), columns))
     return pd.concat(frames, ignore_index=True)

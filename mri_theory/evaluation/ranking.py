@@ -67,17 +67,12 @@ from scipy.stats import rankdata
 from mri_theory._utils import validation as check
 from mri_theory._utils.ties import TIE_TOLERANCE
 from mri_theory.evaluation import _checks as evc
+from mri_theory.evaluation._pairings import check_inputs, metrics_frame, pairing_metrics
 from mri_theory.evaluation.metrics import (
     RANKED_METRICS,
     REFERENCE,
-    _check_asymptotic,
-    _check_curves,
-    _check_mode,
-    _check_nonnegative,
-    _metrics_frame,
-    _pairing_metrics,
-    _pairings,
     curve_metrics,
+    metric_columns,
     ranked_metrics,
 )
 
@@ -521,20 +516,17 @@ def bootstrap_ranks(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapp
         raise ValueError(f"level must lie in (0, 1), got {level}")
     observed = rank_study(curves, asymptotic, groups, mode=mode, alpha=alpha, epsilon=epsilon,
                           loss=loss)  # validates
-    pairings = _pairings(_check_curves(curves, loss))
-    targets = _check_asymptotic(asymptotic, pairings, loss)
-    mode = _check_mode(mode)
-    alpha, epsilon = _check_nonnegative(alpha, "alpha"), _check_nonnegative(epsilon, "epsilon")
-    group_of = _check_groups(groups, [p.problem for p in pairings])
+    inputs = check_inputs(curves, asymptotic, mode, alpha, epsilon, loss)
+    group_of = _check_groups(groups, [p.problem for p in inputs.pairings])
+    columns = metric_columns(inputs.loss)
     frames = []
-    for p in pairings:
+    for p in inputs.pairings:
         r = p.loss.shape[1]
         draws = rng.integers(0, r, size=(n_boot, r))
         # (n_boot, r): how often each replicate is drawn, / r (a bincount per draw, without an r x r array)
         counts = np.bincount((draws + r * np.arange(n_boot)[:, None]).ravel(), minlength=n_boot * r)
         weights = counts.reshape(n_boot, r) / r
-        values = _pairing_metrics(p, targets[(p.problem, p.classifier)], mode, alpha, epsilon, weights, loss)
-        frames.append(_metrics_frame(p, values, draws=True, loss_kind=loss))
+        frames.append(metrics_frame(p, pairing_metrics(p, inputs, weights), columns, draws=True))
     r1 = rank_pairings(pd.concat(frames, ignore_index=True), ranked_metrics(loss),
                        keys=("draw", "problem", "classifier"))
     r1["group"] = r1["problem"].map(group_of)

@@ -17,8 +17,6 @@ inline``.  In a notebook, show a figure by making it a cell's last expression.
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
@@ -28,6 +26,7 @@ from matplotlib.figure import Figure
 
 from mri_theory._utils import validation as check
 from mri_theory._utils.backends import one_thread
+from mri_theory._utils.versions import VERSIONED_DISTRIBUTIONS, library_versions
 
 __all__ = ["FigureSpec", "register", "figure_names", "get_figure", "make_figures", "library_versions",
            "FIGURE_MODULES", "VERSIONED_DISTRIBUTIONS", "VERSIONS_FILE"]
@@ -37,9 +36,6 @@ FIGURE_MODULES: tuple[str, ...] = ("qc_cases", "qc_vs_se_rs", "lambda_vs_noise",
                                    "best_worst_curves", "single_realisation", "al_vs_rs",
                                    "greedy_vs_optimal", "estimator_quality", "estimator_errors")
 
-#: Distributions whose versions ``VERSIONS.txt`` records, besides Python itself.
-VERSIONED_DISTRIBUTIONS: tuple[str, ...] = ("joblib", "matplotlib", "mri-theory", "numpy", "pandas",
-                                            "scikit-learn", "scipy", "sympy")
 #: File name, in the output folder, of the versions record written by :func:`make_figures`.
 VERSIONS_FILE = "VERSIONS.txt"
 
@@ -83,17 +79,6 @@ def get_figure(name: str) -> FigureSpec:
     if name not in _REGISTRY:
         raise ValueError(f"unknown figure name {name!r}; known figures: {', '.join(_REGISTRY)}")
     return _REGISTRY[name]
-
-
-def library_versions() -> dict[str, str]:
-    """Versions of Python and of :data:`VERSIONED_DISTRIBUTIONS`, sorted by name.
-
-    Python is given as ``major.minor.micro``; the others as installed
-    (:func:`importlib.metadata.version`).
-    """
-    versions = {name: importlib.metadata.version(name) for name in VERSIONED_DISTRIBUTIONS}
-    versions["python"] = ".".join(str(part) for part in sys.version_info[:3])
-    return dict(sorted(versions.items()))
 
 
 def _write_versions(out: Path) -> Path:

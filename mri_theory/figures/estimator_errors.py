@@ -29,7 +29,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, NullFormatter, ScalarFormatter
 
 from mri_theory.figures import register
-from mri_theory.figures._diagnostics_data import (
+from mri_theory.figures.diagnostics_data import (
     CLASSIFIER_LABELS,
     COLOURS,
     EARLY_LATE,
@@ -153,7 +153,7 @@ def plot_estimator_errors(states: pd.DataFrame, errors: pd.DataFrame, errors_per
                               "guarantee's assumptions (centred, independent, identically distributed)",
           seed=FIGURE_SEED)
 def make(quick: bool, rng: np.random.Generator) -> Figure:
-    """The shared scoring run (:mod:`mri_theory.figures._diagnostics_data`), drawn by :func:`plot_estimator_errors`."""
+    """The shared scoring run (:mod:`mri_theory.figures.diagnostics_data`), drawn by :func:`plot_estimator_errors`."""
     tables = diagnostics_tables(quick, figure_seed(rng))
     sizes = SIZES[quick]
     return plot_estimator_errors(tables.states, tables.errors, tables.errors_per_state, EARLY_LATE[quick],

@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
 from mri_theory.figures import register
-from mri_theory.figures._diagnostics_data import (
+from mri_theory.figures.diagnostics_data import (
     CLASSIFIER_LABELS,
     COLOURS,
     FIGURE_SEED,
@@ -74,7 +74,7 @@ def plot_estimator_quality(summary: pd.DataFrame, subtitle: str = "") -> Figure:
 @register("estimator_quality", "Spearman, normalised shortfall and lambda-hat of each strategy "
                                "against the true Q^c, Four-Gaussian, 5-NN and LDA", seed=FIGURE_SEED)
 def make(quick: bool, rng: np.random.Generator) -> Figure:
-    """The shared scoring run (:mod:`mri_theory.figures._diagnostics_data`), drawn by :func:`plot_estimator_quality`."""
+    """The shared scoring run (:mod:`mri_theory.figures.diagnostics_data`), drawn by :func:`plot_estimator_quality`."""
     sizes = SIZES[quick]
     return plot_estimator_quality(diagnostics_tables(quick, figure_seed(rng)).summary,
                                   f"Four-Gaussian, pool {sizes['pool_size']} (every unlabelled pool point a "

@@ -3,6 +3,7 @@
 ``sandbox``          iterated AL with paired replicates, verified resumable storage (§5.2)
 ``study``            the §5 grid problems x classifiers x strategies x replicates, local or Dask; reports
 ``states``           every strategy's scores and the true Q^c in the same states
+``diagnose``         the states of several classifiers and their summaries (``mri-theory diagnose``, §3.3)
 ``asymptotic``       the asymptotic loss of a (problem, classifier) pairing (§5.3)
 ``noisy_selection``  learning curves of selection by noisy true Q^c (§3.3)
 
@@ -18,6 +19,7 @@ from mri_theory.runners.asymptotic import (
     MAX_REPLICATES,
     asymptotic_loss,
 )
+from mri_theory.runners.diagnose import SUMMARY_FILES, Diagnostics, run_diagnostics
 from mri_theory.runners.noisy_selection import (
     DEFAULT_RELATIVE_SIGMAS,
     POPULATION_SIZE,
@@ -54,6 +56,9 @@ from mri_theory.runners.study import (
 )
 
 __all__ = [
+    "run_diagnostics",
+    "Diagnostics",
+    "SUMMARY_FILES",
     "asymptotic_loss",
     "MAX_N_TRAIN",
     "MAX_POPULATION",

@@ -153,7 +153,7 @@ def part_key(run: Run, strategy: str, replicate: int) -> dict[str, Any]:
     return {"strategy": strategy, "replicate": int(replicate), "strategy_spec": run.strategy_spec(strategy)}
 
 def write_part(frame: pd.DataFrame, out: Path, run: Run, strategy: str, replicate: int) -> None:
-    """One pair's table as a verifiable part (module docstring)."""
+    """One pair's table as a verifiable part (:mod:`mri_theory.runners.sandbox`, "Output folder")."""
     write_keyed_part(frame, part_path(out, strategy, replicate), part_key(run, strategy, replicate),
                       config_sha256(run.config))
 

@@ -23,7 +23,7 @@ KINDS: dict[str, tuple[type, Callable[[str], Any]]] = {
 }
 
 def resolve(value: Any, argument: str, kind: str) -> tuple[str, Any]:
-    """``(label, object)`` of a registered name or an object of ``kind`` (module docstring, "Labels").
+    """``(label, object)`` of a registered name or an object of ``kind`` (:mod:`mri_theory.runners.sandbox`, "Labels").
 
     A name is its own label and its object comes from the registry, here in
     the calling process; an object is labelled by its ``name``.

@@ -282,7 +282,7 @@ def write_keyed_part(frame: pd.DataFrame, path: Path, key: Mapping[str, Any], co
     (what the part holds, e.g. strategy and replicate) plus ``format``,
     ``config_sha256`` (of the settings that determine its rows), ``rows``
     and ``sha256`` (of the body's bytes); the runners of the sandbox, the
-    study and the diagnostics share this format (module docstring).
+    study and the diagnostics share this format (:mod:`mri_theory.runners.sandbox`, "Output folder").
     """
     body = csv_bytes(frame)
     header = {**key, "format": PART_FORMAT, "config_sha256": config_sha256, "rows": len(frame),
@@ -366,7 +366,7 @@ def check_out(out: Any, layout: Sequence[tuple[str, bool]] | None = None, own: s
     return path
 
 def check_file_labels(labels: Mapping[str, Iterable[str]]) -> None:
-    """Refuse labels that cannot be part of file names (``{argument: labels}``; module docstring, "Labels")."""
+    """Refuse labels that cannot be part of file names (``{argument: labels}``; :mod:`mri_theory.runners.sandbox`, "Labels")."""
     for argument, names in labels.items():
         for name in names:
             label(name, argument)

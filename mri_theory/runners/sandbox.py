@@ -276,9 +276,11 @@ def run_curves(
         the reason; a part of a differently parameterised strategy of the
         same label included); the pair is recomputed and its part overwritten.
     """
-    problem, classifier = resolve(problem, "problem", "problem"), resolve(classifier, "classifier", "classifier")
-    cfg = curve_config(problem, classifier, pool_size, budget, population_size, loss, subsample, record_q_c, seed)
-    run = Run(cfg, problem[1], classifier[1], strategy_objects(strategies, cfg.loss))
+    problem_item, classifier_item = resolve(problem, "problem", "problem"), resolve(classifier, "classifier",
+                                                                                  "classifier")
+    cfg = curve_config(problem_item, classifier_item, pool_size, budget, population_size, loss, subsample,
+                       record_q_c, seed)
+    run = Run(cfg, problem_item[1], classifier_item[1], strategy_objects(strategies, cfg.loss))
     check_truth(run)
     replicates = limits.size(replicates, "replicates", limits.MAX_REPLICATES)
     execution = backends.resolve_execution(execution, backend=backend, scheduler=scheduler, n_jobs=n_jobs,

@@ -462,12 +462,12 @@ def plan_states(
         As :func:`score_states`, for its arguments and ``out``.  Reads only,
         writes nothing (``out`` is not created).
     """
-    problem, classifier = _resolve.resolve(problem, "problem", "problem"), _resolve.resolve(classifier, "classifier",
-                                                                                             "classifier")
-    if not problem[1].has_truth:
-        raise ValueError(f"problem: {problem[0]!r} has no truth (has_truth is False: real data); score_states "
+    problem_item = _resolve.resolve(problem, "problem", "problem")
+    classifier_item = _resolve.resolve(classifier, "classifier", "classifier")
+    if not problem_item[1].has_truth:
+        raise ValueError(f"problem: {problem_item[0]!r} has no truth (has_truth is False: real data); score_states "
                          "compares the strategies with the true Q^c, so it needs a problem with the truth")
-    curve = _curves.curve_config(problem, classifier, pool_size, None, population_size, "error", None, False, seed)
+    curve = _curves.curve_config(problem_item, classifier_item, pool_size, None, population_size, "error", None, False, seed)
     objects = _resolve.strategy_objects(strategies, "error")
     replicates = limits.size(replicates, "replicates", limits.MAX_REPLICATES)
     steps = _check_steps(steps, curve.pool_size)
@@ -478,7 +478,7 @@ def plan_states(
     cfg = _StatesConfig(curve.problem, curve.classifier, trajectory_label, tuple(objects), curve.pool_size,
                         curve.population_size, curve.seed, curve.problem_spec, curve.classifier_spec,
                         _resolve.spec(trajectory_obj, "trajectory"), tuple(map(repr, objects.values())))
-    states = _States(cfg, problem[1], classifier[1], trajectory_obj, objects)
+    states = _States(cfg, problem_item[1], classifier_item[1], trajectory_obj, objects)
     out_path = _check_storage(out, cfg)
     return StatesPlan(states, out_path, replicates, steps, execution)
 

@@ -41,7 +41,13 @@ same resamples).
 
 from __future__ import annotations
 
-from mri_theory.strategies.base import TIE_TOLERANCE, Context, Strategy, select
+from mri_theory.strategies.base import (
+    TIE_TOLERANCE,
+    Context,
+    Strategy,
+    near_maximum,
+    select,
+)
 from mri_theory.strategies.builtin import (
     BMRI_FOREST_TREES,
     COMMITTEE,
@@ -92,4 +98,5 @@ __all__ = [
     "BMRI_FOREST_TREES",
     "MAX_RESAMPLES",
     "TIE_TOLERANCE",
+    "near_maximum",
 ]

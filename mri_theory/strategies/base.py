@@ -15,7 +15,7 @@ from mri_theory._utils.ties import TIE_TOLERANCE, near_maximum
 from mri_theory.classifiers import Classifier
 from mri_theory.engine.population import Population
 
-__all__ = ["Context", "Strategy", "checked_scores", "check_context", "select", "TIE_TOLERANCE"]
+__all__ = ["Context", "Strategy", "checked_scores", "check_context", "select", "TIE_TOLERANCE", "near_maximum"]
 
 
 @dataclass

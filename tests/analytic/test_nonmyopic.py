@@ -23,8 +23,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from _optional import given, settings, st
 from scipy import special, stats
 
 from mri_theory._utils.ties import near_maximum

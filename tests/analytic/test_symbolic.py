@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from _optional import given, settings, st
 from sympy.stats import Normal, cdf
 
 from mri_theory.analytic import symbolic

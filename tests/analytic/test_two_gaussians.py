@@ -13,8 +13,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from _optional import given, settings, st
 from scipy import stats
 
 from mri_theory.analytic.quadrature import error_rate_quad, q_c_quad

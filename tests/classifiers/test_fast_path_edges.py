@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _shared import GAUSSIAN_CLASSIFIERS
 from scipy import special
 from sklearn.metrics.pairwise import rbf_kernel
 
@@ -183,7 +184,7 @@ def _hand_losses(name, X, y, k, candidates, population, loss):
     return score(X, y), future
 
 
-@pytest.mark.parametrize("name", ["lda", "qda", "nb", "mean"])
+@pytest.mark.parametrize("name", GAUSSIAN_CLASSIFIERS)
 @pytest.mark.parametrize("loss", ["error", "log"])
 def test_gaussian_fast_path_with_unequal_priors_and_absent_classes(name, loss, monkeypatch):
     """Unbalanced classes (the log priors matter), a class absent from the data (k = 3 with classes 0 and 2

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from _optional import example, given, settings, st
 
 from mri_theory.classifiers import LDA, QDA, GaussianMeanClassifier, GaussianNaiveBayes
 from mri_theory.engine.population import Population

@@ -16,9 +16,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import sympy
+from _optional import given, settings, st
 from _reference import hand_loss
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from sklearn.neighbors import KNeighborsClassifier
 
 import mri_theory.classifiers.knn as knn_module

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from _optional import given, settings, st
 from scipy import optimize, special
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 

@@ -27,8 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from _optional import given, settings, st
 
 from mri_theory.classifiers.logistic import LogisticRegression
 from mri_theory.classifiers.svm import SVM

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from _optional import given, settings, st
 from scipy import optimize, special
 from sklearn.metrics.pairwise import rbf_kernel as sk_rbf_kernel
 from sklearn.svm import SVC

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _optional import given, settings, st
 from _reference import hand_loss
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from _shared import GAUSSIAN_CLASSIFIERS
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.neighbors import KNeighborsClassifier
 
@@ -47,7 +47,7 @@ FAST = {
     "nb": GaussianNaiveBayes,
     "mean": GaussianMeanClassifier,
 }
-GAUSSIAN = ("lda", "qda", "nb", "mean")
+GAUSSIAN = GAUSSIAN_CLASSIFIERS
 
 
 EPS = np.finfo(float).eps

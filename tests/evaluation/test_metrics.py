@@ -13,9 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
+from _optional import given, hnp, settings, st
 from scipy import integrate
 from scipy.stats import norm
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis

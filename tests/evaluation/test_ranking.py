@@ -12,9 +12,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
+from _optional import given, hnp, settings, st
 from scipy import stats
 from scipy.stats import rankdata
 

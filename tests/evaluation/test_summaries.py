@@ -18,8 +18,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from _optional import given, settings, st
 from scipy import integrate, stats
 
 from mri_theory.analytic.guarantee import (

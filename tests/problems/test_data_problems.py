@@ -15,8 +15,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from _optional import given, settings, st
 from sklearn.datasets import load_breast_cancer, load_wine
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import StandardScaler

@@ -15,9 +15,7 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
+from _optional import given, hnp, settings, st
 from scipy import integrate, optimize, special, stats
 
 from mri_theory.analytic.two_gaussians import TwoGaussians
@@ -541,7 +539,7 @@ def test_mixture_bayes_error_1d_matches_two_normals_by_hand(m0, s0, m1, s1, p0):
 @given(m0=st.floats(-3, 3), m1=st.floats(-3, 3), s0=st.floats(0.2, 3), s1=st.floats(0.2, 3),
        p0=st.floats(0.05, 0.95))
 def test_mixture_bayes_error_1d_property(m0, m1, s0, s1, p0):
-    from hypothesis import assume
+    from _optional import assume
 
     from mri_theory.problems.bayes_error import mixture_bayes_error
 

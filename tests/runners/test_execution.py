@@ -22,13 +22,13 @@ import dataclasses
 import inspect
 from pathlib import Path
 
-import distributed  # the test extra installs the dask extra
 import numpy as np
 import pytest
+from _optional import requires
+from _shared import snapshot
 from pandas.testing import assert_frame_equal
 
 import mri_theory
-from mri_theory import diagnostics
 from mri_theory._utils import backends
 from mri_theory.cli import main
 from mri_theory.runners import (
@@ -39,6 +39,9 @@ from mri_theory.runners import (
     sandbox,
     score_states,
     study,
+)
+from mri_theory.runners import (
+    states as diagnostics,
 )
 from mri_theory.runners.sandbox import Execution, run_curves
 from mri_theory.runners.study import run_study
@@ -51,18 +54,6 @@ STATES = dict(problem="four-gaussian", classifier="lda", strategies=["RS", "SE"]
               pool_size=6, population_size=200)
 CLI_CURVES = ["curves", "--problem", "four-gaussian", "--classifier", "lda", "--strategies", "RS", "SE",
               "--replicates", "2", "--pool", "8", "--population", "200", "--seed", "3"]
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    """A 2-worker Dask LocalCluster (worker processes, one thread each)."""
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as cluster:
-        yield cluster
-
-
-def snapshot(folder: Path) -> dict:
-    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 # ------------------------------------------------------------------ the object
@@ -138,16 +129,17 @@ def test_execution_writes_the_files_of_the_old_keywords(runner, tmp_path):
 
 @pytest.mark.parametrize("runner", RUNNERS)
 @pytest.mark.parametrize("keyword, value, execution", [
-    ("n_jobs", 2, Execution()),
-    ("progress", True, Execution(progress=False)),
-    ("backend", "dask", Execution()),
-    ("scheduler", "tcp://localhost:1", Execution()),
-    ("scheduler", None, Execution("dask", "tcp://localhost:1")),
+    ("n_jobs", 2, {}),
+    ("progress", True, {"progress": False}),
+    ("backend", "dask", {}),
+    ("scheduler", "tcp://localhost:1", {}),
+    pytest.param("scheduler", None, {"backend": "dask", "scheduler": "tcp://localhost:1"},
+                 marks=requires("distributed")),  # an Execution on Dask needs distributed
 ])
 def test_a_keyword_that_disagrees_with_execution_is_refused_before_any_file(runner, keyword, value, execution,
                                                                            tmp_path):
     with pytest.raises(ValueError, match=rf"execution and {keyword} conflict"):
-        runner(tmp_path / "out", **{keyword: value}, execution=execution)
+        runner(tmp_path / "out", **{keyword: value}, execution=Execution(**execution))
     assert not (tmp_path / "out").exists()
 
 

@@ -22,8 +22,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from _optional import given, settings, st
 from pandas.testing import assert_frame_equal
 from scipy import stats
 

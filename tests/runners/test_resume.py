@@ -37,10 +37,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from _optional import HealthCheck, given, settings, st
+from _shared import count_pairs
 from pandas.testing import assert_frame_equal
-from test_sandbox import count_pairs
 
 import mri_theory.runners._store as _storage
 import mri_theory.runners.sandbox as sandbox

@@ -29,6 +29,7 @@ import zlib
 import numpy as np
 import pandas as pd
 import pytest
+from _shared import count_pairs
 from pandas.testing import assert_frame_equal
 
 import mri_theory.runners.sandbox as sandbox
@@ -298,19 +299,6 @@ def test_pair_does_not_depend_on_the_other_pairs(lda_all):
 
 
 # ------------------------------------------------------------------ output folder: resume, read back
-
-
-def count_pairs(monkeypatch) -> list:
-    """Record the (strategy, replicate) pairs that ``run_curves`` computes."""
-    calls = []
-    original = _curves.run_pair
-
-    def counting(cfg, strategy, replicate):
-        calls.append((strategy, replicate))
-        return original(cfg, strategy, replicate)
-
-    monkeypatch.setattr(_curves, "run_pair", counting)
-    return calls
 
 
 def test_output_folder_and_read_back(mix, tmp_path):

@@ -29,6 +29,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _optional import need
+from _shared import snapshot
 from pandas.testing import assert_frame_equal
 
 import mri_theory.runners.states as states
@@ -65,10 +67,6 @@ def count_states(monkeypatch) -> list:
 
     monkeypatch.setattr(states, "_score_state", counting)
     return calls
-
-
-def snapshot(folder: Path) -> dict:
-    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 # ------------------------------------------------------------------ one state, computed independently
@@ -210,7 +208,7 @@ def test_joblib_equals_serial(small):
 
 
 def test_dask_equals_serial(small, tmp_path):
-    distributed = pytest.importorskip("distributed")
+    distributed = need("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=":0") as cluster:
         on_dask = score_states(**SMALL, backend="dask", scheduler=cluster.scheduler_address, out=tmp_path)

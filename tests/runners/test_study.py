@@ -34,10 +34,11 @@ import warnings
 import zlib
 from pathlib import Path
 
-import distributed  # the test extra installs the dask extra
 import numpy as np
 import pandas as pd
 import pytest
+from _optional import requires
+from _shared import snapshot
 from pandas.testing import assert_frame_equal
 
 from mri_theory.classifiers import get_classifier, list_classifiers
@@ -73,14 +74,6 @@ def local():
     return run_study(**TINY)
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    """A 2-worker Dask LocalCluster (worker processes, one thread each)."""
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as cluster:
-        yield cluster
-
-
 def count_tasks(monkeypatch) -> list:
     """Record the tasks that ``run_study`` computes in this process (curve pairs and asymptotic losses)."""
     calls = []
@@ -114,10 +107,6 @@ def rechecksum(folder: Path) -> None:
     (folder / "checksums.json").write_text(json.dumps({
         "format": 1, "settings_file": "study.json", "tables": digest,
         "settings_sha256": hashlib.sha256((folder / "study.json").read_bytes()).hexdigest()}))
-
-
-def snapshot(folder: Path) -> dict:
-    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def assert_same(results, expected) -> None:
@@ -215,6 +204,7 @@ def test_dask_resumes_a_local_study(cluster, finished, local, monkeypatch):
     assert_same(read_study(finished), local)
 
 
+@requires("distributed")
 def test_cli_dask_local_starts_its_own_cluster(local, tmp_path, capsys):
     assert main(["study", *CLI_TINY, "--dask", "local", "--jobs", "2", "--out", str(tmp_path)]) == 0
     assert_same(read_study(tmp_path), local)
@@ -233,6 +223,7 @@ def test_a_missing_dask_extra_is_named_before_anything_is_written(tmp_path, monk
     assert main(["study", *CLI_TINY, "--dask", "local", "--out", str(tmp_path / "out")]) == 2
 
 
+@requires("distributed")
 def test_an_unreachable_scheduler_is_named(tmp_path):
     import dask
 

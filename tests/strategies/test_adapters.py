@@ -19,11 +19,10 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from _optional import given, need, settings, st
 from scipy import stats
 
-skactiveml = pytest.importorskip("skactiveml")
+skactiveml = need("skactiveml")  # the whole file but its two import checks
 
 from skactiveml.classifier import ParzenWindowClassifier
 from skactiveml.classifier import SklearnClassifier as SkalSklearnClassifier

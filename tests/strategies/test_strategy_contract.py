@@ -14,6 +14,7 @@ import copy
 
 import numpy as np
 import pytest
+from _optional import need
 
 from mri_theory.classifiers import LDA
 from mri_theory.runners.noisy_selection import NoisyOracle
@@ -50,7 +51,7 @@ def test_the_default_bmri_and_other_settings_pass_the_check():
 @pytest.mark.parametrize("query, options", [("UncertaintySampling", {}), ("UncertaintySampling", {"method": "entropy"}),
                                             ("RandomSampling", {}), ("MonteCarloEER", {"method": "log_loss"})])
 def test_the_skactiveml_adapter_passes_the_check(query, options):
-    pool = pytest.importorskip("skactiveml.pool", reason="scikit-activeml is not installed")
+    pool = need("skactiveml.pool")
     from mri_theory.strategies.skactiveml import SkactivemlStrategy
 
     check_strategy(SkactivemlStrategy(getattr(pool, query)(**options)))

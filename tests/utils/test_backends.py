@@ -23,12 +23,11 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-import distributed  # the test extra installs the dask extra
 import numpy as np
-import psutil  # installed with dask.distributed (the test extra)
 import pytest
+from _optional import requires
+from _shared import snapshot
 from pandas.testing import assert_frame_equal
 from threadpoolctl import threadpool_info, threadpool_limits
 
@@ -47,21 +46,8 @@ STATES = dict(problem="four-gaussian", classifier="lda", strategies=["RS", "SE"]
               pool_size=5, population_size=20_000, seed=2, progress=False)
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    """A 2-worker Dask LocalCluster (worker processes, one thread each), shared to save its start-up."""
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as cluster:
-        yield cluster
-
-
 def blas_threads() -> list[int]:
     return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
-
-
-def snapshot(folder: Path) -> dict:
-    """Every file under ``folder`` by relative path, as bytes."""
-    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def _pools_seen(key: int) -> tuple[int, int]:
@@ -69,8 +55,10 @@ def _pools_seen(key: int) -> tuple[int, int]:
     return key, max(pool["num_threads"] for pool in threadpool_info())
 
 
-def descendants_exit(pids: list[psutil.Process], seconds: float) -> list[int]:
+def descendants_exit(pids: list, seconds: float) -> list[int]:
     """Wait up to ``seconds`` for the processes to end (a zombie counts as ended); the pids still running."""
+    import psutil
+
     deadline = time.monotonic() + seconds
     while True:
         running = []
@@ -174,7 +162,10 @@ def test_states_are_the_same_bytes_with_one_or_two_blas_threads_joblib_and_dask(
 # ------------------------------------------------------------------ workers end with their parent
 
 
+@requires("psutil")
 def test_loky_workers_end_promptly_when_the_parent_is_killed(tmp_path):
+    import psutil
+
     out = tmp_path / "curves"
     proc = subprocess.Popen(cli("curves", "--problem", "four-gaussian", "--classifier", "lda", "--strategies", "RS",
                                 "SE", "--replicates", "40", "--pool", "40", "--budget", "15", "--population", "2000",
@@ -198,7 +189,11 @@ def test_loky_workers_end_promptly_when_the_parent_is_killed(tmp_path):
                 pass
 
 
+@requires("distributed")
+@requires("psutil")
 def test_ctrl_c_of_a_dask_run_exits_130_without_worker_tracebacks(tmp_path):
+    import psutil
+
     out = tmp_path / "study"
     proc = subprocess.Popen(cli("study", "--problems", "four-gaussian", "--classifiers", "lda", "--strategies", "RS",
                                 "SE", "--replicates", "40", "--pool", "40", "--budget", "15", "--population", "2000",

@@ -1,0 +1,221 @@
+r"""The estimator diagnostics of ``mri-theory diagnose``: the states of several classifiers and their summaries.
+
+:func:`run_diagnostics` scores the states of one problem with each of several
+classifiers (:func:`mri_theory.runners.states.score_states`, one folder per
+classifier), then summarises them: how well each strategy's scores rank the
+candidates by their true :math:`Q^c`
+(:func:`mri_theory.evaluation.summaries.summarise_states`), and the errors
+:math:`M = \hat T_e - T_e` of the strategies that estimate :math:`T_e` (SMRI
+and BMRI, Algorithms 1-2) against the assumptions of §3.3's guarantee
+(:func:`mri_theory.evaluation.summaries.estimator_errors`).
+
+Output folder (``out``):
+
+``{problem}__{classifier}/``
+    the resumable folder of :func:`~mri_theory.runners.states.score_states`
+    for each classifier (its labels: a name as given, an object by its ``name``).
+``summary.csv``
+    :func:`~mri_theory.evaluation.summaries.summarise_states` of all the states.
+``errors.csv``
+    :func:`~mri_theory.evaluation.summaries.estimator_errors` of all the
+    states, when a strategy estimates :math:`T_e` (``Strategy.estimates_t_e``);
+    otherwise absent (one left by an earlier run is removed).
+``DIAGNOSTICS.md``
+    the settings, the library versions, the wall time of the call and the
+    main columns of both tables.
+``checksums.json``
+    the SHA-256 of the three files above (:mod:`mri_theory.runners._store`).
+``.lock``
+    the call holds the folder's exclusive lock from before the first state is
+    scored until its last file is written: one writer at a time, a second one
+    is refused with a ``ValueError`` naming ``out`` and the pid of the first.
+
+The floats of the summaries are computed with one BLAS thread
+(:func:`mri_theory._utils.backends.one_thread`), so the files are the same
+bytes whatever the machine's thread count or the execution.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+import pandas as pd
+
+from mri_theory._utils import backends
+from mri_theory._utils import validation as check
+from mri_theory._utils.backends import DEFAULT, Default, Execution
+from mri_theory._utils.registry import label
+from mri_theory._utils.versions import library_versions
+from mri_theory.classifiers import Classifier
+from mri_theory.evaluation.summaries import estimator_errors, summarise_states
+from mri_theory.problems import Problem
+from mri_theory.runners import _resolve, _store
+from mri_theory.runners.states import execute_states, plan_states
+from mri_theory.strategies import Strategy
+
+__all__ = ["SUMMARY_FILES", "Diagnostics", "run_diagnostics"]
+
+#: The files :func:`run_diagnostics` writes into ``out`` (their checksums in ``checksums.json``).
+SUMMARY_FILES = ("summary.csv", "errors.csv", "DIAGNOSTICS.md")
+
+#: The columns of each table shown in ``DIAGNOSTICS.md``.
+_SHOWN = ["classifier", "strategy", "n_labelled", "states", "spearman", "normalised_shortfall", "lambda_hat"]
+_ERRORS_SHOWN = ["classifier", "strategy", "n_labelled", "relative_bias", "corr_m_q", "corr_abs_q",
+                 "measured_shortfall", "predicted_shortfall_iid", "centred", "independent", "homoscedastic",
+                 "identically_distributed"]
+
+
+class Diagnostics(NamedTuple):
+    """What :func:`run_diagnostics` computed and wrote."""
+
+    #: The states of every classifier, one :func:`~mri_theory.runners.states.score_states` table after another.
+    states: pd.DataFrame
+    #: :func:`~mri_theory.evaluation.summaries.summarise_states` of ``states`` (``summary.csv``).
+    summary: pd.DataFrame
+    #: :func:`~mri_theory.evaluation.summaries.estimator_errors` of ``states`` (``errors.csv``), or None when no
+    #: strategy estimates T_e.
+    errors: pd.DataFrame | None
+    #: The files written into ``out``: ``summary.csv``, ``errors.csv`` (with ``errors``) and ``DIAGNOSTICS.md``.
+    paths: list[Path]
+
+
+def _listed(value: object) -> object:
+    """A one-pass iterable as a list (it is read once per classifier); anything else unchanged."""
+    if isinstance(value, Iterable) and not isinstance(value, (str, bytes, Strategy, Classifier)):
+        return list(value)
+    return value
+
+
+def run_diagnostics(
+    problem: str | Problem,
+    classifiers: Sequence[str | Classifier] | str | Classifier,
+    strategies: Sequence[str | Strategy] | str | Strategy,
+    replicates: int = 10,
+    steps: Sequence[int] = (2, 10, 30),
+    pool_size: int = 100,
+    *,
+    trajectory: str | Strategy = "RS",
+    population_size: int = 10_000,
+    seed: int = 0,
+    out: str | os.PathLike,
+    out_name: str = "out",
+    backend: str | Default = DEFAULT,
+    scheduler: str | None | Default = DEFAULT,
+    n_jobs: int | Default = DEFAULT,
+    progress: bool | Default = DEFAULT,
+    execution: Execution | None = None,
+) -> Diagnostics:
+    r"""Score the states of ``problem`` with each classifier, and write the summaries of ranking and estimators.
+
+    For each classifier, :func:`~mri_theory.runners.states.score_states`
+    scores every remaining candidate with every strategy and with the true
+    :math:`Q^c` along the reference trajectories, in ``out/{problem}__{classifier}``
+    (resumable).  The states of all classifiers are then summarised: the
+    ranking quality of every strategy (Spearman correlation with the true
+    :math:`Q^c`, normalised shortfall, :math:`\hat\lambda`), and for the
+    strategies that estimate :math:`T_e` (SMRI, BMRI) the errors
+    :math:`M = \hat T_e - T_e` measured against the assumptions of §3.3's
+    guarantee (:math:`\lambda = \tfrac12 + \beta` for unbiased i.i.d. errors).
+    The module docstring lists the files.
+
+    Parameters
+    ----------
+    problem : str or Problem
+        As in :func:`~mri_theory.runners.states.score_states` (with the truth).
+    classifiers : str, Classifier, or a sequence of names and Classifier objects
+        Names from :func:`mri_theory.classifiers.list_classifiers` and
+        unfitted :class:`~mri_theory.classifiers.Classifier` templates, with
+        distinct labels (a name as given, an object's ``name``).
+    strategies, replicates, steps, pool_size, trajectory, population_size, seed
+        As in :func:`~mri_theory.runners.states.score_states`, the same for
+        every classifier.
+    out : path
+        The output folder (module docstring); created if needed.
+    out_name : str, default "out"
+        How the messages name ``out`` (``mri-theory diagnose`` passes ``"--out"``).
+    backend, scheduler, n_jobs, progress, execution
+        As in :func:`~mri_theory.runners.states.score_states`.
+
+    Returns
+    -------
+    Diagnostics
+        The states, ``summary``, ``errors`` (None when no strategy estimates
+        :math:`T_e`) and the paths of the files written.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For bad arguments, naming the argument, before any work is done or
+        any file is written: every classifier's call is checked first
+        (:func:`~mri_theory.runners.states.plan_states`); ``out`` (named by
+        ``out_name``) when it is not a writable folder, when a folder stands
+        where one of its files belongs, or when another process is writing it
+        (its pid named).
+    OSError
+        When a file cannot be written (a full disk, ...), naming the file.
+    ImportError
+        ``backend="dask"`` without the ``dask`` extra installed.
+
+    Warns
+    -----
+    DamagedPartWarning
+        For each stored part that fails verification; it is recomputed.
+    """
+    start = time.perf_counter()
+    classifiers, strategies, steps = _listed(classifiers), _listed(strategies), _listed(steps)
+    if isinstance(classifiers, (str, Classifier)):
+        classifiers = [classifiers]
+    elif not isinstance(classifiers, list):
+        raise TypeError(f"classifiers must be a classifier name or Classifier object, or a sequence of them; "
+                        f"got {type(classifiers).__name__}")
+    if not classifiers:
+        raise ValueError("classifiers must name at least one classifier")
+    folder = check.output_folder(out, out_name)
+    for name in (_store.LOCK_FILE, _store.CHECKSUMS_FILE, *SUMMARY_FILES):
+        if (folder / name).is_dir():
+            raise ValueError(f"{out_name}: {folder / name} should be a file")
+    execution = backends.resolve_execution(execution, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
+                                           progress=progress)
+    problem_label = label(_resolve.resolve(problem, "problem", "problem")[0], "problem")
+    labels, plans = [], []
+    for classifier in classifiers:  # every classifier's call checked before any work
+        labels.append(label(_resolve.resolve(classifier, "classifier", "classifier")[0], "classifier"))
+        plans.append(plan_states(problem, classifier, strategies, replicates, steps, pool_size,
+                                 trajectory=trajectory, population_size=population_size, seed=seed,
+                                 out=folder / f"{problem_label}__{labels[-1]}", execution=execution))
+    _resolve.distinct(labels, "classifiers")
+    config = plans[0].states.config
+    settings = {"strategies": list(config.strategies), "replicates": plans[0].replicates,
+                "steps": [operator.index(step) for step in steps], "pool_size": config.pool_size,
+                "trajectory": config.trajectory, "population_size": config.population_size, "seed": config.seed}
+    with _store.locked(folder, out_name):  # one writer of out (the summaries, checksums.json)
+        states = pd.concat([execute_states(plan) for plan in plans], ignore_index=True)
+        estimators = any(strategy.estimates_t_e for strategy in plans[0].strategies.values())
+        with backends.one_thread():  # floats written to summary.csv / errors.csv: summed as with one BLAS thread
+            summary = summarise_states(states)
+            errors = estimator_errors(states) if estimators else None
+        minutes = (time.perf_counter() - start) / 60
+        lines = [f"# Estimator diagnostics on {problem_label}", "",
+                 f"Classifiers: {', '.join(labels)}. Settings: "
+                 + "; ".join(f"{key} {value}" for key, value in settings.items()) + ".", "",
+                 f"Wall time of this invocation: {minutes:.1f} min (states already in the folder are reused).", "",
+                 "Library versions: " + ", ".join(f"{k}=={v}" for k, v in library_versions().items()) + ".", "",
+                 "## Ranking quality (mean over replicates; all columns in summary.csv)", "", "```",
+                 summary[_SHOWN].round(3).to_string(index=False), "```", "",
+                 "## Errors M of the T_e estimators (all columns in errors.csv)", ""]
+        lines += (["```", errors[_ERRORS_SHOWN].round(3).to_string(index=False), "```", ""] if errors is not None
+                  else ["None of the strategies estimates T_e (SMRI and BMRI do): no errors.csv.", ""])
+        written = {"summary.csv": _store.csv_bytes(summary)}
+        if errors is not None:
+            written["errors.csv"] = _store.csv_bytes(errors)
+        written["DIAGNOSTICS.md"] = "\n".join(lines).encode()
+        stale = folder / "errors.csv"
+        if errors is None and stale.is_file():  # left by an earlier run with other strategies
+            stale.unlink()
+        _store.write_tables(folder, written, None)
+    return Diagnostics(states, summary, errors, [folder / name for name in written])
