@@ -11,20 +11,15 @@ classifier's fast path), scored
 * on a ``10^4``-point QMC population with exact posteriors, by the
   classifier's own fast path ``retraining_losses`` (rank-one updates, one
   matrix product per chunk, the pointwise loss), and
-* exactly, by :func:`mri_theory.engine.exact.error_rates` /
-  :func:`~mri_theory.engine.exact.log_losses` on the same rules (plus the
-  same rank-one updates and coefficients).
+* exactly, by the same fast path on ``Population.exact(problem)``
+  (:class:`~mri_theory.engine.population.ExactPopulation`: the same rank-one
+  updates and coefficients, the rules integrated by
+  :func:`mri_theory.engine.exact.error_rates` / :func:`~mri_theory.engine.exact.log_losses`).
 
 Printed: the best wall-clock time of each (``--repeats`` runs), their ratio
 (exact / population; below 1 means the exact step is faster), and the
 largest difference between the population's and the exact future losses,
-which is the population's sampling error.  The exact losses are computed in
-the classifier's frame coordinates (the truth is mapped into them exactly:
-means ``(mu - o)/s``, covariances ``Sigma / s^2``).
-
-The rules are taken from the classifier's private rank-one machinery
-(``_updated_statistics``, ``_coefficients``): this benchmark measures the
-numerical core before it is wired into the classifiers.
+which is the population's sampling error.
 
 Run: ``python benchmarks/bench_exact.py [--seed 0] [--repeats 3] [--n-train 60]``
 """
@@ -34,37 +29,17 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 from _setting import best_time
 
 from mri_theory.classifiers import LDA, QDA, GaussianNaiveBayes
 from mri_theory.engine import Population
-from mri_theory.engine.exact import MixtureTruth, error_rates, log_losses
 from mri_theory.problems import get_problem
 
 PROBLEMS = ("four-gaussian", "quadratic", "three-gaussians")
 CLASSIFIERS = {"lda": LDA, "qda": QDA, "nb": GaussianNaiveBayes}
-
-
-def frame_truth(problem, origin: np.ndarray, scale: float) -> MixtureTruth:
-    """The problem's truth in a classifier's frame coordinates ``z = (x - o) / s``."""
-    truth = MixtureTruth.from_problem(problem)
-    return MixtureTruth.from_arrays(truth.weights, (truth.means - origin) / scale, truth.covariances / scale**2,
-                                    truth.labels, truth.n_classes)
-
-
-def exact_step(clf, candidates: np.ndarray, truth: MixtureTruth, loss: str) -> np.ndarray:
-    """Future losses ``(m, k)`` of every retrained rule, exactly (rank-one statistics -> coefficients -> core)."""
-    k = clf.n_classes_
-    counts, means, scatters = clf._updated_statistics(clf._to_frame(candidates))
-    B = candidates.shape[0]
-    counts, means, scatters = (counts.reshape(B * k, k), means.reshape(B * k, k, -1),
-                               scatters.reshape((B * k, k) + scatters.shape[-2:]))
-    A, b, c = clf._coefficients(counts, means, scatters)
-    present = counts > 0
-    fn = error_rates if loss == "error" else log_losses
-    return fn(truth, A, b, c, present).reshape(B, k)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -86,13 +61,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 break
         candidates, _ = problem.sample(args.candidates, rng)
         population = Population.from_problem(problem, 10_000, rng, method="qmc")
+        exact_population = Population.exact(problem)
         for key, cls in CLASSIFIERS.items():
             clf = cls().fit(X_S, y_S, n_classes=problem.n_classes)
-            truth = frame_truth(problem, clf.origin_, clf.scale_)
             for loss in ("error", "log"):
-                (_, pop), t_pop = best_time(lambda: clf.retraining_losses(candidates, population, loss),
-                                            args.repeats)
-                exact, t_exact = best_time(lambda: exact_step(clf, candidates, truth, loss), args.repeats)
+                (_, pop), t_pop = best_time(
+                    partial(clf.retraining_losses, candidates, population, loss), args.repeats)
+                (_, exact), t_exact = best_time(
+                    partial(clf.retraining_losses, candidates, exact_population, loss), args.repeats)
                 print(f"{name:16s} {key:4s} {loss:5s} {exact.size:4d} {1e3 * t_pop:10.1f} {1e3 * t_exact:9.1f} "
                       f"{t_exact / t_pop:7.2f} {np.max(np.abs(pop - exact)):15.2e}")
     return 0

@@ -20,7 +20,7 @@ import argparse
 import math
 import sys
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

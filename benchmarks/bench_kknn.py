@@ -29,8 +29,8 @@ from __future__ import annotations
 import argparse
 import sys
 import tracemalloc
+from collections.abc import Sequence
 from functools import partial
-from typing import Sequence
 
 import numpy as np
 from _setting import best_time, four_gaussian_setting

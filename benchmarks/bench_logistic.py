@@ -75,7 +75,7 @@ def hessian_condition(model: LogisticRegression, X: np.ndarray) -> float:
     P = model.predict_proba(X)[:, model.present_]
     q, d = P.shape[1], X.shape[1]
     Xt = np.hstack([X, np.ones((X.shape[0], 1))])
-    H = sum(np.kron(np.diag(p) - np.outer(p, p), np.outer(x, x)) for p, x in zip(P, Xt))
+    H = sum(np.kron(np.diag(p) - np.outer(p, p), np.outer(x, x)) for p, x in zip(P, Xt, strict=True))
     weights = np.ones((q, d + 1), dtype=bool)
     weights[:, -1] = False
     H[weights.ravel(), weights.ravel()] += 1.0 / model.C
@@ -100,7 +100,8 @@ def default_c(seed: int) -> None:
         print(f"\n{name}: mean over 20 training sets of population log loss / error rate, most Newton steps, "
               f"max fast-vs-refit |diff| (log loss, 10 candidates)")
         sizes = (2, 5, 20, 60)
-        print(f"{'C':>8s} " + " ".join(f"{'|D|=' + str(n):>20s}" for n in sizes) + f" {'Newton':>7s} {'fast-refit':>10s}")
+        print(f"{'C':>8s} " + " ".join(f"{'|D|=' + str(n):>20s}" for n in sizes)
+              + f" {'Newton':>7s} {'fast-refit':>10s}")
         for C in grid:
             cells, steps, worst = [], 0, 0.0
             for n in sizes:

@@ -36,7 +36,8 @@ import argparse
 import sys
 import time
 import tracemalloc
-from typing import Sequence
+from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 from _setting import best_time, four_gaussian_setting
@@ -79,8 +80,8 @@ def paper_classifiers(seed: int) -> bool:
     ok = True
     for name, tolerance in PAPER_CLASSIFIERS.items():
         clf = get_classifier(name)
-        fast, t_fast = best_time(lambda: future_losses(clf, X_S, y_S, candidates, population))
-        slow, t_slow = best_time(lambda: future_losses(clf, X_S, y_S, candidates, population, method="refit"), 1)
+        fast, t_fast = best_time(partial(future_losses, clf, X_S, y_S, candidates, population))
+        slow, t_slow = best_time(partial(future_losses, clf, X_S, y_S, candidates, population, method="refit"), 1)
         diff = float(np.max(np.abs(fast - slow)))
         ok &= diff <= tolerance
         print(f"{name:8s} engine {t_fast:8.3f} s   refit loop         {t_slow:8.2f} s   "
@@ -111,8 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"ratio {t_naive_all / t_fast:6.0f}x   max|diff| {diff:.1e}")
 
     for name, clf in (("LDA", LDA()), ("QDA", QDA()), ("NB", GaussianNaiveBayes())):
-        fast, t_fast = best_time(lambda: future_losses(clf, X_S, y_S, candidates, population))
-        slow, t_slow = best_time(lambda: future_losses(clf, X_S, y_S, candidates, population, method="refit"), 1)
+        fast, t_fast = best_time(partial(future_losses, clf, X_S, y_S, candidates, population))
+        slow, t_slow = best_time(partial(future_losses, clf, X_S, y_S, candidates, population, method="refit"), 1)
         diff = float(np.max(np.abs(fast - slow)))
         ok &= diff <= TOLERANCE
         print(f"{name:8s} engine {t_fast:8.3f} s   refit loop         {t_slow:8.2f} s   "

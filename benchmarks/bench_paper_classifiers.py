@@ -32,7 +32,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Sequence
+from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 from _setting import four_gaussian_setting
@@ -82,9 +83,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             for method in METHODS:
                 strategy = get_strategy(method, **({"n_b": args.n_b} if method == "BMRI" else {}))
                 ctx = Context(X_S, y_S, candidates, pool, clf, problem.n_classes, np.random.default_rng(args.seed))
-                times[method].append(step_time(lambda: select(strategy, ctx)))
+                times[method].append(step_time(partial(select, strategy, ctx)))
             times["true Q^c"].append(step_time(
-                lambda: true_q_c_and_loss(problem, clf, X_S, y_S, candidates, population)))
+                partial(true_q_c_and_loss, problem, clf, X_S, y_S, candidates, population)))
         record = projected_curve(sizes, np.array(times["true Q^c"]), costly=False)
         curves = {m: projected_curve(sizes, np.array(times[m]), get_strategy(m).costly) for m in METHODS}
         for label, values in times.items():

@@ -46,7 +46,7 @@ import argparse
 import math
 import sys
 import time
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from _setting import four_gaussian_setting
@@ -145,7 +145,7 @@ def paper_classifiers(args: argparse.Namespace) -> list[str]:
     for clf_name, tolerance in PAPER_CLASSIFIERS.items():
         classifier = get_classifier(clf_name)
 
-        def make_ctx() -> Context:
+        def make_ctx(classifier: Classifier = classifier) -> Context:
             return Context(X_S, y_S, candidates, pool, classifier, problem.n_classes, np.random.default_rng(args.seed))
 
         for name in COMPARED:
@@ -166,7 +166,8 @@ def paper_classifiers(args: argparse.Namespace) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Time every strategy for both classifiers; exit 1 if an engine and its naive twin disagree."""
     args = parse_args(argv)
-    problem, X_S, y_S, pool, population = four_gaussian_setting(args.seed, N_TRAIN, POOL_SIZE, POPULATION_SIZE, method="qmc")
+    problem, X_S, y_S, pool, population = four_gaussian_setting(args.seed, N_TRAIN, POOL_SIZE, POPULATION_SIZE,
+                                                                method="qmc")
     m = args.naive_candidates
     options = {"BMRI": {"n_b": args.n_b}}
 
@@ -186,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for clf_name, make_clf in CLASSIFIERS.items():
         classifier = make_clf()
 
-        def make_ctx(candidates: np.ndarray) -> Callable[[], Context]:
+        def make_ctx(candidates: np.ndarray, classifier: Classifier = classifier) -> Callable[[], Context]:
             return lambda: Context(X_S, y_S, candidates, pool, classifier, problem.n_classes,
                                    np.random.default_rng(args.seed), problem, population)
 

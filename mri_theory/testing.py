@@ -168,14 +168,14 @@ def check_classifier(classifier: Classifier, *, seed: int = 0, n_states: int = l
         report["probabilities sum to 1"] = max(report["probabilities sum to 1"],
                                                _check_probabilities(model, state, tol, name, where))
         fitted.append(model)
-    for i, (state, model) in enumerate(zip(states, fitted)):
+    for i, (state, model) in enumerate(zip(states, fitted, strict=True)):
         _check_determinism(classifier, model, states[i - 1], state, name, where)
     if not _same_params(snapshot, classifier.get_params(deep=False)) or _learned(classifier) != was_fitted:
         _fail(name, "determinism", f"checking changed the template {classifier!r}: a fit must work on its own "
                                    "object and never change hyper-parameters (learned state ends in '_')")
     if type(classifier).retraining_losses is not Classifier.retraining_losses:
         report["fast path equals a refit"] = max(
-            _check_fast_path(model, state, loss, tol, name, where) for state, model in zip(states, fitted)
+            _check_fast_path(model, state, loss, tol, name, where) for state, model in zip(states, fitted, strict=True)
             for loss in losses)
     return report
 
@@ -237,7 +237,7 @@ def _same_value(a: Any, b: Any) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.shape(a) == np.shape(b) and bool(np.array_equal(a, b))
     if isinstance(a, (list, tuple)):
-        return type(a) is type(b) and len(a) == len(b) and all(_same_value(x, z) for x, z in zip(a, b))
+        return type(a) is type(b) and len(a) == len(b) and all(_same_value(x, z) for x, z in zip(a, b, strict=True))
     if isinstance(a, dict):
         return isinstance(b, dict) and _same_params(a, b)
     try:

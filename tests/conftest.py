@@ -31,7 +31,7 @@ def own_registrations() -> Iterator[None]:
     """Unregister, after the test, every name it added to a registry (built-in names cannot be removed)."""
     before = [set(listing()) for listing, _ in _KINDS]
     yield
-    for (listing, unregister), names in zip(_KINDS, before):
+    for (listing, unregister), names in zip(_KINDS, before, strict=True):
         for name in set(listing()) - names:
             unregister(name)
 

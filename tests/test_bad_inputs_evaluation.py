@@ -446,7 +446,7 @@ LOG_L_INF = 0.4  # epsilon = 0.05: the target is 0.42
 
 def _log_hand_tables():
     rows = [("four-gaussian", "lda", s, r, n, loss) for s, reps in LOG_HAND.items() for r, curve in enumerate(reps)
-            for n, loss in zip((1, 2, 3), curve)]
+            for n, loss in zip((1, 2, 3), curve, strict=True)]
     curves = pd.DataFrame(rows, columns=["problem", "classifier", "strategy", "replicate", "n_labelled", "loss"])
     return curves, pd.DataFrame({"problem": ["four-gaussian"], "classifier": ["lda"], "asymptotic_loss": [LOG_L_INF]})
 
@@ -535,7 +535,8 @@ def test_mean_loss_is_one_minus_aua_on_error_rates(curve):
     steps, loss = curve
     n = np.cumsum(steps)
     # the mean of the piecewise-linear loss, segment by segment
-    expected = sum((b - a) * (la + lb) / 2 for a, b, la, lb in zip(n[:-1], n[1:], loss[:-1], loss[1:])) / (n[-1] - n[0])
+    segments = zip(n[:-1], n[1:], loss[:-1], loss[1:], strict=True)
+    expected = sum((b - a) * (la + lb) / 2 for a, b, la, lb in segments) / (n[-1] - n[0])
     assert mean_loss(n, loss) == pytest.approx(expected, abs=1e-12)
     assert mean_loss(n, loss) == pytest.approx(1.0 - aua(n, loss), abs=1e-12)
 

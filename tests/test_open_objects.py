@@ -108,7 +108,7 @@ def test_own_strategy_and_classifier_in_run_curves_match_direct_computation(own_
                                                           SMALL["population_size"], SMALL["seed"], replicate)
         rows = own_serial[(own_serial.strategy == "Farthest") & (own_serial.replicate == replicate)]
         available = list(range(SMALL["pool_size"]))
-        for chosen, loss in zip(rows.chosen, rows.loss):
+        for chosen, loss in zip(rows.chosen, rows.loss, strict=True):
             model = NearestCentroid().fit(X, y, 2)
             np.testing.assert_allclose(loss, population.loss(model, "error"), rtol=1e-12, atol=0)
             if chosen == -1:

@@ -113,8 +113,10 @@ def test_metrics_asymptotic_log_loss_is_the_mean_of_quadrature_log_losses():
     for X, y in RecordingLDA.fits:
         sk = LinearDiscriminantAnalysis().fit(X, y)
         w, b = sk.coef_[0, 0], sk.intercept_[0]
-        terms = [integrate.quad(lambda t: stats.norm.pdf(t, -1) * np.logaddexp(0, w * t + b), -12, 12)[0],
-                 integrate.quad(lambda t: stats.norm.pdf(t, 1) * np.logaddexp(0, -(w * t + b)), -12, 12)[0]]
+        terms = [integrate.quad(lambda t, w=w, b=b: stats.norm.pdf(t, -1) * np.logaddexp(0, w * t + b),
+                                -12, 12)[0],
+                 integrate.quad(lambda t, w=w, b=b: stats.norm.pdf(t, 1) * np.logaddexp(0, -(w * t + b)),
+                                -12, 12)[0]]
         expected.append(np.mean(terms))
     assert len(expected) == 2
     assert value == pytest.approx(np.mean(expected), abs=2e-3), (value, expected)

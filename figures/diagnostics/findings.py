@@ -1,5 +1,13 @@
-"""The numbers of the README's "What the truth says about the estimators": python figures/diagnostics/findings.py figures/diagnostics"""
-import pandas as pd, numpy as np, sys, glob
+"""The numbers of the README's "What the truth says about the estimators".
+
+Run: python figures/diagnostics/findings.py figures/diagnostics
+"""
+import glob
+import sys
+
+import numpy as np
+import pandas as pd
+
 root=sys.argv[1]
 S=pd.concat([pd.read_csv(f) for f in sorted(glob.glob(f"{root}/*/summary.csv"))])
 E=pd.concat([pd.read_csv(f) for f in sorted(glob.glob(f"{root}/*/errors.csv"))])
@@ -20,11 +28,16 @@ print(prac.pivot_table(index="strategy",columns="classifier",values="spearman",s
 print("=== errors")
 E["phase"]=np.where(E.n_labelled<=12,"early (<=12)","late (>=22)")
 for col in ["relative_bias","corr_m_q","corr_abs_q"]:
-    print(col); print(E.pivot_table(index="strategy",columns="phase",values=col,aggfunc="median").round(3))
+    print(col)
+    print(E.pivot_table(index="strategy",columns="phase",values=col,aggfunc="median").round(3))
 for v in ["centred","independent","homoscedastic","identically_distributed"]:
-    print(v, "fraction of cells holding"); print(E.assign(h=E[v].astype(float)).pivot_table(index="strategy",columns="phase",values="h",aggfunc="mean").round(2))
+    print(v, "fraction of cells holding")
+    print(E.assign(h=E[v].astype(float)).pivot_table(index="strategy",columns="phase",values="h",aggfunc="mean")
+          .round(2))
 E["ratio"]=E.measured_shortfall/E.predicted_shortfall_iid
-print("measured/predicted iid shortfall median"); print(E.pivot_table(index="strategy",columns="phase",values="ratio",aggfunc="median").round(2))
+print("measured/predicted iid shortfall median")
+print(E.pivot_table(index="strategy",columns="phase",values="ratio",aggfunc="median").round(2))
 print("frac cells measured > predicted:", (E.measured_shortfall>E.predicted_shortfall_iid).mean().round(3))
 print("bias sign: frac negative", (E.bias<0).mean().round(3))
-print("corr_m_q by classifier"); print(E.pivot_table(index="strategy",columns="classifier",values="corr_m_q",aggfunc="mean").round(2))
+print("corr_m_q by classifier")
+print(E.pivot_table(index="strategy",columns="classifier",values="corr_m_q",aggfunc="mean").round(2))

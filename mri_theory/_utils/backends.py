@@ -314,7 +314,7 @@ def _dask_results(compute: Callable[..., Any], tasks: Sequence[tuple], scheduler
             raise OSError(f"scheduler: cannot connect to the Dask scheduler at {scheduler!r} ({exc})") from None
         try:
             futures = client.map(functools.partial(_on_dask_worker, compute),
-                                 *(list(column) for column in zip(*tasks)), pure=False)
+                                 *(list(column) for column in zip(*tasks, strict=True)), pure=False)
             try:
                 for _, result in distributed.as_completed(futures, with_results=True):
                     yield result

@@ -218,7 +218,10 @@ class GaussianNoise(Noise):
 
 @dataclass(repr=False)
 class StudentTNoise(Noise):
-    r"""Symmetric heavy tails: i.i.d. Student-t with ``df`` degrees of freedom, scaled to sd :math:`\sigma` (``df > 2``)."""
+    r"""Symmetric heavy tails: i.i.d. Student-t with ``df`` degrees of freedom, scaled to sd :math:`\sigma`.
+
+    ``df`` must exceed 2 (a finite variance).
+    """
 
     df: float = 3.0
     name = "student-t"

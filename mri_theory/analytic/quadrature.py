@@ -10,6 +10,8 @@ the tests and the benchmark use them as the independent check:
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 from scipy import integrate
 
@@ -39,7 +41,7 @@ def error_rate_quad(problem: TwoGaussians, clf: MeanClassifier) -> float:
         return float(dens[1 - int(clf.predict(x))])
 
     total = 0.0
-    for a, b in zip(cuts[:-1], cuts[1:]):
+    for a, b in pairwise(cuts):
         if b > a:
             total += integrate.quad(misclassified, a, b, epsabs=1e-15, epsrel=1e-13, limit=400)[0]
     return total

@@ -22,8 +22,8 @@ The classifier's assumed sd and prior are taken *equal to the true ones*, as in
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Callable
+from collections.abc import Callable
+from functools import cache
 
 import numpy as np
 import sympy as sp
@@ -61,7 +61,7 @@ def _boundary(a: sp.Expr, b: sp.Expr) -> sp.Expr:
     return (a + b) / 2 + sigma**2 * sp.log(pi1 / pi2) / (b - a)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _region_masses() -> tuple[sp.Expr, sp.Expr]:
     r"""``(\int_{-oo}^{t} f, \int_{t}^{oo} f)`` of ``N(mu, sigma^2)``, in the symbols ``mu, t``."""
     below = sp.simplify(sp.integrate(_density(_mu), (x, -sp.oo, _t)))
@@ -85,7 +85,7 @@ def _error_rate_of(a: sp.Expr, b: sp.Expr) -> sp.Piecewise:
     return sp.Piecewise((normal, a < b), (inverted, a > b), (constant, True))
 
 
-@lru_cache(maxsize=None)
+@cache
 def error_rate_expr() -> sp.Piecewise:
     r"""The error rate :math:`L_e(m_1, m_2)` derived by integration, Eq. ``le_equation_1``.
 
@@ -94,7 +94,8 @@ def error_rate_expr() -> sp.Piecewise:
     :math:`f_j = N(\mu_j, \sigma^2)`, sympy integrates
 
     * :math:`m_1 < m_2`: :math:`\pi_1\int_{\hat t}^{\infty} f_1\,dx + \pi_2\int_{-\infty}^{\hat t} f_2\,dx`;
-    * :math:`m_1 > m_2` (inverted, rule ``r_2``): :math:`\pi_1\int_{-\infty}^{\hat t} f_1\,dx + \pi_2\int_{\hat t}^{\infty} f_2\,dx`;
+    * :math:`m_1 > m_2` (inverted, rule ``r_2``):
+      :math:`\pi_1\int_{-\infty}^{\hat t} f_1\,dx + \pi_2\int_{\hat t}^{\infty} f_2\,dx`;
     * :math:`m_1 = m_2`: no boundary; the class with the larger prior is
       predicted everywhere (``c_1`` on ties), so :math:`L = \min(\pi_1, \pi_2)`.
 
@@ -110,7 +111,7 @@ def error_rate_expr() -> sp.Piecewise:
     return _error_rate_of(m1, m2)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _posterior1() -> sp.Expr:
     r"""Bayes posterior :math:`p_1(x) = \pi_1 f_1 / (\pi_1 f_1 + \pi_2 f_2)`.
 
@@ -121,7 +122,7 @@ def _posterior1() -> sp.Expr:
     return 1 / (1 + pi2 / pi1 * sp.exp(log_ratio))
 
 
-@lru_cache(maxsize=None)
+@cache
 def q_c_expr() -> sp.Expr:
     r"""The statistical target :math:`Q^c(x)` built from :func:`error_rate_expr`, Eq. ``eqc``.
 
@@ -177,11 +178,11 @@ def _numeric(expr: sp.Expr, args: tuple[sp.Symbol, ...]) -> Callable[..., np.nda
     def evaluate(*values: float | np.ndarray) -> np.ndarray:
         if len(values) != len(names):
             raise TypeError(f"expected {len(names)} arguments ({', '.join(names)}), got {len(values)}")
-        arrays = [_check_argument(v, name) for v, name in zip(values, names)]
+        arrays = [_check_argument(v, name) for v, name in zip(values, names, strict=True)]
         try:
             np.broadcast_shapes(*(a.shape for a in arrays))
         except ValueError as exc:
-            shapes = ", ".join(f"{name} {a.shape}" for name, a in zip(names, arrays))
+            shapes = ", ".join(f"{name} {a.shape}" for name, a in zip(names, arrays, strict=True))
             raise ValueError(f"the arguments must broadcast together, got shapes {shapes}") from exc
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return np.asarray(raw(*arrays), dtype=float)
@@ -191,7 +192,7 @@ def _numeric(expr: sp.Expr, args: tuple[sp.Symbol, ...]) -> Callable[..., np.nda
     return evaluate
 
 
-@lru_cache(maxsize=None)
+@cache
 def lambdify_error_rate() -> Callable[..., np.ndarray]:
     r"""Numeric :func:`error_rate_expr` (Eq. ``le_equation_1``), vectorised over numpy arrays.
 
@@ -206,7 +207,7 @@ def lambdify_error_rate() -> Callable[..., np.ndarray]:
     return _numeric(error_rate_expr(), (m1, m2, mu1, mu2, sigma, pi1))
 
 
-@lru_cache(maxsize=None)
+@cache
 def lambdify_q_c() -> Callable[..., np.ndarray]:
     r"""Numeric :func:`q_c_expr` (Eq. ``eqc``), vectorised over numpy arrays.
 

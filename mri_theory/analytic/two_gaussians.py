@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -200,7 +201,7 @@ class TwoGaussians:
                                self.log_prior_ratio))
 
     @property
-    def bayes_classifier(self) -> "MeanClassifier":
+    def bayes_classifier(self) -> MeanClassifier:
         """The mean classifier that knows the true means: its error is the Bayes error."""
         return MeanClassifier(self.mu, (1, 1), sigma=self.sigma, prior=self.prior)
 
@@ -269,7 +270,7 @@ class MeanClassifier:
         y: ArrayLike,
         sigma: float = 1.0,
         prior: Sequence[float] = (0.5, 0.5),
-    ) -> "MeanClassifier":
+    ) -> MeanClassifier:
         """Fit the class means to labelled data; every class needs a point."""
         x = check.finite_array(x, "x").ravel()
         y = _labels(y, "y").ravel()
@@ -330,7 +331,7 @@ class MeanClassifier:
         keep2 = np.full_like(x, m2)
         return np.stack([np.stack([new1, keep2], -1), np.stack([keep1, new2], -1)], -2)
 
-    def retrained(self, x: float, label: int) -> "MeanClassifier":
+    def retrained(self, x: float, label: int) -> MeanClassifier:
         """A new classifier trained on the old data plus ``(x, label)``."""
         x = check.finite_scalar(x, "x")
         if np.ndim(label) != 0:
@@ -715,7 +716,7 @@ def paper_cases_table(
         x_star, q_star = optimal_selection(problem, clf, bounds)
         x_worst, q_worst = worst_selection(problem, clf, bounds)
         t_hat = clf.boundary
-        q_rs = integrate.quad(lambda t: float(q_c(problem, clf, t) * problem.density(t)),
+        q_rs = integrate.quad(lambda t, clf=clf: float(q_c(problem, clf, t) * problem.density(t)),
                               -np.inf, np.inf, epsabs=1e-13, limit=200)[0]
         rows.append({
             "case": f"{k}: {name}", "mu_hat_1": clf.mu_hat[0], "mu_hat_2": clf.mu_hat[1],

@@ -60,8 +60,9 @@ import numpy as np
 
 from mri_theory._utils import validation as check
 from mri_theory.engine.contract import Classifier, check_retraining_args
-from mri_theory.engine.losses import pointwise_loss_from_scores
-from mri_theory.engine.population import Population
+from mri_theory.engine.exact import MixtureTruth, error_rates, log_losses
+from mri_theory.engine.losses import LOG_LOSS_FLOOR, pointwise_loss_from_scores
+from mri_theory.engine.population import ExactPopulation, Population
 
 __all__ = ["LDA", "QDA", "GaussianClassifier", "GaussianMeanClassifier", "GaussianNaiveBayes"]
 
@@ -111,8 +112,32 @@ class GaussianClassifier(Classifier):
     :meth:`_coefficients` converts parameters given in data units by ``scale_``.
     """
 
+    exact_truth = True
+
     def _coefficients(self, counts, means, scatters):  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _exact_losses(self, truth: MixtureTruth, counts, means, scatters, loss: str) -> np.ndarray:
+        """Exact losses of the ``M`` models of stacked statistics ``(M, k, ...)`` under ``truth``.
+
+        Scores and truth both in this model's frame :math:`z = (x - o)/s` (the
+        truth's means shifted and scaled, covariances scaled by :math:`s^{-2}`),
+        the log loss floored as the engine's (:data:`~mri_theory.engine.losses.LOG_LOSS_FLOOR`).
+        """
+        frame = MixtureTruth(truth.weights, (truth.means - self.origin_) / self.scale_,
+                             truth.covariances / self.scale_**2, truth.labels, truth.n_classes)
+        present = counts > 0
+        with np.errstate(divide="ignore", invalid="ignore"):  # absent classes: coefficients ignored
+            A, b, c = self._coefficients(counts, means, scatters)
+        A, b, c = (np.where(present.reshape(present.shape + (1,) * (x.ndim - 2)), x, 0.0) for x in (A, b, c))
+        if loss == "error":
+            return error_rates(frame, A, b, c, present)
+        return log_losses(frame, A, b, c, present, floor=LOG_LOSS_FLOOR)
+
+    def exact_loss(self, truth: MixtureTruth, loss: str) -> float:
+        """The exact loss under a Gaussian-mixture truth: the scores are quadratic (:mod:`mri_theory.engine.exact`)."""
+        self._check_fitted()
+        return float(self._exact_losses(truth, self.counts_[None], self.means_[None], self.scatters_[None], loss)[0])
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
         self.origin_, self.scale_ = reference_frame(X)
@@ -188,6 +213,12 @@ class GaussianClassifier(Classifier):
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
         k = self.n_classes_
         candidates = self._to_frame(candidates)
+        if isinstance(population, ExactPopulation):  # every retrained rule integrated exactly, all at once
+            counts, means, scatters = self._updated_statistics(candidates)
+            B = candidates.shape[0]
+            future = self._exact_losses(population.truth, counts.reshape(B * k, k), means.reshape(B * k, k, -1),
+                                        scatters.reshape((B * k, k) + scatters.shape[-2:]), loss)
+            return population.loss(self, loss), future.reshape(B, k)
         phi_t = np.ascontiguousarray(_features(self._to_frame(population.X)).T)
         chunk = max(1, _CHUNK_CELLS // (population.size * k * max(k - 1, 1)))
         out = np.empty((candidates.shape[0], k))

@@ -26,7 +26,7 @@ chunked so memory stays bounded for 10^6-point populations.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -217,7 +217,7 @@ class KNN(Classifier):
         self.kernel = kernel
         self.scale = scale
 
-    def fit(self, X: ArrayLike, y: ArrayLike, n_classes: int | None = None) -> "KNN":
+    def fit(self, X: ArrayLike, y: ArrayLike, n_classes: int | None = None) -> KNN:
         """Fit on labelled data (see :meth:`Classifier.fit`); a fixed ``scale`` must have one entry per column."""
         X = check_points(X, min_rows=1)
         scale = _check_scale(self.scale)
@@ -459,10 +459,10 @@ def _weighted_votes(labels: np.ndarray, weights: np.ndarray, n_classes: int) -> 
     shared = count > 1
     if np.any(shared):
         total = np.zeros(top.shape)
-        for v, t in zip(votes, tied):
+        for v, t in zip(votes, tied, strict=True):
             total += np.where(t, v, 0.0)
         mean = total / np.maximum(count, 1)
-        votes = [np.where(t & shared, mean, v) for v, t in zip(votes, tied)]
+        votes = [np.where(t & shared, mean, v) for v, t in zip(votes, tied, strict=True)]
     return np.stack(votes, axis=-1)
 
 

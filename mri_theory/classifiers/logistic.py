@@ -210,7 +210,7 @@ class _Fit:
         P = self.E / self.total
         A = -P[:, None] * P[None, :]
         for j in range(q):
-            A[j, j] = P[j] * (sum(self.E[l] for l in range(q) if l != j) / self.total)
+            A[j, j] = P[j] * (sum(self.E[other] for other in range(q) if other != j) / self.total)
         return A
 
 
@@ -442,7 +442,7 @@ class LogisticRegression(Classifier):
     def _to_frame(self, X: np.ndarray) -> np.ndarray:
         return _with_ones((X - self.origin_) / self.scale_)
 
-    def fit(self, X: ArrayLike, y: ArrayLike, n_classes: int | None = None) -> "LogisticRegression":
+    def fit(self, X: ArrayLike, y: ArrayLike, n_classes: int | None = None) -> LogisticRegression:
         """Fit on labelled data (:meth:`Classifier.fit`).
 
         Refused before any work (``ValueError``): coordinates beyond ``1e150``

@@ -597,7 +597,7 @@ class SVM(Classifier):
         self.C = C
         self.gamma = gamma
 
-    def fit(self, X: ArrayLike, y: ArrayLike, n_classes: int | None = None) -> "SVM":
+    def fit(self, X: ArrayLike, y: ArrayLike, n_classes: int | None = None) -> SVM:
         """Fit on labelled data (:meth:`Classifier.fit`); coordinates beyond ``1e150`` are refused."""
         check_magnitude(check_points(X, min_rows=1), "X")
         return super().fit(X, y, n_classes)

@@ -1,5 +1,6 @@
 """Deprecated: the states runner moved to :mod:`mri_theory.runners` (``score_states`` ...) and the summaries to
-:mod:`mri_theory.evaluation` (``summarise_states``, ``estimator_errors``); this path warns and will be removed in 0.2.0."""
+:mod:`mri_theory.evaluation` (``summarise_states``, ``estimator_errors``); this path warns and will be removed in
+0.2.0."""
 
 from mri_theory._utils.deprecation import forward
 

@@ -1,10 +1,13 @@
 """The future-loss engine over an evaluation population (Table 1's L', Eq. eqc).
 
-``population``  evaluation sets with class-probability rows (Rao-Blackwellised losses)
+``population``  evaluation sets with class-probability rows (Rao-Blackwellised losses), and the exact
+                evaluation of a Gaussian-mixture truth (``Population.exact``, :class:`ExactPopulation`)
+``exact``       exact error rates and log losses of quadratic-score rules on Gaussian mixtures (1-D, 2-D)
 ``losses``      pointwise losses and predicted classes (ties broken by :mod:`mri_theory._utils.ties`)
 ``contract``    the :class:`Classifier` base class: the engine's hook ``retraining_losses`` and the refit path
 ``retraining``  current and future losses of any classifier (exact fast paths or refits)
-``targets``     the true :math:`Q^c`, :math:`Q^a`, :math:`B^c` of a known problem
+``targets``     the true :math:`Q^c`, :math:`Q^a`, :math:`B^c` of a known problem; sampled :math:`Q^c` with its
+                standard error (randomised QMC) and whether the best candidate is resolved
 
 The engine knows problems only through the interface a :class:`~mri_theory.problems.Problem` declares
 (:data:`~mri_theory.engine.population.PROBLEM_INTERFACE`), so it sits below :mod:`mri_theory.problems`.
@@ -17,6 +20,7 @@ from mri_theory.engine.contract import (
     check_retraining_args,
     refit_future_losses,
 )
+from mri_theory.engine.exact import MixtureTruth, error_rates, log_losses
 from mri_theory.engine.losses import (
     LOG_LOSS_FLOOR,
     LOSSES,
@@ -27,6 +31,7 @@ from mri_theory.engine.losses import (
     predicted_class,
 )
 from mri_theory.engine.population import (
+    ExactPopulation,
     Population,
     check_population,
     qmc_uniforms,
@@ -40,6 +45,9 @@ from mri_theory.engine.retraining import (
     future_losses,
 )
 from mri_theory.engine.targets import (
+    SampledQc,
+    best_is_resolved,
+    sampled_q_c,
     true_b_c,
     true_q_a,
     true_q_c,
@@ -47,6 +55,13 @@ from mri_theory.engine.targets import (
 )
 
 __all__ = [
+    "SampledQc",
+    "best_is_resolved",
+    "sampled_q_c",
+    "ExactPopulation",
+    "MixtureTruth",
+    "error_rates",
+    "log_losses",
     "Population",
     "check_population",
     "qmc_uniforms",

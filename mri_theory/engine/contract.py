@@ -84,7 +84,7 @@ from sklearn import base as skbase
 
 from mri_theory._utils import validation as check
 from mri_theory.engine.losses import check_loss, predicted_class
-from mri_theory.engine.population import Population, check_population
+from mri_theory.engine.population import ExactPopulation, Population, check_population
 
 __all__ = ["Classifier", "check_points", "check_retraining_args", "refit_future_losses"]
 
@@ -129,12 +129,18 @@ class Classifier(skbase.BaseEstimator):
     nearest_neighbour : bool
         True for nearest-neighbour classifiers: SMRI/BMRI's :math:`\theta_2`
         is then a random forest rather than 5-NN (§4).
+    exact_truth : bool
+        True when :meth:`exact_loss` integrates the loss exactly over a
+        Gaussian-mixture truth, so the engine accepts an
+        :class:`~mri_theory.engine.population.ExactPopulation` for this
+        classifier (the Gaussian family: quadratic decision regions).
     """
 
     name: str = "classifier"
     nearest_neighbour: bool = False
+    exact_truth: bool = False
 
-    def fit(self, X: ArrayLike, y: ArrayLike, n_classes: int | None = None) -> "Classifier":
+    def fit(self, X: ArrayLike, y: ArrayLike, n_classes: int | None = None) -> Classifier:
         """Fit on labelled data; ``n_classes`` defaults to ``max(y) + 1`` (at least 2).
 
         At least one training point is required; classes may be absent.
@@ -157,6 +163,15 @@ class Classifier(skbase.BaseEstimator):
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def exact_loss(self, truth: Any, loss: str) -> float:
+        """The fitted model's exact loss under a Gaussian-mixture truth
+        (:class:`~mri_theory.engine.exact.MixtureTruth`).
+
+        Classifiers whose decision regions allow exact integration set
+        :attr:`exact_truth` and override this; here it raises ``TypeError``.
+        """
+        raise TypeError(f"{type(self).__name__} has no exact loss (exact_truth is False); use a sampled Population")
+
     def _predict_proba(self, X: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -173,7 +188,7 @@ class Classifier(skbase.BaseEstimator):
         """Most probable class; near-ties go to the lowest label (:func:`~mri_theory.engine.losses.predicted_class`)."""
         return predicted_class(self.predict_proba(X))
 
-    def set_params(self, **params: Any) -> "Classifier":
+    def set_params(self, **params: Any) -> Classifier:
         """Set hyper-parameters (scikit-learn's ``set_params``), refusing values ``__init__`` refuses.
 
         The new top-level values are checked by building a fresh object from
@@ -187,11 +202,11 @@ class Classifier(skbase.BaseEstimator):
             type(self)(**{**current, **top})
         return super().set_params(**params)
 
-    def clone(self) -> "Classifier":
+    def clone(self) -> Classifier:
         """An unfitted copy with equal hyper-parameters: ``sklearn.base.clone(self)``."""
         return skbase.clone(self)
 
-    def __sklearn_clone__(self) -> "Classifier":
+    def __sklearn_clone__(self) -> Classifier:
         twin = super().__sklearn_clone__()
         if "name" in vars(self):  # a label set on the instance travels with its clones
             twin.name = self.name
@@ -225,7 +240,7 @@ def _param_repr(value: Any) -> str:
 
 
 def check_retraining_args(model: Classifier, candidates: ArrayLike, population: Any,
-                          loss: Any) -> tuple[np.ndarray, Population, str]:
+                          loss: Any) -> tuple[np.ndarray, Population | ExactPopulation, str]:
     """Validate the arguments of :meth:`Classifier.retraining_losses` for a fitted ``model``.
 
     The population must have the model's number of classes and dimension,
@@ -233,6 +248,9 @@ def check_retraining_args(model: Classifier, candidates: ArrayLike, population: 
     """
     model._check_fitted()
     population = check_population(population)
+    if isinstance(population, ExactPopulation):
+        population.check_classifier(model)
+        loss = population.check_loss(loss)
     loss = check_loss(loss)
     if population.n_classes != model.n_classes_:
         raise ValueError(f"population has {population.n_classes} classes but the classifier was fitted with "

@@ -25,12 +25,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from mri_theory._utils import validation as check
+from mri_theory.engine.exact import MixtureTruth
 from mri_theory.engine.losses import check_loss, pointwise_loss
 
 if TYPE_CHECKING:
     from mri_theory.problems import Problem
 
-__all__ = ["Population", "check_population", "qmc_uniforms"]
+__all__ = ["ExactPopulation", "Population", "check_population", "qmc_uniforms"]
 
 #: What :meth:`Population.from_problem` uses of a problem, all declared on
 #: :class:`mri_theory.problems.Problem`: the methods ``sample`` and ``posterior``
@@ -96,8 +97,8 @@ class Population:
 
     @classmethod
     def from_problem(
-        cls, problem: "Problem", size: int, rng: np.random.Generator, method: str = "sample"
-    ) -> "Population":
+        cls, problem: Problem, size: int, rng: np.random.Generator, method: str = "sample"
+    ) -> Population:
         """A population of ``size`` points with the problem's exact Bayes posteriors as rows.
 
         Parameters
@@ -125,8 +126,31 @@ class Population:
             X = _qmc_points(problem, size, rng)
         return cls(X, problem.posterior(X))
 
+    @staticmethod
+    def exact(problem: Any) -> ExactPopulation:
+        """The exact evaluation of a Gaussian-mixture problem: losses integrated over its mixture, not sampled.
+
+        An :class:`ExactPopulation`, accepted wherever the engine accepts a
+        population (:func:`~mri_theory.engine.targets.true_q_c`,
+        :func:`~mri_theory.engine.retraining.future_losses`, :meth:`ExactPopulation.loss`) for the
+        classifiers whose decision regions allow exact integration (``Classifier.exact_truth``:
+        LDA, QDA, Gaussian naive Bayes, the mean classifier); the others are refused with a
+        ``TypeError`` naming the population.  Error and log loss, 1-D and 2-D problems
+        (:mod:`mri_theory.engine.exact`).
+
+        Parameters
+        ----------
+        problem : GaussianMixtureProblem
+            Anything else (a name, real data, a problem without mixture parameters) is refused
+            with a ``TypeError``.
+        """
+        if isinstance(problem, str):
+            raise TypeError(f"problem must be a Problem object, got the name {problem!r}: "
+                            f"use mri_theory.problems.get_problem({problem!r})")
+        return ExactPopulation(MixtureTruth.from_problem(problem))
+
     @classmethod
-    def from_labels(cls, X: ArrayLike, y: ArrayLike, n_classes: int) -> "Population":
+    def from_labels(cls, X: ArrayLike, y: ArrayLike, n_classes: int) -> Population:
         """Labelled data as a population: one-hot rows, uniform weights (the empirical loss).
 
         The one-hot table has ``n * n_classes`` cells, at most :data:`mri_theory._utils.validation.MAX_SIZE`.
@@ -234,15 +258,87 @@ class Population:
         return float(np.sqrt(np.sum(self.weights**2 * centred**2)))
 
 
-def check_population(population: Any, name: str = "population") -> Population:
-    """Require a :class:`Population` (e.g. ``Population.from_problem(problem, size, rng)``)."""
-    if not isinstance(population, Population):
+class ExactPopulation:
+    r"""The exact evaluation of a Gaussian-mixture truth: every loss integrated, none sampled.
+
+    Made by :meth:`Population.exact`.  Its losses are
+    :math:`\sum_c w_c E_{x \sim N(\mu_c, \Sigma_c)}[\ell(x, y_c)]` over the mixture's
+    components (:class:`~mri_theory.engine.exact.MixtureTruth`), computed by
+    :func:`~mri_theory.engine.exact.error_rates` and :func:`~mri_theory.engine.exact.log_losses`
+    to about 1e-12 rather than averaged over points: the truth of a late learning-curve step,
+    where :math:`Q^c` is smaller than a sampled population's noise, is exact.  ``"lc"`` (the
+    classifier's own confidence) has no exact form here and is refused.
+
+    Parameters
+    ----------
+    truth : MixtureTruth
+    """
+
+    def __init__(self, truth: MixtureTruth) -> None:
+        if not isinstance(truth, MixtureTruth):
+            raise TypeError(f"truth must be a MixtureTruth (e.g. MixtureTruth.from_problem(problem)), "
+                            f"got {type(truth).__name__}")
+        self.truth = truth
+
+    def __repr__(self) -> str:
+        return f"ExactPopulation({self.truth.n_components} components, n_classes={self.n_classes}, dim={self.dim})"
+
+    @property
+    def n_classes(self) -> int:
+        """Number of classes ``k``."""
+        return self.truth.n_classes
+
+    @property
+    def dim(self) -> int:
+        """Dimension ``d`` of the inputs."""
+        return self.truth.dim
+
+    def check_loss(self, loss: Any) -> str:
+        """``loss`` if it has an exact form here (``"error"`` or ``"log"``); a ValueError otherwise."""
+        loss = check_loss(loss)
+        if loss == "lc":
+            raise ValueError("loss 'lc' (the classifier's own confidence) has no exact form on an ExactPopulation; "
+                             "use 'error' or 'log', or a sampled Population")
+        return loss
+
+    def check_classifier(self, classifier: Any) -> None:
+        """A TypeError naming the population unless ``classifier`` has an exact path (``exact_truth``)."""
+        if not getattr(classifier, "exact_truth", False):
+            raise TypeError(f"population: {type(classifier).__name__} has no exact path on an ExactPopulation "
+                            "(Classifier.exact_truth is False: its decision regions are not quadratic); use a "
+                            "sampled Population (Population.from_problem(problem, size, rng, method='qmc'))")
+
+    def loss(self, classifier: Any, loss: str = "error") -> float:
+        """The fitted ``classifier``'s exact loss under the truth (``classifier.exact_loss``)."""
+        loss = self.check_loss(loss)
+        self.check_classifier(classifier)
+        k, d = getattr(classifier, "n_classes_", None), getattr(classifier, "dim_", None)
+        if k is not None and k != self.n_classes:
+            raise ValueError(f"classifier has {k} classes (n_classes_) but the population has {self.n_classes}: "
+                             f"fit it with n_classes={self.n_classes}")
+        if d is not None and d != self.dim:
+            raise ValueError(f"classifier was fitted on {d}-D points but the population is {self.dim}-D")
+        return float(classifier.exact_loss(self.truth, loss))
+
+    def error_rate(self, classifier: Any) -> float:
+        """Exact error rate of a fitted classifier."""
+        return self.loss(classifier, "error")
+
+    def log_loss(self, classifier: Any) -> float:
+        """Exact log loss (nats, probabilities floored at ``LOG_LOSS_FLOOR``) of a fitted classifier."""
+        return self.loss(classifier, "log")
+
+
+def check_population(population: Any, name: str = "population") -> Population | ExactPopulation:
+    """Require a :class:`Population` (e.g. ``Population.from_problem(problem, size, rng)``) or an
+    :class:`ExactPopulation` (``Population.exact(problem)``)."""
+    if not isinstance(population, (Population, ExactPopulation)):
         raise TypeError(f"{name} must be a Population (e.g. Population.from_problem(problem, size, rng)), "
                         f"got {type(population).__name__}")
     return population
 
 
-def check_problem_interface(problem: Any, name: str = "problem") -> "Problem":
+def check_problem_interface(problem: Any, name: str = "problem") -> Problem:
     """Require an object with the :data:`PROBLEM_INTERFACE` of a :class:`~mri_theory.problems.Problem`.
 
     Looked up on the type, so that no property runs; a problem *name* gets a
@@ -281,5 +377,5 @@ def qmc_uniforms(dim: int, size: int, rng: np.random.Generator) -> np.ndarray:
     return sampler.random_base2(m)[:size] + 2.0 ** -(_SOBOL_BITS + 1)
 
 
-def _qmc_points(problem: "Problem", size: int, rng: np.random.Generator) -> np.ndarray:
+def _qmc_points(problem: Problem, size: int, rng: np.random.Generator) -> np.ndarray:
     return problem.sample_from_uniform(qmc_uniforms(problem.uniform_dim, size, rng))

@@ -51,7 +51,8 @@ def fit_on(classifier: Classifier, X_train: ArrayLike, y_train: ArrayLike, popul
     X_train = check_points(X_train, "X_train", dim=population.dim, min_rows=1)
     y_train = check_labels(y_train, population.n_classes, "y_train")
     if X_train.shape[0] != y_train.shape[0]:
-        raise ValueError(f"X_train and y_train must have the same length, got {X_train.shape[0]} and {y_train.shape[0]}")
+        raise ValueError(f"X_train and y_train must have the same length, got {X_train.shape[0]} and "
+                         f"{y_train.shape[0]}")
     return classifier.clone().fit(X_train, y_train, population.n_classes)
 
 

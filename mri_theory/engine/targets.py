@@ -9,11 +9,13 @@ posteriors as rows: the true loss, Rao-Blackwellised).
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from mri_theory._utils import validation as check
+from mri_theory._utils.ties import near_maximum
 from mri_theory._utils.validation import check_labels
 from mri_theory.engine.contract import Classifier, check_points
 from mri_theory.engine.losses import check_loss
@@ -27,7 +29,8 @@ from mri_theory.engine.retraining import current_and_future_losses, fit_on
 if TYPE_CHECKING:
     from mri_theory.problems import Problem
 
-__all__ = ["check_truth", "true_q_c", "true_q_c_and_loss", "true_q_a", "true_b_c"]
+__all__ = ["SampledQc", "best_is_resolved", "check_truth", "sampled_q_c", "true_q_c", "true_q_c_and_loss",
+           "true_q_a", "true_b_c"]
 
 _MAX_BATCH = 3
 
@@ -93,6 +96,102 @@ def true_q_c_and_loss(
     problem, population, candidates = check_truth(problem, population, candidates)
     L_now, future = current_and_future_losses(classifier, X_S, y_S, candidates, population, loss)
     return L_now, L_now - np.sum(problem.posterior(candidates) * future, axis=1)
+
+
+class SampledQc(NamedTuple):
+    """:math:`Q^c` on sampled populations with its standard error (:func:`sampled_q_c`)."""
+
+    q_c: np.ndarray  #: (m,) mean over the independent scrambles
+    se: np.ndarray  #: (m,) standard error of that mean (the scrambles' standard deviation / sqrt(R))
+    replicates: np.ndarray  #: (R, m) the Q^c of each scramble, for paired comparisons (:func:`best_is_resolved`)
+
+
+def sampled_q_c(
+    problem: Any,
+    classifier: Classifier,
+    X_S: ArrayLike,
+    y_S: ArrayLike,
+    candidates: ArrayLike,
+    size: int = 10_000,
+    scrambles: int = 8,
+    *,
+    rng: np.random.Generator,
+    loss: str = "error",
+) -> SampledQc:
+    r"""The true :math:`Q^c` (Eq. ``eqc``) on randomised quasi-Monte Carlo populations, with its standard error.
+
+    ``scrambles`` independent scrambled-Sobol' populations of ``size // scrambles`` points each
+    (:meth:`~mri_theory.engine.population.Population.from_problem`, ``method="qmc"``) give
+    ``scrambles`` independent, unbiased values of :math:`Q^c` per candidate; their mean is the estimate
+    and their standard deviation over :math:`\sqrt{R}` its standard error (randomised QMC: the
+    scrambles are i.i.d., so the error is honest even though each scramble's points are not).  The
+    cost is that of one population of ``size`` points plus ``scrambles - 1`` extra fits of the
+    current model.  Where the exact truth exists
+    (:meth:`~mri_theory.engine.population.Population.exact`), prefer it: no error at all.
+
+    Parameters
+    ----------
+    problem, classifier, X_S, y_S, candidates, loss
+        As in :func:`true_q_c`.
+    size : int
+        Total population points, split evenly over the scrambles (at least 1 each).
+    scrambles : int
+        Independent scrambles ``R >= 2``.
+    rng : numpy.random.Generator
+        Draws the scrambles, in order.
+
+    Returns
+    -------
+    SampledQc
+    """
+    scrambles = check.count(scrambles, "scrambles", minimum=2, maximum=1000)
+    size = check.count(size, "size", minimum=scrambles, maximum=check.MAX_SIZE)
+    rng = check.generator(rng)
+    problem = check_problem_interface(problem)
+    values = np.array([
+        true_q_c(problem, classifier, X_S, y_S, candidates,
+                 Population.from_problem(problem, size // scrambles, rng, method="qmc"), loss)
+        for _ in range(scrambles)])
+    return SampledQc(values.mean(axis=0), values.std(axis=0, ddof=1) / np.sqrt(scrambles), values)
+
+
+def best_is_resolved(replicates: ArrayLike, z: float = 3.0, largest: bool = True) -> tuple[int, bool]:
+    r"""The best candidate by the mean of ``replicates`` and whether it is *resolved* from the runner-up.
+
+    Resolved: the best mean exceeds the runner-up's by more than ``z`` standard errors of their
+    *paired* difference (the same scrambles: :attr:`SampledQc.replicates`), so that the choice does
+    not rest on the population's noise.  With fewer than two candidates the best is resolved.
+
+    Parameters
+    ----------
+    replicates : array_like (R, m)
+        Independent replicate values per candidate, ``R >= 2``.
+    z : float
+        The multiple of the standard error, ``> 0`` (3: a chance of about 1e-3 of calling noise resolved).
+    largest : bool
+        ``True``: the best is the largest mean (MRI-best); ``False``: the smallest (MRI-worst).
+
+    Returns
+    -------
+    best : int
+        Index of the best mean (ties within :data:`~mri_theory._utils.ties.TIE_TOLERANCE`: the lowest index).
+    resolved : bool
+    """
+    values = check.finite_array(replicates, "replicates")
+    if values.ndim != 2 or values.shape[0] < 2 or values.shape[1] < 1:
+        raise ValueError(f"replicates must have shape (R >= 2, m >= 1), got {values.shape}")
+    z = check.positive_scalar(z, "z")
+    signed = values if check.flag(largest, "largest") else -values
+    means = signed.mean(axis=0)
+    best = int(np.flatnonzero(near_maximum(means))[0])  # near-ties (TIE_TOLERANCE): the lowest index
+    others = np.delete(np.arange(means.size), best)
+    if others.size == 0:
+        return best, True
+    runners_up = others[near_maximum(means[others])]  # tied runners-up: the least separated one counts
+    gaps = signed[:, [best]] - signed[:, runners_up]
+    mean, se = gaps.mean(axis=0), gaps.std(axis=0, ddof=1) / np.sqrt(gaps.shape[0])
+    # a gap without noise (se 0) is resolved when it is positive; identical candidates (gap 0) are not
+    return best, bool(np.all(np.where(se > 0, mean > z * se, mean > 0)))
 
 
 def true_q_a(

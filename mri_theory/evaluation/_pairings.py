@@ -97,7 +97,7 @@ def check_asymptotic(asymptotic: Any, pairings: list[Pairing], loss: str = "erro
         raise ValueError("asymptotic has more than one row for a (problem, classifier)")
     values = evc.number_array(asymptotic["asymptotic_loss"].to_numpy(), "asymptotic['asymptotic_loss']")
     evc.losses(values, "asymptotic['asymptotic_loss']", loss)
-    table = dict(zip(zip(asymptotic["problem"], asymptotic["classifier"]), values))
+    table = dict(zip(zip(asymptotic["problem"], asymptotic["classifier"], strict=True), values, strict=True))
     missing = [(p.problem, p.classifier) for p in pairings if (p.problem, p.classifier) not in table]
     if missing:
         raise ValueError(f"asymptotic has no row for the pairings {missing}")

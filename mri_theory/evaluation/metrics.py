@@ -65,7 +65,7 @@ from mri_theory.evaluation._pairings import (
     pairing_metrics,
 )
 
-__all__ = ["BEST", "CURVE_COLUMNS", "LOSS_KINDS", "MAX_LOSS", 
+__all__ = ["BEST", "CURVE_COLUMNS", "LOSS_KINDS", "MAX_LOSS",
            "METRIC_COLUMNS", "ORACLES", "RANKED_METRICS", "REFERENCE", "WEIGHTINGS", "LabelComplexity", "Regret",
            "alc", "aua", "curve_metrics", "label_complexity", "mean_loss", "metric_columns",
            "q_c_shortfall", "ranked_metrics", "regret", "wi"]

@@ -111,7 +111,7 @@ def _blocks(states: Any, errors: bool) -> list[_Block]:
         state, strategy = tuple(key[:-1]), key[-1]
         rows = rows[np.argsort(col["candidate"][rows], kind="stable")]
         cand = col["candidate"][rows]
-        where = f"states: state {dict(zip(_STATE, state))}, strategy {strategy!r}"
+        where = f"states: state {dict(zip(_STATE, state, strict=True))}, strategy {strategy!r}"
         if rows.size < 2:
             raise ValueError(f"{where} has {rows.size} candidate; every state needs at least 2")
         if np.any(np.diff(cand) == 0):
@@ -229,8 +229,8 @@ def _errors_row(block: _Block, n_draws: int, seed: int) -> dict[str, float]:
 
 
 def _per_state_frame(blocks: list[_Block], rows: list[dict], states: pd.DataFrame) -> pd.DataFrame:
-    keys = [dict(zip(_STATE, b.state), n_labelled=b.n_labelled, strategy=b.strategy) for b in blocks]
-    frame = pd.DataFrame([{**k, **r} for k, r in zip(keys, rows)])
+    keys = [dict(zip(_STATE, b.state, strict=True), n_labelled=b.n_labelled, strategy=b.strategy) for b in blocks]
+    frame = pd.DataFrame([{**k, **r} for k, r in zip(keys, rows, strict=True)])
     return _ordered(frame, _STATE + ["strategy"], states)
 
 

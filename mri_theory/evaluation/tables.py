@@ -128,7 +128,7 @@ def _scores(value: Any, name: str) -> dict[Any, float]:
                                f"{name} (the values)")
     if numbers.ndim != 1:
         raise ValueError(f"{name} must map each method to one number")
-    return dict(zip(methods, numbers.tolist()))
+    return dict(zip(methods, numbers.tolist(), strict=True))
 
 
 class Tau(NamedTuple):
@@ -279,7 +279,8 @@ def _pairing_tables(r1: pd.DataFrame, loss: str) -> list[_Table]:
         methods = part["method"].tolist()
         rows = [["Overall Rank"] + [_rank_text(v) for v in part["rank"]]]
         rows += [[label] + [_rank_text(v) for v in part[f"rank_{metric}"]] for metric, label in labels.items()]
-        lc = [f"{v:.1f}{'*' if c > 0 else ''}" for v, c in zip(part["label_complexity"], part["lc_censored"])]
+        lc = [f"{v:.1f}{'*' if c > 0 else ''}"
+              for v, c in zip(part["label_complexity"], part["lc_censored"], strict=True)]
         rows.append(["value: label complexity (n)"] + lc)
         for column, label in (area, ("wi_linear", "WI-linear"), ("wi_exponential", "WI-exponential"),
                               ("alc", "ALC"), ("regret", "regret vs MRI-best")):
@@ -419,9 +420,9 @@ def _figure(r3: pd.DataFrame, r4: pd.DataFrame, boot: pd.DataFrame, level: float
     fig = Figure(figsize=(9.5, 0.5 * len(methods) + 2.0), layout="constrained")
     ax = fig.subplots()
     classifiers = sorted(r3["classifier"].unique())
-    offsets = np.linspace(0.12, 0.36, len(classifiers)) if len(classifiers) > 1 else np.full(1, 0.2)
+    offsets = np.linspace(0.12, 0.36, len(classifiers)) if len(classifiers) > 1 else np.full(len(classifiers), 0.2)
     markers = "os^vP*Xh<>p"
-    for k, (classifier, offset) in enumerate(zip(classifiers, offsets)):
+    for k, (classifier, offset) in enumerate(zip(classifiers, offsets, strict=True)):
         part = r3[r3["classifier"] == classifier].set_index("method")["mean_rank"].reindex(methods)
         ax.plot(part.to_numpy(), y + offset, ls="none", marker=markers[k % len(markers)], ms=5, alpha=0.7,
                 label=classifier)
@@ -429,7 +430,7 @@ def _figure(r3: pd.DataFrame, r4: pd.DataFrame, boot: pd.DataFrame, level: float
     ax.errorbar(final["mean_rank"], y, xerr=np.clip(err, 0, None), fmt="o", color="black", ms=7, capsize=4,
                 label=f"mean over classifiers, {level * 100:g}% bootstrap CI")
     paper = _paper_positions(PAPER_FINAL.methods)
-    shared = [(m, yy) for m, yy in zip(methods, y) if m in paper]
+    shared = [(m, yy) for m, yy in zip(methods, y, strict=True) if m in paper]
     if shared:  # the paper's positions re-ranked over the methods shown, so both use the same scale
         ranks = stats.rankdata([paper[m] for m, _ in shared])
         ax.plot(ranks, [yy for _, yy in shared], ls="none", marker="D", mfc="none", mec="tab:red", ms=9,
@@ -562,14 +563,15 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
                 table.notes.append(_LOG_LOSS_PAPER_NOTE)
     asym = asymptotic.sort_values(["problem", "classifier"])
     asym_rows = [[p, c, _num(v, 4)] for p, c, v in asym[["problem", "classifier", "asymptotic_loss"]].itertuples(
-        index=False) if (p, c) in set(zip(ranks.r1["problem"], ranks.r1["classifier"]))]
+        index=False) if (p, c) in set(zip(ranks.r1["problem"], ranks.r1["classifier"], strict=True))]
     what = "loss" if loss == "error" else "log loss"
     tables.insert(0, _Table("asymptotic", f"Asymptotic {what}es (the target of label complexity)",
                             ["Problem", "Classifier", f"Asymptotic {what}"], asym_rows))
 
     markdown = "# AL study report: the paper's tables (§5.3-5.5, Appendix E)\n\n" + "\n".join(settings) + "\n\n"
     markdown += "\n".join(_markdown(t) for t in tables)
-    latex = "% AL study report written by mri_theory.evaluation.tables.write_report\n" + "\n".join(_latex(t) for t in tables)
+    latex = ("% AL study report written by mri_theory.evaluation.tables.write_report\n"
+             + "\n".join(_latex(t) for t in tables))
     final = ranks.r4.merge(boot[boot["classifier"] == "all"].drop(columns=["classifier", "mean_rank"]), on="method")
     final["regret"] = final["method"].map(mean_regret)
     files = {

@@ -17,9 +17,9 @@ inline``.  In a notebook, show a figure by making it a cell's last expression.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -39,7 +39,7 @@ FIGURE_MODULES: tuple[str, ...] = ("qc_cases", "qc_vs_se_rs", "lambda_vs_noise",
 #: File name, in the output folder, of the versions record written by :func:`make_figures`.
 VERSIONS_FILE = "VERSIONS.txt"
 
-_REGISTRY: dict[str, "FigureSpec"] = {}
+_REGISTRY: dict[str, FigureSpec] = {}
 
 
 @dataclass(frozen=True)

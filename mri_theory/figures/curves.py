@@ -30,7 +30,8 @@ def plot_mean_curves(ax: Axes, df: pd.DataFrame, colours: dict[str, str] | Seque
     """Plot each strategy's mean curve (in order of appearance) with +-1 SE bands; return the means."""
     curves = mean_curves(df, value)
     names = list(dict.fromkeys(df["strategy"]))
-    palette = colours if isinstance(colours, dict) else dict(zip(names, colours))
+    # A colour sequence is a palette: it may hold more colours than there are strategies.
+    palette = colours if isinstance(colours, dict) else dict(zip(names, colours, strict=False))
     for name in names:
         c = curves[curves.strategy == name]
         ax.plot(c.n_labelled, c["mean"], color=palette[name], lw=1.8, label=name)

@@ -130,7 +130,7 @@ def plot_estimator_errors(states: pd.DataFrame, errors: pd.DataFrame, errors_per
         counts = sorted(mine.n_labelled.unique())
         label = CLASSIFIER_LABELS.get(classifier, classifier)
         for k, estimator in enumerate(ESTIMATORS):
-            for j, (when, n) in enumerate(zip(("early", "late"), (counts[i] for i in early_late))):
+            for j, (when, n) in enumerate(zip(("early", "late"), (counts[i] for i in early_late), strict=True)):
                 ax = axes[row, 2 * k + j]
                 part = mine[(mine.strategy == estimator) & (mine.n_labelled == n)]
                 verdict = errors[(errors.classifier == classifier) & (errors.strategy == estimator)

@@ -44,7 +44,7 @@ def make(quick: bool, rng: np.random.Generator) -> Figure:
     left.legend(fontsize=8)
 
     sigmas = np.logspace(-2, 1.5, 8 if quick else 15)
-    for m, colour in zip(POOL_SIZES, ("tab:blue", "tab:purple", "tab:green")):
+    for m, colour in zip(POOL_SIZES, ("tab:blue", "tab:purple", "tab:green"), strict=True):
         q = np.sort(rng.uniform(0, 1, m))
         q = (q - q.min()) / np.ptp(q)  # spread 1, so sigma is relative to the range of Q^c
         gain = np.array([_normalised_gain(q, s, n_draws, rng, "gaussian") for s in sigmas])

@@ -50,7 +50,7 @@ def make(quick: bool, rng: np.random.Generator) -> Figure:
     axes = fig.subplots(1, len(PANELS))
     fig.suptitle("Figure 6: simulated problems, class densities $\\pi_j f_j$ "
                  "(class 1 red, class 2 blue) and the Bayes boundary (green)")
-    for ax, (name, caption) in zip(axes, PANELS):
+    for ax, (name, caption) in zip(axes, PANELS, strict=True):
         problem = get_problem(name)
         lim = _limits(problem)
         g0 = np.linspace(*lim[0], n_grid)

@@ -33,7 +33,7 @@ def case_grid(title: str) -> tuple[Figure, list[tuple[str, MeanClassifier, Axes]
     axes = fig.subplots(2, 2)
     fig.suptitle(title)
     panels = []
-    for k, ((name, clf), ax) in enumerate(zip(PAPER_CASES.items(), axes.ravel()), start=1):
+    for k, ((name, clf), ax) in enumerate(zip(PAPER_CASES.items(), axes.ravel(), strict=True), start=1):
         ax.set_title(rf"({k}) {name}: $\hat\theta$ = ({clf.mu_hat[0]:g}, {clf.mu_hat[1]:g})", fontsize=10)
         ax.set_xlabel("$x$")
         ax.set_xlim(*BOUNDS)

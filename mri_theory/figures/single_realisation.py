@@ -24,7 +24,7 @@ def make(quick: bool, rng: np.random.Generator) -> Figure:
     ax = fig.subplots()
     colours = colormaps["tab10"](np.arange(len(names)))
     styles = {"MRI-best": dict(lw=2.6, ls="-"), "MRI-worst": dict(lw=2.6, ls="--"), "RS": dict(lw=2.2, ls=":")}
-    for name, colour in zip(names, colours):
+    for name, colour in zip(names, colours, strict=True):
         c = df[df.strategy == name]
         ax.plot(c.n_labelled, c.loss, color=colour, label=name, **styles.get(name, dict(lw=1.4)))
     ax.axhline(get_problem("four-gaussian").bayes_error, color="black", ls="--", lw=1, label="Bayes error")

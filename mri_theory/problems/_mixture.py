@@ -1,4 +1,5 @@
-"""Checks of Gaussian-mixture parameters, shared by :mod:`mri_theory.problems` and :mod:`mri_theory.problems.bayes_error`.
+"""Checks of Gaussian-mixture parameters, shared by :mod:`mri_theory.problems` and
+:mod:`mri_theory.problems.bayes_error`.
 
 One class's components are ``(weights, means, covariances)`` of shapes ``(m,)``, ``(m, d)`` and
 ``(m, d, d)``; :func:`class_components` validates them the same way wherever they come in, so

@@ -18,7 +18,8 @@ and ``dim`` (:data:`MIXTURE_INTERFACE`).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import special
@@ -72,7 +73,7 @@ def grouped_logsumexp(values: np.ndarray, slices: Sequence[slice]) -> np.ndarray
     return np.stack(out, axis=-1)
 
 
-def compute_bayes_error(problem: "GaussianMixtureProblem", resolution: int = 1) -> float:
+def compute_bayes_error(problem: GaussianMixtureProblem, resolution: int = 1) -> float:
     r"""The Bayes error rate :math:`L^* = 1 - \int \max_j \pi_j f_j(x)\,dx` of a Gaussian-mixture problem.
 
     Parameters
@@ -189,7 +190,7 @@ def mixture_bayes_error(prior: Any, weights: Sequence[Any], means: Sequence[Any]
         raise ValueError(f"means must be 1- or 2-D points for the integrator, got d = {dim}: use "
                          f"compute_bayes_error of a GaussianMixtureProblem (Monte Carlo)")
     resolution = check.count(resolution, "resolution", maximum=MAX_RESOLUTION)
-    return _integrate(prior, *zip(*checked), resolution)
+    return _integrate(prior, *zip(*checked, strict=True), resolution)
 
 
 def _integrate(prior: np.ndarray, weights: Sequence[np.ndarray], means: Sequence[np.ndarray],
@@ -197,7 +198,7 @@ def _integrate(prior: np.ndarray, weights: Sequence[np.ndarray], means: Sequence
     """:math:`L^*` of checked mixture parameters in ``d = 1`` or ``2`` (see :func:`compute_bayes_error`)."""
     sizes = [w.size for w in weights]
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    slices = tuple(slice(int(o), int(o) + s) for o, s in zip(offsets, sizes))
+    slices = tuple(slice(int(o), int(o) + s) for o, s in zip(offsets, sizes, strict=True))
     comp_class = np.concatenate([np.full(s, j) for j, s in enumerate(sizes)])
     # ln(pi_j w_jc): each component's weight in the joint density.
     logw = np.log(np.concatenate(weights)) + np.log(prior)[comp_class]

@@ -3,8 +3,9 @@ r"""The built-in problems (Appendix D, Figure 6, two real datasets) and the regi
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike

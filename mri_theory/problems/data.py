@@ -135,14 +135,14 @@ class DataProblem(Problem):
 
     @classmethod
     def from_arrays(cls, X: ArrayLike, y: ArrayLike, test_size: float | int = 0.3, name: str = "data",
-                    standardize: bool = False) -> "DataProblem":
+                    standardize: bool = False) -> DataProblem:
         """A problem from covariates ``X`` (n, d) and labels ``y`` (n,); see :class:`DataProblem`."""
         return cls(X, y, test_size=test_size, name=name, standardize=standardize)
 
     @classmethod
     def from_csv(cls, path: str | os.PathLike, target: str, test_size: float | int = 0.3,
-                 name: str | None = None, standardize: bool = False) -> "DataProblem":
-        """A problem from a CSV file with a header row: column ``target`` holds the labels, every other column a covariate.
+                 name: str | None = None, standardize: bool = False) -> DataProblem:
+        """A problem from a CSV file with a header row: column ``target`` holds the labels, the others the covariates.
 
         Parameters
         ----------
@@ -373,13 +373,14 @@ def _encode_labels(y: ArrayLike, n: int) -> tuple[np.ndarray, np.ndarray]:
     try:
         classes, codes = np.unique(labels, return_inverse=True)
     except TypeError as exc:
-        raise TypeError(f"y labels must be of one sortable type, got {sorted({type(v).__name__ for v in labels})}") from exc
+        raise TypeError("y labels must be of one sortable type, "
+                        f"got {sorted({type(v).__name__ for v in labels})}") from exc
     counts = np.bincount(codes, minlength=classes.size)
     if classes.size < 2:
         raise ValueError(f"y must hold at least two classes, got {classes.tolist()}")
     if np.any(counts < 2):
         raise ValueError(f"every class of y needs at least two rows (one to test, one to start), "
-                         f"got {dict(zip(classes.tolist(), counts.tolist()))}")
+                         f"got {dict(zip(classes.tolist(), counts.tolist(), strict=True))}")
     return classes, codes.astype(int)
 
 

@@ -4,7 +4,8 @@ r"""Simulated problems whose truth is known: :class:`GaussianMixtureProblem` (Ap
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -92,7 +93,7 @@ class GaussianMixtureProblem(Problem):
         for j, w in enumerate(self.weights):
             self._cum_weights[j, : w.size] = np.cumsum(w)
         self._sizes = np.asarray(sizes)
-        self._slices = tuple(slice(int(o), int(o) + s) for o, s in zip(self._offsets, sizes))
+        self._slices = tuple(slice(int(o), int(o) + s) for o, s in zip(self._offsets, sizes, strict=True))
 
     @property
     def n_components(self) -> int:

@@ -83,7 +83,10 @@ class Run:
         return repr(self.strategies[label])
 
 def replicate_data(problem: Problem, cfg: CurveConfig, replicate: int) -> tuple:
-    """``problem.draw_replicate`` from replicate ``replicate``'s data stream: ``(X0, y0, pool_X, pool_y, population)``."""
+    """``problem.draw_replicate`` from replicate ``replicate``'s data stream.
+
+    Returns ``(X0, y0, pool_X, pool_y, population)``.
+    """
     rng = np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(replicate, 0)))
     return problem.draw_replicate(cfg.pool_size, cfg.population_size, rng)
 
@@ -222,7 +225,8 @@ def curve_config(problem: tuple[str, Problem], classifier: tuple[str, Classifier
                          f"rows outside its test set and initial set), got {pool_size}")
     budget = pool_size if budget is None else check.count(budget, "budget")
     if budget > pool_size:
-        raise ValueError(f"budget ({budget}) must not exceed pool_size ({pool_size}): the pool is smaller than requested")
+        raise ValueError(f"budget ({budget}) must not exceed pool_size ({pool_size}): "
+                         "the pool is smaller than requested")
     record_q_c = problem_obj.has_truth if record_q_c is None else check.flag(record_q_c, "record_q_c")
     return CurveConfig(problem_label, classifier_label, pool_size, budget,
                        limits.size(population_size, "population_size", limits.MAX_POPULATION_SIZE), loss,

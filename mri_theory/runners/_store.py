@@ -340,7 +340,8 @@ def read_keyed_part(path: Path, key: Mapping[str, Any], config_sha256: str, rows
 #: The settings file that marks a results folder of each runner (sandbox, study, diagnostics).
 RUNNER_FILES = {CURVES_SETTINGS_FILE: "run_curves", "study.json": "run_study", "diagnostics.json": "score_states"}
 
-def check_out(out: Any, layout: Sequence[tuple[str, bool]] | None = None, own: str = CURVES_SETTINGS_FILE) -> Path | None:
+def check_out(out: Any, layout: Sequence[tuple[str, bool]] | None = None,
+              own: str = CURVES_SETTINGS_FILE) -> Path | None:
     """``out`` as a Path, or None; raises unless it is (or can become) a writable results folder.
 
     ``layout``: the (name, is a folder) entries the folder may hold (default:
@@ -366,7 +367,10 @@ def check_out(out: Any, layout: Sequence[tuple[str, bool]] | None = None, own: s
     return path
 
 def check_file_labels(labels: Mapping[str, Iterable[str]]) -> None:
-    """Refuse labels that cannot be part of file names (``{argument: labels}``; :mod:`mri_theory.runners.sandbox`, "Labels")."""
+    """Refuse labels that cannot be part of file names.
+
+    ``labels`` maps each argument to its labels (see :mod:`mri_theory.runners.sandbox`, "Labels").
+    """
     for argument, names in labels.items():
         for name in names:
             label(name, argument)

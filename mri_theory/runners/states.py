@@ -467,7 +467,8 @@ def plan_states(
     if not problem_item[1].has_truth:
         raise ValueError(f"problem: {problem_item[0]!r} has no truth (has_truth is False: real data); score_states "
                          "compares the strategies with the true Q^c, so it needs a problem with the truth")
-    curve = _curves.curve_config(problem_item, classifier_item, pool_size, None, population_size, "error", None, False, seed)
+    curve = _curves.curve_config(problem_item, classifier_item, pool_size, None, population_size, "error", None,
+                                 False, seed)
     objects = _resolve.strategy_objects(strategies, "error")
     replicates = limits.size(replicates, "replicates", limits.MAX_REPLICATES)
     steps = _check_steps(steps, curve.pool_size)

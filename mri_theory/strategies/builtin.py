@@ -4,8 +4,9 @@ r"""The built-in strategies RS ... MRI-worst (§2.3, §4, §5.1) and the registr
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from scipy import special
@@ -148,9 +149,11 @@ class EfeLc(Strategy):
 def _minus_expected_future_loss(ctx: Context, p_data: tuple, t_data: tuple, e_data: tuple,
                                 method: str, trees: int = FOREST_TREES,
                                 theta2: Classifier | None = None) -> np.ndarray:
-    r""":math:`-\hat T_e = -\hat{\mathbf p}\cdot\hat{\mathbf{L'}}` with :math:`\theta_2` on ``p_data``, training on ``t_data``, testing on ``e_data``.
+    r""":math:`-\hat T_e = -\hat{\mathbf p}\cdot\hat{\mathbf{L'}}` from three data sets.
 
-    :math:`\theta_2` is a clone of ``theta2``, or :func:`second_classifier` of the base when it is None.
+    :math:`\theta_2` is trained on ``p_data`` (for :math:`\hat{\mathbf p}`); the retrained models train on
+    ``t_data`` and are tested on ``e_data``.  :math:`\theta_2` is a clone of ``theta2``, or
+    :func:`second_classifier` of the base when it is None.
     """
     theta2 = second_classifier(ctx.classifier, trees) if theta2 is None else theta2.clone()
     p_hat = theta2.fit(*p_data, ctx.n_classes).predict_proba(ctx.candidates)

@@ -205,7 +205,7 @@ def _b_c_brute_force(problem, clf, xs):
     expected = 0.0
     for labels in itertools.product((0, 1), repeat=len(xs)):
         weight, model = 1.0, clf
-        for x, y in zip(xs, labels):
+        for x, y in zip(xs, labels, strict=True):
             weight *= problem.posterior(x)[y]
             model = model.retrained(x, y)
         expected += weight * error_rate(problem, model)
@@ -297,7 +297,7 @@ def test_paper_cases_table():
     assert list(table["mu_hat_1"]) == [-0.5, -0.9, -1.1, 1.0]
     assert np.all(table["q_c_star"] > table["q_c_se"])
     assert table.loc[2, "q_c_star"] < 0
-    for row, clf in zip(table.itertuples(), CASES):
+    for row, clf in zip(table.itertuples(), CASES, strict=True):
         assert row.error_rate == error_rate(PROBLEM, clf)
 
 

@@ -118,17 +118,18 @@ def test_paper_cases_table_against_quadrature_and_narrow_bounds():
     assert list(table.columns) == ["case", "mu_hat_1", "mu_hat_2", "t_hat", "error_rate", "x_star", "q_c_star",
                                    "x_worst", "q_c_worst", "x_se", "q_c_se", "q_c_rs"]
     assert table["case"].tolist() == [f"{k}: {name}" for k, name in enumerate(PAPER_CASES, start=1)]
-    for row, clf in zip(table.itertuples(), PAPER_CASES.values()):
+    for row, clf in zip(table.itertuples(), PAPER_CASES.values(), strict=True):
         assert (row.mu_hat_1, row.mu_hat_2) == clf.mu_hat
         assert row.t_hat == row.x_se == pytest.approx(sum(clf.mu_hat) / 2, abs=1e-15)
         # E_x[Q^c(x)] over p(x) on a finite range (the tails beyond +-12 weigh < 1e-25)
-        rs = integrate.quad(lambda t: float(q_c(PROBLEM, clf, t)) * (stats.norm.pdf(t, -1) + stats.norm.pdf(t, 1)) / 2,
+        rs = integrate.quad(lambda t, clf=clf: float(q_c(PROBLEM, clf, t))
+                            * (stats.norm.pdf(t, -1) + stats.norm.pdf(t, 1)) / 2,
                             -12, 12, epsabs=1e-14, limit=400, points=[sum(clf.mu_hat) / 2])[0]
         assert row.q_c_rs == pytest.approx(rs, abs=1e-10)
     # selections restricted to [0.2, 0.6]: inside, and at least as good as a fine grid there
     narrow = paper_cases_table(bounds=(0.2, 0.6))
     grid = np.linspace(0.2, 0.6, 4001)
-    for row, clf in zip(narrow.itertuples(), PAPER_CASES.values()):
+    for row, clf in zip(narrow.itertuples(), PAPER_CASES.values(), strict=True):
         values = q_c(PROBLEM, clf, grid)
         assert 0.2 <= row.x_star <= 0.6 and 0.2 <= row.x_worst <= 0.6
         assert row.q_c_star >= values.max() - 1e-15 and row.q_c_worst <= values.min() + 1e-15

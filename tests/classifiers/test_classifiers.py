@@ -58,7 +58,7 @@ def assert_valid_proba(P, n, k):
 
 
 def test_registry_lists_the_documented_classifiers():
-    assert NAMES == sorted(NAMES)
+    assert sorted(NAMES) == NAMES
     for name in ("knn5", "lda", "qda", "nb", "logreg", "svm", "rf", "mean"):
         assert name in NAMES
     for name in NAMES:
@@ -488,7 +488,7 @@ def test_knn_tree_shortlist_equals_brute_force(grid, k):
     y = rng.integers(0, 3, 200)
     model = KNN(k).fit(X, y, 3)
     assert model.tree_ is not None
-    for fast, brute in zip(model._neighbourhoods(P), model._brute_neighbourhoods(P)):
+    for fast, brute in zip(model._neighbourhoods(P), model._brute_neighbourhoods(P), strict=True):
         assert np.array_equal(fast, brute)
 
 

@@ -100,7 +100,7 @@ def assert_fast_equals_refit(clf, X, y, C, pop, loss, exact=False):
 
 
 def grid_state(rng, n_train, n_classes, d, side, n_pop, one_hot=False):
-    """Integer-grid data (many distance ties, duplicates) and candidates on the grid, on training and population points."""
+    """Integer-grid data (many distance ties, duplicates); candidates on the grid, training and population points."""
     X = rng.integers(0, side + 1, size=(n_train, d)).astype(float)
     y = rng.integers(0, n_classes, n_train)
     P = rng.integers(-1, side + 2, size=(n_pop, d)).astype(float)
@@ -150,14 +150,14 @@ def test_predict_proba_matches_brute_force(d, k, n_train):
 @pytest.mark.parametrize("k", [1, 4, 5, 6])
 @pytest.mark.parametrize("n_train", [3, 12, 90])
 def test_predictions_on_a_grid_match_exact_rational_arithmetic(k, n_train):
-    """d = 2 integer grid: distance ties everywhere, class weights equal in exact arithmetic predict the lowest label."""
+    """d = 2 integer grid: distance ties everywhere; equal class weights (exact arithmetic) predict the lowest label."""
     rng = np.random.default_rng(7 * k + n_train)
     X = rng.integers(0, 4, size=(n_train, 2)).astype(float)
     y = rng.integers(0, 3, n_train)
     P = np.array([[a, b] for a in range(-1, 5) for b in range(-1, 5)], dtype=float)
     model = KNN(k, kernel="optimal").fit(X, y, 3)
     proba, predicted = model.predict_proba(P), model.predict(P)
-    for p, row, label in zip(P, proba, predicted):
+    for p, row, label in zip(P, proba, predicted, strict=True):
         want, scores = exact_prediction(X, y, p, k, 3)
         assert label == want
         np.testing.assert_allclose(row, scores, rtol=0, atol=1e-15)
@@ -197,7 +197,7 @@ def test_tree_shortlist_gives_the_ordered_neighbours_of_brute_force(grid, k):
     model = KNN(k, kernel="optimal", scale=[1.0, 0.5]).fit(X, rng.integers(0, 3, 150), 3)
     assert model.tree_ is not None
     Ps = P / np.array([1.0, 0.5])
-    for fast, brute in zip(model._neighbourhoods(Ps), model._brute_neighbourhoods(Ps)):
+    for fast, brute in zip(model._neighbourhoods(Ps), model._brute_neighbourhoods(Ps), strict=True):
         np.testing.assert_array_equal(fast, brute)
     _, dist2 = model._neighbourhoods(Ps)
     assert np.all(np.diff(dist2, axis=1) >= 0)

@@ -343,9 +343,9 @@ def test_loss_residual_and_curvature_keep_their_relative_accuracy_against_mpmath
         for j in range(3):
             exact_r = p[j] - (1 if j == labels[i] else 0)
             assert abs(float(exact_r) - R[j, i]) <= 1e-14 * abs(float(exact_r))
-            for l in range(3):
-                exact_a = (p[j] if j == l else 0) - p[j] * p[l]
-                assert abs(float(exact_a) - A[j, l, i]) <= 1e-14 * abs(float(exact_a))
+            for m in range(3):
+                exact_a = (p[j] if j == m else 0) - p[j] * p[m]
+                assert abs(float(exact_a) - A[j, m, i]) <= 1e-14 * abs(float(exact_a))
 
 
 def test_a_weak_ridge_in_the_frame_still_gives_fast_path_equal_to_refit():

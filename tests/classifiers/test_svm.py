@@ -405,7 +405,7 @@ def test_shifted_kernel_keeps_its_relative_accuracy_where_the_kernel_is_near_one
     A = np.array([[0.0, 0.0]])
     B = np.array([[1e-7, 0.0], [1e-4, 2e-4], [0.3, -0.1], [2.0, 1.0]])
     got = _shifted_kernel(A, B, 0.7)[0]
-    for b, value in zip(B, got):
+    for b, value in zip(B, got, strict=True):
         d2 = mpmath.mpf(float(b[0])) ** 2 + mpmath.mpf(float(b[1])) ** 2
         exact = mpmath.expm1(-mpmath.mpf(0.7) * d2)
         assert abs(float(exact) - value) <= 1e-15 * abs(float(exact))

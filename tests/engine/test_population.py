@@ -42,7 +42,7 @@ class FixedProba:
 
 def hand_error(rows, proba_hat, weights):
     total, wsum = 0.0, 0.0
-    for r, ph, w in zip(rows, proba_hat, weights):
+    for r, ph, w in zip(rows, proba_hat, weights, strict=True):
         best = 0
         for j in range(1, len(ph)):  # first maximum: ties to the lowest label
             if ph[j] > ph[best]:
@@ -54,7 +54,7 @@ def hand_error(rows, proba_hat, weights):
 
 def hand_log_loss(rows, proba_hat, weights):
     total, wsum = 0.0, 0.0
-    for r, ph, w in zip(rows, proba_hat, weights):
+    for r, ph, w in zip(rows, proba_hat, weights, strict=True):
         total += w * -sum(r[j] * np.log(max(ph[j], FLOOR)) for j in range(len(r)))
         wsum += w
     return total / wsum
@@ -389,7 +389,7 @@ def test_standard_error_hand_formula_with_weights():
     proba_hat = rng.dirichlet([1, 1], size=n)
     w = rng.uniform(0.1, 1.0, size=n)
     pop = Population(np.zeros((n, 1)), rows, w)
-    values = np.array([1 - r[np.argmax(p)] for r, p in zip(rows, proba_hat)])
+    values = np.array([1 - r[np.argmax(p)] for r, p in zip(rows, proba_hat, strict=True)])
     wn = w / w.sum()
     expected = np.sqrt(np.sum(wn**2 * (values - np.sum(wn * values)) ** 2))
     assert pop.standard_error(FixedProba(proba_hat)) == pytest.approx(expected, rel=1e-12)

@@ -182,7 +182,7 @@ def test_knn_fast_path_chunking_and_tiles(monkeypatch):
     X, y, C, pop = random_problem(rng, 40, 3, 2000, 12)  # 2000 points: a 3 x 3 grid of tiles
     for k_nn in (1, 5):
         for loss in ("error", "log"):
-            assert_fast_equals_refit(lambda: KNN(k_nn), X, y, C, pop, loss, 1e-13)
+            assert_fast_equals_refit(lambda k_nn=k_nn: KNN(k_nn), X, y, C, pop, loss, 1e-13)
 
 
 # ---------------------------------------------------------------- k-NN with ties
@@ -395,7 +395,7 @@ def test_inputs_are_not_modified():
     copies = (X.copy(), y.copy(), C.copy())
     for name in ("knn3", "lda"):
         future_losses(FAST[name](), X, y, C, pop, "log")
-    for a, b in zip((X, y, C), copies):
+    for a, b in zip((X, y, C), copies, strict=True):
         np.testing.assert_array_equal(a, b)
 
 

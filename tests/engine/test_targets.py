@@ -120,7 +120,7 @@ def test_true_q_a_for_known_labels(loss):
         got = true_q_a(problem, factory(), X, y, C, labels, pop, loss)
         now = refit_loss(factory, X, y, pop, loss)
         expected = [now - refit_loss(factory, np.vstack([X, x]), np.append(y, c), pop, loss)
-                    for x, c in zip(C, labels)]
+                    for x, c in zip(C, labels, strict=True)]
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
         # Q^c is the posterior-weighted mean of Q^a over the labels (Eq. eqc, first line)
         q_a_all = np.column_stack([true_q_a(problem, factory(), X, y, C, np.full(5, j), pop, loss)
@@ -150,7 +150,8 @@ def test_true_b_c_with_one_point_is_q_c(loss):
             assert b == pytest.approx(q[i], abs=1e-12)
 
 
-@pytest.mark.parametrize("name, label, factory", CASES[:2] + CASES[3:5], ids=[c[1] + "-" + c[0] for c in CASES[:2] + CASES[3:5]])
+@pytest.mark.parametrize("name, label, factory", CASES[:2] + CASES[3:5],
+                         ids=[c[1] + "-" + c[0] for c in CASES[:2] + CASES[3:5]])
 @pytest.mark.parametrize("loss", ["error", "log"])
 def test_true_b_c_two_points_against_enumeration(name, label, factory, loss):
     problem, X, y, C, pop = setting(name, seed=8 + len(label), n_pop=400)

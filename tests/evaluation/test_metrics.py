@@ -198,7 +198,7 @@ def test_a_uniformly_better_curve_scores_better(curve, gap):
 def test_aua_is_the_integral_of_the_piecewise_linear_accuracy(curve):
     n, loss, _ = curve
     accuracy = lambda x: 1.0 - np.interp(x, n, loss)  # noqa: E731
-    area = sum(integrate.quad(accuracy, a, b)[0] for a, b in zip(n[:-1], n[1:]))
+    area = sum(integrate.quad(accuracy, a, b)[0] for a, b in zip(n[:-1], n[1:], strict=True))
     value = aua(n, loss)
     assert value == pytest.approx(area / (n[-1] - n[0]), abs=1e-9)
     assert 0.0 <= value <= 1.0
@@ -209,7 +209,8 @@ def test_aua_is_the_integral_of_the_piecewise_linear_accuracy(curve):
 def test_label_complexity_matches_a_brute_force_scan(curve, asymptotic, epsilon):
     n, loss, _ = curve
     target = (1 + epsilon) * asymptotic
-    expected = next(((float(ni), False) for ni, li in zip(n, loss) if li <= target), (float(n[-1] + 1), True))
+    expected = next(((float(ni), False) for ni, li in zip(n, loss, strict=True) if li <= target),
+                    (float(n[-1] + 1), True))
     got = label_complexity(n, loss, asymptotic, epsilon)
     # the tie tolerance (1e-12) may only matter when a loss is within 1e-12 of the target
     if not np.any(np.abs(loss - target) < 1e-11):
@@ -261,7 +262,8 @@ def test_asymptotic_loss_names_and_objects_agree_and_knn_is_above_bayes():
 
 def _table(curves_by_strategy: dict[str, list[list[float]]], n=(2, 3, 4), problem="p", classifier="c"):
     rows = [(problem, classifier, s, r, ni, li, -1, np.nan, np.nan)
-            for s, reps in curves_by_strategy.items() for r, losses in enumerate(reps) for ni, li in zip(n, losses)]
+            for s, reps in curves_by_strategy.items() for r, losses in enumerate(reps)
+            for ni, li in zip(n, losses, strict=True)]
     return pd.DataFrame(rows, columns=["problem", "classifier", "strategy", "replicate", "n_labelled", "loss",
                                        "chosen", "q_c_chosen", "q_c_best"])
 
@@ -286,9 +288,9 @@ def test_curve_metrics_modes_against_the_single_curve_functions():
         assert by_curve.loc[method, "alc"] == pytest.approx(alc(n, mean[method]), abs=1e-15)
         assert by_curve.loc[method, "wi_linear"] == pytest.approx(wi(n, mean[method], mean["RS"], "linear"), abs=1e-15)
         assert by_replicate.loc[method, "wi_exponential"] == pytest.approx(
-            np.mean([wi(n, c, rs) for c, rs in zip(reps, CURVES["RS"])]), abs=1e-15)
+            np.mean([wi(n, c, rs) for c, rs in zip(reps, CURVES["RS"], strict=True)]), abs=1e-15)
         assert by_replicate.loc[method, "aua"] == pytest.approx(np.mean([aua(n, c) for c in reps]), abs=1e-15)
-        expected_regret = np.mean([regret(c, b).mean for c, b in zip(reps, CURVES["MRI-best"])])
+        expected_regret = np.mean([regret(c, b).mean for c, b in zip(reps, CURVES["MRI-best"], strict=True)])
         assert by_curve.loc[method, "regret"] == pytest.approx(expected_regret, abs=1e-15)
         assert by_replicate.loc[method, "regret"] == pytest.approx(expected_regret, abs=1e-15)
     # label complexity (target 0.1) is where the two modes differ: A reaches it at n = 3 in replicate 0

@@ -1,4 +1,4 @@
-"""Ranks and the paper's aggregation (mri_theory.evaluation.ranking): hand-worked tables and independent re-computations.
+"""Ranks and the paper's aggregation (mri_theory.evaluation.ranking): hand-worked tables, independent re-computations.
 
 The overall rank is checked against a hand-worked example whose mean-rank tie
 is broken by the variance, and against an exact re-implementation with
@@ -62,7 +62,7 @@ def test_overall_rank_exact_ties_are_averaged_and_float_noise_is_a_tie():
 
 def _exact_overall(values: np.ndarray, higher: list[bool]) -> list[float]:
     """Independent overall rank: scipy ranks, Fraction means and variances, brute-force lexicographic ranks."""
-    ranks = np.column_stack([rankdata(-v if h else v, method="average") for v, h in zip(values.T, higher)])
+    ranks = np.column_stack([rankdata(-v if h else v, method="average") for v, h in zip(values.T, higher, strict=True)])
     keys = []
     for row in ranks:
         r = [Fraction(x) for x in row]
@@ -82,7 +82,7 @@ def _exact_overall(values: np.ndarray, higher: list[bool]) -> list[float]:
 def test_overall_rank_matches_an_exact_reimplementation(values, higher):
     table = pd.DataFrame(values.astype(float) / 7, columns=["a", "b", "c", "d"],
                          index=[f"m{i}" for i in range(len(values))])
-    directions = dict(zip(table.columns, higher))
+    directions = dict(zip(table.columns, higher, strict=True))
     got = overall_rank(table, directions).to_numpy()
     np.testing.assert_array_equal(got, _exact_overall(table.to_numpy(), higher))
     ranks = metric_ranks(table, directions)
@@ -164,10 +164,11 @@ def _study(methods=("RS", "SE", "SMRI", "BMRI"), speeds=(1.0, 1.5, 2.0, 3.0), pr
         for c in classifiers:
             for r in range(replicates):
                 base = rng.uniform(0.1, 0.15)
-                for m, speed in zip(methods, speeds):
+                for m, speed in zip(methods, speeds, strict=True):
                     loss = np.clip(base + 0.4 * np.exp(-0.1 * speed * (n - 2)) + rng.normal(0, noise, points), 0, 1)
                     loss[0] = base + 0.4
-                    rows += [(p, c, m, r, int(ni), float(li), -1, np.nan, np.nan) for ni, li in zip(n, loss)]
+                    rows += [(p, c, m, r, int(ni), float(li), -1, np.nan, np.nan)
+                             for ni, li in zip(n, loss, strict=True)]
     curves = pd.DataFrame(rows, columns=["problem", "classifier", "strategy", "replicate", "n_labelled", "loss",
                                          "chosen", "q_c_chosen", "q_c_best"])
     asymptotic = curves[["problem", "classifier"]].drop_duplicates().assign(asymptotic_loss=0.125)
@@ -225,9 +226,9 @@ def _better_in_replicate_0(problems, replicates=2):
     rows = []
     for p in problems:
         for r in range(replicates):
-            rows += [(p, "c", "RS", r, n, loss) for n, loss in zip((2, 3, 4), (0.5, 0.3, 0.1))]
+            rows += [(p, "c", "RS", r, n, loss) for n, loss in zip((2, 3, 4), (0.5, 0.3, 0.1), strict=True)]
             a = (0.5, 0.1, 0.05) if r == 0 else (0.5, 0.3, 0.1)
-            rows += [(p, "c", "A", r, n, loss) for n, loss in zip((2, 3, 4), a)]
+            rows += [(p, "c", "A", r, n, loss) for n, loss in zip((2, 3, 4), a, strict=True)]
     curves = pd.DataFrame(rows, columns=["problem", "classifier", "strategy", "replicate", "n_labelled", "loss"])
     asymptotic = pd.DataFrame({"problem": list(problems), "classifier": "c", "asymptotic_loss": 0.1})
     return curves, asymptotic

@@ -266,7 +266,7 @@ def _exact_iid(q, errors):
     """E and Var of Q(argmax(q + e)), e_i drawn i.i.d. uniformly from ``errors``, by enumeration of all assignments."""
     first, second = [], []
     for assignment in itertools.product(errors, repeat=len(q)):
-        est = [qi + ei for qi, ei in zip(q, assignment)]
+        est = [qi + ei for qi, ei in zip(q, assignment, strict=True)]
         best = [q[i] for i in range(len(q)) if est[i] == max(est)]  # exact: dyadic values
         first.append(sum(best) / len(best))  # the uniform tie-break: conditional moments
         second.append(sum(b * b for b in best) / len(best))

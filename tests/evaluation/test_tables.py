@@ -71,7 +71,7 @@ def _curves(seed=0):
                     loss = base + 0.4 * np.exp(-0.1 * speed * (n - 2)) + rng.normal(0, 0.005, n.size)
                     loss[0] = base + 0.4
                     rows += [(problem, classifier, method, r, int(ni), float(li), -1, np.nan, np.nan)
-                             for ni, li in zip(n, loss)]
+                             for ni, li in zip(n, loss, strict=True)]
     curves = pd.DataFrame(rows, columns=["problem", "classifier", "strategy", "replicate", "n_labelled", "loss",
                                          "chosen", "q_c_chosen", "q_c_best"])
     asymptotic = curves[["problem", "classifier"]].drop_duplicates().assign(asymptotic_loss=0.13)
@@ -115,7 +115,7 @@ def test_write_report_is_byte_identical_and_replicate_mode_runs(tmp_path):
     curves, asymptotic = _curves(seed=1)
     first = write_report(curves, asymptotic, tmp_path / "a", n_boot=20, seed=3)
     second = write_report(curves, asymptotic, tmp_path / "b", n_boot=20, seed=3)
-    for a, b in zip(first, second):
+    for a, b in zip(first, second, strict=True):
         assert a.read_bytes() == b.read_bytes(), a.name
     replicate = write_report(curves, asymptotic, tmp_path / "c", n_boot=20, mode="replicate")
     assert "R1 mode: replicate" in replicate[0].read_text()

@@ -126,7 +126,7 @@ def test_test_quota_is_the_largest_remainder_share_clipped(counts, fraction):
     order = sorted(range(len(counts)), key=lambda j: (-(shares[j] - quota[j]), j))
     for j in order[: n_test - sum(quota)]:
         quota[j] += 1
-    quota = [min(max(q, 1), c - 1) for q, c in zip(quota, counts)]
+    quota = [min(max(q, 1), c - 1) for q, c in zip(quota, counts, strict=True)]
     if n - sum(quota) - len(counts) < 1:
         with pytest.raises(ValueError, match="test_size .* leaves no row for the pool"):
             DataProblem(X, y, test_size=fraction)
@@ -166,7 +166,7 @@ def test_replicates_are_deterministic_per_rng_and_differ_across_replicates():
     p = DataProblem.from_arrays(X, y, test_size=0.25)
     a = p.draw_replicate(8, None, np.random.default_rng(11))
     b = p.draw_replicate(8, None, np.random.default_rng(11))
-    for u, v in zip(a[:4], b[:4]):
+    for u, v in zip(a[:4], b[:4], strict=True):
         np.testing.assert_array_equal(u, v)
     np.testing.assert_array_equal(a[4].X, b[4].X)
     seeds = [np.random.SeedSequence(5, spawn_key=(r, 0)) for r in range(6)]
@@ -263,13 +263,18 @@ BAD = [
      "every class of y needs at least two rows"),
     (lambda: DataProblem.from_arrays(X_OK, np.r_[np.nan, np.zeros(9), np.ones(10)]), ValueError,
      "y must not hold missing"),
-    (lambda: DataProblem.from_arrays(X_OK, np.r_[[None], Y_OK[1:]]), ValueError, r"y must not hold missing labels \(None\)"),
-    (lambda: DataProblem.from_arrays(X_OK, np.r_[[1], Y_OK[1:]]), TypeError, "y labels must be of one sortable type"),
-    (lambda: DataProblem.from_arrays(X_OK, Y_OK, test_size=0.0), ValueError, r"test_size must be a fraction in \(0, 1\)"),
-    (lambda: DataProblem.from_arrays(X_OK, Y_OK, test_size=1.0), ValueError, r"test_size must be a fraction in \(0, 1\)"),
+    (lambda: DataProblem.from_arrays(X_OK, np.r_[[None], Y_OK[1:]]), ValueError,
+     r"y must not hold missing labels \(None\)"),
+    (lambda: DataProblem.from_arrays(X_OK, np.r_[[1], Y_OK[1:]]), TypeError,
+     "y labels must be of one sortable type"),
+    (lambda: DataProblem.from_arrays(X_OK, Y_OK, test_size=0.0), ValueError,
+     r"test_size must be a fraction in \(0, 1\)"),
+    (lambda: DataProblem.from_arrays(X_OK, Y_OK, test_size=1.0), ValueError,
+     r"test_size must be a fraction in \(0, 1\)"),
     (lambda: DataProblem.from_arrays(X_OK, Y_OK, test_size=0), ValueError, "test_size must be"),
     (lambda: DataProblem.from_arrays(X_OK, Y_OK, test_size=20), ValueError, "test_size must leave rows"),
-    (lambda: DataProblem.from_arrays(X_OK, Y_OK, test_size=0.9), ValueError, "test_size 0.9 leaves no row for the pool"),
+    (lambda: DataProblem.from_arrays(X_OK, Y_OK, test_size=0.9), ValueError,
+     "test_size 0.9 leaves no row for the pool"),
     (lambda: DataProblem.from_arrays(X_OK, Y_OK, test_size=True), TypeError, "test_size must be a fraction"),
     (lambda: DataProblem.from_arrays(X_OK, Y_OK, test_size="0.3"), TypeError, "test_size must be a fraction"),
     (lambda: DataProblem.from_arrays(X_OK, Y_OK, name=""), TypeError, "name must be a non-empty str"),

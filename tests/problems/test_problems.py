@@ -44,7 +44,7 @@ def scipy_class_densities(problem: GaussianMixtureProblem, X: np.ndarray) -> np.
     """``f_j(x)`` as sums of :class:`scipy.stats.multivariate_normal` pdfs."""
     out = np.zeros((X.shape[0], problem.n_classes))
     for j in range(problem.n_classes):
-        for w, mu, cov in zip(problem.weights[j], problem.means[j], problem.covariances[j]):
+        for w, mu, cov in zip(problem.weights[j], problem.means[j], problem.covariances[j], strict=True):
             out[:, j] += w * stats.multivariate_normal(mu, cov).pdf(X).reshape(-1)
     return out
 
@@ -108,7 +108,7 @@ def test_caption_problems_are_learnable_scale():
     """Coordinates O(1) and no tiny component sd, so classifiers can learn them."""
     for name in CAPTION_PROBLEMS + ("three-gaussians",):
         p = get_problem(name)
-        for mu, cov in zip(p.means, p.covariances):
+        for mu, cov in zip(p.means, p.covariances, strict=True):
             assert np.all(np.abs(mu) <= 3.0)
             assert np.all(np.sqrt(np.linalg.eigvalsh(cov)) >= 0.1)
 
@@ -205,7 +205,7 @@ def test_2d_densities_integrate_to_one(name):
 def test_1d_densities_integrate_to_one():
     p = get_problem("two-gaussians")
     for j in range(2):
-        val = integrate.quad(lambda t: float(p.class_densities([t])[0, j]), -np.inf, np.inf)[0]
+        val = integrate.quad(lambda t, j=j: float(p.class_densities([t])[0, j]), -np.inf, np.inf)[0]
         assert abs(val - 1.0) < 1e-10
     assert abs(integrate.quad(lambda t: float(p.density([t])[0]), -np.inf, np.inf)[0] - 1.0) < 1e-10
 
@@ -384,7 +384,7 @@ def test_1d_mixture_bayes_error_matches_adaptive_quadrature():
              for i in change]
     cuts = np.concatenate([[-np.inf], roots, [np.inf]])
     ref = sum(integrate.quad(gap, a, b, epsabs=1e-14, epsrel=1e-12, limit=500)[0]
-              for a, b in zip(cuts[:-1], cuts[1:]))
+              for a, b in zip(cuts[:-1], cuts[1:], strict=True))
     assert abs(p.bayes_error - ref) < 1e-10
 
 
@@ -514,7 +514,7 @@ def two_normals_bayes_error(m0: float, s0: float, m1: float, s1: float, p0: floa
         roots = sorted((-b + sign * math.sqrt(disc)) / (2 * a) for sign in (-1, 1)) if disc > 0 else []
     cuts = np.concatenate([[-np.inf], roots, [np.inf]])
     total = 0.0
-    for lo, hi in zip(cuts[:-1], cuts[1:]):
+    for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
         inside = (lo + hi) / 2 if np.isfinite(lo) and np.isfinite(hi) else min(max(0.0, lo + 1), hi - 1)
         class0_wins = a * inside**2 + b * inside + c > 0  # log(p0 f0) - log(p1 f1) at a point of the piece
         m, s, p = (m1, s1, p1) if class0_wins else (m0, s0, p0)  # the loser's mass on the piece

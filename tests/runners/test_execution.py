@@ -121,7 +121,7 @@ def test_execution_writes_the_files_of_the_old_keywords(runner, tmp_path):
     assert snapshot(tmp_path / "old")
     for table in (new, both):
         if isinstance(old, tuple):
-            for got, expected in zip(table, old):
+            for got, expected in zip(table, old, strict=True):
                 assert_frame_equal(got, expected)
         else:
             assert_frame_equal(table, old)

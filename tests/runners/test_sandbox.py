@@ -116,13 +116,13 @@ def test_every_strategy_exhausts_the_pool_without_repeats(run, request):
         chosen = rows.chosen.to_numpy()
         assert chosen[-1] == -1  # the final row only records the loss
         picks = chosen[:-1]
-        assert np.all((0 <= picks) & (picks < args["pool_size"])), (strategy, picks)
+        assert np.all((picks >= 0) & (picks < args["pool_size"])), (strategy, picks)
         assert len(set(picks.tolist())) == picks.size, f"{strategy} picked a pool point twice: {picks}"
         assert sorted(picks.tolist()) == list(range(args["pool_size"]))  # budget = pool_size: all of it
         assert np.all(np.isfinite(rows.loss)) and np.all((rows.loss >= 0) & (rows.loss <= 1))
     # sorted by strategy (given order), replicate, n_labelled
     order = {s: i for i, s in enumerate(list_strategies())}
-    keys = list(zip(table.strategy.map(order), table.replicate, table.n_labelled))
+    keys = list(zip(table.strategy.map(order), table.replicate, table.n_labelled, strict=True))
     assert keys == sorted(keys)
 
 

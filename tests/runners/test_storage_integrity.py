@@ -305,9 +305,9 @@ def test_the_lock_is_held_in_this_process_too(tmp_path):
     from mri_theory.runners import _store
 
     folder = tmp_path / "out"
-    with _store.locked(folder, "out"):
-        with pytest.raises(ValueError, match=rf"is being written by another process \(pid {os.getpid()}\b"):
-            run_curves(**CURVES, out=folder)
+    with (_store.locked(folder, "out"),
+          pytest.raises(ValueError, match=rf"is being written by another process \(pid {os.getpid()}\b")):
+        run_curves(**CURVES, out=folder)
     assert sorted(p.name for p in folder.iterdir()) == [".lock"]
     run_curves(**CURVES, out=folder)  # released on exit
 

@@ -141,7 +141,7 @@ def test_each_pairing_equals_run_curves_with_mri_best_added(local):
 def test_asymptotic_loss_follows_the_documented_seed(local):
     assert list(local.asymptotic.columns) == ["problem", "classifier", "asymptotic_loss"]
     assert list(local.asymptotic[["problem", "classifier"]].itertuples(index=False, name=None)) == PAIRINGS
-    for (problem, classifier), value in zip(PAIRINGS, local.asymptotic.asymptotic_loss):
+    for (problem, classifier), value in zip(PAIRINGS, local.asymptotic.asymptotic_loss, strict=True):
         rng = np.random.default_rng(np.random.SeedSequence(TINY["seed"], spawn_key=(
             zlib.crc32(b"asymptotic"), zlib.crc32(problem.encode()), zlib.crc32(classifier.encode()))))
         assert value == asymptotic.asymptotic_loss(problem, classifier, n_train=200, replicates=2, rng=rng,

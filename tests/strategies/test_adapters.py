@@ -86,8 +86,8 @@ def _same_order(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def test_importing_the_package_and_the_module_does_not_import_skactiveml():
-    code = ("import sys, mri_theory, mri_theory.strategies.skactiveml, mri_theory.strategies, mri_theory.runners.sandbox; "
-            "print('skactiveml' in sys.modules)")
+    code = ("import sys, mri_theory, mri_theory.strategies.skactiveml, mri_theory.strategies, "
+            "mri_theory.runners.sandbox; print('skactiveml' in sys.modules)")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert res.stdout.strip() == "False"
 

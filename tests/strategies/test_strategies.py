@@ -133,7 +133,7 @@ def test_committee_is_the_papers():
     assert isinstance(members[1], KNN) and members[1].k == 5
     assert isinstance(members[2], KNN) and members[2].k == 21
     assert isinstance(members[3], RandomForest) and members[3].n_estimators == FOREST_TREES
-    assert all(a is not b for a, b in zip(members, [make() for make in COMMITTEE]))
+    assert all(a is not b for a, b in zip(members, [make() for make in COMMITTEE], strict=True))
 
 
 # ------------------------------------------------------------------ every strategy

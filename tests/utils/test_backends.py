@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -98,7 +99,7 @@ def test_the_blas_runs_two_threads_and_they_sum_in_another_order():
     sums = {}
     for threads in (1, 2):
         with threadpool_limits(limits=threads):
-            sums[threads] = [float(a @ b) for a, b in zip(x, y)]
+            sums[threads] = [float(a @ b) for a, b in zip(x, y, strict=True)]
     if sums[1] == sums[2]:
         pytest.skip("this BLAS sums a dot product alike with one and two threads: nothing to compare")
     assert np.allclose(sums[1], sums[2], rtol=1e-12, atol=0)  # the same sums, up to rounding
@@ -183,10 +184,8 @@ def test_loky_workers_end_promptly_when_the_parent_is_killed(tmp_path):
     finally:
         proc.kill()
         for child in children:
-            try:
+            with contextlib.suppress(psutil.NoSuchProcess):
                 child.kill()
-            except psutil.NoSuchProcess:
-                pass
 
 
 @requires("distributed")
@@ -215,7 +214,5 @@ def test_ctrl_c_of_a_dask_run_exits_130_without_worker_tracebacks(tmp_path):
     finally:
         proc.kill()
         for child in children:
-            try:
+            with contextlib.suppress(psutil.NoSuchProcess):
                 child.kill()
-            except psutil.NoSuchProcess:
-                pass

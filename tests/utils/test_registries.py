@@ -106,9 +106,9 @@ def test_registered_over_a_user_name_restores_its_factory(kind):
 def test_an_exception_in_the_block_still_restores(kind):
     _, _, registered, listing, get, builtin, one, _ = kind
     before, original = listing(), _ident(get(builtin))
-    with pytest.raises(RuntimeError, match="inside"):
-        with registered("reg-raise", one), registered(builtin, one, overwrite=True):
-            raise RuntimeError("inside")
+    with (pytest.raises(RuntimeError, match="inside"), registered("reg-raise", one),
+          registered(builtin, one, overwrite=True)):
+        raise RuntimeError("inside")
     assert listing() == before and _ident(get(builtin)) == original
 
 
@@ -135,9 +135,8 @@ def test_registered_refuses_like_register_before_changing_anything(kind):
         ("reg-bad", "not callable", {}, TypeError, "factory must be callable"),
         ("reg-bad", one, {"overwrite": "yes"}, TypeError, "overwrite must be True or False"),
     ]:
-        with pytest.raises(error, match=pattern):
-            with registered(name, factory, **kwargs):
-                pytest.fail("the block must not run")  # pragma: no cover
+        with pytest.raises(error, match=pattern), registered(name, factory, **kwargs):
+            pytest.fail("the block must not run")  # pragma: no cover
         assert listing() == before and _ident(get(builtin)) == original
 
 
@@ -159,9 +158,8 @@ def test_unregister_refuses_built_ins_even_overwritten(kind):
     before = listing()
     with pytest.raises(ValueError, match=f"name: '{builtin}' is a built-in \\w+ and cannot be unregistered"):
         unregister(builtin)
-    with registered(builtin, one, overwrite=True):
-        with pytest.raises(ValueError, match="is a built-in"):
-            unregister(builtin)
+    with registered(builtin, one, overwrite=True), pytest.raises(ValueError, match="is a built-in"):
+        unregister(builtin)
     assert listing() == before
 
 
@@ -202,9 +200,9 @@ def test_a_name_removed_and_added_again_inside_the_block_is_put_back_in_its_plac
 
 
 def test_registered_strategy_keeps_the_reserved_name():
-    with pytest.raises(ValueError, match="name 'all' is reserved"):
-        with strategies.registered_strategy("all", RandomSelection):
-            pytest.fail("the block must not run")  # pragma: no cover
+    with (pytest.raises(ValueError, match="name 'all' is reserved"),
+          strategies.registered_strategy("all", RandomSelection)):
+        pytest.fail("the block must not run")  # pragma: no cover
     assert "all" not in list_strategies()
 
 
