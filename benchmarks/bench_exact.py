@@ -2,11 +2,11 @@ r"""Benchmark: exact losses of the Gaussian family's retrained rules against tod
 
 What is measured
 ----------------
-For LDA, QDA and Gaussian naive Bayes on Four-Gaussian (2 classes, 4
+For LDA, QDA, Gaussian naive Bayes and logistic regression on Four-Gaussian (2 classes, 4
 components), Quadratic (2 classes, 2 components) and Three-Gaussians
 (3 classes), with ``|D_S|`` training points and 100 candidates: the
 ``M = 100 k`` retrained rules of one step (the rank-one statistics of the
-classifier's fast path), scored
+Gaussian family's fast path, logistic regression's batched Newton solutions), scored
 
 * on a ``10^4``-point QMC population with exact posteriors, by the
   classifier's own fast path ``retraining_losses`` (rank-one updates, one
@@ -34,12 +34,12 @@ from functools import partial
 import numpy as np
 from _setting import best_time
 
-from mri_theory.classifiers import LDA, QDA, GaussianNaiveBayes
+from mri_theory.classifiers import LDA, QDA, GaussianNaiveBayes, LogisticRegression
 from mri_theory.engine import Population
 from mri_theory.problems import get_problem
 
 PROBLEMS = ("four-gaussian", "quadratic", "three-gaussians")
-CLASSIFIERS = {"lda": LDA, "qda": QDA, "nb": GaussianNaiveBayes}
+CLASSIFIERS = {"lda": LDA, "qda": QDA, "nb": GaussianNaiveBayes, "logreg": LogisticRegression}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -124,8 +124,7 @@ class GaussianClassifier(Classifier):
         truth's means shifted and scaled, covariances scaled by :math:`s^{-2}`),
         the log loss floored as the engine's (:data:`~mri_theory.engine.losses.LOG_LOSS_FLOOR`).
         """
-        frame = MixtureTruth(truth.weights, (truth.means - self.origin_) / self.scale_,
-                             truth.covariances / self.scale_**2, truth.labels, truth.n_classes)
+        frame = truth.in_frame(self.origin_, self.scale_)
         present = counts > 0
         with np.errstate(divide="ignore", invalid="ignore"):  # absent classes: coefficients ignored
             A, b, c = self._coefficients(counts, means, scatters)

@@ -127,8 +127,9 @@ from mri_theory._utils import validation as check
 from mri_theory.classifiers._frame import check_magnitude
 from mri_theory.classifiers.gaussian import reference_frame
 from mri_theory.engine.contract import Classifier, check_points, check_retraining_args
-from mri_theory.engine.losses import TIE_LOG_ODDS, pointwise_loss_from_scores
-from mri_theory.engine.population import Population
+from mri_theory.engine.exact import MixtureTruth, error_rates, log_losses
+from mri_theory.engine.losses import LOG_LOSS_FLOOR, TIE_LOG_ODDS, pointwise_loss_from_scores
+from mri_theory.engine.population import ExactPopulation, Population
 
 __all__ = ["GRADIENT_TOLERANCE", "RIDGE_FLOOR", "STEP_TOLERANCE", "LogisticRegression"]
 
@@ -429,6 +430,8 @@ class LogisticRegression(Classifier):
 
     name = "logreg"
 
+    exact_truth = True
+
     def __init__(self, C: float = 10.0, max_iter: int = 100) -> None:
         check.positive_scalar(C, "C")
         check.count(max_iter, "max_iter")
@@ -490,6 +493,28 @@ class LogisticRegression(Classifier):
         scores[self.present_] = self.theta_ @ self._to_frame(X).T
         return _softmax(scores).T
 
+    def _exact_losses(self, truth: MixtureTruth, theta: np.ndarray, present: np.ndarray, loss: str) -> np.ndarray:
+        """Exact losses of models ``theta (B, q, p)`` (frame parameters of the classes ``present``) under ``truth``.
+
+        Linear scores: :math:`A_j = 0`, :math:`b_j` the weights, :math:`c_j` the intercept, in the frame
+        (the truth mapped into it); absent classes masked; the log loss floored as the engine's.
+        """
+        B, q, p = theta.shape
+        k, d = self.n_classes_, p - 1
+        b, c = np.zeros((B, k, d)), np.zeros((B, k))
+        mask = np.zeros((B, k), dtype=bool)
+        b[:, present], c[:, present], mask[:, present] = theta[..., :-1], theta[..., -1], True
+        A = np.zeros((B, k, d, d))
+        frame = truth.in_frame(self.origin_, self.scale_)
+        if loss == "error":
+            return error_rates(frame, A, b, c, mask)
+        return log_losses(frame, A, b, c, mask, floor=LOG_LOSS_FLOOR)
+
+    def exact_loss(self, truth: MixtureTruth, loss: str) -> float:
+        """The exact loss under a Gaussian-mixture truth: the scores are linear (:mod:`mri_theory.engine.exact`)."""
+        self._check_fitted()
+        return float(self._exact_losses(truth, self.theta_[None], self.present_, loss)[0])
+
     def _retrained(self, candidates: np.ndarray, labels: np.ndarray, present: np.ndarray,
                    warm: bool) -> np.ndarray:
         """Frame parameters ``(B, q, p)`` of the models on the data plus ``(candidates[b], labels[b])``.
@@ -536,7 +561,9 @@ class LogisticRegression(Classifier):
         """
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
         check_magnitude(candidates, "candidates")
-        check_magnitude(population.X, "population")
+        exact = isinstance(population, ExactPopulation)
+        if not exact:
+            check_magnitude(population.X, "population")
         k, m = self.n_classes_, candidates.shape[0]
         rows = np.arange(m)
         groups = []  # (present classes, [(class, index of its models in theta)], theta)
@@ -548,9 +575,15 @@ class LogisticRegression(Classifier):
             present = np.union1d(same, [j])
             theta = self._retrained(candidates, np.full(m, j), present, warm=False)
             groups.append((present, [(j, rows)], theta))
+        out = np.empty((m, k))
+        if exact:  # every retrained linear rule integrated exactly
+            for present, members, theta in groups:
+                values = self._exact_losses(population.truth, theta, present, loss)
+                for j, index in members:
+                    out[:, j] = values[index]
+            return population.loss(self, loss), out
         phi_t = np.ascontiguousarray(self._to_frame(population.X).T)
         chunk = max(1, _SCORE_CELLS // (population.size * k))
-        out = np.empty((m, k))
         for present, members, theta in groups:
             values = np.empty(theta.shape[0])
             for start in range(0, theta.shape[0], chunk):

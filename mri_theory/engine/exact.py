@@ -245,6 +245,15 @@ class MixtureTruth:
         labels = np.concatenate([np.full(len(w), j) for j, w in enumerate(problem.weights)])
         return cls(weights, np.concatenate(problem.means), np.concatenate(problem.covariances), labels, prior.size)
 
+    def in_frame(self, origin: np.ndarray, scale: float) -> MixtureTruth:
+        """The same truth in the coordinates :math:`z = (x - o)/s` of a classifier's frame.
+
+        Means ``(mu - origin) / scale``, covariances ``Sigma / scale**2``: a rule written in
+        the frame sees exactly the distribution of the frame coordinates.
+        """
+        return MixtureTruth(self.weights, (self.means - origin) / scale, self.covariances / scale**2,
+                            self.labels, self.n_classes)
+
     @property
     def dim(self) -> int:
         """Dimension ``d`` of the inputs."""

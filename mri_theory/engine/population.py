@@ -134,7 +134,7 @@ class Population:
         population (:func:`~mri_theory.engine.targets.true_q_c`,
         :func:`~mri_theory.engine.retraining.future_losses`, :meth:`ExactPopulation.loss`) for the
         classifiers whose decision regions allow exact integration (``Classifier.exact_truth``:
-        LDA, QDA, Gaussian naive Bayes, the mean classifier); the others are refused with a
+        LDA, QDA, Gaussian naive Bayes, the mean classifier, logistic regression); the others are refused with a
         ``TypeError`` naming the population.  Error and log loss, 1-D and 2-D problems
         (:mod:`mri_theory.engine.exact`).
 
@@ -305,7 +305,7 @@ class ExactPopulation:
         """A TypeError naming the population unless ``classifier`` has an exact path (``exact_truth``)."""
         if not getattr(classifier, "exact_truth", False):
             raise TypeError(f"population: {type(classifier).__name__} has no exact path on an ExactPopulation "
-                            "(Classifier.exact_truth is False: its decision regions are not quadratic); use a "
+                            "(Classifier.exact_truth is False: its scores are not quadratic in x); use a "
                             "sampled Population (Population.from_problem(problem, size, rng, method='qmc'))")
 
     def loss(self, classifier: Any, loss: str = "error") -> float:
