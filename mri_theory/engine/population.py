@@ -8,6 +8,10 @@ scoring sampled labels.  With one-hot rows (:meth:`Population.from_labels`) it
 is the ordinary empirical loss on labelled data.  One engine,
 :func:`mri_theory.engine.retraining.future_losses`, scores classifiers on any of them.
 
+Where the truth is a Gaussian mixture, :meth:`Population.exact` gives an
+:class:`ExactPopulation` instead: no points, every loss integrated over the
+mixture (:mod:`mri_theory.engine.exact`) for the classifiers that allow it.
+
 The losses (``"error"``, ``"log"``, ``"lc"``) are defined per point in
 :mod:`mri_theory.engine.losses`; :meth:`Population.loss` is their weighted mean.
 
