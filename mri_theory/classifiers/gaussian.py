@@ -60,8 +60,8 @@ import numpy as np
 
 from mri_theory._utils import validation as check
 from mri_theory.engine.contract import Classifier, check_retraining_args
-from mri_theory.engine.exact import MixtureTruth, error_rates, log_losses
-from mri_theory.engine.losses import LOG_LOSS_FLOOR, pointwise_loss_from_scores
+from mri_theory.engine.exact import MixtureTruth, rule_losses
+from mri_theory.engine.losses import pointwise_loss_from_scores
 from mri_theory.engine.population import ExactPopulation, Population
 
 __all__ = ["LDA", "QDA", "GaussianClassifier", "GaussianMeanClassifier", "GaussianNaiveBayes"]
@@ -124,14 +124,9 @@ class GaussianClassifier(Classifier):
         truth's means shifted and scaled, covariances scaled by :math:`s^{-2}`),
         the log loss floored as the engine's (:data:`~mri_theory.engine.losses.LOG_LOSS_FLOOR`).
         """
-        frame = truth.in_frame(self.origin_, self.scale_)
-        present = counts > 0
-        with np.errstate(divide="ignore", invalid="ignore"):  # absent classes: coefficients ignored
+        with np.errstate(divide="ignore", invalid="ignore"):  # absent classes: their coefficients are ignored
             A, b, c = self._coefficients(counts, means, scatters)
-        A, b, c = (np.where(present.reshape(present.shape + (1,) * (x.ndim - 2)), x, 0.0) for x in (A, b, c))
-        if loss == "error":
-            return error_rates(frame, A, b, c, present)
-        return log_losses(frame, A, b, c, present, floor=LOG_LOSS_FLOOR)
+        return rule_losses(truth.in_frame(self.origin_, self.scale_), A, b, c, counts > 0, loss)
 
     def exact_loss(self, truth: MixtureTruth, loss: str) -> float:
         """The exact loss under a Gaussian-mixture truth: the scores are quadratic (:mod:`mri_theory.engine.exact`)."""

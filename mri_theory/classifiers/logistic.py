@@ -127,8 +127,8 @@ from mri_theory._utils import validation as check
 from mri_theory.classifiers._frame import check_magnitude
 from mri_theory.classifiers.gaussian import reference_frame
 from mri_theory.engine.contract import Classifier, check_points, check_retraining_args
-from mri_theory.engine.exact import MixtureTruth, error_rates, log_losses
-from mri_theory.engine.losses import LOG_LOSS_FLOOR, TIE_LOG_ODDS, pointwise_loss_from_scores
+from mri_theory.engine.exact import MixtureTruth, rule_losses
+from mri_theory.engine.losses import TIE_LOG_ODDS, pointwise_loss_from_scores
 from mri_theory.engine.population import ExactPopulation, Population
 
 __all__ = ["GRADIENT_TOLERANCE", "RIDGE_FLOOR", "STEP_TOLERANCE", "LogisticRegression"]
@@ -504,11 +504,7 @@ class LogisticRegression(Classifier):
         b, c = np.zeros((B, k, d)), np.zeros((B, k))
         mask = np.zeros((B, k), dtype=bool)
         b[:, present], c[:, present], mask[:, present] = theta[..., :-1], theta[..., -1], True
-        A = np.zeros((B, k, d, d))
-        frame = truth.in_frame(self.origin_, self.scale_)
-        if loss == "error":
-            return error_rates(frame, A, b, c, mask)
-        return log_losses(frame, A, b, c, mask, floor=LOG_LOSS_FLOOR)
+        return rule_losses(truth.in_frame(self.origin_, self.scale_), np.zeros((B, k, d, d)), b, c, mask, loss)
 
     def exact_loss(self, truth: MixtureTruth, loss: str) -> float:
         """The exact loss under a Gaussian-mixture truth: the scores are linear (:mod:`mri_theory.engine.exact`)."""

@@ -251,7 +251,8 @@ def check_retraining_args(model: Classifier, candidates: ArrayLike, population: 
     if isinstance(population, ExactPopulation):
         population.check_classifier(model)
         loss = population.check_loss(loss)
-    loss = check_loss(loss)
+    else:
+        loss = check_loss(loss)
     if population.n_classes != model.n_classes_:
         raise ValueError(f"population has {population.n_classes} classes but the classifier was fitted with "
                          f"n_classes={model.n_classes_}")

@@ -104,6 +104,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from mri_theory._utils import validation as check
+from mri_theory.engine.losses import LOG_LOSS_FLOOR
 
 __all__ = [
     "GAP_CUTOFF",
@@ -909,3 +910,17 @@ def log_losses(truth: MixtureTruth, A: ArrayLike, b: ArrayLike, c: ArrayLike, pr
         Accurate to about 1e-11.
     """
     return _losses(truth, A, b, c, present, "log", _check_floor(floor))
+
+
+def rule_losses(truth: MixtureTruth, A: ArrayLike, b: ArrayLike, c: ArrayLike, present: ArrayLike | None,
+                loss: str) -> np.ndarray:
+    """The engine's ``loss`` (``"error"`` or ``"log"``, floored at :data:`~mri_theory.engine.losses.LOG_LOSS_FLOOR`
+    as the engine floors it) of ``M`` rules: :func:`error_rates` or :func:`log_losses`.
+
+    The classifiers' exact paths call this with their rules and the truth in their own frame.
+    """
+    if loss == "error":
+        return error_rates(truth, A, b, c, present)
+    if loss == "log":
+        return log_losses(truth, A, b, c, present, floor=LOG_LOSS_FLOOR)
+    raise ValueError(f"loss must be 'error' or 'log' for exact losses, got {loss!r}")

@@ -219,13 +219,7 @@ class Population:
         if not callable(getattr(classifier, "predict_proba", None)):
             raise TypeError(f"classifier must be a fitted classifier with predict_proba, "
                             f"got {type(classifier).__name__}")
-        k = getattr(classifier, "n_classes_", None)
-        if k is not None and k != self.n_classes:
-            raise ValueError(f"classifier has {k} classes (n_classes_) but the population has "
-                             f"{self.n_classes}: fit it with n_classes={self.n_classes}")
-        d = getattr(classifier, "dim_", None)
-        if d is not None and d != self.dim:
-            raise ValueError(f"classifier was fitted on {d}-D points but the population is {self.dim}-D")
+        _check_fitted_like(classifier, self.n_classes, self.dim)
         proba = np.asarray(classifier.predict_proba(self.X))
         if proba.shape != (self.size, self.n_classes):
             raise ValueError(f"classifier's predict_proba gave shape {proba.shape}, but the population needs "
@@ -260,6 +254,17 @@ class Population:
         values = pointwise_loss(self.proba, self._predict(classifier), loss)
         centred = values - self.mean(values)
         return float(np.sqrt(np.sum(self.weights**2 * centred**2)))
+
+
+def _check_fitted_like(classifier: Any, n_classes: int, dim: int) -> None:
+    """A ValueError unless a fitted classifier's class count and dimension (if it records them) are these."""
+    k = getattr(classifier, "n_classes_", None)
+    if k is not None and k != n_classes:
+        raise ValueError(f"classifier has {k} classes (n_classes_) but the population has "
+                         f"{n_classes}: fit it with n_classes={n_classes}")
+    d = getattr(classifier, "dim_", None)
+    if d is not None and d != dim:
+        raise ValueError(f"classifier was fitted on {d}-D points but the population is {dim}-D")
 
 
 class ExactPopulation:
@@ -316,12 +321,7 @@ class ExactPopulation:
         """The fitted ``classifier``'s exact loss under the truth (``classifier.exact_loss``)."""
         loss = self.check_loss(loss)
         self.check_classifier(classifier)
-        k, d = getattr(classifier, "n_classes_", None), getattr(classifier, "dim_", None)
-        if k is not None and k != self.n_classes:
-            raise ValueError(f"classifier has {k} classes (n_classes_) but the population has {self.n_classes}: "
-                             f"fit it with n_classes={self.n_classes}")
-        if d is not None and d != self.dim:
-            raise ValueError(f"classifier was fitted on {d}-D points but the population is {self.dim}-D")
+        _check_fitted_like(classifier, self.n_classes, self.dim)
         return float(classifier.exact_loss(self.truth, loss))
 
     def error_rate(self, classifier: Any) -> float:

@@ -148,6 +148,14 @@ def sampled_q_c(
     size = check.count(size, "size", minimum=scrambles, maximum=check.MAX_SIZE)
     rng = check.generator(rng)
     problem = check_problem_interface(problem)
+    loss = check_loss(loss)
+    if not isinstance(classifier, Classifier):  # everything checked before the first population is drawn
+        raise TypeError(f"classifier must be an mri_theory.classifiers.Classifier, got {type(classifier).__name__}")
+    X_S = check_points(X_S, "X_S", dim=problem.dim, min_rows=1)
+    y_S = check_labels(y_S, problem.n_classes, "y_S")
+    if X_S.shape[0] != y_S.shape[0]:
+        raise ValueError(f"X_S and y_S must have the same length, got {X_S.shape[0]} and {y_S.shape[0]}")
+    candidates = check_points(candidates, "candidates", dim=problem.dim, min_rows=1)
     values = np.array([
         true_q_c(problem, classifier, X_S, y_S, candidates,
                  Population.from_problem(problem, size // scrambles, rng, method="qmc"), loss)

@@ -98,9 +98,22 @@ def test_best_is_resolved_refuses_bad_input(replicates, z, error, message):
     (dict(scrambles=2.5), (TypeError, ValueError), "scrambles"),
     (dict(size=3, scrambles=4), ValueError, "size"),
     (dict(rng=0), TypeError, "rng"),
+    (dict(classifier="lda"), TypeError, "classifier must be an mri_theory.classifiers.Classifier"),
+    (dict(X_S=np.zeros((3, 1))), ValueError, "X_S"),
+    (dict(y_S=[0, 1]), ValueError, "X_S and y_S must have the same length"),
+    (dict(candidates=np.zeros((0, 2))), ValueError, "candidates"),
+    (dict(loss="hinge"), ValueError, "loss"),
 ])
 def test_sampled_q_c_refuses_bad_input(kwargs, error, message):
+    """Refused before the first population is drawn (``Population.from_problem`` is never called)."""
     problem, X, y, candidates = _state(0, m=2)
-    arguments = dict(size=100, scrambles=2, rng=np.random.default_rng(0)) | kwargs
-    with pytest.raises(error, match=message):
-        sampled_q_c(problem, LDA(), X, y, candidates, **arguments)
+    arguments = dict(classifier=LDA(), X_S=X, y_S=y, candidates=candidates, size=100, scrambles=2,
+                     rng=np.random.default_rng(0)) | kwargs
+
+    def no_population(*args, **kw):
+        raise AssertionError("a population was drawn before the arguments were checked")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Population, "from_problem", no_population)
+        with pytest.raises(error, match=message):
+            sampled_q_c(problem, **arguments)
