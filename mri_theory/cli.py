@@ -102,7 +102,7 @@ def _curves(args: argparse.Namespace) -> int:
         problem=args.problem, classifier=args.classifier, strategies=strategies, pool_size=args.pool,
         replicates=args.replicates, seed=args.seed, budget=args.budget,
         population_size=args.population, loss=args.loss, subsample=None if args.subsample == 0 else args.subsample,
-        out=args.out, execution=_execution(args)), args.out, "runs")
+        out=args.out, truth=args.truth, execution=_execution(args)), args.out, "runs")
     final = table.groupby(["strategy", "replicate"], sort=False).tail(1)  # each curve's last point
     print("final loss, mean over replicates:")
     print(final.groupby("strategy", sort=False)[["n_labelled", "loss"]].mean().to_string())
@@ -116,7 +116,8 @@ def _study(args: argparse.Namespace) -> int:
     options = {"problems": args.problems, "classifiers": args.classifiers, "strategies": args.strategies,
                "replicates": args.replicates, "pool_size": args.pool, "budget": args.budget,
                "population_size": args.population, "loss": args.loss, "subsample": args.subsample,
-               "record_q_c": args.record_q_c, "seed": args.seed, "asymptotic_train": args.asymptotic_train,
+               "record_q_c": args.record_q_c, "seed": args.seed, "truth": args.truth,
+               "asymptotic_train": args.asymptotic_train,
                "asymptotic_replicates": args.asymptotic_replicates,
                "asymptotic_population": args.asymptotic_population}
     curves, asymptotic = _guarded("study", lambda: run_study(
@@ -168,7 +169,7 @@ def _diagnose(args: argparse.Namespace) -> int:
             raise ValueError(f"--classifiers must not repeat a name, got {', '.join(repeated)} more than once")
         return run_diagnostics(args.problem, args.classifiers, args.strategies, args.replicates, args.steps, args.pool,
                                trajectory=args.trajectory, population_size=args.population, seed=args.seed,
-                               out=args.out, out_name="--out", **_execution_options(args))
+                               truth=args.truth, out=args.out, out_name="--out", **_execution_options(args))
 
     result = _guarded("diagnose", run, args.out, "states")
     print(result.summary[["classifier", "strategy", "n_labelled", "spearman", "normalised_shortfall"]].round(3)
@@ -198,6 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
     cur.add_argument("--subsample", type=int, default=100, help="candidates scored by costly methods (0: all)")
     cur.add_argument("--loss", default="error", choices=["error", "log"])
     cur.add_argument("--seed", type=int, default=0)
+    cur.add_argument("--truth", default="auto", choices=["auto", "exact", "sampled"],
+                     help="the truth: exact where the problem and classifier allow it (auto, the default), "
+                     "exact, or sampled on the evaluation population")
     cur.add_argument("--jobs", type=int, default=1,
                      help="local worker processes (joblib, or the Dask LocalCluster): a count, or -1 for all cores")
     cur.add_argument("--dask", metavar="ADDRESS", help="run on Dask: a scheduler address (tcp://host:8786), "
@@ -222,6 +226,9 @@ def build_parser() -> argparse.ArgumentParser:
     stu.add_argument("--record-q-c", action="store_const", const=True, default=None,
                      help="record the true Q^c of the chosen and best candidates at every step")
     stu.add_argument("--seed", type=int)
+    stu.add_argument("--truth", choices=["auto", "exact", "sampled"],
+                     help="the truth: exact where the problem and classifier allow it (auto, both presets), "
+                     "exact, or sampled on the evaluation population")
     stu.add_argument("--asymptotic-train", type=int, metavar="N", help="training size of the asymptotic loss")
     stu.add_argument("--asymptotic-replicates", type=int, metavar="R", help="replicates of the asymptotic loss")
     stu.add_argument("--asymptotic-population", type=int, metavar="N", help="population of the asymptotic loss")
@@ -253,6 +260,9 @@ def build_parser() -> argparse.ArgumentParser:
     dia.add_argument("--trajectory", default="RS", help="the reference trajectory's strategy (default RS)")
     dia.add_argument("--population", type=int, default=10_000, help="evaluation population size")
     dia.add_argument("--seed", type=int, default=0)
+    dia.add_argument("--truth", default="auto", choices=["auto", "exact", "sampled"],
+                     help="the truth: exact where the problem and classifier allow it (auto, the default), "
+                     "exact, or sampled on the evaluation population")
     dia.add_argument("--jobs", type=int, default=1,
                      help="local worker processes (joblib, or the Dask LocalCluster): a count, or -1 for all cores")
     dia.add_argument("--dask", metavar="ADDRESS", help="run on Dask: a scheduler address, or 'local'")

@@ -330,7 +330,7 @@ def blind():
 def test_without_truth_the_practical_strategies_run_and_the_rest_is_refused(blind, tmp_path):
     args = dict(classifier="lda", pool_size=6, budget=3, replicates=1, population_size=300, progress=False)
     table = run_curves(blind, strategies=["RS", "SE"], record_q_c=False, **args)
-    truth = run_curves("four-gaussian", strategies=["RS", "SE"], record_q_c=False, **args)
+    truth = run_curves("four-gaussian", strategies=["RS", "SE"], record_q_c=False, truth="sampled", **args)
     assert_frame_equal(table.assign(problem="four-gaussian"), truth, check_exact=True)
     with pytest.raises(ValueError, match="strategies: MRI-best need the truth .*problem 'blind' has no truth"):
         run_curves(blind, strategies=["RS", "MRI-best"], record_q_c=False, **args, out=tmp_path / "a")

@@ -12,7 +12,15 @@ root=sys.argv[1]
 S=pd.concat([pd.read_csv(f) for f in sorted(glob.glob(f"{root}/*/summary.csv"))])
 E=pd.concat([pd.read_csv(f) for f in sorted(glob.glob(f"{root}/*/errors.csv"))])
 print("problems", S.problem.unique(), "cells", len(S))
+# statistics are over the resolved states only (summarise_states' default): a cell without one is NaN
+print("resolved fraction of states by classifier and n_labelled (1 with exact truth)")
+print(S[S.strategy == "RS"].pivot_table(index="classifier",columns="n_labelled",values="resolved",sort=False)
+      .round(2))
+print("cells without a resolved state (NaN statistics):", int(S.spearman.isna().sum()), "of", len(S))
 prac=S[~S.strategy.isin(["RS","MRI-best"])]
+print("the 8 best cells of the practical strategies (Spearman)")
+print(prac.nlargest(8, "spearman")[["problem","classifier","strategy","n_labelled","resolved","spearman"]]
+      .to_string(index=False))
 print("Spearman by strategy (mean over problems, classifiers, n; max cell)")
 print(prac.groupby("strategy",sort=False).spearman.agg(["mean","median","max"]).round(3))
 print("Spearman by strategy and n_labelled")

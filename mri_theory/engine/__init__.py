@@ -45,8 +45,14 @@ from mri_theory.engine.retraining import (
     future_losses,
 )
 from mri_theory.engine.targets import (
+    RESOLUTION_SCRAMBLES,
+    RESOLUTION_Z,
+    TRUTHS,
     SampledQc,
     best_is_resolved,
+    choice_is_resolved,
+    exact_truth_available,
+    resolve_truth,
     sampled_q_c,
     true_b_c,
     true_q_a,
@@ -55,8 +61,14 @@ from mri_theory.engine.targets import (
 )
 
 __all__ = [
+    "RESOLUTION_SCRAMBLES",
+    "RESOLUTION_Z",
+    "TRUTHS",
     "SampledQc",
     "best_is_resolved",
+    "choice_is_resolved",
+    "exact_truth_available",
+    "resolve_truth",
     "sampled_q_c",
     "ExactPopulation",
     "MixtureTruth",

@@ -127,7 +127,8 @@ GAP_CUTOFF = 50.0
 #: integral of the error rate and of the log loss, per unit radius for the inner integral of the log loss.
 TOLERANCE = {"error": 1e-10, "log": 1e-10, "inner": 1e-12}
 
-_MAX_DIM = 2
+#: The dimensions integrated exactly (1-D and 2-D problems).
+MAX_DIM = 2
 _LOG_PANELS = 8  # starting panels of the angular integral of the (unclipped) log loss
 _SYMMETRY_TOLERANCE = 1e-10
 _WEIGHT_TOLERANCE = 1e-9
@@ -150,6 +151,7 @@ _GAUSS = np.zeros(15)
 _GAUSS[[1, 3, 5, 7, 9, 11, 13]] = np.concatenate([_WG, _WG[-2::-1]])
 _ROUNDING = 50 * np.finfo(float).eps  # QUADPACK's floor of the error estimate
 _CHUNK = 2048  # panels per call of the integrand (bounds the memory of nested integrals)
+_NEGLIGIBLE = 1e-15  # a panel whose error estimate is below this is accepted whatever its width
 _MAX_ROUNDS = 60  # bisections: a panel is then 2**-60 of its start, and accepted whatever its estimate
 
 
@@ -274,7 +276,7 @@ def _check_rules(truth: Any, A: ArrayLike, b: ArrayLike, c: ArrayLike, present: 
     if not isinstance(truth, MixtureTruth):
         raise TypeError(f"truth must be a MixtureTruth, got {type(truth).__name__}")
     d, k = truth.dim, truth.n_classes
-    if d > _MAX_DIM:
+    if d > MAX_DIM:
         raise ValueError(f"truth has dimension {d}: exact losses are implemented for d = 1 and d = 2 only")
     A = check.real_array(A, "A")
     b = check.real_array(b, "b")
@@ -648,8 +650,11 @@ def adaptive_gauss_kronrod(f: Callable[[np.ndarray, np.ndarray], np.ndarray], lo
     ``f`` takes task indices ``(P,)`` and nodes ``(P, 15)`` and returns values ``(P, 15)`` (called on at most
     ``_CHUNK`` panels at a time).  Every panel is
     integrated by Gauss-Kronrod 7-15; a panel whose Kronrod and Gauss estimates differ by more than ``tol``
-    times its length is bisected (all open panels of all tasks in one batch per round); after
-    ``_MAX_ROUNDS`` rounds the remaining panels are accepted as they are.
+    times its length is bisected (all open panels of all tasks in one batch per round); a panel whose error
+    estimate is below ``_NEGLIGIBLE`` is accepted whatever its length (an outer integrand whose values carry
+    the inner integral's rounding, ~1e-9 for the extreme rules of classes of one point, would otherwise be
+    bisected without end: every halving keeps the noise and halves the target); after ``_MAX_ROUNDS`` rounds
+    the remaining panels are accepted as they are.
     """
     n = lo.shape[0]
     total = np.zeros(n)
@@ -669,7 +674,7 @@ def adaptive_gauss_kronrod(f: Callable[[np.ndarray, np.ndarray], np.ndarray], lo
             err = np.where((spread > 0) & (diff > 0), spread * np.minimum(1.0, (200 * diff / spread) ** 1.5), diff)
         # a panel is done when the estimate is below the tolerance or below the rounding of its sum
         # (no bisection chases rounding noise)
-        target = np.maximum(tol * 2 * half, _ROUNDING * half * (np.abs(v) @ _KRONROD))
+        target = np.maximum(np.maximum(tol * 2 * half, _ROUNDING * half * (np.abs(v) @ _KRONROD)), _NEGLIGIBLE)
         done = (err <= target) | (depth == _MAX_ROUNDS)
         np.add.at(total, task[done], kron[done])
         task, a, b, half = task[~done], a[~done], b[~done], half[~done]
@@ -706,7 +711,7 @@ def _form_zeros(Q: np.ndarray) -> np.ndarray:
     phi = np.arctan2(y, x)
     with np.errstate(invalid="ignore", divide="ignore"):
         t = np.arccos(np.clip(-p / R, -1.0, 1.0))
-        ok = (R > 0) & (np.abs(p) <= R)
+        ok = (R > 0) & (np.abs(p) <= R * (1 + 1e-12))  # a semidefinite form's double zero, to rounding
     out = np.stack([(phi + t) / 2, (phi - t) / 2, (phi + t) / 2 + np.pi, (phi - t) / 2 + np.pi], axis=-1)
     return np.where(ok[..., None], np.mod(out, 2 * np.pi), np.nan)
 

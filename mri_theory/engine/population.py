@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from mri_theory._utils import validation as check
-from mri_theory.engine.exact import MixtureTruth
+from mri_theory.engine.exact import MAX_DIM, MixtureTruth
 from mri_theory.engine.losses import check_loss, pointwise_loss
 
 if TYPE_CHECKING:
@@ -146,7 +146,7 @@ class Population:
         ----------
         problem : GaussianMixtureProblem
             Anything else (a name, real data, a problem without mixture parameters) is refused
-            with a ``TypeError``.
+            with a ``TypeError``; a mixture in more than two dimensions with a ``ValueError``.
         """
         if isinstance(problem, str):
             raise TypeError(f"problem must be a Problem object, got the name {problem!r}: "
@@ -235,6 +235,13 @@ class Population:
         loss = check_loss(loss)
         return float(self.losses_of(self._predict(classifier), loss))
 
+    def loss_and_standard_error(self, classifier: Any, loss: str = "error") -> tuple[float, float]:
+        """:meth:`loss` and :meth:`standard_error` of the fitted ``classifier`` from one prediction."""
+        loss = check_loss(loss)
+        values = pointwise_loss(self.proba, self._predict(classifier), loss)
+        mean = self.mean(values)
+        return float(mean), float(np.sqrt(np.sum(self.weights**2 * (values - mean) ** 2)))
+
     def error_rate(self, classifier: Any) -> float:
         """Expected error rate of a fitted classifier."""
         return self.loss(classifier, "error")
@@ -250,10 +257,7 @@ class Population:
         weights, the i.i.d. formula (exact for ``"sample"`` populations;
         conservative for QMC and meaningless for deterministic quadrature).
         """
-        loss = check_loss(loss)
-        values = pointwise_loss(self.proba, self._predict(classifier), loss)
-        centred = values - self.mean(values)
-        return float(np.sqrt(np.sum(self.weights**2 * centred**2)))
+        return self.loss_and_standard_error(classifier, loss)[1]
 
 
 def _check_fitted_like(classifier: Any, n_classes: int, dim: int) -> None:
@@ -287,6 +291,9 @@ class ExactPopulation:
         if not isinstance(truth, MixtureTruth):
             raise TypeError(f"truth must be a MixtureTruth (e.g. MixtureTruth.from_problem(problem)), "
                             f"got {type(truth).__name__}")
+        if truth.dim > MAX_DIM:
+            raise ValueError(f"truth has dimension {truth.dim}: exact losses are integrated for d = 1 and d = 2 "
+                             "only; use a sampled Population")
         self.truth = truth
 
     def __repr__(self) -> str:
@@ -323,6 +330,11 @@ class ExactPopulation:
         self.check_classifier(classifier)
         _check_fitted_like(classifier, self.n_classes, self.dim)
         return float(classifier.exact_loss(self.truth, loss))
+
+    def loss_and_standard_error(self, classifier: Any, loss: str = "error") -> tuple[float, float]:
+        """:meth:`loss` and its standard error, 0: nothing is sampled (the interface of
+        :meth:`Population.loss_and_standard_error`)."""
+        return self.loss(classifier, loss), 0.0
 
     def error_rate(self, classifier: Any) -> float:
         """Exact error rate of a fitted classifier."""

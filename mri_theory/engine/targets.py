@@ -15,9 +15,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from mri_theory._utils import validation as check
-from mri_theory._utils.ties import near_maximum
+from mri_theory._utils.ties import TIE_TOLERANCE, near_maximum
 from mri_theory._utils.validation import check_labels
 from mri_theory.engine.contract import Classifier, check_points
+from mri_theory.engine.exact import MAX_DIM, MixtureTruth
 from mri_theory.engine.losses import check_loss
 from mri_theory.engine.population import (
     Population,
@@ -29,10 +30,22 @@ from mri_theory.engine.retraining import current_and_future_losses, fit_on
 if TYPE_CHECKING:
     from mri_theory.problems import Problem
 
-__all__ = ["SampledQc", "best_is_resolved", "check_truth", "sampled_q_c", "true_q_c", "true_q_c_and_loss",
-           "true_q_a", "true_b_c"]
+__all__ = ["RESOLUTION_SCRAMBLES", "RESOLUTION_Z", "TRUTHS", "SampledQc", "best_is_resolved", "check_truth",
+           "choice_is_resolved", "exact_truth_available", "resolve_truth", "sampled_q_c", "true_q_c",
+           "true_q_c_and_loss", "true_q_a", "true_b_c"]
 
 _MAX_BATCH = 3
+
+#: How the runners evaluate the truth: ``"exact"`` (:meth:`Population.exact`, integrated), ``"sampled"``
+#: (a QMC population of the problem, or real data's test set) or ``"auto"`` (exact where
+#: :func:`exact_truth_available`, sampled otherwise).
+TRUTHS = ("auto", "exact", "sampled")
+
+#: The multiple of the standard error by which a resolved choice beats the runner-up (:func:`best_is_resolved`).
+RESOLUTION_Z = 3.0
+
+#: Independent scrambles of the sampled populations that judge a choice (:func:`choice_is_resolved`).
+RESOLUTION_SCRAMBLES = 8
 
 
 def check_truth(problem: Any, population: Any, points: ArrayLike,
@@ -200,6 +213,92 @@ def best_is_resolved(replicates: ArrayLike, z: float = 3.0, largest: bool = True
     mean, se = gaps.mean(axis=0), gaps.std(axis=0, ddof=1) / np.sqrt(gaps.shape[0])
     # a gap without noise (se 0) is resolved when it is positive; identical candidates (gap 0) are not
     return best, bool(np.all(np.where(se > 0, mean > z * se, mean > 0)))
+
+
+def exact_truth_available(problem: Any, classifier: Any) -> bool:
+    """Whether :meth:`Population.exact(problem) <mri_theory.engine.population.Population.exact>` can score
+    ``classifier``: a Gaussian-mixture problem in one or two dimensions and a classifier whose scores are
+    quadratic in ``x`` (``Classifier.exact_truth``: LDA, QDA, Gaussian naive Bayes, the mean classifier,
+    logistic regression)."""
+    if not getattr(classifier, "exact_truth", False):
+        return False
+    try:
+        truth = MixtureTruth.from_problem(problem)
+    except (TypeError, ValueError):  # not a Gaussian mixture
+        return False
+    return truth.dim <= MAX_DIM
+
+
+def resolve_truth(truth: Any, problem: Any, classifier: Any, name: str = "truth") -> str:
+    """The evaluation a run uses for ``truth`` (one of :data:`TRUTHS`): ``"exact"`` or ``"sampled"``.
+
+    ``"auto"`` is exact where :func:`exact_truth_available`, sampled otherwise; ``"exact"`` where it is not
+    available is a ``ValueError`` naming ``name``, the problem and the classifier.
+    """
+    if not isinstance(truth, str) or truth not in TRUTHS:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, TRUTHS))}, got {truth!r}")
+    available = exact_truth_available(problem, classifier)
+    if truth == "exact" and not available:
+        raise ValueError(f"{name}: 'exact' needs a Gaussian-mixture problem in 1-D or 2-D and a classifier with "
+                         f"an exact path (Classifier.exact_truth), got {type(problem).__name__} and "
+                         f"{type(classifier).__name__}; use 'auto' or 'sampled'")
+    return "exact" if truth == "exact" or (truth == "auto" and available) else "sampled"
+
+
+def choice_is_resolved(
+    problem: Any,
+    classifier: Classifier,
+    X_S: ArrayLike,
+    y_S: ArrayLike,
+    chosen: ArrayLike,
+    runner_up: ArrayLike,
+    size: int,
+    *,
+    rng: np.random.Generator,
+    loss: str = "error",
+    largest: bool = True,
+    z: float = RESOLUTION_Z,
+    scrambles: int = RESOLUTION_SCRAMBLES,
+) -> bool:
+    r"""Whether a choice made on a sampled population beats the runner-up on independent ones.
+
+    The true :math:`Q^c` of the two points is sampled afresh (:func:`sampled_q_c`: ``scrambles``
+    independent scrambled-Sobol' populations, ``size`` points in all), so the judgement does not share the
+    noise that made the choice; the choice is *resolved* when it is the better of the two by more than ``z``
+    standard errors of their paired difference (:func:`best_is_resolved`), or when the two have the same
+    :math:`Q^c` (to :data:`~mri_theory._utils.ties.TIE_TOLERANCE`) on every population, an exact tie in
+    which either choice is best (e.g. k-NN candidates that change no neighbourhood).  The cost is that of
+    :func:`true_q_c` for two candidates on ``size`` points.
+
+    Parameters
+    ----------
+    problem, classifier, X_S, y_S, loss
+        As in :func:`true_q_c`.
+    chosen, runner_up : array_like (d,)
+        The chosen candidate and the best of the others, by the population the choice was made on.
+    size : int
+        Points of the independent populations, in all.
+    rng : numpy.random.Generator
+        Draws the scrambles.
+    largest : bool
+        ``True``: the choice maximises :math:`Q^c` (MRI-best); ``False``: it minimises it (MRI-worst).
+    z : float
+        See :func:`best_is_resolved`.
+    scrambles : int
+        Independent scrambles, ``>= 2``.
+
+    Returns
+    -------
+    bool
+    """
+    points = np.vstack([check.finite_array(chosen, "chosen").reshape(1, -1),
+                        check.finite_array(runner_up, "runner_up").reshape(1, -1)])
+    sampled = sampled_q_c(problem, classifier, X_S, y_S, points, size, scrambles, rng=rng, loss=loss)
+    gaps = sampled.replicates[:, 0] - sampled.replicates[:, 1]
+    if np.all(np.abs(gaps) <= TIE_TOLERANCE * max(1.0, float(np.max(np.abs(sampled.replicates))))):
+        return True  # the same Q^c on every population: an exact tie, the choice is as good as the runner-up
+    best, resolved = best_is_resolved(sampled.replicates, z, largest)
+    return best == 0 and resolved
 
 
 def true_q_a(

@@ -22,11 +22,32 @@ statistics compare values with the same tolerance: values of a state closer
 than ``TIE_TOLERANCE * max(1, max |value|)`` (chained: sorted neighbours that
 close) are tied, so no statistic hinges on the last bits of a floating-point
 sum (for example the :math:`\pm 10^{-16}` around an exact ``0``).
+
+Resolution.  Every statistic here is measured against the truth: the true
+:math:`Q^c` and :math:`T_e` of the state table.  Where that truth is computed
+on a sampled population, late in a curve the spread of :math:`Q^c` over the
+candidates can be smaller than the population's noise, and the truth's own
+ordering is then noise: a statistic computed from it measures the noise of
+the population, not the strategy.  The optional ``resolved`` column of the
+table (1.0 or 0.0, the same on every row of a state) says whether the
+truth's best candidate of the state beats its runner-up on independent
+sampled populations by more than 3 standard errors of their difference, or
+ties it exactly (:func:`mri_theory.engine.targets.choice_is_resolved`,
+recorded by :func:`mri_theory.runners.score_states`); with exact truth
+(:meth:`mri_theory.engine.Population.exact`) every state is resolved.  By
+default (``resolved_only=True``) both summaries compute their statistics
+over the resolved states only, and report the fraction of resolved states
+(column ``resolved``).  A table without the column (written before it
+existed, or built by hand) counts every state as resolved.  The flag judges
+the top of the truth's ordering, on which the choice depends; the lower ranks
+of a resolved state may still be noisy, so the exclusion removes the states
+known to be noise, not all of the noise.
 """
 
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,9 +91,23 @@ class _Block:
     score: np.ndarray
     t_e: np.ndarray
     t_e_estimate: np.ndarray
+    resolved: bool
 
 
 # ------------------------------------------------------------------ the table
+
+
+def _resolved_flags(states: pd.DataFrame) -> np.ndarray:
+    """The ``resolved`` column as floats 1.0/0.0 (all 1.0 when the table has no such column); refuses other values."""
+    if "resolved" not in states.columns:
+        return np.ones(len(states))
+    raw = states["resolved"].to_numpy()
+    values = raw.astype(float) if raw.dtype.kind == "b" else check.real_array(raw, "states['resolved']")
+    wrong = ~np.isin(values, (0.0, 1.0))  # NaN and inf included
+    if np.any(wrong):
+        raise ValueError("states['resolved'] must be 1.0 (resolved) or 0.0 (not resolved) on every row, got "
+                         f"{pd.unique(values[wrong])[:3].tolist()}")
+    return values
 
 
 def _blocks(states: Any, errors: bool) -> list[_Block]:
@@ -105,6 +140,7 @@ def _blocks(states: Any, errors: bool) -> list[_Block]:
         col["t_e_estimate"] = check.real_array(states["t_e_estimate"].to_numpy(), "states['t_e_estimate']")
     else:
         col["t_e"] = col["t_e_estimate"] = np.full(len(states), np.nan)
+    resolved = _resolved_flags(states)
     n_labelled = states["n_labelled"].to_numpy()
     blocks, first = [], {}
     for key, rows in states.groupby(_STATE + ["strategy"], sort=False).indices.items():
@@ -118,8 +154,10 @@ def _blocks(states: Any, errors: bool) -> list[_Block]:
             raise ValueError(f"{where} lists a candidate twice")
         if np.unique(n_labelled[rows]).size != 1:
             raise ValueError(f"{where} has more than one n_labelled")
+        if np.unique(resolved[rows]).size != 1:
+            raise ValueError(f"{where} has more than one value of resolved (a state is resolved or not, on every row)")
         block = _Block(state, strategy, n_labelled[rows[0]], col["true_q_c"][rows], col["score"][rows],
-                       col["t_e"][rows], col["t_e_estimate"][rows])
+                       col["t_e"][rows], col["t_e_estimate"][rows], bool(resolved[rows[0]]))
         if state not in first:
             first[state] = (cand, block)
         else:
@@ -132,6 +170,9 @@ def _blocks(states: Any, errors: bool) -> list[_Block]:
                                  "in the same state")
             if block.n_labelled != block0.n_labelled:
                 raise ValueError(f"{where}: its n_labelled differs from that of strategy {block0.strategy!r}")
+            if block.resolved != block0.resolved:
+                raise ValueError(f"{where}: its resolved differs from that of strategy {block0.strategy!r} "
+                                 "in the same state")
         if errors:
             measured = np.all(np.isfinite(block.t_e_estimate)) and np.all(np.isfinite(block.t_e))
             if not (measured or np.all(np.isnan(block.t_e_estimate))):
@@ -228,23 +269,35 @@ def _errors_row(block: _Block, n_draws: int, seed: int) -> dict[str, float]:
             "predicted_shortfall_gaussian": float(q.max() - gauss.expected_q)}
 
 
-def _per_state_frame(blocks: list[_Block], rows: list[dict], states: pd.DataFrame) -> pd.DataFrame:
-    keys = [dict(zip(_STATE, b.state, strict=True), n_labelled=b.n_labelled, strategy=b.strategy) for b in blocks]
-    frame = pd.DataFrame([{**k, **r} for k, r in zip(keys, rows, strict=True)])
-    return _ordered(frame, _STATE + ["strategy"], states)
+def _per_state_frame(blocks: list[_Block], row: Callable[[_Block], dict], columns: list[str], resolved_only: bool,
+                     states: pd.DataFrame) -> pd.DataFrame:
+    """One row per block: its keys, ``row(block)`` (``columns`` NaN for an excluded block), then ``resolved``."""
+    rows = []
+    for b in blocks:
+        keys = dict(zip(_STATE, b.state, strict=True), n_labelled=b.n_labelled, strategy=b.strategy)
+        if b.resolved or not resolved_only:
+            values = row(b)
+        else:  # an unresolved state: its truth's ordering is population noise, so no statistic
+            values = {"candidates": b.q.size, **dict.fromkeys(columns, np.nan)}
+        rows.append({**keys, **values, "resolved": float(b.resolved)})
+    return _ordered(pd.DataFrame(rows), _STATE + ["strategy"], states)
 
 
 # ------------------------------------------------------------------ aggregation
 
 
 def _aggregate(per: pd.DataFrame, columns: list[str], states: pd.DataFrame) -> pd.DataFrame:
-    """Mean and standard error over replicates of ``columns`` per :data:`_GROUP`; NaN values are skipped."""
+    """Mean and standard error over replicates of ``columns`` per :data:`_GROUP`; NaN values are skipped.
+
+    ``states`` counts every state of the group (resolved or not); ``resolved`` is the fraction resolved.
+    """
     grouped = per.groupby(_GROUP, sort=False)
     mean = grouped[columns].mean()
     se = grouped[columns].std(ddof=1) / np.sqrt(grouped[columns].count())
     out = pd.DataFrame({"states": grouped.size()})
     for c in columns:
         out[c], out[f"{c}_se"] = mean[c], se[c]
+    out["resolved"] = grouped["resolved"].mean()
     return _ordered(out.reset_index(), _GROUP, states)
 
 
@@ -290,7 +343,9 @@ def _verdicts(per: pd.DataFrame, states: pd.DataFrame) -> pd.DataFrame:
 # ------------------------------------------------------------------ public
 
 
-def summarise_states(states: pd.DataFrame, per_state: bool = False, top_k: int = 5) -> pd.DataFrame:
+def summarise_states(
+    states: pd.DataFrame, per_state: bool = False, top_k: int = 5, resolved_only: bool = True
+) -> pd.DataFrame:
     r"""How well each strategy's scores rank the candidates by their true :math:`Q^c`.
 
     For every state and strategy, with :math:`Q` the true :math:`Q^c`
@@ -332,6 +387,17 @@ def summarise_states(states: pd.DataFrame, per_state: bool = False, top_k: int =
     under strictly increasing transformations of the score that keep distinct
     scores apart.
 
+    ``resolved_only=True`` (default): the statistics are computed over the
+    *resolved* states only (column ``resolved`` of ``states``, see the module
+    notes), and are NaN for an unresolved state.  An unresolved state's true
+    :math:`Q^c` comes from a sampled population whose noise decides which
+    candidate is the truth's best, so its ordering is population noise and any
+    statistic computed from it measures that noise, not the strategy; averaging
+    it in pulls the estimators toward random selection (and flatters a strategy
+    that scores by that same population, MRI-best).  With exact truth every
+    state is resolved, so nothing is excluded.  ``resolved_only=False`` keeps
+    every state (the behaviour before the flag existed).
+
     Parameters
     ----------
     states : pandas.DataFrame
@@ -343,41 +409,56 @@ def summarise_states(states: pd.DataFrame, per_state: bool = False, top_k: int =
         ``>= 0``; ``score``, ``true_q_c`` and ``loss`` must be finite and
         ``loss >= 0``; every (state, strategy) needs at least 2 candidates,
         each listed once, and every strategy of a state the same candidates
-        with the same ``true_q_c`` and ``n_labelled``.
+        with the same ``true_q_c`` and ``n_labelled``.  Optional column
+        ``resolved``: 1.0 (or ``True``) for a resolved state, 0.0 (``False``)
+        for an unresolved one, the same on every row of a state (every
+        strategy and candidate); NaN or any other value is refused.  Without
+        the column every state counts as resolved (so the output equals that of
+        the same table with ``resolved`` all 1).
     per_state : bool
         ``True``: one row per state and strategy.  ``False`` (default):
         aggregated over replicates.
     top_k : int
         ``k`` of ``top_k_hit``, ``>= 1``.
+    resolved_only : bool
+        ``True`` (default): statistics over the resolved states only (see
+        above).  ``False``: over every state.
 
     Returns
     -------
     pandas.DataFrame
         ``per_state=True``: the state keys (problem, classifier, trajectory,
-        replicate, step), ``n_labelled``, ``strategy``, ``candidates`` (``m``)
-        and the statistics above.  ``per_state=False``: one row per
+        replicate, step), ``n_labelled``, ``strategy``, ``candidates`` (``m``),
+        the statistics above (NaN for an unresolved state with
+        ``resolved_only=True``) and ``resolved`` (the state's flag, 1.0 or
+        0.0).  ``per_state=False``: one row per
         (problem, classifier, trajectory, strategy, n_labelled), strategies
         (and problems, classifiers, trajectories) in order of first appearance,
         ``n_labelled`` ascending; ``states`` (how many states, i.e.
         replicates), then for each statistic its mean over replicates and
         ``<statistic>_se``, the standard error of that mean (sd with
-        ``ddof=1`` over :math:`\sqrt n`; NaN with one replicate).  NaN values
-        (all :math:`Q` tied) are left out of the mean and SE.
+        ``ddof=1`` over :math:`\sqrt n`; NaN with one replicate), and last
+        ``resolved``, the fraction of the group's states that are resolved.
+        NaN values (all :math:`Q` tied, or an excluded unresolved state) are
+        left out of the mean and SE; ``states`` counts every state of the
+        group, so a group without a resolved state keeps its row, with NaN
+        statistics and ``resolved`` 0.
 
     Raises
     ------
     TypeError, ValueError
-        Naming ``states``, ``per_state`` or ``top_k``.
+        Naming ``states``, ``per_state``, ``top_k`` or ``resolved_only``.
     """
     per_state = check.flag(per_state, "per_state")
     top_k = check.count(top_k, "top_k")
+    resolved_only = check.flag(resolved_only, "resolved_only")
     blocks = _blocks(states, errors=False)
-    per = _per_state_frame(blocks, [_ranking_row(b, top_k) for b in blocks], states)
+    per = _per_state_frame(blocks, lambda b: _ranking_row(b, top_k), _RANKING, resolved_only, states)
     return per if per_state else _aggregate(per, _RANKING, states)
 
 
 def estimator_errors(
-    states: pd.DataFrame, per_state: bool = False, n_draws: int = 2000, seed: int = 0
+    states: pd.DataFrame, per_state: bool = False, n_draws: int = 2000, seed: int = 0, resolved_only: bool = True
 ) -> pd.DataFrame:
     r"""The errors :math:`M = \hat T_e - T_e` of the :math:`T_e` estimators, tested against §3.3's assumptions.
 
@@ -457,6 +538,18 @@ def estimator_errors(
     A ``True`` verdict means only that the test found no evidence against
     the assumption with this many replicates.
 
+    ``resolved_only=True`` (default): as in :func:`summarise_states`, only
+    the resolved states are measured (every column above and every verdict;
+    an unresolved state's row has NaN statistics and is left out of the
+    means, SEs and tests).  All of them are measured against the truth:
+    :math:`M` is the distance to the sampled :math:`T_e`, and the tests
+    correlate it with the sampled :math:`Q^c`, so in a state whose truth
+    ordering is population noise they measure that noise (a sampled
+    :math:`T_e` carries the population's error into :math:`M`, which then
+    looks dependent on :math:`Q^c`).  With exact truth nothing is excluded.
+    ``resolved_only=False``: every state (the behaviour before the flag
+    existed).
+
     Parameters
     ----------
     states : pandas.DataFrame
@@ -464,7 +557,8 @@ def estimator_errors(
         :func:`summarise_states`; in addition ``t_e_estimate`` must, for each
         (state, strategy), be finite for every candidate or NaN for all, with
         ``t_e`` finite where it is finite, and at least one strategy must have
-        it finite.
+        it finite.  The optional column ``resolved`` as in
+        :func:`summarise_states`.
     per_state : bool
         ``True``: one row per state and measured strategy.
     n_draws : int
@@ -472,24 +566,34 @@ def estimator_errors(
         :data:`MAX_DRAWS` (``10**6``).
     seed : int
         ``>= 0``; the root of every simulation's generator.
+    resolved_only : bool
+        ``True`` (default): only the resolved states are measured (see
+        above).  ``False``: every state.
 
     Returns
     -------
     pandas.DataFrame
-        Keys as in :func:`summarise_states`, then the columns above.
+        Keys as in :func:`summarise_states`, then the columns above;
+        per state: ``candidates``, the per-state columns, ``resolved`` (the
+        state's flag); aggregated: ``states`` (every state of the group), the
+        means and SEs, the verdicts and their p-values, and last ``resolved``
+        (the fraction of the group's states that are resolved).
 
     Raises
     ------
     TypeError, ValueError
-        Naming ``states``, ``per_state``, ``n_draws`` or ``seed``.
+        Naming ``states``, ``per_state``, ``n_draws``, ``seed`` or
+        ``resolved_only``.
     """
     per_state = check.flag(per_state, "per_state")
     n_draws = check.count(n_draws, "n_draws", maximum=MAX_DRAWS)
     seed = check.count(seed, "seed", minimum=0)
+    resolved_only = check.flag(resolved_only, "resolved_only")
     blocks = [b for b in _blocks(states, errors=True) if np.isfinite(b.t_e_estimate[0])]
     if not blocks:
         raise ValueError("states has no strategy with a finite t_e_estimate (SMRI or BMRI)")
-    per = _per_state_frame(blocks, [_errors_row(b, n_draws, seed) for b in blocks], states)
+    per = _per_state_frame(blocks, lambda b: _errors_row(b, n_draws, seed), _ERRORS, resolved_only, states)
     if per_state:
         return per
-    return _aggregate(per, _ERRORS_AVERAGED, states).merge(_verdicts(per, states), on=_GROUP, sort=False)
+    out = _aggregate(per, _ERRORS_AVERAGED, states).merge(_verdicts(per, states), on=_GROUP, sort=False)
+    return out[[c for c in out.columns if c != "resolved"] + ["resolved"]]

@@ -19,6 +19,12 @@ The last column shows the per-state bias in units of the spread of
 :math:`Q^c` (the literal "centred" assumption).  Verdicts, p-values and the
 measured and predicted shortfalls are those of
 :func:`mri_theory.evaluation.estimator_errors`.
+
+The truth is exact for LDA (every state resolved) and sampled for 5-NN; the
+scatter panels and the verdicts use the resolved states only (the ``resolved``
+column of :func:`mri_theory.runners.score_states`: an unresolved state's truth
+ordering is population noise), and a panel's title says how many states that is
+when some are left out.
 """
 
 from __future__ import annotations
@@ -66,6 +72,10 @@ def _centred(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     keys = [part[k] for k in _STATE]
     return ((q - q.groupby(keys).transform("mean")).to_numpy(),
             (m - m.groupby(keys).transform("mean")).to_numpy())
+
+
+def _count_states(part: pd.DataFrame) -> int:
+    return len(part.groupby(list(_STATE)).size())
 
 
 def _scatter_panel(ax, part: pd.DataFrame, verdict: pd.Series) -> None:
@@ -135,8 +145,15 @@ def plot_estimator_errors(states: pd.DataFrame, errors: pd.DataFrame, errors_per
                 part = mine[(mine.strategy == estimator) & (mine.n_labelled == n)]
                 verdict = errors[(errors.classifier == classifier) & (errors.strategy == estimator)
                                  & (errors.n_labelled == n)].iloc[0]
-                _scatter_panel(ax, part, verdict)
-                ax.set_title(f"{label}, {estimator}, {when}: $|D_S|$ = {n}", fontsize=10)
+                resolved = part[part.resolved == 1] if "resolved" in part else part
+                if resolved.empty:
+                    ax.text(0.5, 0.5, "no state resolved\n(the sampled truth cannot decide)", ha="center",
+                            va="center", transform=ax.transAxes)
+                else:
+                    _scatter_panel(ax, resolved, verdict)
+                share = (f", {_count_states(resolved)} of {_count_states(part)} states resolved"
+                         if len(resolved) < len(part) else "")
+                ax.set_title(f"{label}, {estimator}, {when}: $|D_S|$ = {n}{share}", fontsize=10)
         axes[row, 0].set_ylabel(r"$M = \hat T_e - T_e$ minus its state mean")
         _bias_panel(axes[row, -1], errors_per_state[errors_per_state.classifier == classifier])
         axes[row, -1].set_title(f"{label}: is $M$ centred? (0 = unbiased)", fontsize=10)

@@ -8,6 +8,10 @@ correlation of the scores with the true :math:`Q^c`, the normalised shortfall
 (0: the best candidate, 1: the expected shortfall of random selection) and the
 empirical :math:`\hat\lambda`, the probability that the strategy orders two
 candidates like their true :math:`Q^c` (§3.3's :math:`\lambda = \frac12 + \beta`).
+The truth is exact for LDA; for 5-NN it is sampled, and the statistics are
+means over the states whose truth is resolved (``resolved`` of
+:func:`mri_theory.runners.score_states`); the first panel of a row with
+unresolved states lists how many states count at each :math:`|D_S|`.
 """
 
 from __future__ import annotations
@@ -62,12 +66,17 @@ def plot_estimator_quality(summary: pd.DataFrame, subtitle: str = "") -> Figure:
             ax.set_ylabel(label)
             ax.set_title(f"{CLASSIFIER_LABELS.get(classifier, classifier)}: {column.replace('_', ' ')}",
                          fontsize=10)
+        if "resolved" in part and (part.resolved < 1).any():  # sampled truth: say how many states count
+            shares = part[part.strategy == strategies[0]].sort_values("n_labelled")
+            axes[row, 0].set_title(f"{CLASSIFIER_LABELS.get(classifier, classifier)}: spearman\nresolved states: "
+                                   + ", ".join(f"{round(v * n)}/{n}" for v, n in zip(shares.resolved, shares.states,
+                                                                                    strict=True)), fontsize=10)
             if row == len(classifiers) - 1:
                 ax.set_xlabel(r"number of labelled examples $|D_S|$ (log scale)")
     fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncols=len(strategies))
     fig.suptitle("Each strategy's scores against the true $Q^c$ of the same candidates, along random-selection "
-                 f"trajectories\n{subtitle}mean ± 1 SE over replicates\ndotted: the values of RS and of the "
-                 "oracle MRI-best (argmax of the true $Q^c$)", fontsize=11)
+                 f"trajectories\n{subtitle}mean ± 1 SE over the replicates whose truth is resolved (all with exact "
+                 "truth)\ndotted: the values of RS and of the oracle MRI-best (argmax of the true $Q^c$)", fontsize=11)
     return fig
 
 
@@ -78,4 +87,5 @@ def make(quick: bool, rng: np.random.Generator) -> Figure:
     sizes = SIZES[quick]
     return plot_estimator_quality(diagnostics_tables(quick, figure_seed(rng)).summary,
                                   f"Four-Gaussian, pool {sizes['pool_size']} (every unlabelled pool point a "
-                                  f"candidate), {sizes['replicates']} replicates; ")
+                                  f"candidate), {sizes['replicates']} replicates\ntruth exact for LDA, sampled "
+                                  f"({sizes['population_size']} points) for 5-NN; ")

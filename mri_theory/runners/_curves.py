@@ -19,8 +19,10 @@ import pandas as pd
 
 from mri_theory._utils import limits
 from mri_theory._utils import validation as check
+from mri_theory._utils.ties import near_maximum
 from mri_theory.classifiers import Classifier
-from mri_theory.engine.targets import true_q_c_and_loss
+from mri_theory.engine.population import Population
+from mri_theory.engine.targets import RESOLUTION_SCRAMBLES, choice_is_resolved, resolve_truth, true_q_c_and_loss
 from mri_theory.problems import Problem
 from mri_theory.runners import _store
 from mri_theory.runners._resolve import spec
@@ -36,11 +38,15 @@ from mri_theory.runners._store import (
 )
 from mri_theory.strategies import Context, MRIBest, Strategy, select
 
-__all__ = ["RESULT_COLUMNS", "CurveConfig", "Run", "run_pair"]
+__all__ = ["RESULT_COLUMNS", "CurveConfig", "Run", "choice_resolved", "run_pair"]
 
 #: Columns of the tidy results.
-RESULT_COLUMNS = ["problem", "classifier", "strategy", "replicate", "n_labelled", "loss",
-                  "chosen", "q_c_chosen", "q_c_best"]
+RESULT_COLUMNS = ["problem", "classifier", "strategy", "replicate", "n_labelled", "loss", "loss_se",
+                  "chosen", "q_c_chosen", "q_c_best", "resolved"]
+
+#: The second spawn key of the streams that judge the oracles' choices on sampled truth (the sandbox's data,
+#: strategies and sub-samples use 0, 1 and 2; the diagnostics' strategies 3).
+RESOLUTION_KEY = 4
 
 @dataclass(frozen=True)
 class CurveConfig:
@@ -49,7 +55,10 @@ class CurveConfig:
     ``problem`` and ``classifier`` are the labels (the registered name given,
     or the object's ``name``); ``problem_spec`` and ``classifier_spec`` the
     ``repr`` of the objects they stand for, so that a folder of one problem
-    or classifier refuses another of the same name.
+    or classifier refuses another of the same name.  ``truth`` is how the
+    truth is evaluated, ``"exact"`` or ``"sampled"``
+    (:func:`~mri_theory.engine.targets.resolve_truth` of the run's ``truth``
+    argument): recorded, so that a resume never mixes the two.
     """
 
     problem: str
@@ -63,6 +72,7 @@ class CurveConfig:
     seed: int
     problem_spec: str
     classifier_spec: str
+    truth: str = "sampled"
 
 @dataclass(frozen=True)
 class Run:
@@ -85,10 +95,15 @@ class Run:
 def replicate_data(problem: Problem, cfg: CurveConfig, replicate: int) -> tuple:
     """``problem.draw_replicate`` from replicate ``replicate``'s data stream.
 
-    Returns ``(X0, y0, pool_X, pool_y, population)``.
+    Returns ``(X0, y0, pool_X, pool_y, population)``; with ``cfg.truth == "exact"`` the population is
+    :meth:`Population.exact(problem) <mri_theory.engine.population.Population.exact>` (the sampled one is
+    drawn all the same, so that the pool and the initial set do not depend on the truth's evaluation).
     """
     rng = np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(replicate, 0)))
-    return problem.draw_replicate(cfg.pool_size, cfg.population_size, rng)
+    X0, y0, pool_X, pool_y, population = problem.draw_replicate(cfg.pool_size, cfg.population_size, rng)
+    if cfg.truth == "exact":
+        population = Population.exact(problem)
+    return X0, y0, pool_X, pool_y, population
 
 def run_pair(run: Run, label: str, replicate: int, data: tuple | None = None,
               losses: bool = True) -> pd.DataFrame:
@@ -113,19 +128,27 @@ def run_pair(run: Run, label: str, replicate: int, data: tuple | None = None,
         if not done and strategy.costly and cfg.subsample is not None and available.size > cfg.subsample:
             sub_rng = np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(replicate, 2, step)))
             scored = np.sort(sub_rng.choice(available, cfg.subsample, replace=False))
+        loss_se = np.nan
         if not done and cfg.record_q_c and not oracle:  # the engine gives the current loss too
             loss_now, q = true_q_c_and_loss(problem, base, X, y, pool_X[scored], population, cfg.loss)
+            if losses:
+                loss_se = population.loss_and_standard_error(base.clone().fit(X, y, problem.n_classes), cfg.loss)[1]
         elif losses:
-            loss_now = population.loss(base.clone().fit(X, y, problem.n_classes), cfg.loss)
+            loss_now, loss_se = population.loss_and_standard_error(base.clone().fit(X, y, problem.n_classes),
+                                                                   cfg.loss)
         else:
             loss_now = np.nan
-        row = {"n_labelled": len(y), "loss": loss_now, "chosen": -1, "q_c_chosen": np.nan, "q_c_best": np.nan}
+        row = {"n_labelled": len(y), "loss": loss_now, "loss_se": loss_se, "chosen": -1, "q_c_chosen": np.nan,
+               "q_c_best": np.nan, "resolved": np.nan}
         rows.append(row)
         if done:
             break
         truth = (problem, population) if strategy.needs_truth else (None, None)  # practical ones never see it
         ctx = Context(X, y, pool_X[scored], pool_X[available], base, problem.n_classes, rng, *truth)
         i, scores = select(strategy, ctx)
+        if oracle and losses:
+            row["resolved"] = float(choice_resolved(cfg, problem, run.classifier, replicate, step, X, y,
+                                                    pool_X[scored], scores, i, strategy.sign > 0))
         if cfg.record_q_c:
             if oracle:
                 q = strategy.sign * scores
@@ -140,6 +163,27 @@ def run_pair(run: Run, label: str, replicate: int, data: tuple | None = None,
     out.insert(0, "classifier", cfg.classifier)
     out.insert(0, "problem", cfg.problem)
     return out[RESULT_COLUMNS]
+
+def choice_resolved(cfg: CurveConfig, problem: Problem, classifier: Classifier, replicate: int, step: int,
+                    X: np.ndarray, y: np.ndarray, candidates: np.ndarray, scores: np.ndarray, chosen: int,
+                    largest: bool = True) -> bool:
+    """Whether the choice ``chosen`` among ``candidates`` by the truth's ``scores`` is the true best (worst).
+
+    Exact truth: always (its :math:`Q^c` has no noise; a tie is a tie between equally good choices).
+    Sampled truth: the choice and the runner-up by ``scores`` are judged on independent populations of
+    ``population_size`` points (at least one per scramble; :func:`~mri_theory.engine.targets.choice_is_resolved`)
+    drawn from ``SeedSequence(seed, spawn_key=(replicate, RESOLUTION_KEY, step))``.  ``scores`` are the
+    oracle's (``largest=False`` for MRI-worst, whose scores are :math:`-Q^c`: its choice is judged as a
+    minimum) or the truth's :math:`Q^c` itself (the diagnostics' states).
+    """
+    if cfg.truth == "exact" or scores.size < 2:
+        return True
+    others = np.delete(np.arange(scores.size), chosen)
+    runner_up = others[np.flatnonzero(near_maximum(scores[others]))[0]]  # near-ties: the lowest index
+    rng = np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(replicate, RESOLUTION_KEY, step)))
+    return choice_is_resolved(problem, classifier, X, y, candidates[chosen], candidates[runner_up],
+                              max(cfg.population_size, RESOLUTION_SCRAMBLES), rng=rng, loss=cfg.loss, largest=largest)
+
 
 def config_text(cfg: CurveConfig) -> str:
     return json.dumps(asdict(cfg), indent=2, sort_keys=True)
@@ -168,7 +212,7 @@ def read_part(path: Path, run: Run, strategy: str, replicate: int) -> pd.DataFra
     if list(frame.columns) != RESULT_COLUMNS:
         raise DamagedPart(f"wrong columns {list(frame.columns)}, expected {RESULT_COLUMNS}")
     integer = ["replicate", "n_labelled", "chosen"]
-    numeric = ["loss", "q_c_chosen", "q_c_best"]
+    numeric = ["loss", "loss_se", "q_c_chosen", "q_c_best", "resolved"]
     if not (all(pd.api.types.is_integer_dtype(frame[c]) for c in integer)
             and all(pd.api.types.is_float_dtype(frame[c]) for c in numeric)):
         raise DamagedPart(f"wrong column types: {integer} must be integers and {numeric} numbers")
@@ -184,6 +228,14 @@ def read_part(path: Path, run: Run, strategy: str, replicate: int) -> pd.DataFra
         raise DamagedPart("chosen is not distinct pool indices followed by -1")
     if not np.all(np.isfinite(frame.loss.to_numpy())):
         raise DamagedPart("non-finite loss")
+    if not np.all(frame.loss_se.to_numpy() >= 0):  # NaN fails too
+        raise DamagedPart("loss_se is not a number >= 0 on every row")
+    oracle = isinstance(run.strategies[strategy], MRIBest)
+    resolved = frame.resolved.to_numpy()
+    expected = np.append(np.isin(resolved[:-1], (0.0, 1.0)), np.isnan(resolved[-1])) if oracle else np.isnan(resolved)
+    if not np.all(expected):
+        raise DamagedPart("resolved is not 0 or 1 at every step of an oracle (NaN on its last row), "
+                          "and NaN for the other strategies")
     return frame
 
 def check_config(out: Path, cfg: CurveConfig) -> None:
@@ -208,11 +260,14 @@ def prepare_output(out: Path, cfg: CurveConfig) -> None:
         raise ValueError(f"out: cannot write to {out} ({exc})") from None
 
 def curve_config(problem: tuple[str, Problem], classifier: tuple[str, Classifier], pool_size: Any, budget: Any,
-                  population_size: Any, loss: Any, subsample: Any, record_q_c: Any, seed: Any) -> CurveConfig:
+                  population_size: Any, loss: Any, subsample: Any, record_q_c: Any, seed: Any,
+                  truth: Any = "auto") -> CurveConfig:
     """The validated :class:`CurveConfig` of :func:`run_curves`' arguments (``budget=None``: the whole pool;
-    ``record_q_c=None``: where the problem has the truth); ``problem`` and ``classifier`` as :func:`resolve`
-    gives them.  The sizes are bounded (:mod:`mri_theory._utils.limits`), and a pool larger than a real-data
-    problem's ``max_pool_size`` is refused."""
+    ``record_q_c=None``: where the problem has the truth; ``truth`` resolved to ``"exact"`` or ``"sampled"``
+    by :func:`~mri_theory.engine.targets.resolve_truth`, sampled on a problem without the truth);
+    ``problem`` and ``classifier`` as :func:`resolve` gives them.  The sizes are bounded
+    (:mod:`mri_theory._utils.limits`), and a pool larger than a real-data problem's ``max_pool_size`` is
+    refused."""
     (problem_label, problem_obj), (classifier_label, classifier_obj) = problem, classifier
     if loss not in ("error", "log"):
         raise ValueError(f"loss must be 'error' or 'log', got {loss!r}")
@@ -228,11 +283,14 @@ def curve_config(problem: tuple[str, Problem], classifier: tuple[str, Classifier
         raise ValueError(f"budget ({budget}) must not exceed pool_size ({pool_size}): "
                          "the pool is smaller than requested")
     record_q_c = problem_obj.has_truth if record_q_c is None else check.flag(record_q_c, "record_q_c")
+    if not problem_obj.has_truth and truth == "auto":
+        truth = "sampled"  # real data: the held-out test set
+    truth = resolve_truth(truth, problem_obj, classifier_obj)
     return CurveConfig(problem_label, classifier_label, pool_size, budget,
                        limits.size(population_size, "population_size", limits.MAX_POPULATION_SIZE), loss,
                        None if subsample is None else check.count(subsample, "subsample"),
                        record_q_c, check.count(seed, "seed", minimum=0),
-                       spec(problem_obj, "problem"), spec(classifier_obj, "classifier"))
+                       spec(problem_obj, "problem"), spec(classifier_obj, "classifier"), truth)
 
 def check_truth(run: Run) -> None:
     """Refuse what needs the truth (§5.2) on a problem without it (``has_truth`` False, e.g. real data)."""

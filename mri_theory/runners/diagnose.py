@@ -64,8 +64,9 @@ __all__ = ["SUMMARY_FILES", "Diagnostics", "run_diagnostics"]
 SUMMARY_FILES = ("summary.csv", "errors.csv", "DIAGNOSTICS.md")
 
 #: The columns of each table shown in ``DIAGNOSTICS.md``.
-_SHOWN = ["classifier", "strategy", "n_labelled", "states", "spearman", "normalised_shortfall", "lambda_hat"]
-_ERRORS_SHOWN = ["classifier", "strategy", "n_labelled", "relative_bias", "corr_m_q", "corr_abs_q",
+_SHOWN = ["classifier", "strategy", "n_labelled", "states", "resolved", "spearman", "normalised_shortfall",
+          "lambda_hat"]
+_ERRORS_SHOWN = ["classifier", "strategy", "n_labelled", "resolved", "relative_bias", "corr_m_q", "corr_abs_q",
                  "measured_shortfall", "predicted_shortfall_iid", "centred", "independent", "homoscedastic",
                  "identically_distributed"]
 
@@ -102,6 +103,7 @@ def run_diagnostics(
     trajectory: str | Strategy = "RS",
     population_size: int = 10_000,
     seed: int = 0,
+    truth: str = "auto",
     out: str | os.PathLike,
     out_name: str = "out",
     backend: str | Default = DEFAULT,
@@ -131,9 +133,10 @@ def run_diagnostics(
         Names from :func:`mri_theory.classifiers.list_classifiers` and
         unfitted :class:`~mri_theory.classifiers.Classifier` templates, with
         distinct labels (a name as given, an object's ``name``).
-    strategies, replicates, steps, pool_size, trajectory, population_size, seed
+    strategies, replicates, steps, pool_size, trajectory, population_size, seed, truth
         As in :func:`~mri_theory.runners.states.score_states`, the same for
-        every classifier.
+        every classifier (with ``truth="auto"`` each classifier's truth is
+        exact where it can be; the report lists which).
     out : path
         The output folder (module docstring); created if needed.
     out_name : str, default "out"
@@ -187,12 +190,14 @@ def run_diagnostics(
         labels.append(label(_resolve.resolve(classifier, "classifier", "classifier")[0], "classifier"))
         plans.append(plan_states(problem, classifier, strategies, replicates, steps, pool_size,
                                  trajectory=trajectory, population_size=population_size, seed=seed,
-                                 out=folder / f"{problem_label}__{labels[-1]}", execution=execution))
+                                 truth=truth, out=folder / f"{problem_label}__{labels[-1]}", execution=execution))
     _resolve.distinct(labels, "classifiers")
     config = plans[0].states.config
     settings = {"strategies": list(config.strategies), "replicates": plans[0].replicates,
                 "steps": [operator.index(step) for step in steps], "pool_size": config.pool_size,
-                "trajectory": config.trajectory, "population_size": config.population_size, "seed": config.seed}
+                "trajectory": config.trajectory, "population_size": config.population_size, "seed": config.seed,
+                "truth": truth + " (" + ", ".join(f"{name}: {plan.states.config.truth}"
+                                                 for name, plan in zip(labels, plans, strict=True)) + ")"}
     with _store.locked(folder, out_name):  # one writer of out (the summaries, checksums.json)
         states = pd.concat([execute_states(plan) for plan in plans], ignore_index=True)
         estimators = any(strategy.estimates_t_e for strategy in plans[0].strategies.values())
@@ -205,7 +210,9 @@ def run_diagnostics(
                  + "; ".join(f"{key} {value}" for key, value in settings.items()) + ".", "",
                  f"Wall time of this invocation: {minutes:.1f} min (states already in the folder are reused).", "",
                  "Library versions: " + ", ".join(f"{k}=={v}" for k, v in library_versions().items()) + ".", "",
-                 "## Ranking quality (mean over replicates; all columns in summary.csv)", "", "```",
+                 "## Ranking quality (mean over replicates; all columns in summary.csv)", "",
+                 "Statistics over the resolved states only (`resolved`: the fraction of states whose truth's best "
+                 "candidate is resolved from its runner-up; 1 with exact truth).", "", "```",
                  summary[_SHOWN].round(3).to_string(index=False), "```", "",
                  "## Errors M of the T_e estimators (all columns in errors.csv)", ""]
         lines += (["```", errors[_ERRORS_SHOWN].round(3).to_string(index=False), "```", ""] if errors is not None

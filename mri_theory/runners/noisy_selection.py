@@ -38,10 +38,11 @@ __all__ = ["DEFAULT_RELATIVE_SIGMAS", "POPULATION_SIZE", "NoisyOracle", "noisy_s
 #: Default noise levels, relative to the sd of Q^c over the candidates: optimal, three noisy, RS.
 DEFAULT_RELATIVE_SIGMAS: tuple[float, ...] = (0.0, 0.5, 1.0, 2.0, np.inf)
 
-#: Evaluation population of :func:`noisy_selection_curves` (a scrambled Sobol' sequence of
-#: :math:`2^{10}` points, exact posteriors).  Against the exact error rate of
+#: Sampled evaluation population of :func:`noisy_selection_curves` with ``truth="sampled"`` (a scrambled
+#: Sobol' sequence of :math:`2^{10}` points, exact posteriors).  Against the exact error rate of
 #: :func:`mri_theory.analytic.two_gaussians.error_rate` its loss has sd about 2e-4 (unbiased) over
-#: random mean classifiers; it is shared by all strategies in a replicate.
+#: random mean classifiers; it is shared by all strategies in a replicate.  With the default
+#: ``truth="auto"`` the truth is exact and the population only fixes the replicate's data stream.
 POPULATION_SIZE = 1024
 
 
@@ -124,6 +125,8 @@ def noisy_selection_curves(
     record_q_c: bool = False,
     n_jobs: int = 1,
     progress: bool = True,
+    *,
+    truth: str = "auto",
 ) -> pd.DataFrame:
     r"""Learning curves of noisy-:math:`Q^c` selection on the §3.2 problem (the §3.3 demonstration).
 
@@ -144,9 +147,14 @@ def noisy_selection_curves(
     replicates, pool_size, budget, seed, n_jobs, progress
         As in :func:`~mri_theory.runners.sandbox.run_curves` (``budget <= pool_size``).
     population_size : int, default :data:`POPULATION_SIZE`
-        The evaluation population.  The learning curve is its error rate,
-        not the closed form :func:`mri_theory.analytic.two_gaussians.error_rate` (see
-        :data:`POPULATION_SIZE` for the difference).
+        The sampled evaluation population (``truth="sampled"``; see
+        :data:`POPULATION_SIZE`).
+    truth : {"auto", "exact", "sampled"}, default "auto"
+        As in :func:`~mri_theory.runners.sandbox.run_curves`.  The mean
+        classifier on this problem has an exact path, so ``"auto"`` makes the
+        learning curve the exact error rate, Eq. ``le_equation_1``
+        (:func:`mri_theory.analytic.two_gaussians.error_rate`), and the oracles'
+        :math:`Q^c` exact; ``"sampled"`` measures both on the population.
     record_q_c : bool, default False
         Record the true :math:`Q^c` of the chosen and best candidates (one
         more :func:`~mri_theory.engine.targets.true_q_c` per step and strategy).
@@ -176,4 +184,4 @@ def noisy_selection_curves(
     return run_curves(problem="two-gaussians", classifier="mean", strategies=strategies, pool_size=pool_size,
                       replicates=replicates, seed=seed, n_jobs=n_jobs, budget=budget,
                       population_size=population_size, loss="error", subsample=None, record_q_c=record_q_c,
-                      progress=progress)
+                      progress=progress, truth=truth)

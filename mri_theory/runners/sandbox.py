@@ -89,7 +89,9 @@ SHA-256 and row count (``budget + 1``), the columns are :data:`RESULT_COLUMNS` w
 ``replicate``, ``n_labelled`` and ``chosen``, every row names this problem,
 classifier, strategy and replicate, ``n_labelled`` runs ``k, k + 1, ...,
 k + budget`` from the initial size ``k`` (one point per class), ``chosen``
-holds distinct pool indices followed by ``-1`` and the losses are finite.
+holds distinct pool indices followed by ``-1``, the losses are finite, every
+``loss_se`` is a number ``>= 0`` and ``resolved`` is 0 or 1 at each step of an
+oracle and NaN elsewhere.
 Any other part is reported by a :class:`DamagedPartWarning` naming the file and
 the reason, and recomputed (overwritten).  A folder (or a FIFO, a socket) in
 place of a part cannot be overwritten: it is refused with a ``ValueError``
@@ -153,6 +155,7 @@ def run_curves(
     out: str | os.PathLike | None = None,
     progress: bool | Default = DEFAULT,
     *,
+    truth: str = "auto",
     backend: str | Default = DEFAULT,
     scheduler: str | None | Default = DEFAULT,
     execution: Execution | None = None,
@@ -201,7 +204,8 @@ def run_curves(
     budget : int, optional
         Labels to acquire (default: exhaust the pool).
     population_size : int
-        Evaluation population (QMC, exact posteriors; at most 1 000 000).
+        Evaluation population (QMC, exact posteriors; at most 1 000 000) of
+        the sampled truth.
     loss : {"error", "log"}
         The learning-curve loss and the oracles' target.
     subsample : int or None, default 100
@@ -235,6 +239,27 @@ def run_curves(
         (:func:`read_curves` verifies it).
     progress : bool, optional
         Show a tqdm progress bar (default True).
+    truth : {"auto", "exact", "sampled"}, default "auto"
+        How the truth (the curve's loss, the oracles' and the recorded
+        :math:`Q^c`) is evaluated: ``"exact"`` integrates it over the
+        problem's Gaussian mixture (:meth:`Population.exact
+        <mri_theory.engine.population.Population.exact>`; LDA, QDA, naive
+        Bayes, the mean classifier and logistic regression on the
+        Gaussian-mixture problems), ``"sampled"`` averages it over each
+        replicate's QMC population of ``population_size`` points (real data:
+        its test set), ``"auto"`` is exact where it is available
+        (:func:`~mri_theory.engine.targets.exact_truth_available`) and
+        sampled otherwise.  The resolved value is recorded in
+        ``config.json`` (``truth``), so a resume never mixes the two.  The
+        pool and the initial set are the same either way.  The ``resolved``
+        column says, at each step of MRI-best and MRI-worst, whether the
+        choice is the true best (worst): always with exact truth; with
+        sampled truth when the choice beats the runner-up on independent
+        populations of ``population_size`` points (8 scrambles, at least 8 points) by more than
+        3 standard errors of their difference
+        (:func:`~mri_theory.engine.targets.choice_is_resolved`, drawn from
+        ``SeedSequence(seed, spawn_key=(r, 4, t))``; this costs about one
+        :math:`Q^c` evaluation of two candidates per oracle step).
     backend : {"local", "dask"}, optional
         Where the tasks run (:class:`Execution`; default ``"local"``).
     scheduler : str, optional
@@ -249,7 +274,14 @@ def run_curves(
     -------
     pandas.DataFrame
         Tidy, columns :data:`RESULT_COLUMNS`, sorted by strategy (in the given
-        order), replicate and ``n_labelled``.
+        order), replicate and ``n_labelled``.  ``loss_se`` is the standard
+        error of ``loss`` as an estimate of the true loss: 0 with exact
+        truth; with sampled truth the i.i.d. formula over the population's
+        points (:meth:`Population.standard_error
+        <mri_theory.engine.population.Population.standard_error>`: exact for
+        real data's test set, conservative in practice for the QMC
+        populations, whose error is usually smaller).  ``resolved`` is 1 or 0
+        at the steps of the oracles (``truth``) and NaN elsewhere.
 
     Raises
     ------
@@ -279,7 +311,7 @@ def run_curves(
     problem_item, classifier_item = resolve(problem, "problem", "problem"), resolve(classifier, "classifier",
                                                                                   "classifier")
     cfg = curve_config(problem_item, classifier_item, pool_size, budget, population_size, loss, subsample,
-                       record_q_c, seed)
+                       record_q_c, seed, truth)
     run = Run(cfg, problem_item[1], classifier_item[1], strategy_objects(strategies, cfg.loss))
     check_truth(run)
     replicates = limits.size(replicates, "replicates", limits.MAX_REPLICATES)

@@ -31,6 +31,17 @@ the table holds :math:`\hat T_e = -` score, so the error
 :math:`M = \hat T_e - T_e` that §3.3's guarantee (:math:`\lambda = \tfrac12 +
 \beta`) assumes unbiased and i.i.d. can be measured.
 
+The truth is exact or sampled (``truth``, recorded in the settings; as in
+:func:`mri_theory.runners.sandbox.run_curves`: ``"auto"`` is exact where the
+(problem, classifier) pair allows it).  Each state says whether its truth can
+decide (``resolved``): always with exact truth; with sampled truth when the
+truth's best candidate beats the runner-up (both by the state's population)
+on independent populations of ``population_size`` points (8 scrambles) by
+more than 3 standard errors of their difference, or ties it exactly
+(:func:`mri_theory.engine.targets.choice_is_resolved`, drawn from
+``SeedSequence(seed, spawn_key=(r, 4, t))``).  The summaries
+(:func:`mri_theory.evaluation.summarise_states`) use it.
+
 Seeds: the data of replicate ``r`` and the reference trajectory come from the
 sandbox's streams (``SeedSequence(seed, spawn_key=(r, 0))`` and ``(r, 1,
 crc32(trajectory))`` with the trajectory's label, :mod:`mri_theory.runners.sandbox`); strategy ``s`` scoring the
@@ -76,7 +87,8 @@ candidates) and these: the columns :data:`STATE_COLUMNS` with integer
 ``replicate``, ``step``, ``n_labelled``, ``candidate``; every row naming this
 state; the strategies in the given order, each over the same ascending pool
 indices; finite ``score``, ``true_q_c``, ``loss`` (one value) and ``t_e``;
-``t_e_estimate`` finite exactly for the strategies that estimate :math:`T_e`.
+``t_e_estimate`` finite exactly for the strategies that estimate :math:`T_e`;
+``resolved`` one value, 0 or 1, for the whole state.
 Any other part is reported by a :class:`~mri_theory.runners._store.DamagedPartWarning`
 naming the file and the reason, and recomputed.  As in the sandbox, every
 file is written atomically by the calling process only.
@@ -100,6 +112,7 @@ import pandas as pd
 from mri_theory._utils import backends, limits
 from mri_theory._utils import validation as check
 from mri_theory._utils.backends import DEFAULT, Default, Execution
+from mri_theory._utils.ties import near_maximum
 from mri_theory.classifiers import Classifier
 from mri_theory.engine.targets import true_q_c_and_loss
 from mri_theory.problems import Problem
@@ -112,7 +125,7 @@ __all__ = ["STATE_COLUMNS", "Execution", "StatesPlan", "execute_states", "plan_s
 
 #: Columns of the tidy table of :func:`score_states`, in this order.
 STATE_COLUMNS = ["problem", "classifier", "trajectory", "replicate", "step", "n_labelled", "strategy",
-                 "candidate", "score", "true_q_c", "loss", "t_e", "t_e_estimate"]
+                 "candidate", "score", "true_q_c", "loss", "t_e", "t_e_estimate", "resolved"]
 
 _SETTINGS_FILE = "diagnostics.json"
 _RESULTS_FILE = "states.csv"
@@ -121,7 +134,7 @@ _FORMAT = 1
 #: The second spawn key of the strategies' streams (the sandbox uses 0, 1 and 2).
 _SCORE_KEY = 3
 _INTEGER = ["replicate", "step", "n_labelled", "candidate"]
-_NUMERIC = ["score", "true_q_c", "loss", "t_e", "t_e_estimate"]
+_NUMERIC = ["score", "true_q_c", "loss", "t_e", "t_e_estimate", "resolved"]
 
 
 @dataclass(frozen=True)
@@ -140,6 +153,7 @@ class _StatesConfig:
     classifier_spec: str
     trajectory_spec: str
     strategy_specs: tuple[str, ...]
+    truth: str
 
     def settings(self) -> dict[str, Any]:
         """The settings as stored in ``diagnostics.json`` (JSON types)."""
@@ -148,7 +162,8 @@ class _StatesConfig:
     def curves(self, budget: int) -> _curves.CurveConfig:
         """The sandbox configuration whose curves (to ``budget`` labels) give the states."""
         return _curves.CurveConfig(self.problem, self.classifier, self.pool_size, budget, self.population_size,
-                                   "error", None, False, self.seed, self.problem_spec, self.classifier_spec)
+                                   "error", None, False, self.seed, self.problem_spec, self.classifier_spec,
+                                   self.truth)
 
 
 @dataclass(frozen=True)
@@ -175,6 +190,8 @@ def _score_state(states: _States, replicate: int, step: int) -> pd.DataFrame:
     candidates = pool_X[available]
     base = copy.deepcopy(states.classifier)
     loss, true_q = true_q_c_and_loss(problem, base, X, y, candidates, population, "error")
+    best = int(np.flatnonzero(near_maximum(true_q))[0])  # the truth's choice (near-ties: the lowest index)
+    resolved = _curves.choice_resolved(curve.config, problem, base, replicate, step, X, y, candidates, true_q, best)
     blocks = []
     for name, strategy in states.strategies.items():
         strategy = copy.deepcopy(strategy)  # fresh for every state, as a worker gets it
@@ -185,7 +202,8 @@ def _score_state(states: _States, replicate: int, step: int) -> pd.DataFrame:
         scores = checked_scores(strategy, ctx)
         blocks.append(pd.DataFrame({
             "strategy": name, "candidate": available, "score": scores, "true_q_c": true_q, "loss": loss,
-            "t_e": loss - true_q, "t_e_estimate": -scores if strategy.estimates_t_e else np.nan}))
+            "t_e": loss - true_q, "t_e_estimate": -scores if strategy.estimates_t_e else np.nan,
+            "resolved": float(resolved)}))
     frame = pd.concat(blocks, ignore_index=True)
     frame.insert(0, "n_labelled", len(y))
     frame.insert(0, "step", step)
@@ -234,6 +252,8 @@ def _read_state_part(path: Path, states: _States, replicate: int, step: int) -> 
         raise damaged("candidate is not the same ascending pool indices for every strategy")
     if not np.all(np.isfinite(frame[["score", "true_q_c", "loss", "t_e"]].to_numpy())):
         raise damaged("non-finite score, true_q_c, loss or t_e")
+    if not (frame.resolved.iloc[0] in (0.0, 1.0) and np.all(frame.resolved.to_numpy() == frame.resolved.iloc[0])):
+        raise damaged("resolved is not one value, 0 or 1, for the whole state")
     if np.any(frame.loss.to_numpy() != frame.loss.iloc[0]):
         raise damaged("the loss differs between rows of one state")
     estimating = np.repeat([strategy.estimates_t_e for strategy in states.strategies.values()], m)
@@ -294,6 +314,7 @@ def score_states(
     trajectory: str | Strategy = "RS",
     population_size: int = 10_000,
     seed: int = 0,
+    truth: str = "auto",
     out: str | os.PathLike | None = None,
     backend: str | Default = DEFAULT,
     scheduler: str | None | Default = DEFAULT,
@@ -340,9 +361,14 @@ def score_states(
         path), any registered strategy name or a Strategy object (its label
         seeds its curve, as in :func:`~mri_theory.runners.sandbox.run_curves`).
     population_size : int
-        The evaluation population (QMC, exact posteriors) of the true loss.
+        The evaluation population (QMC, exact posteriors) of the sampled truth.
     seed : int
         Seeds every stream (module docstring).
+    truth : {"auto", "exact", "sampled"}, default "auto"
+        How the true loss and :math:`Q^c` are evaluated, as in
+        :func:`~mri_theory.runners.sandbox.run_curves`: exact where the
+        (problem, classifier) pair allows it with ``"auto"``; recorded in the
+        settings (``truth``: ``"exact"`` or ``"sampled"``).
     out : path, optional
         A folder for verified, resumable storage (module docstring).  Its
         settings record the ``repr`` of every object: rerunning with another
@@ -369,7 +395,9 @@ def score_states(
         Columns :data:`STATE_COLUMNS`, sorted by replicate, step, strategy
         (in the given order) and candidate.  ``t_e = loss - true_q_c``;
         ``t_e_estimate = -score`` for the strategies with ``estimates_t_e``
-        (SMRI, BMRI), NaN otherwise.
+        (SMRI, BMRI), NaN otherwise; ``resolved`` (1 or 0, the same on every
+        row of a state) whether the truth's best candidate is resolved from
+        its runner-up (module docstring).
 
     Raises
     ------
@@ -393,8 +421,8 @@ def score_states(
     """
     return execute_states(plan_states(
         problem, classifier, strategies, replicates, steps, pool_size, trajectory=trajectory,
-        population_size=population_size, seed=seed, out=out, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
-        progress=progress, execution=execution))
+        population_size=population_size, seed=seed, truth=truth, out=out, backend=backend, scheduler=scheduler,
+        n_jobs=n_jobs, progress=progress, execution=execution))
 
 
 class StatesPlan(NamedTuple):
@@ -431,6 +459,7 @@ def plan_states(
     trajectory: str | Strategy = "RS",
     population_size: int = 10_000,
     seed: int = 0,
+    truth: str = "auto",
     out: str | os.PathLike | None = None,
     backend: str | Default = DEFAULT,
     scheduler: str | None | Default = DEFAULT,
@@ -446,7 +475,7 @@ def plan_states(
 
     Parameters
     ----------
-    problem, classifier, strategies, replicates, steps, pool_size, trajectory, population_size, seed, out
+    problem, classifier, strategies, replicates, steps, pool_size, trajectory, population_size, seed, truth, out
         As in :func:`score_states`.
     backend, scheduler, n_jobs, progress, execution
         As in :func:`score_states`.
@@ -468,7 +497,7 @@ def plan_states(
         raise ValueError(f"problem: {problem_item[0]!r} has no truth (has_truth is False: real data); score_states "
                          "compares the strategies with the true Q^c, so it needs a problem with the truth")
     curve = _curves.curve_config(problem_item, classifier_item, pool_size, None, population_size, "error", None,
-                                 False, seed)
+                                 False, seed, truth)
     objects = _resolve.strategy_objects(strategies, "error")
     replicates = limits.size(replicates, "replicates", limits.MAX_REPLICATES)
     steps = _check_steps(steps, curve.pool_size)
@@ -478,7 +507,8 @@ def plan_states(
                                             progress=progress)
     cfg = _StatesConfig(curve.problem, curve.classifier, trajectory_label, tuple(objects), curve.pool_size,
                         curve.population_size, curve.seed, curve.problem_spec, curve.classifier_spec,
-                        _resolve.spec(trajectory_obj, "trajectory"), tuple(map(repr, objects.values())))
+                        _resolve.spec(trajectory_obj, "trajectory"), tuple(map(repr, objects.values())),
+                        curve.truth)
     states = _States(cfg, problem_item[1], classifier_item[1], trajectory_obj, objects)
     out_path = _check_storage(out, cfg)
     return StatesPlan(states, out_path, replicates, steps, execution)

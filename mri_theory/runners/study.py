@@ -54,7 +54,7 @@ Output folder (``out``):
 
 ``study.json``
     ``{"format": 1, "settings": {...}, "grid": {...}}``: the settings (pool,
-    budget, population, loss, sub-sample, ``record_q_c``, seed and the
+    budget, population, loss, sub-sample, ``record_q_c``, seed, ``truth`` and the
     asymptotic-loss sizes, as :func:`run_study`'s arguments) and the grid of
     the last run (preset, problems, classifiers, strategies, replicates as
     labels, and ``specs``: ``{"problems": {label: repr}, "classifiers": ...,
@@ -147,10 +147,10 @@ ASYMPTOTIC_COLUMNS = ["problem", "classifier", "asymptotic_loss"]
 PRESETS: dict[str, dict[str, Any]] = {
     "paper": dict(problems="abstract", classifiers="paper", strategies="paper", replicates=10, pool_size=250,
                   budget=None, population_size=10_000, loss="error", subsample=100, record_q_c=False, seed=0,
-                  asymptotic_train=5000, asymptotic_replicates=5, asymptotic_population=20_000),
+                  truth="auto", asymptotic_train=5000, asymptotic_replicates=5, asymptotic_population=20_000),
     "quick": dict(problems=["four-gaussian", "quadratic"], classifiers=["lda", "kknn5"],
                   strategies=["RS", "SE", "SMRI"], replicates=3, pool_size=60, budget=None, population_size=2000,
-                  loss="error", subsample=100, record_q_c=False, seed=0, asymptotic_train=1000,
+                  loss="error", subsample=100, record_q_c=False, seed=0, truth="auto", asymptotic_train=1000,
                   asymptotic_replicates=2, asymptotic_population=2000),
 }
 
@@ -351,6 +351,7 @@ def run_study(
     subsample: int | None = None,
     record_q_c: bool | None = None,
     seed: int | None = None,
+    truth: str | None = None,
     asymptotic_train: int | None = None,
     asymptotic_replicates: int | None = None,
     asymptotic_population: int | None = None,
@@ -392,9 +393,15 @@ def run_study(
         ``out`` they must be letters, digits and ``. _ + -`` without ``__``;
         seeds follow the labels, so an object equal to a registered entry and
         labelled like it gives the same rows (:mod:`mri_theory.runners.sandbox`).
-    replicates, pool_size, budget, population_size, loss, subsample, record_q_c, seed
+    replicates, pool_size, budget, population_size, loss, subsample, record_q_c, seed, truth
         As in :func:`~mri_theory.runners.sandbox.run_curves` (``budget=None``
         exhausts the pool), except ``subsample=0`` scores the whole pool.
+        ``truth`` (both presets: ``"auto"``) is resolved per pairing: with
+        ``"auto"`` the learning curves and MRI-best of LDA, QDA, naive Bayes
+        and logistic regression use the exact truth on the Gaussian-mixture
+        problems, those of k-NN and the SVM a sampled population; each
+        pairing's ``config.json`` records which.  The asymptotic loss is
+        always sampled (``asymptotic_population``).
     asymptotic_train, asymptotic_replicates, asymptotic_population : int
         The asymptotic loss of a pairing: the mean over
         ``asymptotic_replicates`` training samples of ``asymptotic_train``
@@ -462,7 +469,8 @@ def run_study(
     """
     given = dict(problems=problems, classifiers=classifiers, strategies=strategies, replicates=replicates,
                  pool_size=pool_size, budget=budget, population_size=population_size, loss=loss,
-                 subsample=subsample, record_q_c=record_q_c, seed=seed, asymptotic_train=asymptotic_train,
+                 subsample=subsample, record_q_c=record_q_c, seed=seed, truth=truth,
+                 asymptotic_train=asymptotic_train,
                  asymptotic_replicates=asymptotic_replicates, asymptotic_population=asymptotic_population)
     study = _plan(preset, _resolve_arguments(preset, given))
     execution = backends.resolve_execution(execution, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
@@ -491,6 +499,7 @@ class _Resolved:
     strategies: dict[str, Strategy]  # MRI-best included, each adapted to the loss
     cfgs: dict[tuple[str, str], _curves.CurveConfig]  # by pairing
     subsample: int
+    truth: str  # as given ("auto", "exact" or "sampled"); each pairing's config holds its resolved value
     replicates: int
     asymptotic_train: int
     asymptotic_replicates: int
@@ -513,14 +522,14 @@ def _resolve_arguments(preset: Any, given: Mapping[str, Any]) -> _Resolved:
     subsample = check.count(args["subsample"], "subsample", minimum=0)
     cfgs = {(p, c): _curves.curve_config((p, problem), (c, classifier), args["pool_size"], args["budget"],
                                           args["population_size"], args["loss"], subsample or None,
-                                          args["record_q_c"], args["seed"])
+                                          args["record_q_c"], args["seed"], args["truth"])
             for p, problem in problem_objs.items() for c, classifier in classifier_objs.items()}
     loss = next(iter(cfgs.values())).loss  # the settings they share
     strategy_objs = {label: _resolve.for_loss(strategy, loss) for label, strategy in strategy_objs.items()}
     for (p, c), cfg in cfgs.items():
         _curves.check_truth(_curves.Run(cfg, problem_objs[p], classifier_objs[c], strategy_objs))
     return _Resolved(
-        problem_objs, classifier_objs, strategy_objs, cfgs, subsample,
+        problem_objs, classifier_objs, strategy_objs, cfgs, subsample, args["truth"],
         limits.size(args["replicates"], "replicates", limits.MAX_REPLICATES),
         limits.size(args["asymptotic_train"], "asymptotic_train", limits.MAX_POPULATION_SIZE),
         limits.size(args["asymptotic_replicates"], "asymptotic_replicates", limits.MAX_REPLICATES),
@@ -553,7 +562,7 @@ def _plan(preset: str, resolved: _Resolved) -> _Study:
              "strategies": {s: _resolve.spec(strategy, "strategies") for s, strategy in strategies.items()}}
     settings = dict(pool_size=any_cfg.pool_size, budget=any_cfg.budget, population_size=any_cfg.population_size,
                     loss=any_cfg.loss, subsample=resolved.subsample, record_q_c=any_cfg.record_q_c,
-                    seed=any_cfg.seed, asymptotic_train=resolved.asymptotic_train,
+                    seed=any_cfg.seed, truth=resolved.truth, asymptotic_train=resolved.asymptotic_train,
                     asymptotic_replicates=resolved.asymptotic_replicates,
                     asymptotic_population=resolved.asymptotic_population)
     grid = {"preset": preset, "problems": list(problems), "classifiers": list(classifiers),

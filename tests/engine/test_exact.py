@@ -407,3 +407,32 @@ def test_permuting_classes_with_their_scores_leaves_the_losses_unchanged(seed, k
                                rtol=0, atol=1e-12)
     np.testing.assert_allclose(log_losses(moved, A[:, inv], b[:, inv], c[:, inv]), log_losses(truth, A, b, c),
                                rtol=0, atol=1e-10)
+
+
+# -- (h) degenerate rules: classes of one or two points --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("candidate", [2, 4])
+def test_rules_of_one_point_classes_finish_and_match_monte_carlo(candidate):
+    """QDA fitted on four points of three-gaussians, a class of one point (covariance reg * I = 1e-3 I) and one
+    of two (a needle): the regions are tiny discs and thin strips, and the log loss is some 20 nats.  Such rules
+    once made the angular quadrature chase the inner integral's rounding without end (a retraining step of
+    three-gaussians did not finish in 90 s); they must finish and agree with 10^6 i.i.d. points within 5 SE."""
+    from mri_theory.classifiers import QDA
+    from mri_theory.engine.losses import LOG_LOSS_FLOOR
+    from mri_theory.engine.population import Population
+
+    problem = get_problem("three-gaussians")
+    rng = np.random.default_rng(0)
+    X, y = problem.sample(3, rng)
+    x = problem.sample(5, rng)[0][candidate]
+    model = QDA().fit(np.vstack([X, x]), np.append(y, 2), 3)
+    assert np.bincount(model.y_train_, minlength=3).tolist() == [2, 1, 1]
+    exact = Population.exact(problem)
+    sample_X, sample_y = problem.sample(10**6, np.random.default_rng(13))
+    proba = model.predict_proba(sample_X)
+    nll = -np.log(np.maximum(proba[np.arange(sample_y.size), sample_y], LOG_LOSS_FLOOR))
+    wrong = np.argmax(proba, axis=1) != sample_y
+    log, err = exact.loss(model, "log"), exact.loss(model, "error")
+    assert abs(log - nll.mean()) <= 5 * nll.std() / math.sqrt(sample_y.size)
+    assert abs(err - wrong.mean()) <= 5 * math.sqrt(err * (1 - err) / sample_y.size)

@@ -30,7 +30,7 @@ from mri_theory.evaluation.summaries import estimator_errors, summarise_states
 
 #: The contract of the tidy table, written out independently of the package.
 COLUMNS = ["problem", "classifier", "trajectory", "replicate", "step", "n_labelled", "strategy", "candidate",
-           "score", "true_q_c", "loss", "t_e", "t_e_estimate"]
+           "score", "true_q_c", "loss", "t_e", "t_e_estimate", "resolved"]
 LOSS = 0.25
 
 
@@ -39,7 +39,7 @@ def make_table(states: list[dict]) -> pd.DataFrame:
 
     Each state: ``q`` (true Q^c), ``scores`` {strategy: scores}, optional ``estimates``
     {strategy: T_e_hat} (the score is then -T_e_hat unless given), ``replicate``, ``step``,
-    ``classifier``, ``candidates`` (pool indices, default 10, 13, 16, ...).
+    ``classifier``, ``candidates`` (pool indices, default 10, 13, 16, ...), ``resolved`` (default 1.0).
     """
     rows = []
     for s in states:
@@ -55,7 +55,7 @@ def make_table(states: list[dict]) -> pd.DataFrame:
             for i in range(q.size):
                 rows.append(("four-gaussian", s.get("classifier", "knn5"), "RS", s.get("replicate", 0),
                              s.get("step", 0), 4 + s.get("step", 0), strategy, int(cand[i]), float(score[i]),
-                             q[i], LOSS, t_e[i], est[i]))
+                             q[i], LOSS, t_e[i], est[i], float(s.get("resolved", 1.0))))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

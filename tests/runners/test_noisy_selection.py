@@ -171,6 +171,27 @@ def test_curves_are_run_curves_with_the_same_objects():
     assert_frame_equal(table, direct, check_exact=True)
 
 
+def test_the_default_curve_is_the_closed_form_error_rate():
+    """truth="auto": the mean classifier on two-gaussians is exact, so every point of the curve is Eq.
+    le_equation_1 of the refitted means (the closed form of mri_theory.analytic, written without the engine),
+    the labelled set rebuilt from the sandbox's seed scheme and the curve's picks."""
+    from mri_theory.analytic.two_gaussians import MeanClassifier, TwoGaussians, error_rate
+
+    args = {"replicates": 2, "pool_size": 8, "budget": 4, "seed": 9, "population_size": 64}
+    table = noisy_selection_curves((0.0, 1.0, np.inf), progress=False, **args)
+    for (_, replicate), rows in table.groupby(["strategy", "replicate"], sort=False):
+        rng = np.random.default_rng(np.random.SeedSequence(args["seed"], spawn_key=(replicate, 0)))
+        X0, y0, pool_X, pool_y, _ = PROBLEM.draw_replicate(args["pool_size"], args["population_size"], rng)
+        chosen = rows.chosen.to_numpy()
+        for t, loss in enumerate(rows.loss.to_numpy()):
+            X = np.concatenate([X0[:, 0], pool_X[chosen[:t], 0]])
+            y = np.concatenate([y0, pool_y[chosen[:t]]])
+            means = (X[y == 0].mean(), X[y == 1].mean())
+            clf = MeanClassifier(means, (int(np.sum(y == 0)), int(np.sum(y == 1))))
+            assert loss == pytest.approx(error_rate(TwoGaussians(), clf), abs=1e-12)
+            assert rows.loss_se.iloc[t] == 0.0
+
+
 def test_curves_in_worker_processes_equal_serial():
     """The NoisyOracle objects are pickled to joblib's workers; the results do not change."""
     args = {"relative_sigmas": (0.5, np.inf), "replicates": 2, "pool_size": 6, "budget": 2, "seed": 2,

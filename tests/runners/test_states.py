@@ -35,6 +35,7 @@ from pandas.testing import assert_frame_equal
 
 import mri_theory.runners.states as states
 from mri_theory.classifiers import get_classifier
+from mri_theory.engine.population import Population
 from mri_theory.problems import get_problem
 from mri_theory.runners import STATE_COLUMNS, score_states
 from mri_theory.runners.sandbox import DamagedPartWarning, run_curves
@@ -84,6 +85,8 @@ def state_of(classifier: str, trajectory: str, replicate: int, step: int, seed: 
     chosen = curves[curves.replicate == replicate].chosen.to_numpy()[:step]
     X, y = np.vstack([X0, pool_X[chosen]]), np.append(y0, pool_y[chosen])
     available = np.array(sorted(set(range(pool_size)) - set(chosen.tolist())))
+    if classifier in ("lda", "qda", "nb", "logreg"):  # truth="auto": exact for these on a Gaussian mixture
+        population = Population.exact(problem)
     return problem, population, X, y, pool_X[available], available
 
 
@@ -124,6 +127,8 @@ def test_one_state_against_brute_force_refits(classifier):
         np.testing.assert_allclose(rows.t_e, t_e, rtol=0, atol=1e-12)
         np.testing.assert_allclose(rows.true_q_c, loss - t_e, rtol=0, atol=1e-12)
     assert np.array_equal(by["MRI-best"].score, by["MRI-best"].true_q_c)
+    if classifier == "lda":  # exact truth: every state resolved
+        assert (table.resolved == 1.0).all()
 
     # SMRI (Algorithm 1): theta_2 on D_S, refits on D_S + (x, c), empirical error on D_S
     p_hat = second_classifier(base).fit(X, y, k).predict_proba(candidates)
