@@ -21,13 +21,18 @@ Printed: the best wall-clock time of each (``--repeats`` runs), their ratio
 largest difference between the population's and the exact future losses,
 which is the population's sampling error.
 
-Run: ``python benchmarks/bench_exact.py [--seed 0] [--repeats 3] [--n-train 60]``
+With ``--curves``: one whole learning curve of MRI-best instead (Four-Gaussian, pool 250 labelled to
+exhaustion, 100 candidates per step, ``run_curves(..., truth="exact")`` against ``truth="sampled"``, the
+10^4-point population), CPU seconds of each and their ratio.
+
+Run: ``python benchmarks/bench_exact.py [--seed 0] [--repeats 3] [--n-train 60] [--curves]``
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
 from functools import partial
 
@@ -48,7 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--n-train", type=int, default=60)
     parser.add_argument("--candidates", type=int, default=100)
+    parser.add_argument("--curves", action="store_true", help="time whole MRI-best learning curves instead")
     args = parser.parse_args(argv)
+    if args.curves:
+        return curves(args.seed)
     print(f"|D_S| = {args.n_train}, {args.candidates} candidates, population 10^4 (QMC); times in ms")
     print(f"{'problem':16s} {'clf':4s} {'loss':5s} {'M':>4s} {'population':>10s} {'exact':>9s} "
           f"{'ratio':>7s} {'max|pop-exact|':>15s}")
@@ -71,6 +79,23 @@ def main(argv: Sequence[str] | None = None) -> int:
                     partial(clf.retraining_losses, candidates, exact_population, loss), args.repeats)
                 print(f"{name:16s} {key:4s} {loss:5s} {exact.size:4d} {1e3 * t_pop:10.1f} {1e3 * t_exact:9.1f} "
                       f"{t_exact / t_pop:7.2f} {np.max(np.abs(pop - exact)):15.2e}")
+    return 0
+
+
+def curves(seed: int) -> int:
+    """CPU seconds of one MRI-best learning curve with exact and with sampled truth, per classifier."""
+    from mri_theory.runners import run_curves
+
+    print("MRI-best on four-gaussian, pool 250 exhausted, subsample 100; CPU seconds")
+    print(f"{'clf':7s} {'sampled':>8s} {'exact':>8s} {'ratio':>7s}")
+    for key in CLASSIFIERS:
+        cost = {}
+        for truth in ("sampled", "exact"):
+            start = time.process_time()
+            run_curves("four-gaussian", key, ["MRI-best"], replicates=1, pool_size=250, seed=seed, progress=False,
+                       record_q_c=False, truth=truth)
+            cost[truth] = time.process_time() - start
+        print(f"{key:7s} {cost['sampled']:8.1f} {cost['exact']:8.1f} {cost['exact'] / cost['sampled']:7.2f}")
     return 0
 
 

@@ -463,7 +463,7 @@ def _span(values: pd.Series) -> str:
 def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | Path,
                  groups: Mapping[str, Sequence[str]] | None = None, *, mode: str = "curve", n_boot: int = 1000,
                  level: float = 0.95, seed: int = 0, alpha: float = 0.02, epsilon: float = 0.05,
-                 loss: str = "error") -> list[Path]:
+                 loss: str = "error", truth: Mapping[tuple[str, str], str] | None = None) -> list[Path]:
     r"""Write the paper's result tables for a study, in Markdown, LaTeX and CSV, and a rank figure.
 
     Parameters
@@ -499,6 +499,12 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
         notes, and the paper's orderings (of error-rate curves) stand beside
         ours for comparison only.
 
+    truth : mapping, optional
+        How each (problem, classifier) pairing's truth was evaluated,
+        ``"exact"`` or ``"sampled"`` (the ``truth`` of its configuration,
+        :func:`mri_theory.runners.sandbox.run_curves`): the report lists it in
+        its settings, since MRI-best's curve and the regret depend on it.
+
     Returns
     -------
     list of Path
@@ -531,6 +537,10 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
     out = check.output_folder(out_dir, "out_dir")
     seed = check.count(seed, "seed", minimum=0)
     loss = evc.loss_kind(loss)
+    if truth is not None and not (isinstance(truth, Mapping) and all(
+            isinstance(key, tuple) and len(key) == 2 and value in ("exact", "sampled")
+            for key, value in truth.items())):
+        raise ValueError("truth must map (problem, classifier) pairs to 'exact' or 'sampled'")
     ranks = rank_study(curves, asymptotic, groups, mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
     boot = bootstrap_ranks(curves, asymptotic, groups, rng=np.random.default_rng(seed), n_boot=n_boot, level=level,
                            mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
@@ -556,6 +566,11 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
         f"{'mean log loss' if loss == 'log' else 'AUA'}, WI-linear, WI-exponential (alpha = {alpha}); "
         f"bootstrap: {n_boot} draws, {level * 100:g}% percentile intervals, seed {seed}",
     ]
+    if truth is not None:
+        by_kind = {kind: sorted(f"{p}/{c}" for (p, c), k in truth.items() if k == kind)
+                   for kind in ("exact", "sampled")}
+        settings.append("- Truth (the curves' losses, MRI-best and the regret): "
+                        + "; ".join(f"{kind} for {', '.join(pairs)}" for kind, pairs in by_kind.items() if pairs))
     if loss == "log":
         settings.append(_LOG_LOSS_NOTE)
         for table in tables:

@@ -361,6 +361,25 @@ def test_run_study_records_auto_and_each_pairing_its_resolved_truth(tmp_path):
     assert json.loads((out / "study.json").read_text())["settings"]["truth"] == "auto"
     assert _config(out / "four-gaussian__lda")["truth"] == "exact"
     assert _config(out / "four-gaussian__kknn5")["truth"] == "sampled"
+    # the report says which truth each pairing's curves, MRI-best and regret were measured with
+    from mri_theory.runners.study import report
+
+    report(out)
+    text = (out / "report" / "report.md").read_text()
+    assert "- Truth (the curves' losses, MRI-best and the regret): exact for four-gaussian/lda; sampled for " \
+           "four-gaussian/kknn5" in text
+
+
+@pytest.mark.parametrize("truth", [{"four-gaussian": "exact"}, {("four-gaussian", "lda"): "Exact"}, ["exact"]])
+def test_write_report_refuses_a_bad_truth_before_writing(tmp_path, truth):
+    from mri_theory.evaluation.tables import write_report
+
+    curves = run_study("quick", problems=["four-gaussian"], classifiers=["lda"], strategies=["RS"], replicates=1,
+                       pool_size=6, population_size=300, asymptotic_train=50, asymptotic_replicates=1,
+                       asymptotic_population=300, progress=False)
+    with pytest.raises(ValueError, match="truth must map"):
+        write_report(curves.curves, curves.asymptotic, tmp_path / "report", truth=truth)
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("classifier, recorded", [("lda", "exact"), ("kknn5", "sampled")])
