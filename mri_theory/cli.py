@@ -94,6 +94,27 @@ def _execution(args: argparse.Namespace) -> backends.Execution:
     return backends.Execution(**_execution_options(args))
 
 
+def _curve_summary(table, loss: str):
+    """Per strategy, on its replicate-averaged curve (the paper's R1 curve mode): the area (AUA, or the mean
+    log loss), WI (exponential) against RS and the regret against MRI-best where those curves are present."""
+    import pandas as pd
+
+    from mri_theory.evaluation.metrics import aua, mean_loss, regret, wi
+
+    mean = table.groupby(["strategy", "n_labelled"], sort=False).loss.mean()
+    curves = {name: curve.droplevel(0) for name, curve in mean.groupby(level=0, sort=False)}
+    area = ("AUA", aua) if loss == "error" else ("mean log loss", mean_loss)
+    rows = {}
+    for name, curve in curves.items():
+        row = {area[0]: area[1](curve.index, curve.to_numpy())}
+        if "RS" in curves:
+            row["WI vs RS"] = wi(curve.index, curve.to_numpy(), curves["RS"].to_numpy())
+        if "MRI-best" in curves:
+            row["regret vs MRI-best"] = regret(curve.to_numpy(), curves["MRI-best"].to_numpy()).mean
+        rows[name] = row
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
 def _curves(args: argparse.Namespace) -> int:
     from mri_theory.runners.sandbox import run_curves
 
@@ -106,6 +127,8 @@ def _curves(args: argparse.Namespace) -> int:
     final = table.groupby(["strategy", "replicate"], sort=False).tail(1)  # each curve's last point
     print("final loss, mean over replicates:")
     print(final.groupby("strategy", sort=False)[["n_labelled", "loss"]].mean().to_string())
+    print("on the replicate-averaged curves (WI: exponential weights, alpha 0.02; regret: mean loss gap):")
+    print(_curve_summary(table, args.loss).to_string(float_format=lambda v: f"{v:.4f}"))
     print(f"results: {args.out}/curves.csv")
     return 0
 
@@ -127,6 +150,17 @@ def _study(args: argparse.Namespace) -> int:
     print(final.groupby("strategy", sort=False)[["n_labelled", "loss"]].mean().to_string())
     print("asymptotic loss:")
     print(asymptotic.to_string(index=False))
+    from mri_theory.evaluation.metrics import curve_metrics
+    from mri_theory.runners.study import PRESETS
+
+    if "RS" in set(curves.strategy):  # the metrics measure WI against RS's curve
+        metrics = curve_metrics(curves, asymptotic, loss=args.loss or PRESETS[args.preset]["loss"])
+        shown = [c for c in ("label_complexity", "aua", "mean_loss", "wi_exponential", "regret") if c in metrics]
+        print("metrics of the replicate-averaged curves, mean over the pairings (label complexity: epsilon 0.05; "
+              "WI: exponential, alpha 0.02; regret: mean loss gap to MRI-best):")
+        print(metrics.groupby("method", sort=False)[shown].mean().to_string(float_format=lambda v: f"{v:.4f}"))
+    else:
+        print("no metrics: they are measured against RS's curve, and the study has no RS")
     print(f"results: {args.out}; tables and figures: mri-theory report {args.out}")
     return 0
 

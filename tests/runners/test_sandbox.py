@@ -611,6 +611,27 @@ def test_cli_summary_is_the_mean_final_loss_over_replicates(tmp_path, capsys):
         assert printed == pytest.approx(value, abs=1e-6), (strategy, printed, value, out)
 
 
+def test_cli_summary_gives_aua_wi_and_regret_of_the_averaged_curves(tmp_path, capsys):
+    """The second table: per strategy AUA (the mean accuracy over the curve's points, trapezoids in n),
+    exponential WI against RS and the mean gap to MRI-best, all on the replicate-averaged curves."""
+    args = ["curves", "--problem", "four-gaussian", "--classifier", "lda", "--strategies", "RS", "SE", "MRI-best",
+            "--replicates", "2", "--pool", "8", "--budget", "5", "--population", "300", "--seed", "3"]
+    assert main([*args, "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.split("regret: mean loss gap):")[1]
+    table = read_curves(tmp_path)
+    curves = {s: rows.groupby("n_labelled").loss.mean() for s, rows in table.groupby("strategy")}
+    for strategy, curve in curves.items():
+        n, loss = curve.index.to_numpy(float), curve.to_numpy()
+        accuracy = 1 - loss
+        expected_aua = np.sum((accuracy[1:] + accuracy[:-1]) / 2 * np.diff(n)) / (n[-1] - n[0])
+        w = np.exp(-0.02 * (n - n[0]))
+        expected_wi = np.sum(w * (curves["RS"].to_numpy() - loss)) / w.sum()
+        expected_regret = np.mean(loss - curves["MRI-best"].to_numpy())
+        line = next(line for line in out.splitlines() if line.split() and line.split()[0] == strategy)
+        printed = [float(v) for v in line.split()[1:]]
+        assert printed == pytest.approx([expected_aua, expected_wi, expected_regret], abs=6e-5), (strategy, line)
+
+
 def test_cli_subsample_zero_scores_the_whole_pool(tmp_path):
     assert main(["curves", *CLI_ARGS[:6], "SMRI", *CLI_ARGS[6:], "--subsample", "0", "--out", str(tmp_path)]) == 0
     assert json.loads((tmp_path / "config.json").read_text())["subsample"] is None

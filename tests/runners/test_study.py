@@ -494,6 +494,16 @@ def test_cli_study_and_report(tmp_path, local, capsys):
     out = capsys.readouterr().out
     assert "final loss" in out and "asymptotic loss" in out and f"mri-theory report {tmp_path}" in out
     assert_same(read_study(tmp_path), local)
+    # the metrics table: each method's mean over the pairings of the R1 metrics (curve_metrics, tested in
+    # tests/evaluation), label complexity, AUA, WI and regret
+    from mri_theory.evaluation import curve_metrics
+
+    expected = curve_metrics(*read_study(tmp_path)).groupby("method", sort=False)[
+        ["label_complexity", "aua", "wi_exponential", "regret"]].mean()
+    table = out.split("regret: mean loss gap to MRI-best):")[1].splitlines()
+    for method, row in expected.iterrows():
+        line = next(line for line in table if line.split() and line.split()[0] == method)
+        assert [float(v) for v in line.split()[1:]] == pytest.approx(row.to_list(), abs=6e-5)
     assert main(["report", str(tmp_path)]) == 0
     printed = [Path(line) for line in capsys.readouterr().out.splitlines()]
     assert printed and all(p.parent == tmp_path / "report" and p.is_file() for p in printed)
@@ -501,9 +511,10 @@ def test_cli_study_and_report(tmp_path, local, capsys):
     assert printed == report(tmp_path)  # the API writes the same files
 
 
-def test_cli_study_subsample_zero_scores_the_whole_pool(tmp_path):
+def test_cli_study_subsample_zero_scores_the_whole_pool(tmp_path, capsys):
     assert main(["study", *CLI_TINY, "--subsample", "0", "--strategies", "SMRI", "--replicates", "1",
                  "--classifiers", "lda", "--problems", "sharp", "--out", str(tmp_path)]) == 0
+    assert "no metrics: they are measured against RS's curve, and the study has no RS" in capsys.readouterr().out
     assert json.loads((tmp_path / "study.json").read_text())["settings"]["subsample"] == 0
     assert json.loads((tmp_path / "sharp__lda" / "config.json").read_text())["subsample"] is None
 
