@@ -31,10 +31,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from mri_theory import figures
 from mri_theory._utils import backends
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 T = TypeVar("T")
 
@@ -94,7 +97,7 @@ def _execution(args: argparse.Namespace) -> backends.Execution:
     return backends.Execution(**_execution_options(args))
 
 
-def _curve_summary(table, loss: str):
+def _curve_summary(table: pd.DataFrame, loss: str) -> pd.DataFrame:
     """Per strategy, on its replicate-averaged curve (the paper's R1 curve mode): the area (AUA, or the mean
     log loss), WI (exponential) against RS and the regret against MRI-best where those curves are present."""
     import pandas as pd
@@ -153,7 +156,7 @@ def _study(args: argparse.Namespace) -> int:
     from mri_theory.evaluation.metrics import curve_metrics
     from mri_theory.runners.study import PRESETS
 
-    if "RS" in set(curves.strategy):  # the metrics measure WI against RS's curve
+    if "RS" in set(curves.strategy):  # the metrics measure WI against RS's curve (budget >= 1: two points)
         metrics = curve_metrics(curves, asymptotic, loss=args.loss or PRESETS[args.preset]["loss"])
         shown = [c for c in ("label_complexity", "aua", "mean_loss", "wi_exponential", "regret") if c in metrics]
         print("metrics of the replicate-averaged curves, mean over the pairings (label complexity: epsilon 0.05; "
