@@ -219,8 +219,9 @@ def exact_truth_available(problem: Any, classifier: Any) -> bool:
     """Whether :meth:`Population.exact(problem) <mri_theory.engine.population.Population.exact>` can score
     ``classifier``: a Gaussian-mixture problem in one or two dimensions and a classifier whose scores are
     quadratic in ``x`` (``Classifier.exact_truth``: LDA, QDA, Gaussian naive Bayes, the mean classifier,
-    logistic regression)."""
-    if not getattr(classifier, "exact_truth", False):
+    logistic regression).  A problem that declares no truth (``has_truth`` False: real data, whose losses are
+    measured on its test set) has none to integrate."""
+    if not getattr(classifier, "exact_truth", False) or not getattr(problem, "has_truth", True):
         return False
     try:
         truth = MixtureTruth.from_problem(problem)
@@ -291,8 +292,10 @@ def choice_is_resolved(
     -------
     bool
     """
-    points = np.vstack([check.finite_array(chosen, "chosen").reshape(1, -1),
-                        check.finite_array(runner_up, "runner_up").reshape(1, -1)])
+    z, largest = check.positive_scalar(z, "z"), check.flag(largest, "largest")  # before any population is drawn
+    problem = check_problem_interface(problem)
+    points = np.vstack([check_points(check.finite_array(point, name).reshape(1, -1), name, dim=problem.dim,
+                                     min_rows=1) for point, name in ((chosen, "chosen"), (runner_up, "runner_up"))])
     sampled = sampled_q_c(problem, classifier, X_S, y_S, points, size, scrambles, rng=rng, loss=loss)
     gaps = sampled.replicates[:, 0] - sampled.replicates[:, 1]
     if np.all(np.abs(gaps) <= TIE_TOLERANCE * max(1.0, float(np.max(np.abs(sampled.replicates))))):

@@ -283,9 +283,7 @@ def curve_config(problem: tuple[str, Problem], classifier: tuple[str, Classifier
         raise ValueError(f"budget ({budget}) must not exceed pool_size ({pool_size}): "
                          "the pool is smaller than requested")
     record_q_c = problem_obj.has_truth if record_q_c is None else check.flag(record_q_c, "record_q_c")
-    if not problem_obj.has_truth and truth == "auto":
-        truth = "sampled"  # real data: the held-out test set
-    truth = resolve_truth(truth, problem_obj, classifier_obj)
+    truth = resolve_truth(truth, problem_obj, classifier_obj)  # real data has no mixture: sampled (its test set)
     return CurveConfig(problem_label, classifier_label, pool_size, budget,
                        limits.size(population_size, "population_size", limits.MAX_POPULATION_SIZE), loss,
                        None if subsample is None else check.count(subsample, "subsample"),

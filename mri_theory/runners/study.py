@@ -733,9 +733,11 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
         stored = _read_study_file(folder, "path")
         truth = {}
         for p, c in curves[["problem", "classifier"]].drop_duplicates().itertuples(index=False):
-            config = _store.read_settings_json(_pairing_dir(folder, p, c) / _store.CURVES_SETTINGS_FILE, "path",
-                                               "configuration", lambda value: isinstance(value, dict))
-            truth[p, c] = (config or {}).get("truth", "sampled")  # a study from before the option: sampled
+            pairing = _pairing_dir(folder, p, c)
+            _store.verified_table(pairing / _CURVES_FILE, "path")  # its config.json too: as its checksum records
+            config = _store.read_settings_json(pairing / _store.CURVES_SETTINGS_FILE, "path", "configuration",
+                                               lambda value: isinstance(value, dict) and "truth" in value)
+            truth[p, c] = config["truth"]
         with backends.one_thread():  # floats written to the report: summed as with one BLAS thread
             return write_report(curves, asymptotic, folder / _REPORT_DIR, groups=groups,
                                 loss=stored["settings"]["loss"], truth=truth)

@@ -218,3 +218,22 @@ def test_a_sampled_classifier_agrees_with_the_hand_computation(seed):
     for a, b in ((0, 1), (1, 2)):
         for largest in (True, False):
             _judge(problem, make, X, y, candidates[a], candidates[b], 1600, 7 + seed, largest)
+
+
+@pytest.mark.parametrize("kwargs, error, pattern", [
+    ({"z": 0.0}, ValueError, "z"), ({"z": "3"}, TypeError, "z"), ({"largest": "yes"}, TypeError, "largest"),
+    ({"chosen": [np.nan, 0.0]}, ValueError, "chosen"), ({"runner_up": [0.0, 0.0, 0.0]}, ValueError, "runner_up"),
+])
+def test_choice_is_resolved_refuses_bad_input_before_drawing_a_population(kwargs, error, pattern, monkeypatch):
+    from mri_theory.engine import targets
+
+    drawn = []
+    monkeypatch.setattr(targets.Population, "from_problem", lambda *a, **k: drawn.append(1))
+    problem = get_problem("four-gaussian")
+    X, y = problem.sample(6, np.random.default_rng(0))
+    args = dict(chosen=[0.0, 0.0], runner_up=[1.0, 1.0], z=3.0, largest=True)
+    args.update(kwargs)
+    with pytest.raises(error, match=pattern):
+        choice_is_resolved(problem, get_classifier("lda"), X, y, args["chosen"], args["runner_up"], 100,
+                           rng=np.random.default_rng(1), z=args["z"], largest=args["largest"])
+    assert drawn == []

@@ -368,6 +368,11 @@ def test_run_study_records_auto_and_each_pairing_its_resolved_truth(tmp_path):
     text = (out / "report" / "report.md").read_text()
     assert "- Truth (the curves' losses, MRI-best and the regret): exact for four-gaussian/lda; sampled for " \
            "four-gaussian/kknn5" in text
+    # the truth the report names is verified: a pairing's config.json edited afterwards is refused, naming path
+    config = out / "four-gaussian__lda" / "config.json"
+    config.write_text(config.read_text().replace('"truth": "exact"', '"truth": "sampled"'))
+    with pytest.raises(ValueError, match="path: .*curves.csv was written under other settings"):
+        report(out)
 
 
 @pytest.mark.parametrize("truth", [{"four-gaussian": "exact"}, {("four-gaussian", "lda"): "Exact"}, ["exact"]])
