@@ -154,7 +154,7 @@ def _study(args: argparse.Namespace) -> int:
     print("asymptotic loss:")
     print(asymptotic.to_string(index=False))
     from mri_theory.evaluation.metrics import curve_metrics
-    from mri_theory.runners.study import PRESETS
+    from mri_theory.runners.study import PRESETS, read_timings
 
     if "RS" in set(curves.strategy):  # the metrics measure WI against RS's curve (budget >= 1: two points)
         metrics = curve_metrics(curves, asymptotic, loss=args.loss or PRESETS[args.preset]["loss"])
@@ -164,6 +164,9 @@ def _study(args: argparse.Namespace) -> int:
         print(metrics.groupby("method", sort=False)[shown].mean().to_string(float_format=lambda v: f"{v:.4f}"))
     else:
         print("no metrics: they are measured against RS's curve, and the study has no RS")
+    timings = read_timings(args.out)
+    print(f"cost of the tasks in {args.out}/timings.csv: {timings.cpu_s.sum():.0f} CPU-s, "
+          f"{timings.wall_s.sum():.0f} s wall summed over {len(timings)} tasks")
     print(f"results: {args.out}; tables and figures: mri-theory report {args.out}")
     return 0
 

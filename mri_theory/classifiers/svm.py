@@ -117,7 +117,9 @@ value move when a point is added, so no fast path could be exact).
 
 from __future__ import annotations
 
+import contextlib
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -203,44 +205,71 @@ def _calibrated_scores(z: np.ndarray, present: np.ndarray, k: int) -> np.ndarray
 
 
 class _Gram:
-    """Kernel matrices of ``B`` dual problems: ``n`` shared points plus, optionally, one extra point each.
+    """Kernel matrices of ``B`` dual problems: the ``n`` points of each one's group, optionally one extra point each.
 
     ``K`` is the ``(n, n)`` shifted kernel (:func:`_shifted_kernel`) of the
-    shared points; ``extra`` (``(B, n)`` or ``None``) the shifted kernel
-    between them and each problem's extra point, whose own value is 0 (RBF:
-    :math:`K(x, x) - 1 = 0`).
+    shared points, or a stack ``(R, n, n)`` of ``R`` groups' kernels with
+    ``group`` ``(B,)`` naming each problem's group (the training sets of many
+    models solved together); ``extra`` (``(B, n)`` or ``None``) the shifted
+    kernel between them and each problem's extra point, whose own value is 0
+    (RBF: :math:`K(x, x) - 1 = 0`).  Problems of different groups never mix:
+    each reads only its own group's rows, so solving many models in one batch
+    takes the same steps as solving each alone.
     """
 
-    def __init__(self, K: np.ndarray, extra: np.ndarray | None = None) -> None:
-        self.K, self.extra = K, extra
-        self.n = K.shape[0]
+    def __init__(self, K: np.ndarray, extra: np.ndarray | None = None, group: np.ndarray | None = None) -> None:
+        self.K = K if K.ndim == 3 else K[None]
+        self.extra, self.group = extra, group
+        self.n = self.K.shape[1]
         self.size = self.n + (extra is not None)
+
+    def _shared_rows(self, problems: np.ndarray, i: np.ndarray) -> np.ndarray:
+        """Row ``i[a]`` over the shared points of the kernel of ``problems[a]``'s group."""
+        return self.K[0][i] if self.group is None else self.K[self.group[problems], i]
+
+    def entries(self, problems: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """Entries ``(i, j)`` of the kernel matrices of ``problems`` (``i`` and ``j`` broadcast against
+        ``problems`` reshaped to ``(len(problems), 1, ...)``)."""
+        lead = (-1,) + (1,) * (np.broadcast(i, j).ndim - 1)
+        group = 0 if self.group is None else self.group[problems].reshape(lead)
+        shared_i, shared_j = np.minimum(i, self.n - 1), np.minimum(j, self.n - 1)
+        out = self.K[group, shared_i, shared_j]
+        if self.extra is not None:
+            b = problems.reshape(lead)
+            out = np.where(i == self.n, self.extra[b, shared_j], out)
+            out = np.where(j == self.n, self.extra[b, shared_i], out)
+            out = np.where((i == self.n) & (j == self.n), 0.0, out)
+        return out
 
     def rows(self, problems: np.ndarray, i: np.ndarray) -> np.ndarray:
         """Row ``i[a]`` of problem ``problems[a]``'s kernel matrix, shape ``(len(problems), size)``."""
         if self.extra is None:
-            return self.K[i]
+            return self._shared_rows(problems, i)
         shared = np.minimum(i, self.n - 1)
         is_extra = i == self.n
-        head = np.where(is_extra[:, None], self.extra[problems], self.K[shared])
+        head = np.where(is_extra[:, None], self.extra[problems], self._shared_rows(problems, shared))
         tail = np.where(is_extra, 0.0, self.extra[problems, shared])
         return np.concatenate([head, tail[:, None]], axis=1)
+
+    def _shared_matvec(self, problems: np.ndarray, beta: np.ndarray) -> np.ndarray:
+        """``beta[a] @ K_g`` over the shared points, ``g`` the group of ``problems[a]``."""
+        if self.group is None:
+            return beta @ self.K[0]
+        out = np.empty_like(beta)
+        groups = self.group[problems]
+        for g in np.unique(groups):
+            rows = groups == g
+            out[rows] = beta[rows] @ self.K[g]
+        return out
 
     def matvec(self, problems: np.ndarray, beta: np.ndarray) -> np.ndarray:
         """``K_b @ beta[a]`` for each problem ``b = problems[a]``, shape ``(len(problems), size)``."""
         if self.extra is None:
-            return beta @ self.K
+            return self._shared_matvec(problems, beta)
         extra = self.extra[problems]
-        head = beta[:, :self.n] @ self.K + beta[:, self.n:] * extra
+        head = self._shared_matvec(problems, beta[:, :self.n]) + beta[:, self.n:] * extra
         tail = np.sum(extra * beta[:, :self.n], axis=1)  # the extra point's own value is 0
         return np.concatenate([head, tail[:, None]], axis=1)
-
-    def matrix(self, b: int) -> np.ndarray:
-        """Problem ``b``'s full kernel matrix ``(size, size)``."""
-        if self.extra is None:
-            return self.K
-        e = self.extra[b]
-        return np.block([[self.K, e[:, None]], [e[None, :], np.zeros((1, 1))]])
 
 
 def _violating_pairs(s: np.ndarray, alpha: np.ndarray, G: np.ndarray, C: float):
@@ -336,8 +365,22 @@ def _smo(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.ndarray, G:
     return alpha, G, moved
 
 
-def _polish(K: np.ndarray, s: np.ndarray, alpha: np.ndarray, C: float) -> np.ndarray:
-    r"""Solve the KKT equalities on the free set exactly; keep ``alpha`` if no feasible solution is found.
+def _least_norm(system: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``numpy.linalg.lstsq(system[a], rhs[a])`` for a stack of square systems: the least-norm least-squares
+    solution, singular values below ``eps * size`` times the largest treated as 0 (LAPACK ``gelsd``'s rule)."""
+    U, sv, Vt = np.linalg.svd(system)
+    cutoff = np.finfo(float).eps * system.shape[-1] * sv[:, :1]
+    inverse = np.divide(1.0, sv, out=np.zeros_like(sv), where=sv > cutoff)
+    return np.einsum("bji,bj->bi", Vt, inverse * np.einsum("bji,bj->bi", U, rhs))
+
+
+def _within_box(alpha: np.ndarray, C: float, slack: float) -> np.ndarray:
+    """Rows of ``alpha`` that are finite and within ``[-slack, C + slack]``."""
+    return np.all(np.isfinite(alpha) & (alpha >= -slack) & (alpha <= C + slack), axis=1)
+
+
+def _polish(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.ndarray, C: float) -> np.ndarray:
+    r"""Solve each problem's KKT equalities on its free set exactly; keep ``alpha`` if no feasible solution is found.
 
     Unknowns :math:`\beta_F = s_F \alpha_F` and ``b``:
     :math:`K_{FF} \beta_F + b = s_F - K_{FU} \beta_U` and
@@ -345,36 +388,53 @@ def _polish(K: np.ndarray, s: np.ndarray, alpha: np.ndarray, C: float) -> np.nda
     Solved directly; if that fails or leaves ``[0, C]`` (a numerically
     singular :math:`K_{FF}`: duplicate points, or a small ``gamma``, when the
     alphas are not unique but the decision function is), the least-norm
-    correction of the current iterate solves it instead.
+    correction of the current iterate solves it instead.  Problems with
+    free sets of equal size are solved as one stack; a free set holding two
+    copies of a point (shifted kernel exactly 0 off the diagonal) is
+    singular and goes to the least-norm correction at once.
     """
-    free = (alpha > 0) & (alpha < C)
-    if not free.any():
-        return alpha
-    upper = alpha >= C
-    beta_upper = C * s[upper]
-    f = int(free.sum())
-    system = np.zeros((f + 1, f + 1))
-    system[:f, :f] = K[np.ix_(free, free)]
-    system[:f, f] = system[f, :f] = 1.0
-    rhs = np.append(s[free] - K[np.ix_(free, upper)] @ beta_upper, -beta_upper.sum())
-    slack = _POLISH_SLACK * C
-
-    def feasible(solution: np.ndarray) -> bool:
-        a = s[free] * solution[:f]
-        return bool(np.all(np.isfinite(a)) and np.all(a >= -slack) and np.all(a <= C + slack))
-
-    try:
-        solution = np.linalg.solve(system, rhs)
-    except np.linalg.LinAlgError:
-        solution = np.full(f + 1, np.nan)
-    if not feasible(solution):
-        current = s[free] * alpha[free]
-        start = np.append(current, np.mean(rhs[:f] - system[:f, :f] @ current))  # b: mean implied intercept
-        solution = start + np.linalg.lstsq(system, rhs - system @ start, rcond=None)[0]
-        if not feasible(solution):
-            return alpha
     out = alpha.copy()
-    out[free] = _snap(np.clip(s[free] * solution[:f], 0.0, C), C)
+    free = (alpha > 0) & (alpha < C)
+    counts = free.sum(axis=1)
+    beta_upper = np.where(alpha >= C, C * s, 0.0)
+    slack = _POLISH_SLACK * C
+    every = np.arange(gram.size)
+    for f in np.unique(counts[counts > 0]):
+        rows = np.flatnonzero(counts == f)
+        b = problems[rows]
+        idx = np.nonzero(free[rows])[1].reshape(rows.size, f)
+        K_free = gram.entries(b, idx[:, :, None], idx[:, None, :])
+        system = np.ones((rows.size, f + 1, f + 1))
+        system[:, :f, :f] = K_free
+        system[:, f, f] = 0.0
+        s_free = np.take_along_axis(s[rows], idx, axis=1)
+        rhs = np.empty((rows.size, f + 1))
+        rhs[:, :f] = s_free - np.einsum("bij,bj->bi", gram.entries(b, idx[:, :, None], every), beta_upper[rows])
+        rhs[:, f] = -beta_upper[rows].sum(axis=1)
+
+        solution = np.full((rows.size, f + 1), np.nan)
+        plain = np.flatnonzero(~np.any((K_free == 0.0) & ~np.eye(f, dtype=bool), axis=(1, 2)))  # no duplicates
+        if plain.size:
+            try:
+                solution[plain] = np.linalg.solve(system[plain], rhs[plain, :, None])[..., 0]
+            except np.linalg.LinAlgError:  # a system of the stack is singular: solve them one by one
+                for r in plain:
+                    with contextlib.suppress(np.linalg.LinAlgError):
+                        solution[r] = np.linalg.solve(system[r], rhs[r])
+        ok = _within_box(s_free * solution[:, :f], C, slack)
+        redo = np.flatnonzero(~ok)
+        if redo.size:
+            current = s_free[redo] * np.take_along_axis(alpha[rows[redo]], idx[redo], axis=1)
+            intercept = np.mean(rhs[redo, :f] - np.einsum("bij,bj->bi", K_free[redo], current), axis=1)
+            start = np.column_stack([current, intercept])  # b: mean implied intercept
+            correction = _least_norm(system[redo], rhs[redo] - np.einsum("bij,bj->bi", system[redo], start))
+            solution[redo] = start + correction
+            ok[redo] = _within_box(s_free[redo] * solution[redo, :f], C, slack)
+        keep = np.flatnonzero(ok)
+        polished = _snap(np.clip(s_free[keep] * solution[keep, :f], 0.0, C), C)
+        block = out[rows[keep]]
+        np.put_along_axis(block, idx[keep], polished, axis=1)
+        out[rows[keep]] = block
     return out
 
 
@@ -405,8 +465,7 @@ def _polished(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.ndarra
 
     Returns the alphas and their gradients, computed afresh from the alphas.
     """
-    polished = np.array([_polish(gram.matrix(b), s[r], alpha[r], C) for r, b in enumerate(problems)])
-    polished = polished.reshape(alpha.shape)
+    polished = _polish(gram, problems, s, alpha, C)
     fresh = s * gram.matvec(problems, polished * s) - 1.0
     worse = _gap(s, polished, fresh, C) > _gap(s, alpha, G, C)
     if worse.any():
@@ -467,33 +526,42 @@ def _platt(decision: np.ndarray, positive: np.ndarray) -> np.ndarray:
     mean_target = target[flat].mean(axis=1)
     c[flat] = np.log((1 - mean_target) / mean_target)
     active = np.flatnonzero(~flat)
+    objective = np.zeros(B)  # at the current (a, c); the line search's accepted value is the next start's
+    objective[active] = _platt_objective(decision[active], target[active], a[active], c[active])
     for _ in range(100):
         f, t = decision[active], target[active]
         z = a[active, None] * f + c[active, None]
-        g = t - special.expit(-z)  # d objective / dz
+        q = special.expit(-z)
+        g = t - q  # d objective / dz
         ga, gc = np.sum(g * f, axis=1), np.sum(g, axis=1)
         go = np.maximum(np.abs(ga), np.abs(gc)) > _PLATT_GRADIENT * n
-        active, f, t, z, ga, gc = (x[go] for x in (active, f, t, z, ga, gc))
+        active, f, t, z, q, ga, gc = (x[go] for x in (active, f, t, z, q, ga, gc))
         if active.size == 0:
             break
-        h = special.expit(z) * special.expit(-z)
+        h = special.expit(z) * q
         haa = np.sum(h * f * f, axis=1) + _PLATT_RIDGE
         hcc = np.sum(h, axis=1) + _PLATT_RIDGE
         hac = np.sum(h * f, axis=1)
         det = haa * hcc - hac**2
         da, dc = -(hcc * ga - hac * gc) / det, -(haa * gc - hac * ga) / det
         slope = ga * da + gc * dc
-        old = _platt_objective(f, t, a[active], c[active])
+        old = objective[active]
+        new = np.empty(active.size)
         step = np.ones(active.size)
         pending = np.ones(active.size, dtype=bool)
         while pending.any() and step.min() >= 1e-10:
-            new = _platt_objective(f, t, a[active] + step * da, c[active] + step * dc)
+            rows = np.flatnonzero(pending)
+            new[rows] = _platt_objective(f[rows], t[rows], a[active[rows]] + step[rows] * da[rows],
+                                         c[active[rows]] + step[rows] * dc[rows])
             # Armijo's condition, allowing the rounding of the objective itself
-            pending &= ~(new <= old + 1e-4 * step * slope + 4 * np.finfo(float).eps * np.abs(old))
+            accepted = new[rows] <= (old[rows] + 1e-4 * step[rows] * slope[rows]
+                                     + 4 * np.finfo(float).eps * np.abs(old[rows]))
+            pending[rows[accepted]] = False
             step = np.where(pending, step / 2, step)
         ok = ~pending  # a failed line search leaves that problem where it is, and stops it
         a[active[ok]] += step[ok] * da[ok]
         c[active[ok]] += step[ok] * dc[ok]
+        objective[active[ok]] = new[ok]
         active = active[ok]
     return np.column_stack([a, c])
 
@@ -603,14 +671,7 @@ class SVM(Classifier):
         return super().fit(X, y, n_classes)
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
-        self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else check.positive_scalar(self.gamma, "gamma")
-        self.classes_present_ = np.unique(y)
-        self.machine_classes_ = _machine_classes(self.classes_present_)
-        s = np.where(y[None, :] == self.machine_classes_[:, None], 1.0, -1.0)
-        gram = _Gram(_shifted_kernel(X, X, self.gamma_))
-        alpha, G, b, _ = _solve(gram, s, np.zeros_like(s), -np.ones_like(s), self.C)
-        self.dual_coef_, self.intercept_, self.gradient_ = alpha * s, b, G
-        self.sigmoids_ = _platt(s * (G + 1.0) + b[:, None], s > 0)
+        _fit_together([self])
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Decision values :math:`f_c(x)` of the machines, shape ``(n, len(machine_classes_))``."""
@@ -636,8 +697,18 @@ class SVM(Classifier):
 
     def _retrained_machines(self, candidates: np.ndarray) -> _Retrained:
         """Every distinct machine after adding each candidate, warm-started from this model's solution."""
-        X, y, k, C = self.X_train_, self.y_train_, self.n_classes_, self.C
-        n, m = X.shape[0], candidates.shape[0]
+        return _retrain_together([self], candidates)[0]
+
+    def _warm_start(self, candidates: np.ndarray,
+                    K_cand: np.ndarray) -> tuple[list[tuple[int, int]], np.ndarray, np.ndarray, np.ndarray]:
+        """The duals of every distinct retrained machine, started from this model's solution.
+
+        Returns the machine types and, over the rows ``(candidate, type)``, the labels ``s``, the
+        alphas (this model's, the candidate's 0) and their gradient, each ``(m * T, n + 1)``.
+        ``K_cand`` is the shifted kernel of the candidates with the training points.
+        """
+        y, k = self.y_train_, self.n_classes_
+        n, m = y.size, candidates.shape[0]
         # this model's solution of every "c vs rest" problem on the n training points
         beta, G = np.zeros((k, n)), -np.ones((k, n))  # alpha = 0 is optimal when one side is empty
         beta[self.machine_classes_], G[self.machine_classes_] = self.dual_coef_, self.gradient_
@@ -649,18 +720,13 @@ class SVM(Classifier):
         cls = np.array([c for c, _ in types])
         sign = np.array([float(sg) for _, sg in types])
         T = len(types)
-        K_cand = _shifted_kernel(candidates, X, self.gamma_)  # (m, n)
         G_new = sign * (K_cand @ beta[cls].T) - 1.0  # (m, T): the candidate's gradient with alpha_new = 0
         s = np.concatenate([np.broadcast_to(labels[cls], (m, T, n)), np.broadcast_to(sign[:, None], (m, T, 1))],
                            axis=2).reshape(m * T, n + 1)
         alpha0 = np.concatenate([np.broadcast_to(np.abs(beta[cls]), (m, T, n)), np.zeros((m, T, 1))],
                                 axis=2).reshape(m * T, n + 1)
         G0 = np.concatenate([np.broadcast_to(G[cls], (m, T, n)), G_new[..., None]], axis=2).reshape(m * T, n + 1)
-        gram = _Gram(_shifted_kernel(X, X, self.gamma_), np.repeat(K_cand, T, axis=0))
-        alpha, G1, b, moved = _solve(gram, s, alpha0, G0, C)
-        sigmoids = _platt(s * (G1 + 1.0) + b[:, None], s > 0)
-        return _Retrained(types, (alpha * s).reshape(m, T, n + 1), b.reshape(m, T), sigmoids.reshape(m, T, 2),
-                          moved.reshape(m, T))
+        return types, s, alpha0, G0
 
     def _platt_arguments(self, machines: _Retrained, K_train: np.ndarray, K_cand: np.ndarray) -> np.ndarray:
         """Platt arguments :math:`A f + B` of every retrained machine at ``N`` points, ``(m, T, N)``.
@@ -682,6 +748,25 @@ class SVM(Classifier):
         cols = [machines.types.index((int(c), 1 if c == j else -1)) for c in _machine_classes(present)]
         return _calibrated_scores(z[:, cols], present, self.n_classes_)
 
+    def _scored(self, machines: _Retrained, block: np.ndarray, population: Population, K_train: np.ndarray,
+                loss: str) -> np.ndarray:
+        """Losses ``(len(block), k)`` on the population of the retrained models of a block of candidates.
+
+        ``K_train`` is the shifted kernel of the training points with the population.
+        """
+        k = self.n_classes_
+        z = self._platt_arguments(machines, K_train, _shifted_kernel(block, population.X, self.gamma_))
+        out = np.empty((block.shape[0], k))
+        for j in range(k):
+            scores = self._retrained_scores(machines, z, j)
+            if k == 2:
+                values = pointwise_loss_from_scores(population.proba, scores[:, 1] - scores[:, 0], loss,
+                                                    log_odds=True)
+            else:
+                values = pointwise_loss_from_scores(population.proba, scores, loss)
+            out[:, j] = values @ population.weights
+        return out
+
     def retraining_losses(self, candidates: np.ndarray, population: Population,
                           loss: str) -> tuple[float, np.ndarray]:
         """Exact fast path: only margin violators are re-solved (warm-started); all models scored in batches.
@@ -692,20 +777,96 @@ class SVM(Classifier):
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
         check_magnitude(candidates, "candidates")
         check_magnitude(population.X, "population")
-        k = self.n_classes_
-        K_train = _shifted_kernel(self.X_train_, population.X, self.gamma_)
-        chunk = max(1, _CHUNK_CELLS // (population.size * 2 * k))
-        out = np.empty((candidates.shape[0], k))
+        K_train = self._population_kernel(population)
+        chunk = _chunk(1, self.X_train_.shape[0], population.size, self.n_classes_)
+        out = np.empty((candidates.shape[0], self.n_classes_))
         for start in range(0, candidates.shape[0], chunk):
             block = candidates[start:start + chunk]
-            machines = self._retrained_machines(block)
-            z = self._platt_arguments(machines, K_train, _shifted_kernel(block, population.X, self.gamma_))
-            for j in range(k):
-                scores = self._retrained_scores(machines, z, j)
-                if k == 2:
-                    values = pointwise_loss_from_scores(population.proba, scores[:, 1] - scores[:, 0], loss,
-                                                        log_odds=True)
-                else:
-                    values = pointwise_loss_from_scores(population.proba, scores, loss)
-                out[start:start + block.shape[0], j] = values @ population.weights
+            out[start:start + block.shape[0]] = self._scored(self._retrained_machines(block), block, population,
+                                                              K_train, loss)
         return population.loss(self, loss), out
+
+    def batch_future_losses(self, trainings: Sequence[tuple[np.ndarray, np.ndarray]], candidates: np.ndarray,
+                            populations: Sequence[Population], loss: str) -> np.ndarray:
+        """Batched fast path (:meth:`Classifier.batch_future_losses`): the models of all training sets of one
+        size are fitted as one batch of duals, and their retrained machines re-solved as one batch.
+
+        Each problem of a batch takes the steps it takes alone (:class:`_Gram`), so the losses equal
+        those of one model at a time to rounding; the gain is fewer, larger array operations.
+        """
+        check_magnitude(candidates, "candidates")
+        k = populations[0].n_classes
+        models = []
+        for (X, y), population in zip(trainings, populations, strict=True):
+            check_magnitude(X, "trainings")
+            check_magnitude(population.X, "populations")
+            models.append(self.clone()._set_training_data(X, y, k))
+        out = np.empty((len(models), candidates.shape[0], k))
+        sizes = np.array([model.y_train_.size for model in models])
+        for size in np.unique(sizes):
+            members = np.flatnonzero(sizes == size)
+            group = [models[r] for r in members]
+            _fit_together(group)
+            K_train = [model._population_kernel(populations[r]) for r, model in zip(members, group, strict=True)]
+            chunk = _chunk(len(group), int(size), max(populations[r].size for r in members), k)
+            for start in range(0, candidates.shape[0], chunk):
+                block = candidates[start:start + chunk]
+                machines = _retrain_together(group, block)
+                for r, model, retrained, K in zip(members, group, machines, K_train, strict=True):
+                    out[r, start:start + block.shape[0]] = model._scored(retrained, block, populations[r], K, loss)
+        return out
+
+    def _population_kernel(self, population: Population) -> np.ndarray:
+        """The shifted kernel of the training points with the population's points."""
+        return _shifted_kernel(self.X_train_, population.X, self.gamma_)
+
+
+def _chunk(models: int, n: int, population_size: int, k: int) -> int:
+    """Candidates per chunk: the scores (population x candidates x 2k) and the batch of duals
+    (models x candidates x 2k x (n + 1)) each near :data:`_CHUNK_CELLS` cells."""
+    return max(1, min(_CHUNK_CELLS // (population_size * 2 * k), _CHUNK_CELLS // (models * 2 * k * (n + 1))))
+
+
+def _fit_together(models: Sequence[SVM]) -> None:
+    """Fit SVMs (clones of one template) whose training data of one size are set, as one batch of duals.
+
+    Sets each model's learned attributes (:class:`SVM`); each model's machines take the same solver
+    steps as when fitted alone (:class:`_Gram`).
+    """
+    C = models[0].C
+    labels, groups = [], []
+    for r, model in enumerate(models):
+        model.gamma_ = 1.0 / model.dim_ if model.gamma is None else check.positive_scalar(model.gamma, "gamma")
+        model.classes_present_ = np.unique(model.y_train_)
+        model.machine_classes_ = _machine_classes(model.classes_present_)
+        labels.append(np.where(model.y_train_[None, :] == model.machine_classes_[:, None], 1.0, -1.0))
+        groups.append(np.full(model.machine_classes_.size, r))
+    s = np.concatenate(labels)
+    K = np.stack([_shifted_kernel(model.X_train_, model.X_train_, model.gamma_) for model in models])
+    gram = _Gram(K, group=np.concatenate(groups) if len(models) > 1 else None)
+    alpha, G, b, _ = _solve(gram, s, np.zeros_like(s), -np.ones_like(s), C)
+    sigmoids = _platt(s * (G + 1.0) + b[:, None], s > 0)
+    ends = np.cumsum([len(g) for g in groups])[:-1]
+    for model, a, g, ss, bb, sig in zip(models, *(np.split(x, ends) for x in (alpha, G, s, b, sigmoids)), strict=True):
+        model.dual_coef_, model.intercept_, model.gradient_, model.sigmoids_ = a * ss, bb, g, sig
+
+
+def _retrain_together(models: Sequence[SVM], candidates: np.ndarray) -> list[_Retrained]:
+    """:meth:`SVM._retrained_machines` of fitted SVMs (clones of one template, training sets of one size)
+    for the same candidates, their margin violators re-solved as one batch of duals."""
+    C = models[0].C
+    K_cand = [_shifted_kernel(candidates, model.X_train_, model.gamma_) for model in models]
+    starts = [model._warm_start(candidates, K) for model, K in zip(models, K_cand, strict=True)]
+    T = [len(types) for types, *_ in starts]
+    s, alpha0, G0 = (np.concatenate([start[i] for start in starts]) for i in (1, 2, 3))
+    group = np.repeat(np.arange(len(models)), [candidates.shape[0] * t for t in T])
+    extra = np.concatenate([np.repeat(K, t, axis=0) for K, t in zip(K_cand, T, strict=True)])
+    K = np.stack([_shifted_kernel(model.X_train_, model.X_train_, model.gamma_) for model in models])
+    gram = _Gram(K, extra, group if len(models) > 1 else None)
+    alpha, G1, b, moved = _solve(gram, s, alpha0, G0, C)
+    sigmoids = _platt(s * (G1 + 1.0) + b[:, None], s > 0)
+    m, n1 = candidates.shape[0], s.shape[1]
+    ends = np.cumsum([m * t for t in T])[:-1]
+    parts = (np.split(x, ends) for x in (alpha, s, b, sigmoids, moved))
+    return [_Retrained(types, (a * ss).reshape(m, t, n1), bb.reshape(m, t), sig.reshape(m, t, 2), mv.reshape(m, t))
+            for (types, *_), t, a, ss, bb, sig, mv in zip(starts, T, *parts, strict=True)]

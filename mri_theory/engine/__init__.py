@@ -38,6 +38,7 @@ from mri_theory.engine.population import (
 )
 from mri_theory.engine.retraining import (
     METHODS,
+    batch_future_losses,
     check_method,
     current_and_future_losses,
     current_loss,
@@ -89,6 +90,7 @@ __all__ = [
     "check_retraining_args",
     "refit_future_losses",
     "METHODS",
+    "batch_future_losses",
     "check_method",
     "current_and_future_losses",
     "current_loss",

@@ -92,6 +92,16 @@ Output folder (``out``):
     the study's while it reads and writes: one process writes a study at a
     time, and a second is refused with a ``ValueError`` naming the pid of
     the first.
+``timings.csv``
+    the cost of every task this folder's runs computed (columns
+    :data:`TIMING_COLUMNS`): the CPU seconds of the thread that ran it and
+    its wall seconds, rewritten by the calling process as each result
+    arrives (an asymptotic loss has an empty ``strategy`` and replicate
+    ``-1``).  A task computed again (its part was damaged) keeps its last
+    timing.  Timings are a measurement, not a result: they differ from run
+    to run, are not in ``checksums.json``, and an unreadable file is
+    replaced (with a warning) rather than refused; :func:`read_timings`
+    reads them, :func:`report` sums them in ``report/cost.csv``.
 ``report/``
     written by :func:`report`.
 
@@ -108,6 +118,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import time
+import warnings
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -127,8 +139,8 @@ from mri_theory.runners import _curves, _resolve, _store, sandbox
 from mri_theory.runners.asymptotic import asymptotic_loss
 from mri_theory.strategies import Strategy, get_strategy, list_strategies
 
-__all__ = ["ASYMPTOTIC_COLUMNS", "CLASSIFIER_SETS", "PRESETS", "PROBLEM_GROUPS", "STRATEGY_SETS", "Execution",
-           "StudyResults", "read_study", "report", "run_study"]
+__all__ = ["ASYMPTOTIC_COLUMNS", "CLASSIFIER_SETS", "PRESETS", "PROBLEM_GROUPS", "STRATEGY_SETS", "TIMING_COLUMNS",
+           "Execution", "StudyResults", "read_study", "read_timings", "report", "run_study"]
 
 #: Problem groups accepted by ``problems``: the paper's five abstract problems (Appendix D).
 PROBLEM_GROUPS: dict[str, tuple[str, ...]] = {
@@ -143,6 +155,8 @@ STRATEGY_SETS: dict[str, tuple[str, ...]] = {
 }
 #: Columns of the asymptotic-loss table.
 ASYMPTOTIC_COLUMNS = ["problem", "classifier", "asymptotic_loss"]
+#: Columns of ``timings.csv``: one row per task computed (module docstring, "Output folder").
+TIMING_COLUMNS = ["problem", "classifier", "strategy", "replicate", "cpu_s", "wall_s"]
 #: Named sets of :func:`run_study` arguments: ``"paper"`` (the default) and ``"quick"`` (about 20 s on one core).
 PRESETS: dict[str, dict[str, Any]] = {
     "paper": dict(problems="abstract", classifiers="paper", strategies="paper", replicates=10, pool_size=250,
@@ -158,6 +172,8 @@ _STUDY_FILE = "study.json"
 _CURVES_FILE = "curves.csv"
 _ASYMPTOTIC_FILE = "asymptotic.csv"
 _RECORD_FILE = "asymptotic.json"
+_TIMINGS_FILE = "timings.csv"
+_COST_FILE = "cost.csv"
 _REPORT_DIR = "report"
 _FORMAT = 1
 _RECORD_KEYS = {"format", "settings", "asymptotic_loss", "sha256"}
@@ -217,18 +233,92 @@ def _asymptotic_loss(task: _AsymptoticTask) -> float:
                                          population_size=cfg.population_size, loss=cfg.loss))
 
 
-def _computed(task: _CurveTask | _AsymptoticTask) -> tuple[tuple, Any]:
-    """What a worker does with a task: compute it and return its key with the result; never write.
+class _Timed(NamedTuple):
+    """A task's result with the CPU seconds of the thread that computed it and its wall seconds."""
+
+    value: Any
+    cpu_s: float
+    wall_s: float
+
+
+def _computed(task: _CurveTask | _AsymptoticTask) -> tuple[tuple, _Timed]:
+    """What a worker does with a task: compute it and return its key with the timed result; never write.
 
     The key (``(problem, classifier)`` for an asymptotic loss, ``(problem,
     classifier, strategy, replicate)`` for a curve) is all that travels back:
-    the calling process holds the objects.
+    the calling process holds the objects.  The CPU time is the computing
+    thread's (``time.thread_time``: every task runs with one BLAS thread, so
+    this is all of it, whether the worker has one thread or several).
     """
+    cpu, wall = time.thread_time(), time.perf_counter()
     if isinstance(task, _AsymptoticTask):
-        return (task.config.problem, task.config.classifier), _asymptotic_loss(task)
-    cfg = task.run.config
-    return (cfg.problem, cfg.classifier, task.strategy, task.replicate), _curves.run_pair(task.run, task.strategy,
-                                                                                         task.replicate)
+        key, value = (task.config.problem, task.config.classifier), _asymptotic_loss(task)
+    else:
+        cfg = task.run.config
+        key = (cfg.problem, cfg.classifier, task.strategy, task.replicate)
+        value = _curves.run_pair(task.run, task.strategy, task.replicate)
+    return key, _Timed(value, time.thread_time() - cpu, time.perf_counter() - wall)
+
+
+def _timing_key(key: tuple) -> tuple[str, str, str, int]:
+    """A task's row key in ``timings.csv``: an asymptotic loss has strategy ``""`` and replicate ``-1``."""
+    return (key[0], key[1], "", -1) if len(key) == 2 else (key[0], key[1], key[2], int(key[3]))
+
+
+def _timings_frame(timings: Mapping[tuple, tuple[float, float]]) -> pd.DataFrame:
+    return pd.DataFrame([(*key, cpu, wall) for key, (cpu, wall) in timings.items()], columns=TIMING_COLUMNS)
+
+
+def _read_timings_file(file: Path) -> pd.DataFrame:
+    """The rows of ``timings.csv``; a ValueError saying why when the file is not a table of timings."""
+    try:
+        frame = pd.read_csv(file, keep_default_na=False, dtype={"problem": str, "classifier": str, "strategy": str})
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"unreadable ({exc})") from None
+    if list(frame.columns) != TIMING_COLUMNS:
+        raise ValueError(f"wrong columns {list(frame.columns)}, expected {TIMING_COLUMNS}")
+    times = frame[["cpu_s", "wall_s"]]
+    if not (pd.api.types.is_integer_dtype(frame.replicate) and all(pd.api.types.is_numeric_dtype(times[c])
+                                                                   for c in times)
+            and np.all(np.isfinite(times.to_numpy(dtype=float))) and np.all(times.to_numpy(dtype=float) >= 0)):
+        raise ValueError("replicate must be integers and cpu_s, wall_s finite numbers >= 0")
+    return frame
+
+
+def _stored_timings(out: Path) -> dict[tuple, tuple[float, float]]:
+    """The timings already in ``out/timings.csv`` by task (none if absent; a warning and none if unreadable)."""
+    file = out / _TIMINGS_FILE
+    if not file.exists():
+        return {}
+    try:
+        frame = _read_timings_file(file)
+    except ValueError as exc:
+        warnings.warn(f"{file}: {exc}; it is replaced by the timings of this run", RuntimeWarning, stacklevel=4)
+        return {}
+    return {(p, c, s, int(r)): (float(cpu), float(wall)) for p, c, s, r, cpu, wall in frame.itertuples(index=False)}
+
+
+def read_timings(path: str | os.PathLike) -> pd.DataFrame:
+    """The cost of a study's tasks: ``timings.csv`` of the study folder (columns :data:`TIMING_COLUMNS`).
+
+    One row per task the folder's runs computed: CPU seconds of the thread
+    that ran it and wall seconds (module docstring, "Output folder").  Tasks
+    reused from an earlier run keep that run's timing.
+
+    Raises
+    ------
+    ValueError
+        Naming ``path`` when it holds no ``timings.csv`` or the file is not a
+        table of timings.
+    """
+    folder = _store.check_path(path, "a folder")
+    file = folder / _TIMINGS_FILE
+    if not file.is_file():
+        raise ValueError(f"path: no {_TIMINGS_FILE} in {folder}")
+    try:
+        return _read_timings_file(file)
+    except ValueError as exc:
+        raise ValueError(f"path: {file}: {exc}") from None
 
 
 # ------------------------------------------------------------------ arguments
@@ -605,18 +695,21 @@ def _execute(study: _Study, found: dict[tuple, Any], execution: Execution,
                                                 if pairing not in found]  # one per pairing, first
     todo += [_CurveTask(study.runs[p, c], s, r) for (p, c, s, r) in study.keys if (p, c, s, r) not in found]
     results = backends.results(_computed, [(task,) for task in todo], execution)
+    timings = {} if out is None else _stored_timings(out)
 
-    def write(key: tuple, result: Any) -> None:
+    def write(key: tuple, timed: _Timed) -> None:
         if len(key) == 2:
-            _write_record(out, study.asymptotic[key].config, result)
+            _write_record(out, study.asymptotic[key].config, timed.value)
         else:
             p, c, s, r = key
-            _curves.write_part(result, _pairing_dir(out, p, c), study.runs[p, c], s, r)
+            _curves.write_part(timed.value, _pairing_dir(out, p, c), study.runs[p, c], s, r)
+        timings[_timing_key(key)] = (timed.cpu_s, timed.wall_s)
+        _store.write_atomic(_store.csv_bytes(_timings_frame(timings)), out / _TIMINGS_FILE)
 
-    found = dict(found)
-    _store.gather(results, found, len(study.keys) + len(study.asymptotic), "study", "task", execution.progress,
-                    None if out is None else write)
-    return found
+    computed: dict[tuple, Any] = dict(found)
+    _store.gather(results, computed, len(study.keys) + len(study.asymptotic), "study", "task", execution.progress,
+                  None if out is None else write)
+    return {key: value.value if isinstance(value, _Timed) else value for key, value in computed.items()}
 
 
 def _assemble(study: _Study, found: Mapping[tuple, Any], out: Path | None) -> StudyResults:
@@ -713,7 +806,10 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
     Returns
     -------
     list of Path
-        The files written.
+        The files written: :func:`~mri_theory.evaluation.tables.write_report`'s,
+        and ``cost.csv`` (tasks, CPU and wall seconds per classifier and
+        strategy, summed over problems and replicates, and in all) when
+        ``timings.csv`` covers every task of the study.
 
     Raises
     ------
@@ -739,5 +835,35 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
                                                lambda value: isinstance(value, dict) and "truth" in value)
             truth[p, c] = config["truth"]
         with backends.one_thread():  # floats written to the report: summed as with one BLAS thread
-            return write_report(curves, asymptotic, folder / _REPORT_DIR, groups=groups,
-                                loss=stored["settings"]["loss"], truth=truth)
+            written = write_report(curves, asymptotic, folder / _REPORT_DIR, groups=groups,
+                                   loss=stored["settings"]["loss"], truth=truth)
+        cost = _cost_table(folder, stored["grid"])
+        if cost is not None:
+            _store.write_atomic(_store.csv_bytes(cost), folder / _REPORT_DIR / _COST_FILE)
+            written.append(folder / _REPORT_DIR / _COST_FILE)
+        return written
+
+
+def _cost_table(folder: Path, grid: Mapping[str, Any]) -> pd.DataFrame | None:
+    """CPU and wall seconds per (classifier, strategy) over the grid's tasks, from ``timings.csv``; None (with a
+    warning) when the timings do not cover every task (a folder written before timings were kept)."""
+    try:
+        timings = read_timings(folder)
+    except ValueError as exc:
+        warnings.warn(f"no {_COST_FILE} in the report: {exc}", RuntimeWarning, stacklevel=3)
+        return None
+    pairings = [(p, c) for p in grid["problems"] for c in grid["classifiers"]]
+    tasks = {(p, c, s, r) for p, c in pairings for s in grid["strategies"] for r in range(grid["replicates"])}
+    tasks |= {(p, c, "", -1) for p, c in pairings}
+    keys = list(timings[["problem", "classifier", "strategy", "replicate"]].itertuples(index=False, name=None))
+    missing = len(tasks - set(keys))
+    if missing:
+        warnings.warn(f"no {_COST_FILE} in the report: {folder / _TIMINGS_FILE} lacks {missing} of the study's "
+                      f"{len(tasks)} tasks (computed before timings were kept)", RuntimeWarning, stacklevel=3)
+        return None
+    timings = timings[[key in tasks for key in keys]].replace({"strategy": {"": "asymptotic loss"}})
+    cost = timings.groupby(["classifier", "strategy"], sort=False).agg(
+        tasks=("cpu_s", "size"), cpu_s=("cpu_s", "sum"), wall_s=("wall_s", "sum")).reset_index()
+    total = pd.DataFrame([("all", "all", len(timings), timings.cpu_s.sum(), timings.wall_s.sum())],
+                         columns=cost.columns)
+    return pd.concat([cost, total], ignore_index=True)

@@ -338,3 +338,40 @@ def test_long_estimator_reprs_are_not_truncated():
     text = repr(SklearnClassifier(pipeline))
     assert len(text) > 700 and "..." not in text and "\n" not in text
     assert "class_weight={0: 0.3333333333333333, 1: 1.3333333333333333," in text and "28: 28.333333333333332}" in text
+
+
+# ---------------------------------------------------------------- the batch path (BMRI's hook)
+
+
+def test_the_svm_batch_path_passes_the_check():
+    report = check_classifier(SVM(C=3.0))
+    assert report["batch path equals the loop"] <= 1e-12
+
+
+def test_a_classifier_without_a_batch_path_reports_nan():
+    assert np.isnan(check_classifier(LDA())["batch path equals the loop"])
+
+
+class OffBatchPath(Uniform):
+    """A batch path that drifts on the second training set only."""
+
+    def batch_future_losses(self, trainings, candidates, populations, loss):
+        out = Classifier.batch_future_losses(self, trainings, candidates, populations, loss)
+        out[1] += 1e-9
+        return out
+
+
+class WrongBatchShape(Uniform):
+    def batch_future_losses(self, trainings, candidates, populations, loss):
+        return Classifier.batch_future_losses(self, trainings, candidates, populations, loss)[0]
+
+
+@pytest.mark.parametrize(("clf", "pattern"), [
+    (OffBatchPath(), r"OffBatchPath fails 'batch path equals the loop': training set 1: L'\[0, 0\] = .* but one "
+                     r"at a time gives .*: off by 1e-09 \(relative; tolerance 1e-12\)"),
+    (WrongBatchShape(), r"WrongBatchShape fails 'batch path equals the loop': batch_future_losses must return "
+                        r"shape \(training sets, m, k\) = \(3, 5, 2\), got \(5, 2\)"),
+], ids=["off", "shape"])
+def test_a_broken_batch_path_fails_with_a_clear_message(clf, pattern):
+    with pytest.raises(ClassifierCheckError, match=pattern):
+        check_classifier(clf)

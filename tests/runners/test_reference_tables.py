@@ -1,0 +1,66 @@
+"""The learning curves of today's code equal a table stored from the code before the batched fast paths.
+
+``tests/data/curves_reference.csv.gz`` was written by the code at commit 6846dfc (before issue 20's batched
+SVM and BMRI paths) with ``run_curves(problem, classifier, [RS, SE, QbcV, QbcA, EfeLc, SMRI, BMRI,
+MRI-best], pool_size=40, replicates=2, seed=0, population_size=2000, subsample=20)`` on Four-Gaussian and
+Sharp for the SVM, 5-NN (kknn5), logistic regression and LDA.  The curves the changed paths drive (every
+SVM method, BMRI of every classifier) are recomputed here, on a part of that grid, and must choose the
+same points with the same losses (replicate 0: a replicate's data and seeds do not depend on how many
+replicates run).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mri_theory.runners import run_curves
+
+REFERENCE = Path(__file__).parent.parent / "data" / "curves_reference.csv.gz"
+SETTINGS = dict(pool_size=40, replicates=1, seed=0, population_size=2000, subsample=20, n_jobs=1, progress=False)
+
+
+@pytest.fixture(scope="module")
+def reference() -> pd.DataFrame:
+    return pd.read_csv(REFERENCE)
+
+
+def _same(new: pd.DataFrame, stored: pd.DataFrame) -> None:
+    stored = stored.reset_index(drop=True)
+    new = new.reset_index(drop=True)
+    assert len(new) == len(stored) > 0
+    for column in ("problem", "classifier", "strategy", "replicate", "n_labelled", "chosen"):
+        assert (new[column].to_numpy() == stored[column].to_numpy()).all(), column
+    for column in ("loss", "loss_se", "q_c_chosen", "q_c_best", "resolved"):
+        np.testing.assert_allclose(new[column].to_numpy(dtype=float), stored[column].to_numpy(dtype=float),
+                                   rtol=1e-9, atol=1e-12, equal_nan=True, err_msg=column)
+
+
+@pytest.mark.parametrize(("problem", "classifier", "strategies"), [
+    ("four-gaussian", "svm", ["SE", "EfeLc", "SMRI", "BMRI", "MRI-best"]),
+    ("sharp", "svm", ["BMRI"]),
+    ("four-gaussian", "kknn5", ["BMRI"]),
+    ("sharp", "logreg", ["BMRI"]),
+    ("sharp", "lda", ["BMRI"]),
+])
+def test_curves_equal_the_stored_reference(reference, problem, classifier, strategies):
+    new = run_curves(problem, classifier, strategies, **SETTINGS)
+    stored = reference[(reference.problem == problem) & (reference.classifier == classifier)
+                       & reference.strategy.isin(strategies) & (reference.replicate == 0)]
+    order = {s: i for i, s in enumerate(strategies)}
+    stored = stored.sort_values(["strategy", "replicate", "n_labelled"], key=lambda c: c.map(order)
+                                if c.name == "strategy" else c, kind="stable")
+    new = new.sort_values(["strategy", "replicate", "n_labelled"], key=lambda c: c.map(order)
+                          if c.name == "strategy" else c, kind="stable")
+    _same(new, stored)
+
+
+def test_the_reference_covers_the_grid(reference):
+    """The stored table is the whole grid of the docstring: nothing was dropped from it."""
+    grid = reference.groupby(["problem", "classifier", "strategy"]).replicate.nunique()
+    assert len(grid) == 2 * 4 * 8 and (grid == 2).all()
+    rows = reference.groupby(["problem", "classifier", "strategy", "replicate"]).size()
+    assert (rows == 41).all()  # n_labelled 2, ..., 42
