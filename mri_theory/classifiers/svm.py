@@ -9,8 +9,9 @@ C-SVC dual
     s^T \alpha = 0, \quad 0 \le \alpha_i \le C, \qquad
     Q_{it} = s_i s_t K(x_i, x_t), \quad K(x, x') = e^{-\gamma |x - x'|^2},
 
-with our own numpy SMO (libsvm's solver: second-order working-set selection
-of Fan, Chen & Lin 2005, ties to the lowest index), stopped when the maximal
+with our own SMO (libsvm's solver: second-order working-set selection
+of Fan, Chen & Lin 2005, ties to the lowest index; its loop compiled with
+numba, one problem at a time, everything else numpy), stopped when the maximal
 violating pair's gap :math:`m(\alpha) - M(\alpha)` is at most
 ``1e-11 * max(1, C)``, and a *polish*: with the free set
 :math:`F = \{0 < \alpha_i < C\}` the KKT equalities :math:`s_i f(x_i) = 1`
@@ -118,9 +119,11 @@ value move when a point is added, so no fast path could be exact).
 from __future__ import annotations
 
 import contextlib
+import functools
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -294,74 +297,162 @@ def _snap(alpha: np.ndarray, C: float) -> np.ndarray:
     return np.where(alpha >= C * (1 - _BOUND_SNAP), C, np.where(alpha <= C * _BOUND_SNAP, 0.0, alpha))
 
 
+@functools.cache
+def _compiled_smo() -> Any:
+    """:func:`_smo_rows` compiled by numba on first use (cached on disk next to this module when it can be)."""
+    import numba
+
+    return numba.njit(cache=True, nogil=True)(_smo_rows)
+
+
+def _smo_rows(K, groups, extra, problems, s, alpha, G, C, tol, tau, upper_snap, lower_snap, max_iter,
+              moved):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
+    """:func:`_smo`'s loop, compiled: row ``r`` (problem ``problems[r]`` of kernel group ``groups[r]``) to
+    convergence, in place; returns whether every row converged within ``max_iter`` steps.
+
+    The operations are :func:`_smo`'s own, element by element and in the same order (no reduction, no
+    fused multiply-add: numba's default, ``fastmath=False``), so the iterates are bit-identical to the
+    vectorised solver this replaced.
+    """
+    rows, size = s.shape
+    n = K.shape[1]
+    has_extra = size > n
+    Ki = np.empty(size)
+    Kj = np.empty(size)
+    converged = True
+    for r in range(rows):
+        b = problems[r]
+        g_id = groups[r]
+        y = s[r]
+        a = alpha[r]
+        g = G[r]
+        done = False
+        for _ in range(max_iter):
+            # maximal violating pair (Fan, Chen & Lin 2005, WSS 1 ends), ties to the lowest index
+            i = -1
+            m = -np.inf
+            M = np.inf
+            for t in range(size):
+                v = -y[t] * g[t]
+                up = (a[t] < C) if y[t] > 0 else (a[t] > 0)
+                low = (a[t] > 0) if y[t] > 0 else (a[t] < C)
+                if up and v > m:
+                    m = v
+                    i = t
+                if low and v < M:
+                    M = v
+            if not (m - M > tol):
+                done = True
+                break
+            moved[r] = True
+            # row i of the shifted kernel
+            if i < n:
+                for t in range(n):
+                    Ki[t] = K[g_id, i, t]
+                if has_extra:
+                    Ki[n] = extra[b, i]
+            else:
+                for t in range(n):
+                    Ki[t] = extra[b, t]
+                Ki[n] = 0.0
+            j = 0
+            best = np.inf
+            for t in range(size):
+                if (a[t] > 0) if y[t] > 0 else (a[t] < C):
+                    gap = m - (-y[t] * g[t])
+                    if gap > tol:
+                        curvature = -2.0 * Ki[t]
+                        if not (curvature > 0):
+                            curvature = tau
+                        value = -(gap * gap) / curvature
+                        if value < best:
+                            best = value
+                            j = t
+            if j < n:
+                for t in range(n):
+                    Kj[t] = K[g_id, j, t]
+                if has_extra:
+                    Kj[n] = extra[b, j]
+            else:
+                for t in range(n):
+                    Kj[t] = extra[b, t]
+                Kj[n] = 0.0
+            ai, aj, gi, gj, yi, yj = a[i], a[j], g[i], g[j], y[i], y[j]
+            quad = -2.0 * Ki[j]
+            if not (quad > 0):
+                quad = tau
+            if yi == yj:
+                total = ai + aj
+                delta = (gi - gj) / quad
+                ni, nj = ai - delta, aj + delta
+                if total > C:
+                    if ni > C:
+                        ni, nj = C, total - C
+                    if nj > C:
+                        ni, nj = total - C, C
+                else:
+                    if nj < 0:
+                        ni, nj = total, 0.0
+                    if ni < 0:
+                        ni, nj = 0.0, total
+            else:
+                diff = ai - aj
+                ni, nj = ai + (-gi - gj) / quad, aj + (-gi - gj) / quad
+                if diff > 0:
+                    if nj < 0:
+                        ni, nj = diff, 0.0
+                    if ni > C:
+                        ni, nj = C, C - diff
+                else:
+                    if ni < 0:
+                        ni, nj = 0.0, -diff
+                    if nj > C:
+                        ni, nj = C + diff, C
+            ni = C if ni >= upper_snap else (0.0 if ni <= lower_snap else ni)
+            nj = C if nj >= upper_snap else (0.0 if nj <= lower_snap else nj)
+            ci, cj = yi * (ni - ai), yj * (nj - aj)
+            for t in range(size):
+                g[t] += y[t] * (ci * Ki[t] + cj * Kj[t])
+            a[i], a[j] = ni, nj
+        if not done:
+            converged = False
+    return converged
+
+
 def _smo(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.ndarray, G: np.ndarray, C: float,
          tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Batched SMO with WSS 2 (libsvm's ``Solver``) from a feasible ``alpha`` with gradient ``G = Q alpha - 1``.
+    r"""SMO with WSS 2 (libsvm's ``Solver``) from a feasible ``alpha`` with gradient ``G = Q alpha - 1``.
 
     ``problems[r]`` is the :class:`_Gram` problem of row ``r`` of ``s``,
-    ``alpha``, ``G``.  Each iteration updates every problem whose maximal
-    violating pair's gap exceeds ``tol``.  Returns ``(alpha, G, moved)``,
-    ``moved[r]`` whether row ``r`` took a step.
+    ``alpha``, ``G``; each row is solved until its maximal violating pair's
+    gap is at most ``tol`` (:func:`_smo_rows`, compiled).  Returns
+    ``(alpha, G, moved)``, ``moved[r]`` whether row ``r`` took a step.
+
+    The working set: ``i`` maximises :math:`-s_t G_t` over :math:`I_{up}`
+    (ties to the lowest index); ``j`` minimises :math:`-(m - v_t)^2 / a_{it}`
+    over the :math:`t \in I_{low}` with :math:`v_t < m - tol`, where
+    :math:`a_{it} = K_{ii} + K_{tt} - 2 K_{it} = -2 (K_{it} - 1)` (RBF:
+    :math:`K_{tt} = 1`; the shifted kernel holds :math:`K - 1`), floored at
+    ``1e-12`` (libsvm's ``TAU``).  libsvm takes every :math:`v_t < m`; a
+    duplicate of :math:`x_i` whose gradient differs from ``i``'s by rounding
+    would then win (curvature 0) and SMO shuffle alpha between the duplicates
+    for ever; the maximal violating pair always qualifies.  The update is
+    libsvm's two-variable step with its clipping, then :func:`_snap`.
     """
-    alpha, G = alpha.copy(), G.copy()
+    alpha, G = np.array(alpha, dtype=float, order="C"), np.array(G, dtype=float, order="C")
     moved = np.zeros(s.shape[0], dtype=bool)
-    rows = np.arange(s.shape[0])
+    if s.shape[0] == 0:
+        return alpha, G, moved
+    groups = np.zeros(problems.size, dtype=np.int64) if gram.group is None else gram.group[problems].astype(np.int64)
+    extra = gram.extra if gram.extra is not None else np.zeros((1, gram.n))
     max_iter = max(10_000, 100 * gram.size)
-    for _ in range(max_iter):
-        a, g, y = alpha[rows], G[rows], s[rows]
-        _, low, v, i, m, M = _violating_pairs(y, a, g, C)
-        go = m - M > tol
-        rows, a, g, y, low, v, i, m = (x[go] for x in (rows, a, g, y, low, v, i, m))
-        if rows.size == 0:
-            return alpha, G, moved
-        moved[rows] = True
-        active = problems[rows]
-        r = np.arange(rows.size)
-        Ki = gram.rows(active, i)
-        # second-order choice of j among I_low with v_t < m - tol: minimise -(m - v_t)^2 / a_it, where
-        # a_it = K_ii + K_tt - 2 K_it = -2 (K_it - 1) (RBF: K_tt = 1; Ki holds the shifted kernel K - 1).
-        # libsvm takes every v_t < m; a duplicate of x_i whose gradient differs from i's by rounding then
-        # wins (curvature 0 -> TAU) and SMO shuffles alpha between the duplicates for ever.  The maximal
-        # violating pair (v_t = M < m - tol) always qualifies.
-        gap = m[:, None] - v
-        curvature = -2.0 * Ki
-        curvature = np.where(curvature > 0, curvature, _TAU)
-        j = np.argmin(np.where(low & (gap > tol), -gap**2 / curvature, np.inf), axis=1)
-        Kj = gram.rows(active, j)
-        ai, aj, gi, gj = a[r, i], a[r, j], g[r, i], g[r, j]
-        yi, yj = y[r, i], y[r, j]
-        quad = curvature[r, j]
-        # libsvm's two-variable update, both cases computed, then chosen
-        diff = ai - aj
-        ni, nj = ai + (-gi - gj) / quad, aj + (-gi - gj) / quad  # s_i != s_j: alpha_i - alpha_j is kept
-        pos = diff > 0
-        clip = pos & (nj < 0)
-        ni, nj = np.where(clip, diff, ni), np.where(clip, 0.0, nj)
-        clip = ~pos & (ni < 0)
-        ni, nj = np.where(clip, 0.0, ni), np.where(clip, -diff, nj)
-        clip = pos & (ni > C)
-        ni, nj = np.where(clip, C, ni), np.where(clip, C - diff, nj)
-        clip = ~pos & (nj > C)
-        ni, nj = np.where(clip, C + diff, ni), np.where(clip, C, nj)
-        total = ai + aj
-        delta = (gi - gj) / quad
-        si, sj = ai - delta, aj + delta  # s_i == s_j: alpha_i + alpha_j is kept
-        big = total > C
-        clip = big & (si > C)
-        si, sj = np.where(clip, C, si), np.where(clip, total - C, sj)
-        clip = ~big & (sj < 0)
-        si, sj = np.where(clip, total, si), np.where(clip, 0.0, sj)
-        clip = big & (sj > C)
-        si, sj = np.where(clip, total - C, si), np.where(clip, C, sj)
-        clip = ~big & (si < 0)
-        si, sj = np.where(clip, 0.0, si), np.where(clip, total, sj)
-        same = yi == yj
-        new_i, new_j = _snap(np.where(same, si, ni), C), _snap(np.where(same, sj, nj), C)
-        g += y * ((yi * (new_i - ai))[:, None] * Ki + (yj * (new_j - aj))[:, None] * Kj)
-        a[r, i], a[r, j] = new_i, new_j
-        alpha[rows], G[rows] = a, g
-    warnings.warn(f"SVM dual solver stopped after {max_iter} iterations without reaching its tolerance",
-                  RuntimeWarning, stacklevel=3)
+    converged = _compiled_smo()(np.ascontiguousarray(gram.K, dtype=float), groups, np.ascontiguousarray(extra),
+                                np.asarray(problems, dtype=np.int64), np.ascontiguousarray(s, dtype=float), alpha,
+                                G, float(C), float(tol), _TAU, C * (1 - _BOUND_SNAP), C * _BOUND_SNAP, max_iter,
+                                moved)
+    if not converged:
+        warnings.warn(f"SVM dual solver stopped after {max_iter} iterations without reaching its tolerance",
+                      RuntimeWarning, stacklevel=3)
     return alpha, G, moved
 
 

@@ -1,0 +1,164 @@
+"""The SVM's compiled SMO loop (:func:`mri_theory.classifiers.svm._smo_rows`) against the vectorised solver it
+replaced.
+
+The reference is that solver, kept here as it was (commit 01ca77c): the same working-set rule and update
+written with numpy over all problems at once.  The compiled loop must give the same iterates bit for bit
+(alphas, gradients, which problems moved) on random problems: duplicated points, an extra point per problem,
+several kernel groups in one batch, warm starts, every tolerance the solver uses; and its pure-Python run
+(numba's function before compiling) must too.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from _optional import given, settings, st
+
+from mri_theory.classifiers.svm import (
+    _BOUND_SNAP,
+    _TAU,
+    _Gram,
+    _shifted_kernel,
+    _smo,
+    _smo_rows,
+    _snap,
+    _violating_pairs,
+)
+
+
+def vectorised_smo(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.ndarray, G: np.ndarray, C: float,
+         tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The solver before it was compiled (commit 01ca77c): every problem stepped together, in numpy."""
+    alpha, G = alpha.copy(), G.copy()
+    moved = np.zeros(s.shape[0], dtype=bool)
+    rows = np.arange(s.shape[0])
+    max_iter = max(10_000, 100 * gram.size)
+    for _ in range(max_iter):
+        a, g, y = alpha[rows], G[rows], s[rows]
+        _, low, v, i, m, M = _violating_pairs(y, a, g, C)
+        go = m - M > tol
+        rows, a, g, y, low, v, i, m = (x[go] for x in (rows, a, g, y, low, v, i, m))
+        if rows.size == 0:
+            return alpha, G, moved
+        moved[rows] = True
+        active = problems[rows]
+        r = np.arange(rows.size)
+        Ki = gram.rows(active, i)
+        # second-order choice of j among I_low with v_t < m - tol: minimise -(m - v_t)^2 / a_it, where
+        # a_it = K_ii + K_tt - 2 K_it = -2 (K_it - 1) (RBF: K_tt = 1; Ki holds the shifted kernel K - 1).
+        # libsvm takes every v_t < m; a duplicate of x_i whose gradient differs from i's by rounding then
+        # wins (curvature 0 -> TAU) and SMO shuffles alpha between the duplicates for ever.  The maximal
+        # violating pair (v_t = M < m - tol) always qualifies.
+        gap = m[:, None] - v
+        curvature = -2.0 * Ki
+        curvature = np.where(curvature > 0, curvature, _TAU)
+        j = np.argmin(np.where(low & (gap > tol), -gap**2 / curvature, np.inf), axis=1)
+        Kj = gram.rows(active, j)
+        ai, aj, gi, gj = a[r, i], a[r, j], g[r, i], g[r, j]
+        yi, yj = y[r, i], y[r, j]
+        quad = curvature[r, j]
+        # libsvm's two-variable update, both cases computed, then chosen
+        diff = ai - aj
+        ni, nj = ai + (-gi - gj) / quad, aj + (-gi - gj) / quad  # s_i != s_j: alpha_i - alpha_j is kept
+        pos = diff > 0
+        clip = pos & (nj < 0)
+        ni, nj = np.where(clip, diff, ni), np.where(clip, 0.0, nj)
+        clip = ~pos & (ni < 0)
+        ni, nj = np.where(clip, 0.0, ni), np.where(clip, -diff, nj)
+        clip = pos & (ni > C)
+        ni, nj = np.where(clip, C, ni), np.where(clip, C - diff, nj)
+        clip = ~pos & (nj > C)
+        ni, nj = np.where(clip, C + diff, ni), np.where(clip, C, nj)
+        total = ai + aj
+        delta = (gi - gj) / quad
+        si, sj = ai - delta, aj + delta  # s_i == s_j: alpha_i + alpha_j is kept
+        big = total > C
+        clip = big & (si > C)
+        si, sj = np.where(clip, C, si), np.where(clip, total - C, sj)
+        clip = ~big & (sj < 0)
+        si, sj = np.where(clip, total, si), np.where(clip, 0.0, sj)
+        clip = big & (sj > C)
+        si, sj = np.where(clip, total - C, si), np.where(clip, C, sj)
+        clip = ~big & (si < 0)
+        si, sj = np.where(clip, 0.0, si), np.where(clip, total, sj)
+        same = yi == yj
+        new_i, new_j = _snap(np.where(same, si, ni), C), _snap(np.where(same, sj, nj), C)
+        g += y * ((yi * (new_i - ai))[:, None] * Ki + (yj * (new_j - aj))[:, None] * Kj)
+        a[r, i], a[r, j] = new_i, new_j
+        alpha[rows], G[rows] = a, g
+    warnings.warn(f"SVM dual solver stopped after {max_iter} iterations without reaching its tolerance",
+                  RuntimeWarning, stacklevel=2)
+    return alpha, G, moved
+
+
+
+
+def problems_of(seed: int, n: int, groups: int, per_group: int, extra: bool, warm: bool, C: float):
+    """A batch of duals: ``groups`` kernels of ``n`` points (bootstrap-like: duplicates), ``per_group``
+    problems each, optionally one extra point per problem, started at 0 or from a feasible warm start."""
+    rng = np.random.default_rng(seed)
+    gamma = 0.5
+    base = rng.normal(size=(n, 2))
+    points = [base[rng.integers(0, n, size=n)] for _ in range(groups)]
+    K = np.stack([_shifted_kernel(X, X, gamma) for X in points])
+    B = groups * per_group
+    group = np.repeat(np.arange(groups), per_group)
+    extra = None
+    size = n
+    if extra:
+        candidates = rng.normal(size=(B, 2))
+        extra = np.stack([_shifted_kernel(candidates[b:b + 1], points[group[b]], gamma)[0] for b in range(B)])
+        size = n + 1
+    gram = _Gram(K, extra, group if groups > 1 else None)
+    s = np.where(rng.random((B, size)) < 0.5, 1.0, -1.0)
+    s[:, 0], s[:, 1] = 1.0, -1.0  # both signs present
+    alpha = np.zeros((B, size))
+    if warm:  # a feasible start: equal mass on a positive and a negative point of each problem
+        for b in range(B):
+            pos, neg = np.flatnonzero(s[b] > 0), np.flatnonzero(s[b] < 0)
+            value = rng.uniform(0, C)
+            alpha[b, rng.choice(pos)] += value
+            alpha[b, rng.choice(neg)] += value
+    problems = np.arange(B)
+    G = s * gram.matvec(problems, alpha * s) - 1.0
+    return gram, problems, s, alpha, G
+
+
+@settings(deadline=None, derandomize=True, max_examples=40)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 30), groups=st.integers(1, 3), per_group=st.integers(1, 4),
+       extra=st.booleans(), warm=st.booleans(), C=st.sampled_from([0.5, 1.0, 10.0, 200.0]),
+       tol=st.sampled_from([1e-4, 1e-7, 1e-11]))
+def test_compiled_smo_equals_the_vectorised_solver_bit_for_bit(seed, n, groups, per_group, extra, warm, C, tol):
+    gram, problems, s, alpha, G = problems_of(seed, max(n, 2), groups, per_group, extra, warm, C)
+    tol *= max(1.0, C)
+    expected = vectorised_smo(gram, problems, s, alpha, G, C, tol)
+    got = _smo(gram, problems, s, alpha, G, C, tol)
+    for name, a, b in zip(("alpha", "G", "moved"), got, expected, strict=True):
+        np.testing.assert_array_equal(a, b, err_msg=name)
+
+
+def test_the_pure_python_loop_is_the_compiled_one():
+    """numba compiles the function it is given: run uncompiled, it gives the same bits."""
+    gram, problems, s, alpha, G = problems_of(3, 12, 2, 3, True, True, 1.0)
+    compiled = _smo(gram, problems, s, alpha, G, 1.0, 1e-11)
+    a, g, moved = alpha.copy(), G.copy(), np.zeros(len(problems), dtype=bool)
+    groups = gram.group[problems].astype(np.int64)
+    assert _smo_rows(gram.K, groups, gram.extra, problems, s, a, g, 1.0, 1e-11, _TAU, 1 - _BOUND_SNAP,
+                     _BOUND_SNAP, 10_000, moved)
+    for x, y in zip((a, g, moved), compiled, strict=True):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_a_stalled_solver_warns():
+    """A tolerance no gap meets (negative) runs every problem to the iteration limit, and says so."""
+    gram, problems, s, alpha, G = problems_of(1, 20, 1, 2, False, False, 1.0)
+    with pytest.warns(RuntimeWarning, match="stopped after 10000 iterations"):
+        _smo(gram, problems, s, alpha, G, 1.0, -1.0)
+
+
+def test_no_problem_is_no_work():
+    gram, problems, s, alpha, G = problems_of(0, 5, 1, 1, False, False, 1.0)
+    out = _smo(gram, problems[:0], s[:0], alpha[:0], G[:0], 1.0, 1e-11)
+    assert [x.shape for x in out] == [(0, 5), (0, 5), (0,)]
