@@ -598,9 +598,16 @@ def _solve(gram: _Gram, s: np.ndarray, alpha: np.ndarray, G: np.ndarray,
 
 
 def _platt_objective(decision: np.ndarray, target: np.ndarray, a: np.ndarray, c: np.ndarray) -> np.ndarray:
+    r"""Platt's cross-entropy of each row at :math:`z = a f + c`.
+
+    :math:`-\ln P(+) = \ln(1 + e^z)` and :math:`-\ln P(-) = \ln(1 + e^{-z})`, both from one
+    :math:`\ln(1 + e^{-|z|})`: ``numpy.logaddexp(0, z)`` computes exactly
+    :math:`\max(z, 0) + \operatorname{log1p}(e^{-|z|})` (and ``log(2)`` at 0), so the values are
+    ``logaddexp``'s to the bit, at half its cost (tested).
+    """
     z = a[:, None] * decision + c[:, None]
-    # -log P(positive) = log(1 + e^z), -log P(negative) = log(1 + e^-z)
-    return np.sum(target * np.logaddexp(0.0, z) + (1 - target) * np.logaddexp(0.0, -z), axis=1)
+    shared = np.logaddexp(0.0, -np.abs(z))
+    return np.sum(target * (np.maximum(z, 0.0) + shared) + (1 - target) * (np.maximum(-z, 0.0) + shared), axis=1)
 
 
 def _platt(decision: np.ndarray, positive: np.ndarray) -> np.ndarray:
@@ -620,13 +627,14 @@ def _platt(decision: np.ndarray, positive: np.ndarray) -> np.ndarray:
     objective = np.zeros(B)  # at the current (a, c); the line search's accepted value is the next start's
     objective[active] = _platt_objective(decision[active], target[active], a[active], c[active])
     for _ in range(100):
-        f, t = decision[active], target[active]
+        f, t = (decision, target) if active.size == B else (decision[active], target[active])
         z = a[active, None] * f + c[active, None]
         q = special.expit(-z)
         g = t - q  # d objective / dz
         ga, gc = np.sum(g * f, axis=1), np.sum(g, axis=1)
         go = np.maximum(np.abs(ga), np.abs(gc)) > _PLATT_GRADIENT * n
-        active, f, t, z, q, ga, gc = (x[go] for x in (active, f, t, z, q, ga, gc))
+        if not go.all():  # (copies only when some problem stopped)
+            active, f, t, z, q, ga, gc = (x[go] for x in (active, f, t, z, q, ga, gc))
         if active.size == 0:
             break
         h = special.expit(z) * q
@@ -641,13 +649,14 @@ def _platt(decision: np.ndarray, positive: np.ndarray) -> np.ndarray:
         step = np.ones(active.size)
         pending = np.ones(active.size, dtype=bool)
         while pending.any() and step.min() >= 1e-10:
-            rows = np.flatnonzero(pending)
+            index = np.flatnonzero(pending)
+            rows = index if index.size < pending.size else slice(None)  # (no copies while every one is pending)
             new[rows] = _platt_objective(f[rows], t[rows], a[active[rows]] + step[rows] * da[rows],
                                          c[active[rows]] + step[rows] * dc[rows])
             # Armijo's condition, allowing the rounding of the objective itself
             accepted = new[rows] <= (old[rows] + 1e-4 * step[rows] * slope[rows]
                                      + 4 * np.finfo(float).eps * np.abs(old[rows]))
-            pending[rows[accepted]] = False
+            pending[index[accepted]] = False
             step = np.where(pending, step / 2, step)
         ok = ~pending  # a failed line search leaves that problem where it is, and stops it
         a[active[ok]] += step[ok] * da[ok]

@@ -162,3 +162,18 @@ def test_no_problem_is_no_work():
     gram, problems, s, alpha, G = problems_of(0, 5, 1, 1, False, False, 1.0)
     out = _smo(gram, problems[:0], s[:0], alpha[:0], G[:0], 1.0, 1e-11)
     assert [x.shape for x in out] == [(0, 5), (0, 5), (0,)]
+
+
+def test_platt_objective_equals_its_two_logaddexp_form_bit_for_bit():
+    """The objective shares one log(1 + e^-|z|) between its two terms; the values are numpy.logaddexp's."""
+    from mri_theory.classifiers.svm import _platt_objective
+
+    rng = np.random.default_rng(0)
+    decision = np.concatenate([rng.normal(scale=s, size=(5, 400)) for s in (1e-3, 1.0, 30.0, 800.0)], axis=1)
+    decision[:, :4] = [0.0, -0.0, 1e-300, -1e-300]
+    target = rng.random(decision.shape)
+    a, c = rng.normal(size=5), rng.normal(size=5)
+    a[0], c[0] = 0.0, 0.0  # z = 0 everywhere: log 2
+    z = a[:, None] * decision + c[:, None]
+    expected = np.sum(target * np.logaddexp(0.0, z) + (1 - target) * np.logaddexp(0.0, -z), axis=1)
+    np.testing.assert_array_equal(_platt_objective(decision, target, a, c), expected)
