@@ -105,13 +105,6 @@ def check_classifier(classifier: Classifier, *, seed: int = 0, n_states: int = l
        :math:`L'_j = L(\theta(D_S \cup (\mathbf x, c_j)))`) to ``tol``
        (relative to ``max(1, |loss|)``),
        twice in a row identically, without changing the model.
-    5. **batch path equals the loop**: if the class overrides
-       ``batch_future_losses``, on every state and loss it equals the base
-       class's loop (a clone fitted per training set, then
-       ``retraining_losses``) to ``tol`` (relative), for three training sets
-       at once: the state's, a bootstrap resample of it (duplicated points)
-       and its first half (another size), each scored on the state's
-       population.
 
     The states (:data:`STATE_KINDS`, drawn from ``seed``) are small: 1 to 10
     training points in one or two dimensions with 2 or 3 classes, 5
@@ -143,9 +136,8 @@ def check_classifier(classifier: Classifier, *, seed: int = 0, n_states: int = l
     -------
     dict
         The worst discrepancy measured by each numerical check:
-        ``"probabilities sum to 1"``, ``"fast path equals a refit"`` and
-        ``"batch path equals the loop"`` (``nan`` if the class has no such
-        path of its own).
+        ``"probabilities sum to 1"`` and ``"fast path equals a refit"``
+        (``nan`` if the class has no fast path of its own).
 
     Raises
     ------
@@ -169,8 +161,7 @@ def check_classifier(classifier: Classifier, *, seed: int = 0, n_states: int = l
     where = f"(seed={seed})"
 
     _check_parameters(classifier, name)
-    report = {"probabilities sum to 1": 0.0, "fast path equals a refit": float("nan"),
-              "batch path equals the loop": float("nan")}
+    report = {"probabilities sum to 1": 0.0, "fast path equals a refit": float("nan")}
     fitted = []
     for state in states:
         model = _fit(classifier, state, name, where)
@@ -186,10 +177,6 @@ def check_classifier(classifier: Classifier, *, seed: int = 0, n_states: int = l
         report["fast path equals a refit"] = max(
             _check_fast_path(model, state, loss, tol, name, where) for state, model in zip(states, fitted, strict=True)
             for loss in losses)
-    if type(classifier).batch_future_losses is not Classifier.batch_future_losses:
-        rng = np.random.default_rng(seed)
-        report["batch path equals the loop"] = max(_check_batch_path(classifier, state, loss, tol, name, where, rng)
-                                                   for state in states for loss in losses)
     return report
 
 
@@ -368,33 +355,6 @@ def _check_determinism(classifier: Classifier, model: Classifier, other: _State,
     if not _same_params(model.get_params(deep=False), classifier.get_params(deep=False)):
         _fail(name, "determinism", f"fitting changed the hyper-parameters: {model.get_params(deep=False)} instead "
                                    f"of {classifier.get_params(deep=False)} (learned state must end in '_')")
-
-
-def _check_batch_path(classifier: Classifier, state: _State, loss: str, tol: float, name: str, where: str,
-                      rng: np.random.Generator) -> float:
-    """``batch_future_losses`` against the base class's loop on three training sets; returns the worst difference."""
-    on = f"loss '{loss}', training set '{state.label}' {where}"
-    n = state.y.size
-    resample, half = rng.integers(0, n, size=n), np.arange(max(1, n // 2))
-    trainings = [(state.X, state.y), (state.X[resample], state.y[resample]), (state.X[half], state.y[half])]
-    populations = [state.population] * 3
-    try:
-        batch = np.asarray(classifier.clone().batch_future_losses(trainings, state.candidates, populations, loss))
-    except Exception as exc:  # noqa: BLE001
-        _fail(name, "batch path equals the loop", f"batch_future_losses raised {type(exc).__name__}: {exc} ({on})")
-    loop = Classifier.batch_future_losses(classifier.clone(), trainings, state.candidates, populations, loss)
-    if batch.shape != loop.shape:
-        _fail(name, "batch path equals the loop", f"batch_future_losses must return shape (training sets, m, k) = "
-                                                  f"{loop.shape}, got {batch.shape} ({on})")
-    gaps = np.abs(batch - loop) / np.maximum(1.0, np.abs(loop))
-    gaps[np.isnan(gaps)] = np.inf
-    worst = float(np.max(gaps))
-    if worst > tol:
-        b, i, j = np.unravel_index(int(np.argmax(gaps)), gaps.shape)
-        _fail(name, "batch path equals the loop", f"training set {b}: L'[{i}, {j}] = {float(batch[b, i, j])!r} but "
-                                                  f"one at a time gives {float(loop[b, i, j])!r}: off by {worst:.3g} "
-                                                  f"(relative; tolerance {tol:g}) ({on})")
-    return worst
 
 
 def _check_fast_path(model: Classifier, state: _State, loss: str, tol: float, name: str, where: str) -> float:

@@ -121,7 +121,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import warnings
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -208,69 +207,37 @@ def _calibrated_scores(z: np.ndarray, present: np.ndarray, k: int) -> np.ndarray
 
 
 class _Gram:
-    """Kernel matrices of ``B`` dual problems: the ``n`` points of each one's group, optionally one extra point each.
+    """Kernel matrices of ``B`` dual problems: ``n`` shared points plus, optionally, one extra point each.
 
     ``K`` is the ``(n, n)`` shifted kernel (:func:`_shifted_kernel`) of the
-    shared points, or a stack ``(R, n, n)`` of ``R`` groups' kernels with
-    ``group`` ``(B,)`` naming each problem's group (the training sets of many
-    models solved together); ``extra`` (``(B, n)`` or ``None``) the shifted
-    kernel between them and each problem's extra point, whose own value is 0
-    (RBF: :math:`K(x, x) - 1 = 0`).  Problems of different groups never mix:
-    each reads only its own group's rows, so solving many models in one batch
-    takes the same steps as solving each alone.
+    shared points; ``extra`` (``(B, n)`` or ``None``) the shifted kernel
+    between them and each problem's extra point, whose own value is 0 (RBF:
+    :math:`K(x, x) - 1 = 0`).
     """
 
-    def __init__(self, K: np.ndarray, extra: np.ndarray | None = None, group: np.ndarray | None = None) -> None:
-        self.K = K if K.ndim == 3 else K[None]
-        self.extra, self.group = extra, group
-        self.n = self.K.shape[1]
+    def __init__(self, K: np.ndarray, extra: np.ndarray | None = None) -> None:
+        self.K, self.extra = K, extra
+        self.n = K.shape[0]
         self.size = self.n + (extra is not None)
-
-    def _shared_rows(self, problems: np.ndarray, i: np.ndarray) -> np.ndarray:
-        """Row ``i[a]`` over the shared points of the kernel of ``problems[a]``'s group."""
-        return self.K[0][i] if self.group is None else self.K[self.group[problems], i]
 
     def entries(self, problems: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         """Entries ``(i, j)`` of the kernel matrices of ``problems`` (``i`` and ``j`` broadcast against
         ``problems`` reshaped to ``(len(problems), 1, ...)``)."""
-        lead = (-1,) + (1,) * (np.broadcast(i, j).ndim - 1)
-        group = 0 if self.group is None else self.group[problems].reshape(lead)
         shared_i, shared_j = np.minimum(i, self.n - 1), np.minimum(j, self.n - 1)
-        out = self.K[group, shared_i, shared_j]
+        out = self.K[shared_i, shared_j]
         if self.extra is not None:
-            b = problems.reshape(lead)
+            b = problems.reshape((-1,) + (1,) * (np.broadcast(i, j).ndim - 1))
             out = np.where(i == self.n, self.extra[b, shared_j], out)
             out = np.where(j == self.n, self.extra[b, shared_i], out)
             out = np.where((i == self.n) & (j == self.n), 0.0, out)
         return out
 
-    def rows(self, problems: np.ndarray, i: np.ndarray) -> np.ndarray:
-        """Row ``i[a]`` of problem ``problems[a]``'s kernel matrix, shape ``(len(problems), size)``."""
-        if self.extra is None:
-            return self._shared_rows(problems, i)
-        shared = np.minimum(i, self.n - 1)
-        is_extra = i == self.n
-        head = np.where(is_extra[:, None], self.extra[problems], self._shared_rows(problems, shared))
-        tail = np.where(is_extra, 0.0, self.extra[problems, shared])
-        return np.concatenate([head, tail[:, None]], axis=1)
-
-    def _shared_matvec(self, problems: np.ndarray, beta: np.ndarray) -> np.ndarray:
-        """``beta[a] @ K_g`` over the shared points, ``g`` the group of ``problems[a]``."""
-        if self.group is None:
-            return beta @ self.K[0]
-        out = np.empty_like(beta)
-        groups = self.group[problems]
-        for g in np.unique(groups):
-            rows = groups == g
-            out[rows] = beta[rows] @ self.K[g]
-        return out
-
     def matvec(self, problems: np.ndarray, beta: np.ndarray) -> np.ndarray:
         """``K_b @ beta[a]`` for each problem ``b = problems[a]``, shape ``(len(problems), size)``."""
         if self.extra is None:
-            return self._shared_matvec(problems, beta)
+            return beta @ self.K
         extra = self.extra[problems]
-        head = self._shared_matvec(problems, beta[:, :self.n]) + beta[:, self.n:] * extra
+        head = beta[:, :self.n] @ self.K + beta[:, self.n:] * extra
         tail = np.sum(extra * beta[:, :self.n], axis=1)  # the extra point's own value is 0
         return np.concatenate([head, tail[:, None]], axis=1)
 
@@ -305,9 +272,9 @@ def _compiled_smo() -> Any:
     return numba.njit(cache=True, nogil=True)(_smo_rows)
 
 
-def _smo_rows(K, groups, extra, problems, s, alpha, G, C, tol, tau, upper_snap, lower_snap, max_iter,
+def _smo_rows(K, extra, problems, s, alpha, G, C, tol, tau, upper_snap, lower_snap, max_iter,
               moved):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
-    """:func:`_smo`'s loop, compiled: row ``r`` (problem ``problems[r]`` of kernel group ``groups[r]``) to
+    """:func:`_smo`'s loop, compiled: row ``r`` (problem ``problems[r]``, whose extra point is ``extra[b]``) to
     convergence, in place; returns whether every row converged within ``max_iter`` steps.
 
     The operations are :func:`_smo`'s own, element by element and in the same order (no reduction, no
@@ -315,14 +282,13 @@ def _smo_rows(K, groups, extra, problems, s, alpha, G, C, tol, tau, upper_snap, 
     vectorised solver this replaced.
     """
     rows, size = s.shape
-    n = K.shape[1]
+    n = K.shape[0]
     has_extra = size > n
     Ki = np.empty(size)
     Kj = np.empty(size)
     converged = True
     for r in range(rows):
         b = problems[r]
-        g_id = groups[r]
         y = s[r]
         a = alpha[r]
         g = G[r]
@@ -348,7 +314,7 @@ def _smo_rows(K, groups, extra, problems, s, alpha, G, C, tol, tau, upper_snap, 
             # row i of the shifted kernel
             if i < n:
                 for t in range(n):
-                    Ki[t] = K[g_id, i, t]
+                    Ki[t] = K[i, t]
                 if has_extra:
                     Ki[n] = extra[b, i]
             else:
@@ -370,7 +336,7 @@ def _smo_rows(K, groups, extra, problems, s, alpha, G, C, tol, tau, upper_snap, 
                             j = t
             if j < n:
                 for t in range(n):
-                    Kj[t] = K[g_id, j, t]
+                    Kj[t] = K[j, t]
                 if has_extra:
                     Kj[n] = extra[b, j]
             else:
@@ -443,10 +409,9 @@ def _smo(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.ndarray, G:
     moved = np.zeros(s.shape[0], dtype=bool)
     if s.shape[0] == 0:
         return alpha, G, moved
-    groups = np.zeros(problems.size, dtype=np.int64) if gram.group is None else gram.group[problems].astype(np.int64)
     extra = gram.extra if gram.extra is not None else np.zeros((1, gram.n))
     max_iter = max(10_000, 100 * gram.size)
-    converged = _compiled_smo()(np.ascontiguousarray(gram.K, dtype=float), groups, np.ascontiguousarray(extra),
+    converged = _compiled_smo()(np.ascontiguousarray(gram.K, dtype=float), np.ascontiguousarray(extra),
                                 np.asarray(problems, dtype=np.int64), np.ascontiguousarray(s, dtype=float), alpha,
                                 G, float(C), float(tol), _TAU, C * (1 - _BOUND_SNAP), C * _BOUND_SNAP, max_iter,
                                 moved)
@@ -771,7 +736,14 @@ class SVM(Classifier):
         return super().fit(X, y, n_classes)
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
-        _fit_together([self])
+        self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else check.positive_scalar(self.gamma, "gamma")
+        self.classes_present_ = np.unique(y)
+        self.machine_classes_ = _machine_classes(self.classes_present_)
+        s = np.where(y[None, :] == self.machine_classes_[:, None], 1.0, -1.0)
+        gram = _Gram(_shifted_kernel(X, X, self.gamma_))
+        alpha, G, b, _ = _solve(gram, s, np.zeros_like(s), -np.ones_like(s), self.C)
+        self.dual_coef_, self.intercept_, self.gradient_ = alpha * s, b, G
+        self.sigmoids_ = _platt(s * (G + 1.0) + b[:, None], s > 0)
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Decision values :math:`f_c(x)` of the machines, shape ``(n, len(machine_classes_))``."""
@@ -797,18 +769,8 @@ class SVM(Classifier):
 
     def _retrained_machines(self, candidates: np.ndarray) -> _Retrained:
         """Every distinct machine after adding each candidate, warm-started from this model's solution."""
-        return _retrain_together([self], candidates)[0]
-
-    def _warm_start(self, candidates: np.ndarray,
-                    K_cand: np.ndarray) -> tuple[list[tuple[int, int]], np.ndarray, np.ndarray, np.ndarray]:
-        """The duals of every distinct retrained machine, started from this model's solution.
-
-        Returns the machine types and, over the rows ``(candidate, type)``, the labels ``s``, the
-        alphas (this model's, the candidate's 0) and their gradient, each ``(m * T, n + 1)``.
-        ``K_cand`` is the shifted kernel of the candidates with the training points.
-        """
-        y, k = self.y_train_, self.n_classes_
-        n, m = y.size, candidates.shape[0]
+        X, y, k, C = self.X_train_, self.y_train_, self.n_classes_, self.C
+        n, m = X.shape[0], candidates.shape[0]
         # this model's solution of every "c vs rest" problem on the n training points
         beta, G = np.zeros((k, n)), -np.ones((k, n))  # alpha = 0 is optimal when one side is empty
         beta[self.machine_classes_], G[self.machine_classes_] = self.dual_coef_, self.gradient_
@@ -820,13 +782,18 @@ class SVM(Classifier):
         cls = np.array([c for c, _ in types])
         sign = np.array([float(sg) for _, sg in types])
         T = len(types)
+        K_cand = _shifted_kernel(candidates, X, self.gamma_)  # (m, n)
         G_new = sign * (K_cand @ beta[cls].T) - 1.0  # (m, T): the candidate's gradient with alpha_new = 0
         s = np.concatenate([np.broadcast_to(labels[cls], (m, T, n)), np.broadcast_to(sign[:, None], (m, T, 1))],
                            axis=2).reshape(m * T, n + 1)
         alpha0 = np.concatenate([np.broadcast_to(np.abs(beta[cls]), (m, T, n)), np.zeros((m, T, 1))],
                                 axis=2).reshape(m * T, n + 1)
         G0 = np.concatenate([np.broadcast_to(G[cls], (m, T, n)), G_new[..., None]], axis=2).reshape(m * T, n + 1)
-        return types, s, alpha0, G0
+        gram = _Gram(_shifted_kernel(X, X, self.gamma_), np.repeat(K_cand, T, axis=0))
+        alpha, G1, b, moved = _solve(gram, s, alpha0, G0, C)
+        sigmoids = _platt(s * (G1 + 1.0) + b[:, None], s > 0)
+        return _Retrained(types, (alpha * s).reshape(m, T, n + 1), b.reshape(m, T), sigmoids.reshape(m, T, 2),
+                          moved.reshape(m, T))
 
     def _platt_arguments(self, machines: _Retrained, K_train: np.ndarray, K_cand: np.ndarray) -> np.ndarray:
         """Platt arguments :math:`A f + B` of every retrained machine at ``N`` points, ``(m, T, N)``.
@@ -848,25 +815,6 @@ class SVM(Classifier):
         cols = [machines.types.index((int(c), 1 if c == j else -1)) for c in _machine_classes(present)]
         return _calibrated_scores(z[:, cols], present, self.n_classes_)
 
-    def _scored(self, machines: _Retrained, block: np.ndarray, population: Population, K_train: np.ndarray,
-                loss: str) -> np.ndarray:
-        """Losses ``(len(block), k)`` on the population of the retrained models of a block of candidates.
-
-        ``K_train`` is the shifted kernel of the training points with the population.
-        """
-        k = self.n_classes_
-        z = self._platt_arguments(machines, K_train, _shifted_kernel(block, population.X, self.gamma_))
-        out = np.empty((block.shape[0], k))
-        for j in range(k):
-            scores = self._retrained_scores(machines, z, j)
-            if k == 2:
-                values = pointwise_loss_from_scores(population.proba, scores[:, 1] - scores[:, 0], loss,
-                                                    log_odds=True)
-            else:
-                values = pointwise_loss_from_scores(population.proba, scores, loss)
-            out[:, j] = values @ population.weights
-        return out
-
     def retraining_losses(self, candidates: np.ndarray, population: Population,
                           loss: str) -> tuple[float, np.ndarray]:
         """Exact fast path: only margin violators are re-solved (warm-started); all models scored in batches.
@@ -877,96 +825,20 @@ class SVM(Classifier):
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
         check_magnitude(candidates, "candidates")
         check_magnitude(population.X, "population")
-        K_train = self._population_kernel(population)
-        chunk = _chunk(1, self.X_train_.shape[0], population.size, self.n_classes_)
-        out = np.empty((candidates.shape[0], self.n_classes_))
+        k = self.n_classes_
+        K_train = _shifted_kernel(self.X_train_, population.X, self.gamma_)
+        chunk = max(1, _CHUNK_CELLS // (population.size * 2 * k))
+        out = np.empty((candidates.shape[0], k))
         for start in range(0, candidates.shape[0], chunk):
             block = candidates[start:start + chunk]
-            out[start:start + block.shape[0]] = self._scored(self._retrained_machines(block), block, population,
-                                                              K_train, loss)
+            machines = self._retrained_machines(block)
+            z = self._platt_arguments(machines, K_train, _shifted_kernel(block, population.X, self.gamma_))
+            for j in range(k):
+                scores = self._retrained_scores(machines, z, j)
+                if k == 2:
+                    values = pointwise_loss_from_scores(population.proba, scores[:, 1] - scores[:, 0], loss,
+                                                        log_odds=True)
+                else:
+                    values = pointwise_loss_from_scores(population.proba, scores, loss)
+                out[start:start + block.shape[0], j] = values @ population.weights
         return population.loss(self, loss), out
-
-    def batch_future_losses(self, trainings: Sequence[tuple[np.ndarray, np.ndarray]], candidates: np.ndarray,
-                            populations: Sequence[Population], loss: str) -> np.ndarray:
-        """Batched fast path (:meth:`Classifier.batch_future_losses`): the models of all training sets of one
-        size are fitted as one batch of duals, and their retrained machines re-solved as one batch.
-
-        Each problem of a batch takes the steps it takes alone (:class:`_Gram`), so the losses equal
-        those of one model at a time to rounding; the gain is fewer, larger array operations.
-        """
-        check_magnitude(candidates, "candidates")
-        k = populations[0].n_classes
-        models = []
-        for (X, y), population in zip(trainings, populations, strict=True):
-            check_magnitude(X, "trainings")
-            check_magnitude(population.X, "populations")
-            models.append(self.clone()._set_training_data(X, y, k))
-        out = np.empty((len(models), candidates.shape[0], k))
-        sizes = np.array([model.y_train_.size for model in models])
-        for size in np.unique(sizes):
-            members = np.flatnonzero(sizes == size)
-            group = [models[r] for r in members]
-            _fit_together(group)
-            K_train = [model._population_kernel(populations[r]) for r, model in zip(members, group, strict=True)]
-            chunk = _chunk(len(group), int(size), max(populations[r].size for r in members), k)
-            for start in range(0, candidates.shape[0], chunk):
-                block = candidates[start:start + chunk]
-                machines = _retrain_together(group, block)
-                for r, model, retrained, K in zip(members, group, machines, K_train, strict=True):
-                    out[r, start:start + block.shape[0]] = model._scored(retrained, block, populations[r], K, loss)
-        return out
-
-    def _population_kernel(self, population: Population) -> np.ndarray:
-        """The shifted kernel of the training points with the population's points."""
-        return _shifted_kernel(self.X_train_, population.X, self.gamma_)
-
-
-def _chunk(models: int, n: int, population_size: int, k: int) -> int:
-    """Candidates per chunk: the scores (population x candidates x 2k) and the batch of duals
-    (models x candidates x 2k x (n + 1)) each near :data:`_CHUNK_CELLS` cells."""
-    return max(1, min(_CHUNK_CELLS // (population_size * 2 * k), _CHUNK_CELLS // (models * 2 * k * (n + 1))))
-
-
-def _fit_together(models: Sequence[SVM]) -> None:
-    """Fit SVMs (clones of one template) whose training data of one size are set, as one batch of duals.
-
-    Sets each model's learned attributes (:class:`SVM`); each model's machines take the same solver
-    steps as when fitted alone (:class:`_Gram`).
-    """
-    C = models[0].C
-    labels, groups = [], []
-    for r, model in enumerate(models):
-        model.gamma_ = 1.0 / model.dim_ if model.gamma is None else check.positive_scalar(model.gamma, "gamma")
-        model.classes_present_ = np.unique(model.y_train_)
-        model.machine_classes_ = _machine_classes(model.classes_present_)
-        labels.append(np.where(model.y_train_[None, :] == model.machine_classes_[:, None], 1.0, -1.0))
-        groups.append(np.full(model.machine_classes_.size, r))
-    s = np.concatenate(labels)
-    K = np.stack([_shifted_kernel(model.X_train_, model.X_train_, model.gamma_) for model in models])
-    gram = _Gram(K, group=np.concatenate(groups) if len(models) > 1 else None)
-    alpha, G, b, _ = _solve(gram, s, np.zeros_like(s), -np.ones_like(s), C)
-    sigmoids = _platt(s * (G + 1.0) + b[:, None], s > 0)
-    ends = np.cumsum([len(g) for g in groups])[:-1]
-    for model, a, g, ss, bb, sig in zip(models, *(np.split(x, ends) for x in (alpha, G, s, b, sigmoids)), strict=True):
-        model.dual_coef_, model.intercept_, model.gradient_, model.sigmoids_ = a * ss, bb, g, sig
-
-
-def _retrain_together(models: Sequence[SVM], candidates: np.ndarray) -> list[_Retrained]:
-    """:meth:`SVM._retrained_machines` of fitted SVMs (clones of one template, training sets of one size)
-    for the same candidates, their margin violators re-solved as one batch of duals."""
-    C = models[0].C
-    K_cand = [_shifted_kernel(candidates, model.X_train_, model.gamma_) for model in models]
-    starts = [model._warm_start(candidates, K) for model, K in zip(models, K_cand, strict=True)]
-    T = [len(types) for types, *_ in starts]
-    s, alpha0, G0 = (np.concatenate([start[i] for start in starts]) for i in (1, 2, 3))
-    group = np.repeat(np.arange(len(models)), [candidates.shape[0] * t for t in T])
-    extra = np.concatenate([np.repeat(K, t, axis=0) for K, t in zip(K_cand, T, strict=True)])
-    K = np.stack([_shifted_kernel(model.X_train_, model.X_train_, model.gamma_) for model in models])
-    gram = _Gram(K, extra, group if len(models) > 1 else None)
-    alpha, G1, b, moved = _solve(gram, s, alpha0, G0, C)
-    sigmoids = _platt(s * (G1 + 1.0) + b[:, None], s > 0)
-    m, n1 = candidates.shape[0], s.shape[1]
-    ends = np.cumsum([m * t for t in T])[:-1]
-    parts = (np.split(x, ends) for x in (alpha, s, b, sigmoids, moved))
-    return [_Retrained(types, (a * ss).reshape(m, t, n1), bb.reshape(m, t), sig.reshape(m, t, 2), mv.reshape(m, t))
-            for (types, *_), t, a, ss, bb, sig, mv in zip(starts, T, *parts, strict=True)]

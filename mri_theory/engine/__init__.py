@@ -38,7 +38,6 @@ from mri_theory.engine.population import (
 )
 from mri_theory.engine.retraining import (
     METHODS,
-    batch_future_losses,
     check_method,
     current_and_future_losses,
     current_loss,
@@ -90,7 +89,6 @@ __all__ = [
     "check_retraining_args",
     "refit_future_losses",
     "METHODS",
-    "batch_future_losses",
     "check_method",
     "current_and_future_losses",
     "current_loss",

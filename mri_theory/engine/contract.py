@@ -62,16 +62,6 @@ differently changes the error loss by a whole point's weight).  It must not
 change the classifier.  Validate the arguments with
 :func:`check_retraining_args`.
 
-**batch_future_losses(trainings, candidates, populations, loss)** is the
-hook of BMRI (Algorithm 2) through
-:func:`mri_theory.engine.retraining.batch_future_losses`, called on the
-unfitted template: the future losses of the classifier trained on each of
-several training sets (the bootstrap resamples), each scored on its own
-population, shape ``(len(trainings), m, k)``.  The default fits a clone per
-training set and calls :meth:`Classifier.retraining_losses`; a classifier may
-override it to share work across the training sets (the SVM solves every
-resample's duals as one batch) and must then equal the default to rounding.
-
 **Class attributes.**  ``name`` labels the classifier in tables and file
 names (a plain string of ``[A-Za-z0-9._+-]``); set it on an instance to tell
 two configurations apart (a clone keeps it).  ``nearest_neighbour`` is True
@@ -86,7 +76,6 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -156,12 +145,6 @@ class Classifier(skbase.BaseEstimator):
 
         At least one training point is required; classes may be absent.
         """
-        self._set_training_data(X, y, n_classes)
-        self._fit(self.X_train_, self.y_train_)
-        return self
-
-    def _set_training_data(self, X: ArrayLike, y: ArrayLike, n_classes: int | None) -> Classifier:
-        """Validate the training data and set ``n_classes_``, ``dim_``, ``X_train_``, ``y_train_`` (not ``_fit``)."""
         X = check_points(X, min_rows=1)
         name = "n_classes"
         if n_classes is None:
@@ -174,6 +157,7 @@ class Classifier(skbase.BaseEstimator):
         self.n_classes_ = n_classes
         self.dim_ = X.shape[1]
         self.X_train_, self.y_train_ = X, y
+        self._fit(X, y)
         return self
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:  # pragma: no cover - abstract
@@ -244,29 +228,6 @@ class Classifier(skbase.BaseEstimator):
         """
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
         return population.loss(self, loss), refit_future_losses(self, candidates, population, loss)
-
-    def batch_future_losses(self, trainings: Sequence[tuple[np.ndarray, np.ndarray]], candidates: np.ndarray,
-                            populations: Sequence[Population], loss: str) -> np.ndarray:
-        """Future losses of this (unfitted) classifier trained on each of several training sets.
-
-        ``out[b, i, j]`` is the loss on ``populations[b]`` after training on
-        ``trainings[b]`` plus ``(candidates[i], j)``: :meth:`retraining_losses`
-        of a clone fitted on ``trainings[b]`` (BMRI's bootstrap resamples,
-        Algorithm 2).  The default does exactly that, one training set at a
-        time; a classifier may override it to share work across the
-        training sets (the SVM solves all their duals as one batch), and must
-        then equal the default to rounding.  Called by
-        :func:`mri_theory.engine.retraining.batch_future_losses` with
-        validated arguments (every population with the same classes and
-        dimension).
-
-        Returns
-        -------
-        ndarray (len(trainings), m, k)
-        """
-        k = populations[0].n_classes
-        return np.stack([self.clone().fit(X, y, k).retraining_losses(candidates, population, loss)[1]
-                         for (X, y), population in zip(trainings, populations, strict=True)])
 
 
 def _param_repr(value: Any) -> str:

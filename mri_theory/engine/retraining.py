@@ -11,7 +11,6 @@ other classifier is refitted per (candidate, class).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -22,8 +21,7 @@ from mri_theory.engine.contract import Classifier, check_points, refit_future_lo
 from mri_theory.engine.losses import check_loss
 from mri_theory.engine.population import Population, check_population
 
-__all__ = ["METHODS", "batch_future_losses", "check_method", "current_and_future_losses", "current_loss", "fit_on",
-           "future_losses"]
+__all__ = ["METHODS", "check_method", "current_and_future_losses", "current_loss", "fit_on", "future_losses"]
 
 
 #: The engine's paths: its exact fast path ("auto") or a plain refit per (candidate, class).
@@ -129,68 +127,3 @@ def future_losses(
     ndarray (m, k)
     """
     return current_and_future_losses(classifier, X_train, y_train, candidates, population, loss, method)[1]
-
-
-def batch_future_losses(
-    classifier: Classifier,
-    trainings: Sequence[tuple[ArrayLike, ArrayLike]],
-    candidates: ArrayLike,
-    populations: Sequence[Population],
-    loss: str = "error",
-    method: str = "auto",
-) -> np.ndarray:
-    r"""Future losses **L'** of one classifier trained on each of several training sets (BMRI, Algorithm 2).
-
-    ``out[b] = future_losses(classifier, *trainings[b], candidates, populations[b], loss, method)``; with
-    ``method="auto"`` the classifier's :meth:`~mri_theory.engine.contract.Classifier.batch_future_losses`
-    may share work across the training sets (the SVM solves all their duals as one batch), equal to one
-    at a time to rounding.
-
-    Parameters
-    ----------
-    classifier : Classifier
-        A (template) classifier; it is cloned and fitted, never modified.
-    trainings : sequence of (X_train, y_train)
-        The training sets (at least one), each as in :func:`future_losses`.
-    candidates : array_like (m, d)
-        Points to add, one at a time (non-empty), the same for every training set.
-    populations : sequence of Population
-        Where each training set's losses are measured (one per training set, all with the same classes
-        and dimension).
-    loss : {"error", "log", "lc"}
-    method : {"auto", "refit"}
-
-    Returns
-    -------
-    ndarray (len(trainings), m, k)
-    """
-    classifier = _check_classifier(classifier)
-    loss = check_loss(loss)
-    method = check_method(method)
-    if isinstance(trainings, (str, bytes)) or not isinstance(trainings, Sequence) or len(trainings) == 0:
-        raise TypeError(f"trainings must be a non-empty sequence of (X_train, y_train) pairs, got "
-                        f"{type(trainings).__name__}")
-    if isinstance(populations, (str, bytes)) or not isinstance(populations, Sequence):
-        raise TypeError(f"populations must be a sequence of Population, got {type(populations).__name__}")
-    if len(populations) != len(trainings):
-        raise ValueError(f"populations must hold one population per training set: got {len(populations)} "
-                         f"for {len(trainings)} training sets")
-    populations = [check_population(population) for population in populations]
-    first = populations[0]
-    if any(p.n_classes != first.n_classes or p.dim != first.dim for p in populations):
-        raise ValueError("populations must all have the same number of classes and dimension")
-    candidates = check_points(candidates, "candidates", dim=first.dim, min_rows=1)
-    checked = []
-    for pair in trainings:
-        if not isinstance(pair, tuple) or len(pair) != 2:
-            raise TypeError(f"trainings must hold (X_train, y_train) pairs, got {type(pair).__name__}")
-        X_train = check_points(pair[0], "X_train", dim=first.dim, min_rows=1)
-        y_train = check_labels(pair[1], first.n_classes, "y_train")
-        if X_train.shape[0] != y_train.shape[0]:
-            raise ValueError(f"X_train and y_train must have the same length, got {X_train.shape[0]} and "
-                             f"{y_train.shape[0]}")
-        checked.append((X_train, y_train))
-    if method == "refit":
-        return np.stack([future_losses(classifier, X, y, candidates, population, loss, "refit")
-                         for (X, y), population in zip(checked, populations, strict=True)])
-    return classifier.batch_future_losses(checked, candidates, populations, loss)

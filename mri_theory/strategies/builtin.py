@@ -15,7 +15,7 @@ from mri_theory._utils import validation as check
 from mri_theory._utils.registry import made, register, registered, unregister
 from mri_theory.classifiers import KNN, Classifier, LogisticRegression, RandomForest
 from mri_theory.engine.population import Population
-from mri_theory.engine.retraining import batch_future_losses, check_method, current_and_future_losses
+from mri_theory.engine.retraining import check_method, current_and_future_losses
 from mri_theory.engine.targets import true_q_c
 from mri_theory.strategies.base import Context, Strategy
 
@@ -215,14 +215,13 @@ class BootstrapMRI(Strategy):
 
     def scores(self, ctx):
         n = ctx.X.shape[0]
-        resamples = [ctx.rng.integers(0, n, size=(3, n)) for _ in range(self.n_b)]
-        theta2 = second_classifier(ctx.classifier, self.theta2_trees) if self.theta2 is None else self.theta2
-        p_hat = np.stack([theta2.clone().fit(ctx.X[i_p], ctx.y[i_p], ctx.n_classes).predict_proba(ctx.candidates)
-                          for i_p, _, _ in resamples])
-        tests = [Population.from_labels(ctx.X[i_e], ctx.y[i_e], ctx.n_classes) for _, _, i_e in resamples]
-        future = batch_future_losses(ctx.classifier, [(ctx.X[i_t], ctx.y[i_t]) for _, i_t, _ in resamples],
-                                     ctx.candidates, tests, "error", self.method)
-        return np.median(-np.sum(p_hat * future, axis=2), axis=0)
+        estimates = np.empty((self.n_b, ctx.candidates.shape[0]))
+        for b in range(self.n_b):
+            i_p, i_t, i_e = ctx.rng.integers(0, n, size=(3, n))
+            estimates[b] = _minus_expected_future_loss(
+                ctx, (ctx.X[i_p], ctx.y[i_p]), (ctx.X[i_t], ctx.y[i_t]), (ctx.X[i_e], ctx.y[i_e]), self.method,
+                self.theta2_trees, self.theta2)
+        return np.median(estimates, axis=0)
 
 
 # ------------------------------------------------------------------ oracles

@@ -1,11 +1,12 @@
 """The SVM's compiled SMO loop (:func:`mri_theory.classifiers.svm._smo_rows`) against the vectorised solver it
 replaced.
 
-The reference is that solver, kept here as it was (commit 01ca77c): the same working-set rule and update
-written with numpy over all problems at once.  The compiled loop must give the same iterates bit for bit
-(alphas, gradients, which problems moved) on random problems: duplicated points, an extra point per problem,
-several kernel groups in one batch, warm starts, every tolerance the solver uses; and its pure-Python run
-(numba's function before compiling) must too.
+The reference is that solver, kept here as it was (commit 6846dfc, with the kernel rows it read): the same
+working-set rule and update written with numpy over all problems at once.  The compiled loop must give the
+same iterates bit for bit (alphas, gradients, which problems moved) on random problems: duplicated points,
+an extra point per problem, warm starts, every tolerance the solver uses; and its pure-Python run (numba's
+function before compiling) must too.  Also here: the polish's stacked least-norm solve against
+``numpy.linalg.lstsq``, and Platt's objective against its two-``logaddexp`` form.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from mri_theory.classifiers.svm import (
     _BOUND_SNAP,
     _TAU,
     _Gram,
+    _least_norm,
     _shifted_kernel,
     _smo,
     _smo_rows,
@@ -28,9 +30,21 @@ from mri_theory.classifiers.svm import (
 )
 
 
+def kernel_rows(gram: _Gram, problems: np.ndarray, i: np.ndarray) -> np.ndarray:
+    """Row ``i[a]`` of problem ``problems[a]``'s kernel matrix, shape ``(len(problems), size)`` (the old
+    ``_Gram.rows``)."""
+    if gram.extra is None:
+        return gram.K[i]
+    shared = np.minimum(i, gram.n - 1)
+    is_extra = i == gram.n
+    head = np.where(is_extra[:, None], gram.extra[problems], gram.K[shared])
+    tail = np.where(is_extra, 0.0, gram.extra[problems, shared])
+    return np.concatenate([head, tail[:, None]], axis=1)
+
+
 def vectorised_smo(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.ndarray, G: np.ndarray, C: float,
-         tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The solver before it was compiled (commit 01ca77c): every problem stepped together, in numpy."""
+                   tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The solver before it was compiled (commit 6846dfc): every problem stepped together, in numpy."""
     alpha, G = alpha.copy(), G.copy()
     moved = np.zeros(s.shape[0], dtype=bool)
     rows = np.arange(s.shape[0])
@@ -45,7 +59,7 @@ def vectorised_smo(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.n
         moved[rows] = True
         active = problems[rows]
         r = np.arange(rows.size)
-        Ki = gram.rows(active, i)
+        Ki = kernel_rows(gram, active, i)
         # second-order choice of j among I_low with v_t < m - tol: minimise -(m - v_t)^2 / a_it, where
         # a_it = K_ii + K_tt - 2 K_it = -2 (K_it - 1) (RBF: K_tt = 1; Ki holds the shifted kernel K - 1).
         # libsvm takes every v_t < m; a duplicate of x_i whose gradient differs from i's by rounding then
@@ -55,7 +69,7 @@ def vectorised_smo(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.n
         curvature = -2.0 * Ki
         curvature = np.where(curvature > 0, curvature, _TAU)
         j = np.argmin(np.where(low & (gap > tol), -gap**2 / curvature, np.inf), axis=1)
-        Kj = gram.rows(active, j)
+        Kj = kernel_rows(gram, active, j)
         ai, aj, gi, gj = a[r, i], a[r, j], g[r, i], g[r, j]
         yi, yj = y[r, i], y[r, j]
         quad = curvature[r, j]
@@ -95,43 +109,32 @@ def vectorised_smo(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.n
 
 
 
-def problems_of(seed: int, n: int, groups: int, per_group: int, extra: bool, warm: bool, C: float):
-    """A batch of duals: ``groups`` kernels of ``n`` points (bootstrap-like: duplicates), ``per_group``
-    problems each, optionally one extra point per problem, started at 0 or from a feasible warm start."""
+def problems_of(seed: int, n: int, B: int, extra: bool, warm: bool, C: float):
+    """``B`` duals on ``n`` points drawn with replacement (bootstrap-like: duplicates), optionally one extra
+    point per problem, started at 0 or from a feasible warm start."""
     rng = np.random.default_rng(seed)
     gamma = 0.5
-    base = rng.normal(size=(n, 2))
-    points = [base[rng.integers(0, n, size=n)] for _ in range(groups)]
-    K = np.stack([_shifted_kernel(X, X, gamma) for X in points])
-    B = groups * per_group
-    group = np.repeat(np.arange(groups), per_group)
-    extra = None
-    size = n
-    if extra:
-        candidates = rng.normal(size=(B, 2))
-        extra = np.stack([_shifted_kernel(candidates[b:b + 1], points[group[b]], gamma)[0] for b in range(B)])
-        size = n + 1
-    gram = _Gram(K, extra, group if groups > 1 else None)
-    s = np.where(rng.random((B, size)) < 0.5, 1.0, -1.0)
+    X = rng.normal(size=(n, 2))[rng.integers(0, n, size=n)]
+    extra_kernel = _shifted_kernel(rng.normal(size=(B, 2)), X, gamma) if extra else None
+    gram = _Gram(_shifted_kernel(X, X, gamma), extra_kernel)
+    s = np.where(rng.random((B, gram.size)) < 0.5, 1.0, -1.0)
     s[:, 0], s[:, 1] = 1.0, -1.0  # both signs present
-    alpha = np.zeros((B, size))
+    alpha = np.zeros((B, gram.size))
     if warm:  # a feasible start: equal mass on a positive and a negative point of each problem
         for b in range(B):
-            pos, neg = np.flatnonzero(s[b] > 0), np.flatnonzero(s[b] < 0)
             value = rng.uniform(0, C)
-            alpha[b, rng.choice(pos)] += value
-            alpha[b, rng.choice(neg)] += value
+            alpha[b, rng.choice(np.flatnonzero(s[b] > 0))] += value
+            alpha[b, rng.choice(np.flatnonzero(s[b] < 0))] += value
     problems = np.arange(B)
     G = s * gram.matvec(problems, alpha * s) - 1.0
     return gram, problems, s, alpha, G
 
 
 @settings(deadline=None, derandomize=True, max_examples=40)
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 30), groups=st.integers(1, 3), per_group=st.integers(1, 4),
-       extra=st.booleans(), warm=st.booleans(), C=st.sampled_from([0.5, 1.0, 10.0, 200.0]),
-       tol=st.sampled_from([1e-4, 1e-7, 1e-11]))
-def test_compiled_smo_equals_the_vectorised_solver_bit_for_bit(seed, n, groups, per_group, extra, warm, C, tol):
-    gram, problems, s, alpha, G = problems_of(seed, max(n, 2), groups, per_group, extra, warm, C)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 40), B=st.integers(1, 12), extra=st.booleans(),
+       warm=st.booleans(), C=st.sampled_from([0.5, 1.0, 10.0, 200.0]), tol=st.sampled_from([1e-4, 1e-7, 1e-11]))
+def test_compiled_smo_equals_the_vectorised_solver_bit_for_bit(seed, n, B, extra, warm, C, tol):
+    gram, problems, s, alpha, G = problems_of(seed, n, B, extra, warm, C)
     tol *= max(1.0, C)
     expected = vectorised_smo(gram, problems, s, alpha, G, C, tol)
     got = _smo(gram, problems, s, alpha, G, C, tol)
@@ -141,25 +144,24 @@ def test_compiled_smo_equals_the_vectorised_solver_bit_for_bit(seed, n, groups, 
 
 def test_the_pure_python_loop_is_the_compiled_one():
     """numba compiles the function it is given: run uncompiled, it gives the same bits."""
-    gram, problems, s, alpha, G = problems_of(3, 12, 2, 3, True, True, 1.0)
+    gram, problems, s, alpha, G = problems_of(3, 12, 6, True, True, 1.0)
     compiled = _smo(gram, problems, s, alpha, G, 1.0, 1e-11)
     a, g, moved = alpha.copy(), G.copy(), np.zeros(len(problems), dtype=bool)
-    groups = gram.group[problems].astype(np.int64)
-    assert _smo_rows(gram.K, groups, gram.extra, problems, s, a, g, 1.0, 1e-11, _TAU, 1 - _BOUND_SNAP,
-                     _BOUND_SNAP, 10_000, moved)
+    assert _smo_rows(gram.K, gram.extra, problems, s, a, g, 1.0, 1e-11, _TAU, 1 - _BOUND_SNAP, _BOUND_SNAP,
+                     10_000, moved)
     for x, y in zip((a, g, moved), compiled, strict=True):
         np.testing.assert_array_equal(x, y)
 
 
 def test_a_stalled_solver_warns():
     """A tolerance no gap meets (negative) runs every problem to the iteration limit, and says so."""
-    gram, problems, s, alpha, G = problems_of(1, 20, 1, 2, False, False, 1.0)
+    gram, problems, s, alpha, G = problems_of(1, 20, 2, False, False, 1.0)
     with pytest.warns(RuntimeWarning, match="stopped after 10000 iterations"):
         _smo(gram, problems, s, alpha, G, 1.0, -1.0)
 
 
 def test_no_problem_is_no_work():
-    gram, problems, s, alpha, G = problems_of(0, 5, 1, 1, False, False, 1.0)
+    gram, problems, s, alpha, G = problems_of(0, 5, 1, False, False, 1.0)
     out = _smo(gram, problems[:0], s[:0], alpha[:0], G[:0], 1.0, 1e-11)
     assert [x.shape for x in out] == [(0, 5), (0, 5), (0,)]
 
@@ -177,3 +179,16 @@ def test_platt_objective_equals_its_two_logaddexp_form_bit_for_bit():
     z = a[:, None] * decision + c[:, None]
     expected = np.sum(target * np.logaddexp(0.0, z) + (1 - target) * np.logaddexp(0.0, -z), axis=1)
     np.testing.assert_array_equal(_platt_objective(decision, target, a, c), expected)
+
+
+@settings(deadline=None, derandomize=True, max_examples=30)
+@given(seed=st.integers(0, 2**32 - 1), size=st.integers(1, 8), rank=st.integers(0, 8), stack=st.integers(1, 4))
+def test_least_norm_equals_lstsq(seed, size, rank, stack):
+    """The polish's stacked least-norm solve against ``numpy.linalg.lstsq`` one system at a time, singular
+    systems (rank below the size) included."""
+    rng = np.random.default_rng(seed)
+    rank = min(rank, size)
+    systems = np.stack([rng.normal(size=(size, rank)) @ rng.normal(size=(rank, size)) for _ in range(stack)])
+    rhs = rng.normal(size=(stack, size))
+    expected = np.stack([np.linalg.lstsq(a, b, rcond=None)[0] for a, b in zip(systems, rhs, strict=True)])
+    np.testing.assert_allclose(_least_norm(systems, rhs), expected, rtol=1e-9, atol=1e-9)

@@ -1,11 +1,11 @@
-"""The learning curves of today's code equal a table stored from the code before the batched fast paths.
+"""The learning curves of today's code equal a table stored from the code before the compiled SVM solver.
 
-``tests/data/curves_reference.csv.gz`` was written by the code at commit 6846dfc (before issue 20's batched
-SVM and BMRI paths) with ``run_curves(problem, classifier, [RS, SE, QbcV, QbcA, EfeLc, SMRI, BMRI,
+``tests/data/curves_reference.csv.gz`` was written by the code at commit 6846dfc (before issue 20's compiled
+SVM solver) with ``run_curves(problem, classifier, [RS, SE, QbcV, QbcA, EfeLc, SMRI, BMRI,
 MRI-best], pool_size=40, replicates=2, seed=0, population_size=2000, subsample=20)`` on Four-Gaussian and
-Sharp for the SVM, 5-NN (kknn5), logistic regression and LDA.  The curves the changed paths drive (every
-SVM method, BMRI of every classifier) are recomputed here, on a part of that grid, and must choose the
-same points with the same losses (replicate 0: a replicate's data and seeds do not depend on how many
+Sharp for the SVM, 5-NN (kknn5), logistic regression and LDA.  The curves the changed paths drive (the
+SVM's methods; BMRI, the costliest of every classifier) are recomputed here, on a part of that grid, and
+must choose the same points with the same losses (replicate 0: a replicate's data and seeds do not depend on how many
 replicates run).
 """
 
