@@ -603,9 +603,10 @@ def _platt(decision: np.ndarray, positive: np.ndarray) -> np.ndarray:
         if active.size == 0:
             break
         h = special.expit(z) * q
-        haa = np.sum(h * f * f, axis=1) + _PLATT_RIDGE
+        hf = h * f
+        haa = np.sum(hf * f, axis=1) + _PLATT_RIDGE
         hcc = np.sum(h, axis=1) + _PLATT_RIDGE
-        hac = np.sum(h * f, axis=1)
+        hac = np.sum(hf, axis=1)
         det = haa * hcc - hac**2
         da, dc = -(hcc * ga - hac * gc) / det, -(haa * gc - hac * ga) / det
         slope = ga * da + gc * dc
