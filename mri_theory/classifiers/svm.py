@@ -286,6 +286,18 @@ def _smo_rows(K, extra, problems, s, alpha, G, C, tol, tau, upper_snap, lower_sn
     has_extra = size > n
     Ki = np.empty(size)
     Kj = np.empty(size)
+
+    def load_row(row, index, b):  # row ``index`` of problem ``b``'s shifted kernel matrix
+        if index < n:
+            for t in range(n):
+                row[t] = K[index, t]
+            if has_extra:
+                row[n] = extra[b, index]
+        else:
+            for t in range(n):
+                row[t] = extra[b, t]
+            row[n] = 0.0
+
     converged = True
     for r in range(rows):
         b = problems[r]
@@ -311,16 +323,7 @@ def _smo_rows(K, extra, problems, s, alpha, G, C, tol, tau, upper_snap, lower_sn
                 done = True
                 break
             moved[r] = True
-            # row i of the shifted kernel
-            if i < n:
-                for t in range(n):
-                    Ki[t] = K[i, t]
-                if has_extra:
-                    Ki[n] = extra[b, i]
-            else:
-                for t in range(n):
-                    Ki[t] = extra[b, t]
-                Ki[n] = 0.0
+            load_row(Ki, i, b)
             j = 0
             best = np.inf
             for t in range(size):
@@ -334,15 +337,7 @@ def _smo_rows(K, extra, problems, s, alpha, G, C, tol, tau, upper_snap, lower_sn
                         if value < best:
                             best = value
                             j = t
-            if j < n:
-                for t in range(n):
-                    Kj[t] = K[j, t]
-                if has_extra:
-                    Kj[n] = extra[b, j]
-            else:
-                for t in range(n):
-                    Kj[t] = extra[b, t]
-                Kj[n] = 0.0
+            load_row(Kj, j, b)
             ai, aj, gi, gj, yi, yj = a[i], a[j], g[i], g[j], y[i], y[j]
             quad = -2.0 * Ki[j]
             if not (quad > 0):
