@@ -293,7 +293,8 @@ def _stored_timings(out: Path) -> dict[tuple, tuple[float, float]]:
     try:
         frame = _read_timings_file(file)
     except ValueError as exc:
-        warnings.warn(f"{file}: {exc}; it is replaced by the timings of this run", RuntimeWarning, stacklevel=4)
+        warnings.warn(f"{file}: {exc}; this run replaces it with the timings of the tasks it computes", RuntimeWarning,
+                      stacklevel=4)
         return {}
     return {(p, c, s, int(r)): (float(cpu), float(wall)) for p, c, s, r, cpu, wall in frame.itertuples(index=False)}
 
