@@ -61,7 +61,7 @@ class SklearnClassifier(Classifier):
 
 
 class RandomForest(SklearnClassifier):
-    """Random forest: scikit-learn's ``RandomForestClassifier(n_estimators, random_state)``, grown without its
+    r"""Random forest: scikit-learn's ``RandomForestClassifier(n_estimators, random_state)``, grown without its
     per-fit overhead.
 
     The trees are the ones ``RandomForestClassifier(n_estimators=n_estimators,
