@@ -25,6 +25,7 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
+from _setting import best_time
 
 SIZES = ((60, 100), (200, 50))
 CLASSIFIERS = ("svm", "kknn5", "logreg")
@@ -52,11 +53,7 @@ def measure(repeats: int) -> dict[str, dict]:
                     return get_strategy("BMRI").scores(ctx)
 
                 step()  # warm-up: compiles or loads what the first call needs
-                best = np.inf
-                for _ in range(repeats):
-                    start = time.process_time()
-                    scores = step()
-                    best = min(best, time.process_time() - start)
+                scores, best = best_time(step, repeats, time.process_time)
                 out[f"{name} {n} {m}"] = {"cpu": best, "scores": scores.tolist()}
     return out
 

@@ -164,9 +164,12 @@ def _study(args: argparse.Namespace) -> int:
         print(metrics.groupby("method", sort=False)[shown].mean().to_string(float_format=lambda v: f"{v:.4f}"))
     else:
         print("no metrics: they are measured against RS's curve, and the study has no RS")
-    timings = read_timings(args.out)
-    print(f"cost of the tasks in {args.out}/timings.csv: {timings.cpu_s.sum():.0f} CPU-s, "
-          f"{timings.wall_s.sum():.0f} s wall summed over {len(timings)} tasks")
+    try:
+        timings = read_timings(args.out)
+        print(f"cost of the tasks in {args.out}/timings.csv: {timings.cpu_s.sum():.0f} CPU-s, "
+              f"{timings.wall_s.sum():.0f} s wall summed over {len(timings)} tasks")
+    except ValueError as exc:  # every task reused from a run that kept no timings, or a damaged file
+        print(f"no cost: {exc}")
     print(f"results: {args.out}; tables and figures: mri-theory report {args.out}")
     return 0
 

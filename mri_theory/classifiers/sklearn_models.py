@@ -19,7 +19,7 @@ from sklearn.ensemble import RandomForestClassifier
 from mri_theory._utils import validation as check
 from mri_theory.engine.contract import Classifier
 
-__all__ = ["SklearnClassifier", "RandomForest", "forest_proba", "grow_forest"]
+__all__ = ["SklearnClassifier", "RandomForest"]
 
 
 class SklearnClassifier(Classifier):
@@ -67,11 +67,11 @@ class RandomForest(SklearnClassifier):
     The trees are the ones ``RandomForestClassifier(n_estimators=n_estimators,
     random_state=random_state).fit(X, y)`` grows, bit for bit, and the probabilities the ones its
     ``predict_proba`` gives (tests: exact equality on random data, ties and duplicates included).
-    :func:`grow_forest` builds them with scikit-learn's own tree builder and the estimator's seeds and
+    :func:`_grow_forest` builds them with scikit-learn's own tree builder and the estimator's seeds and
     bootstrap draws, skipping only the estimator's Python work per fit (validation, a clone per tree,
     joblib): about 13 times faster on 100 points and 25 trees (``benchmarks/bench_forest.py``), which
     matters because the QBC committee and SMRI/BMRI's :math:`\theta_2` fit forests at every step.
-    :func:`grow_forest` uses scikit-learn's private tree modules; where they are missing or changed, the
+    :func:`_grow_forest` uses scikit-learn's private tree modules; where they are missing or changed, the
     estimator itself is fitted (the same results, slower) with a warning.
 
     Parameters
@@ -98,7 +98,7 @@ class RandomForest(SklearnClassifier):
         self.classes_present_ = np.unique(y)
         self.model_ = self.trees_ = None
         if self.classes_present_.size > 1:
-            self.trees_ = grow_forest(X, y, self.n_estimators, self.random_state)
+            self.trees_ = _grow_forest(X, y, self.n_estimators, self.random_state)
             if self.trees_ is None:
                 self.model_ = self._make_estimator().fit(X, y)
 
@@ -106,7 +106,7 @@ class RandomForest(SklearnClassifier):
         if self.trees_ is None:
             return super()._predict_proba(X)
         out = np.zeros((X.shape[0], self.n_classes_))
-        out[:, self.classes_present_] = forest_proba(self.trees_, self.classes_present_.size, X)
+        out[:, self.classes_present_] = _forest_proba(self.trees_, self.classes_present_.size, X)
         return out
 
 
@@ -125,7 +125,7 @@ def _tree_builder() -> tuple[Any, Any, Any, Any] | None:
     return Gini, BestSplitter, Tree, DepthFirstTreeBuilder
 
 
-def grow_forest(X: np.ndarray, y: np.ndarray, n_estimators: int, random_state: int) -> list | None:
+def _grow_forest(X: np.ndarray, y: np.ndarray, n_estimators: int, random_state: int) -> list | None:
     """The trees ``RandomForestClassifier(n_estimators, random_state).fit(X, y)`` grows (scikit-learn's defaults).
 
     As the estimator does: the tree seeds are successive ``randint(2**31 - 1)`` draws of
@@ -165,8 +165,8 @@ def grow_forest(X: np.ndarray, y: np.ndarray, n_estimators: int, random_state: i
     return trees
 
 
-def forest_proba(trees: list, n_classes: int, X: np.ndarray) -> np.ndarray:
-    """``RandomForestClassifier.predict_proba`` of :func:`grow_forest`'s trees: their class fractions at ``X`` (as
+def _forest_proba(trees: list, n_classes: int, X: np.ndarray) -> np.ndarray:
+    """``RandomForestClassifier.predict_proba`` of :func:`_grow_forest`'s trees: their class fractions at ``X`` (as
     float32) summed in tree order, divided by their number; ``n_classes`` columns."""
     X32 = np.asarray(X, dtype=np.float32)
     out = np.zeros((X32.shape[0], n_classes))

@@ -282,6 +282,8 @@ def _read_timings_file(file: Path) -> pd.DataFrame:
                                                                    for c in times)
             and np.all(np.isfinite(times.to_numpy(dtype=float))) and np.all(times.to_numpy(dtype=float) >= 0)):
         raise ValueError("replicate must be integers and cpu_s, wall_s finite numbers >= 0")
+    if frame.duplicated(TIMING_COLUMNS[:4]).any():
+        raise ValueError("a task has more than one row")
     return frame
 
 
@@ -740,6 +742,13 @@ def _check_stored(out: Path, settings: Mapping[str, Any], cfgs: Mapping[tuple[st
         _curves.check_config(folder, cfg)
 
 
+def _grid_tasks(grid: Mapping[str, Any]) -> tuple[list[tuple[str, str]], set[tuple[str, str, str, int]]]:
+    """The pairings of a stored grid (``study.json``), in order, and its curves' ``(problem, classifier, strategy,
+    replicate)`` keys."""
+    pairings = [(p, c) for p in grid["problems"] for c in grid["classifiers"]]
+    return pairings, {(p, c, s, r) for p, c in pairings for s in grid["strategies"] for r in range(grid["replicates"])}
+
+
 def read_study(path: str | os.PathLike) -> StudyResults:
     """The tables of a finished study written by :func:`run_study`.
 
@@ -775,8 +784,7 @@ def read_study(path: str | os.PathLike) -> StudyResults:
     curves = sandbox.read_curves(path / _CURVES_FILE)  # verified against checksums.json
     asymptotic = _store.verified_csv(path / _ASYMPTOTIC_FILE, "path", ASYMPTOTIC_COLUMNS,
                                        "a table of asymptotic losses")
-    pairings = [(p, c) for p in grid["problems"] for c in grid["classifiers"]]
-    runs = {(p, c, s, r) for p, c in pairings for s in grid["strategies"] for r in range(grid["replicates"])}
+    pairings, runs = _grid_tasks(grid)
     if set(curves[["problem", "classifier", "strategy", "replicate"]].itertuples(index=False, name=None)) != runs:
         raise ValueError(f"path: {path / _CURVES_FILE} does not hold the grid of {path / _STUDY_FILE}{unfinished}")
     if list(asymptotic[["problem", "classifier"]].itertuples(index=False, name=None)) != pairings:
@@ -853,9 +861,8 @@ def _cost_table(folder: Path, grid: Mapping[str, Any]) -> pd.DataFrame | None:
     except ValueError as exc:
         warnings.warn(f"no {_COST_FILE} in the report: {exc}", RuntimeWarning, stacklevel=3)
         return None
-    pairings = [(p, c) for p in grid["problems"] for c in grid["classifiers"]]
-    tasks = {(p, c, s, r) for p, c in pairings for s in grid["strategies"] for r in range(grid["replicates"])}
-    tasks |= {(p, c, "", -1) for p, c in pairings}
+    pairings, tasks = _grid_tasks(grid)
+    tasks |= {_timing_key(pairing) for pairing in pairings}
     keys = list(timings[["problem", "classifier", "strategy", "replicate"]].itertuples(index=False, name=None))
     missing = len(tasks - set(keys))
     if missing:

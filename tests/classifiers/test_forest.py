@@ -1,4 +1,4 @@
-"""``RandomForest`` grows exactly scikit-learn's ``RandomForestClassifier`` (:func:`grow_forest`, :func:`forest_proba`).
+"""``RandomForest`` grows exactly scikit-learn's ``RandomForestClassifier`` (``_grow_forest``, ``_forest_proba``).
 
 Independent reference: ``RandomForestClassifier(n_estimators, random_state)`` itself, fitted on the same
 data: the same trees (thresholds, features, values) and the same probabilities, bit for bit; and the
@@ -13,7 +13,7 @@ from _optional import given, settings, st
 from sklearn.ensemble import RandomForestClassifier
 
 from mri_theory.classifiers import RandomForest, sklearn_models
-from mri_theory.classifiers.sklearn_models import forest_proba, grow_forest
+from mri_theory.classifiers.sklearn_models import _forest_proba, _grow_forest
 
 
 def data(seed: int, n: int, d: int, k: int, rounded: bool):
@@ -41,14 +41,14 @@ def test_probabilities_equal_the_estimators_bit_for_bit(seed, n, d, k, rounded, 
 @pytest.mark.parametrize("seed", range(5))
 def test_the_trees_are_the_estimators(seed):
     X, y, Q = data(seed, 40, 2, 3, seed % 2 == 0)
-    trees = grow_forest(X, y, 12, seed)
+    trees = _grow_forest(X, y, 12, seed)
     estimator = RandomForestClassifier(n_estimators=12, random_state=seed).fit(X, y)
     assert len(trees) == len(estimator.estimators_) == 12
     for ours, theirs in zip(trees, estimator.estimators_, strict=True):
         for field in ("feature", "threshold", "children_left", "children_right", "value", "n_node_samples",
                       "weighted_n_node_samples"):
             np.testing.assert_array_equal(getattr(ours, field), getattr(theirs.tree_, field), err_msg=field)
-    np.testing.assert_array_equal(forest_proba(trees, 3, Q), estimator.predict_proba(Q))
+    np.testing.assert_array_equal(_forest_proba(trees, 3, Q), estimator.predict_proba(Q))
 
 
 def test_missing_private_modules_fall_back_to_the_estimator(monkeypatch):

@@ -69,7 +69,9 @@ def test_results_do_not_depend_on_the_timings(study, tmp_path_factory):
 
 @pytest.mark.parametrize(("content", "match"), [(None, "no timings.csv"), ("a,b\n1,2\n", "wrong columns"),
                                                 ("problem,classifier,strategy,replicate,cpu_s,wall_s\n"
-                                                 "p,c,s,0,-1,2\n", ">= 0")])
+                                                 "p,c,s,0,-1,2\n", ">= 0"),
+                                                ("problem,classifier,strategy,replicate,cpu_s,wall_s\n"
+                                                 "p,c,s,0,1,2\np,c,s,0,3,4\n", "more than one row")])
 def test_read_timings_names_the_path(tmp_path, content, match):
     if content is not None:
         (tmp_path / "timings.csv").write_text(content)
@@ -110,3 +112,17 @@ def test_the_cli_prints_the_cost(tmp_path, capsys):
     out = capsys.readouterr().out
     cpu = read_timings(tmp_path).cpu_s.sum()
     assert f"timings.csv: {cpu:.0f} CPU-s" in out and "summed over 3 tasks" in out
+
+
+def test_the_cli_says_when_there_are_no_timings(tmp_path, capsys):
+    """A study whose every task was reused from a folder without timings still prints its summary."""
+    args = ["study", "--problems", "four-gaussian", "--classifiers", "lda", "--strategies", "RS", "--replicates", "1",
+            "--pool", "6", "--population", "200", "--asymptotic-train", "100", "--asymptotic-replicates", "1",
+            "--asymptotic-population", "200", "--out", str(tmp_path)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(args) == 0
+        (tmp_path / "timings.csv").unlink()
+        capsys.readouterr()
+        assert main(args) == 0  # nothing to compute: no timings.csv is written
+    assert f"no cost: path: no timings.csv in {tmp_path}" in capsys.readouterr().out
