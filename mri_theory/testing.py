@@ -30,7 +30,7 @@ import inspect
 import pickle
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from sklearn import base as skbase
@@ -221,7 +221,7 @@ def _states(rng: np.random.Generator, n_states: int) -> Iterator[_State]:
 # ---------------------------------------------------------------------------------------- the checks
 
 
-def _fail(name: str, check_name: str, message: str) -> None:
+def _fail(name: str, check_name: str, message: str) -> NoReturn:
     raise ClassifierCheckError(f"check_classifier: {name} fails '{check_name}': {message}")
 
 

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: What the test extra adds to the package's own dependencies and that the tests import.
 OPTIONAL = ("hypothesis", "_hypothesis_pytestplugin", "distributed", "dask", "nbclient", "nbformat", "jupyter_client",
-            "ipykernel", "ipywidgets", "skactiveml", "psutil", "tomli", "ruff")
+            "ipykernel", "ipywidgets", "skactiveml", "psutil", "tomli", "ruff", "mypy")
 
 BLOCKER = f'''"""Make the optional test dependencies unimportable."""
 import sys
@@ -46,6 +46,7 @@ SKIPPED = {
     "test_adapters.py": "skactiveml",  # the whole file
     "test_notebook_is_committed_clean": "nbformat",
     "test_ruff_check_finds_nothing": "ruff",  # test_lint.py
+    "test_mypy_finds_nothing": "mypy",  # test_types.py
 }
 #: Tests of the same files that do not need them, and a probe that the blocked modules cannot be imported.
 RUN = ("test_limits_of_appendices_a_and_b", "test_notebooks_exist", "test_probe_the_modules_are_blocked")

@@ -106,7 +106,8 @@ def count(value: Any, name: str, minimum: int = 1, maximum: int | None = None) -
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
     if not isinstance(value, numbers.Integral) and not float(value).is_integer():  # float(10**400) overflows
         raise ValueError(f"{name} must be an integer, got {value!r}")
-    out = int(value)
+    # int() takes every numbers.Real (through __trunc__); typeshed's Real.__trunc__ returns an Integral, not int.
+    out = int(value)  # type: ignore[arg-type]
     if out < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {out}")
     if maximum is not None and out > maximum:

@@ -86,11 +86,12 @@ bottom-up, vectorised over all the states of a depth.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -106,7 +107,7 @@ from mri_theory.analytic.two_gaussians import (
 )
 from mri_theory.engine.contract import Classifier
 from mri_theory.engine.losses import check_loss
-from mri_theory.engine.population import Population
+from mri_theory.engine.population import ExactPopulation, Population
 from mri_theory.engine.retraining import fit_on
 from mri_theory.engine.targets import check_truth
 from mri_theory.problems import Problem
@@ -192,6 +193,25 @@ class PolicyResult:
 # --------------------------------------------------------------------------
 
 
+class _StateModel(Protocol):
+    """What the tree of states (:class:`_Tree`) uses of a model: :class:`_ClosedForm` or :class:`_Refit`.
+
+    A state is a subset of the pool with a labelling of it (``subsets`` ``(C, d)`` and ``labellings``
+    ``(K, d)`` of :meth:`_Tree._level`); each method gives one value per state, ``(C * K,)`` in state order.
+    """
+
+    #: Number of classes ``k``.
+    n_classes: int
+
+    def losses(self, subsets: np.ndarray, labellings: np.ndarray) -> np.ndarray:
+        """The loss of the classifier retrained on the labelled data plus each state's labelled points."""
+        ...
+
+    def se_scores(self, subsets: np.ndarray, labellings: np.ndarray) -> np.ndarray:
+        """The Shannon entropy, summed over the pool, of each state's retrained classifier (policy ``"se"``)."""
+        ...
+
+
 class _ClosedForm:
     """The §3.2 example: states scored by the closed-form error rate of the retrained means."""
 
@@ -221,7 +241,8 @@ class _ClosedForm:
 class _Refit:
     """The general path: one refit of the classifier per state, scored on the population."""
 
-    def __init__(self, model: Classifier, pool: np.ndarray, population: Population, loss: str) -> None:
+    def __init__(self, model: Classifier, pool: np.ndarray, population: Population | ExactPopulation,
+                 loss: str) -> None:
         self.model, self.pool, self.population, self.loss = model, pool, population, loss
         self.n_classes = population.n_classes
         self._cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -264,7 +285,7 @@ def _n_states(m: int, depth: int, k: int) -> int:
 class _Tree:
     """All states up to ``max_depth``, their losses and children, and the policies' choices."""
 
-    def __init__(self, model: Any, posterior: np.ndarray, max_depth: int) -> None:
+    def __init__(self, model: _StateModel, posterior: np.ndarray, max_depth: int) -> None:
         self.model, self.p = model, posterior
         self.m, self.k = posterior.shape
         self.bits = max(1, (self.k - 1).bit_length())
@@ -292,7 +313,7 @@ class _Tree:
         """
         m, b = self.m, self.bits
         subsets = np.array(list(itertools.combinations(range(m), d)), dtype=np.int64).reshape(math.comb(m, d), d)
-        masks = np.sum(np.int64(1) << subsets, axis=1, dtype=np.int64)
+        masks = cast(np.ndarray, np.sum(np.int64(1) << subsets, axis=1, dtype=np.int64))  # (C,): summed over axis 1
         order = np.argsort(masks, kind="stable")
         subsets, masks = subsets[order], masks[order]
         labellings = _labellings(d, self.k)
@@ -445,8 +466,9 @@ def _build(
     loss: Any,
     max_states: Any,
     horizon_name: str = "horizon",
-) -> tuple[Any, np.ndarray, int]:
+) -> tuple[_StateModel, np.ndarray, int]:
     """Validate everything, return the model, the pool's Bayes posterior ``(m, k)`` and the horizon."""
+    make: Callable[[], _StateModel]
     if isinstance(problem, TwoGaussians):
         if not isinstance(classifier, MeanClassifier):
             raise TypeError(f"classifier must be a MeanClassifier with a TwoGaussians problem, "
@@ -463,7 +485,7 @@ def _build(
         for values, name in ((pool, "pool"), (classifier.mu_hat, "classifier.mu_hat"), (problem.mu, "problem.mu")):
             _check_range(problem, np.asarray(values, dtype=float), name)
         k = _ClosedForm.n_classes
-        make = lambda: _ClosedForm(problem, classifier, pool)  # noqa: E731
+        make = functools.partial(_ClosedForm, problem, classifier, pool)
         default_cap = MAX_STATES
     elif isinstance(problem, Problem):
         missing = [name for name, v in (("X_S", X_S), ("y_S", y_S), ("population", population)) if v is None]

@@ -75,7 +75,8 @@ def rows_of_log_odds(log_odds: np.ndarray) -> np.ndarray:
     return np.stack([special.expit(log_odds), special.expit(-log_odds)], axis=-1)
 
 
-def _boundary(m1: np.ndarray, m2: np.ndarray, sigma: float, log_prior_ratio: float) -> np.ndarray:
+def _boundary(m1: np.ndarray | np.float64, m2: np.ndarray | np.float64, sigma: float,
+              log_prior_ratio: float) -> np.ndarray | np.float64:
     r"""Decision boundary ``t = (m_1+m_2)/2 + sigma^2 ln(pi_1/pi_2) / (m_2 - m_1)``.
 
     Only meaningful where ``m_1 != m_2``; elsewhere the value is the midpoint
@@ -591,6 +592,7 @@ def optimal_batch(
         i = int(np.argmax(values))
         if values[i] > best_value:
             best_value, best_subset = float(values[i]), tuple(int(k) for k in block[i])
+    assert best_subset is not None  # the pool is not empty and the values are finite
     current = error_rate(problem, clf)
     return BatchChoice(best_subset, pool[list(best_subset)], current + best_value)
 
@@ -628,7 +630,7 @@ def _extremum(problem, clf, bounds, sign: float, grid_size: int) -> tuple[float,
     padded = np.concatenate([[-np.inf], values, [-np.inf]])
     peaks = np.flatnonzero((padded[1:-1] >= padded[:-2]) & (padded[1:-1] >= padded[2:]))
     peaks = peaks[np.argsort(-values[peaks], kind="stable")][:5]
-    for i in peaks:
+    for i in peaks.tolist():  # Python ints
         a, b = grid[max(i - 1, 0)], grid[min(i + 1, grid_size - 1)]
         res = optimize.minimize_scalar(
             lambda t: -sign * float(q_c(problem, clf, t)), bounds=(a, b), method="bounded",

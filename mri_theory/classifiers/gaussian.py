@@ -197,7 +197,7 @@ class GaussianClassifier(Classifier):
         scatters = np.where(eye[None, :, :, None, None], new_scatter_j[:, None], self.scatters_[None, None])
         return counts, means, scatters
 
-    def retraining_losses(self, candidates: np.ndarray, population: Population,
+    def retraining_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
                           loss: str) -> tuple[float, np.ndarray]:
         """Exact fast path: rank-one statistic updates, all models scored by matrix products.
 

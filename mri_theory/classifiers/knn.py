@@ -36,7 +36,7 @@ from mri_theory._utils import validation as check
 from mri_theory._utils.ties import TIE_TOLERANCE
 from mri_theory.engine.contract import Classifier, check_points, check_retraining_args
 from mri_theory.engine.losses import pointwise_loss
-from mri_theory.engine.population import Population
+from mri_theory.engine.population import ExactPopulation, Population
 
 __all__ = ["KNN", "KERNELS", "MAX_COORDINATE", "optimal_weights", "squared_distances", "squared_distances_paired"]
 
@@ -315,7 +315,7 @@ class KNN(Classifier):
         _check_coordinates(X, "X")
         return self._proba(self._neighbourhoods(X)[0])
 
-    def retraining_losses(self, candidates: np.ndarray, population: Population,
+    def retraining_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
                           loss: str) -> tuple[float, np.ndarray]:
         """Exact fast path: only points whose k-ball contains the candidate change.
 
@@ -324,6 +324,7 @@ class KNN(Classifier):
         is used.
         """
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
+        assert isinstance(population, Population)  # refused an ExactPopulation: k-NN has no exact_truth
         if isinstance(self.scale, str):
             return super().retraining_losses(candidates, population, loss)
         points, candidates = self._scaled(population.X), self._scaled(candidates)

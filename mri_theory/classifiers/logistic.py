@@ -548,7 +548,7 @@ class LogisticRegression(Classifier):
         scores[:, present] = (theta.reshape(B * q, p) @ phi_t).reshape(B, q, -1)
         return scores
 
-    def retraining_losses(self, candidates: np.ndarray, population: Population,
+    def retraining_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
                           loss: str) -> tuple[float, np.ndarray]:
         """Fast path: all retrained models solved by batched Newton, scored in one pass (module notes).
 
@@ -557,8 +557,7 @@ class LogisticRegression(Classifier):
         """
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
         check_magnitude(candidates, "candidates")
-        exact = isinstance(population, ExactPopulation)
-        if not exact:
+        if not isinstance(population, ExactPopulation):
             check_magnitude(population.X, "population")
         k, m = self.n_classes_, candidates.shape[0]
         rows = np.arange(m)
@@ -572,7 +571,7 @@ class LogisticRegression(Classifier):
             theta = self._retrained(candidates, np.full(m, j), present, warm=False)
             groups.append((present, [(j, rows)], theta))
         out = np.empty((m, k))
-        if exact:  # every retrained linear rule integrated exactly
+        if isinstance(population, ExactPopulation):  # every retrained linear rule integrated exactly
             for present, members, theta in groups:
                 values = self._exact_losses(population.truth, theta, present, loss)
                 for j, index in members:

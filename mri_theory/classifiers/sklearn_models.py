@@ -139,11 +139,14 @@ def _grow_forest(X: np.ndarray, y: np.ndarray, n_estimators: int, random_state: 
     """
     builder = _tree_builder()
     if builder is None:
-        return _no_fast_forest("its private tree modules are missing")
+        _no_fast_forest("its private tree modules are missing")
+        return None
     Gini, BestSplitter, Tree, DepthFirstTreeBuilder = builder
     X32 = np.asarray(X, dtype=np.float32)
     classes, encoded = np.unique(y, return_inverse=True)
     labels = np.ascontiguousarray(encoded.reshape(-1, 1), dtype=np.float64)
+    n: int
+    d: int
     n, d = X32.shape
     n_classes = np.array([classes.size], dtype=np.intp)
     max_features = max(1, int(np.sqrt(d)))
@@ -161,7 +164,8 @@ def _grow_forest(X: np.ndarray, y: np.ndarray, n_estimators: int, random_state: 
             DepthFirstTreeBuilder(splitter, 2, 1, 0.0, _INT32_MAX, 0.0).build(tree, X32, labels, weights, None)
             trees.append(tree)
     except TypeError as exc:
-        return _no_fast_forest(f"its private tree classes changed ({exc})")
+        _no_fast_forest(f"its private tree classes changed ({exc})")
+        return None
     return trees
 
 

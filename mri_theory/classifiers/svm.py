@@ -133,7 +133,7 @@ from mri_theory.classifiers._frame import check_magnitude
 from mri_theory.classifiers.knn import squared_distances
 from mri_theory.engine.contract import Classifier, check_points, check_retraining_args
 from mri_theory.engine.losses import pointwise_loss_from_scores
-from mri_theory.engine.population import Population
+from mri_theory.engine.population import ExactPopulation, Population
 
 __all__ = ["MAX_C", "SVM", "platt_sigmoid"]
 
@@ -811,7 +811,7 @@ class SVM(Classifier):
         cols = [machines.types.index((int(c), 1 if c == j else -1)) for c in _machine_classes(present)]
         return _calibrated_scores(z[:, cols], present, self.n_classes_)
 
-    def retraining_losses(self, candidates: np.ndarray, population: Population,
+    def retraining_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
                           loss: str) -> tuple[float, np.ndarray]:
         """Exact fast path: only margin violators are re-solved (warm-started); all models scored in batches.
 
@@ -819,6 +819,7 @@ class SVM(Classifier):
         cells; the models of one label are scored at a time.
         """
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
+        assert isinstance(population, Population)  # refused an ExactPopulation: the SVM has no exact_truth
         check_magnitude(candidates, "candidates")
         check_magnitude(population.X, "population")
         k = self.n_classes_

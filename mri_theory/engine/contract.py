@@ -216,7 +216,7 @@ class Classifier(skbase.BaseEstimator):
         params = ", ".join(f"{k}={_param_repr(v)}" for k, v in self.get_params(deep=False).items())
         return f"{type(self).__name__}({params})"
 
-    def retraining_losses(self, candidates: np.ndarray, population: Population,
+    def retraining_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
                           loss: str) -> tuple[float, np.ndarray]:
         """The current loss and the losses after retraining on the data plus each (candidate, class).
 
@@ -261,7 +261,7 @@ def check_retraining_args(model: Classifier, candidates: ArrayLike, population: 
     return check_points(candidates, "candidates", dim=model.dim_, min_rows=1), population, loss
 
 
-def refit_future_losses(model: Classifier, candidates: np.ndarray, population: Population,
+def refit_future_losses(model: Classifier, candidates: np.ndarray, population: Population | ExactPopulation,
                         loss: str) -> np.ndarray:
     """The plain path: refit on ``D ∪ (x, c_j)`` for every candidate and class, score on the population."""
     candidates, population, loss = check_retraining_args(model, candidates, population, loss)

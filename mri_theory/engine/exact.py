@@ -228,7 +228,8 @@ class MixtureTruth:
     def from_arrays(cls, weights: ArrayLike, means: ArrayLike, covariances: ArrayLike, labels: ArrayLike,
                     n_classes: int) -> MixtureTruth:
         """Validate and build a truth from array-likes (see the class parameters)."""
-        return cls(weights, means, covariances, labels, n_classes)
+        # __post_init__ validates the array-likes and stores them as ndarrays (the fields' types once built).
+        return cls(weights, means, covariances, labels, n_classes)  # type: ignore[arg-type]
 
     @classmethod
     def from_problem(cls, problem: Any) -> MixtureTruth:

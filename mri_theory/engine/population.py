@@ -67,23 +67,27 @@ class Population:
         weighted *mean*, so the weights need not sum to 1.
     """
 
+    X: np.ndarray  #: (n, d) the points, read-only
+    proba: np.ndarray  #: (n, k) the rows, renormalised to sum exactly 1, read-only
+    weights: np.ndarray  #: (n,) the weights, normalised to sum 1, read-only
+
     def __init__(self, X: ArrayLike, proba: ArrayLike, weights: ArrayLike | None = None) -> None:
-        X = check.finite_array(X, "X").copy()  # a copy: the caller's array is not made read-only
-        if X.ndim == 1:
-            X = X[:, None]
-        if X.ndim != 2 or X.shape[0] < 1:
-            raise ValueError(f"X must have shape (n, d) with n >= 1, got {X.shape}")
+        points = check.finite_array(X, "X").copy()  # a copy: the caller's array is not made read-only
+        if points.ndim == 1:
+            points = points[:, None]
+        if points.ndim != 2 or points.shape[0] < 1:
+            raise ValueError(f"X must have shape (n, d) with n >= 1, got {points.shape}")
         rows = check.finite_array(proba, "proba")
-        if rows.ndim != 2 or rows.shape[0] != X.shape[0] or rows.shape[1] < 2:
-            raise ValueError(f"proba must have shape (n, k) = ({X.shape[0]}, k >= 2), got {rows.shape}")
+        if rows.ndim != 2 or rows.shape[0] != points.shape[0] or rows.shape[1] < 2:
+            raise ValueError(f"proba must have shape (n, k) = ({points.shape[0]}, k >= 2), got {rows.shape}")
         if np.any(rows < 0) or np.any(np.abs(rows.sum(axis=1) - 1) > _ROW_TOLERANCE):
             raise ValueError("proba rows must be non-negative and sum to 1")
         if weights is None:
-            w = np.full(X.shape[0], 1.0 / X.shape[0])
+            w = np.full(points.shape[0], 1.0 / points.shape[0])
         else:
             w = check.finite_array(weights, "weights")
-            if w.shape != (X.shape[0],):
-                raise ValueError(f"weights must have shape ({X.shape[0]},), got {w.shape}")
+            if w.shape != (points.shape[0],):
+                raise ValueError(f"weights must have shape ({points.shape[0]},), got {w.shape}")
             with np.errstate(over="ignore"):
                 total = w.sum()
             if np.any(w < 0) or total <= 0:
@@ -91,7 +95,7 @@ class Population:
             if not np.isfinite(total):  # dividing by an infinite sum would give all-zero weights
                 raise ValueError(f"weights must have a finite sum (they are normalised by it), got sum {total}")
             w = w / w.sum()
-        self.X = X
+        self.X = points
         self.proba = rows / rows.sum(axis=1, keepdims=True)
         self.weights = w
         for arr in (self.X, self.proba, self.weights):

@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike
 from mri_theory._utils.validation import check_labels
 from mri_theory.engine.contract import Classifier, check_points, refit_future_losses
 from mri_theory.engine.losses import check_loss
-from mri_theory.engine.population import Population, check_population
+from mri_theory.engine.population import ExactPopulation, Population, check_population
 
 __all__ = ["METHODS", "check_method", "current_and_future_losses", "current_loss", "fit_on", "future_losses"]
 
@@ -44,7 +44,8 @@ def _check_classifier(classifier: Any) -> Classifier:
     return classifier
 
 
-def fit_on(classifier: Classifier, X_train: ArrayLike, y_train: ArrayLike, population: Population) -> Classifier:
+def fit_on(classifier: Classifier, X_train: ArrayLike, y_train: ArrayLike,
+           population: Population | ExactPopulation) -> Classifier:
     """A fresh clone of ``classifier`` fitted on the training set, with the population's classes and dimension."""
     classifier = _check_classifier(classifier)
     population = check_population(population)
@@ -57,7 +58,11 @@ def fit_on(classifier: Classifier, X_train: ArrayLike, y_train: ArrayLike, popul
 
 
 def current_loss(
-    classifier: Classifier, X_train: ArrayLike, y_train: ArrayLike, population: Population, loss: str = "error"
+    classifier: Classifier,
+    X_train: ArrayLike,
+    y_train: ArrayLike,
+    population: Population | ExactPopulation,
+    loss: str = "error",
 ) -> float:
     r"""Term :math:`T_c` of Eq. ``eqc``: the loss of the classifier trained on ``(X_train, y_train)``."""
     loss = check_loss(loss)
@@ -70,7 +75,7 @@ def current_and_future_losses(
     X_train: ArrayLike,
     y_train: ArrayLike,
     candidates: ArrayLike,
-    population: Population,
+    population: Population | ExactPopulation,
     loss: str = "error",
     method: str = "auto",
 ) -> tuple[float, np.ndarray]:
@@ -100,7 +105,7 @@ def future_losses(
     X_train: ArrayLike,
     y_train: ArrayLike,
     candidates: ArrayLike,
-    population: Population,
+    population: Population | ExactPopulation,
     loss: str = "error",
     method: str = "auto",
 ) -> np.ndarray:

@@ -21,6 +21,7 @@ from mri_theory.engine.contract import Classifier, check_points
 from mri_theory.engine.exact import MAX_DIM, MixtureTruth
 from mri_theory.engine.losses import check_loss
 from mri_theory.engine.population import (
+    ExactPopulation,
     Population,
     check_population,
     check_problem_interface,
@@ -49,7 +50,7 @@ RESOLUTION_SCRAMBLES = 8
 
 
 def check_truth(problem: Any, population: Any, points: ArrayLike,
-                 name: str = "candidates") -> tuple[Problem, Population, np.ndarray]:
+                 name: str = "candidates") -> tuple[Problem, Population | ExactPopulation, np.ndarray]:
     """Validate the truth shared by every target: a :class:`Problem` matching the population, and the points.
 
     ``problem`` must be a Problem object (not a name) with the population's
@@ -71,7 +72,7 @@ def true_q_c(
     X_S: ArrayLike,
     y_S: ArrayLike,
     candidates: ArrayLike,
-    population: Population,
+    population: Population | ExactPopulation,
     loss: str = "error",
 ) -> np.ndarray:
     r"""The true :math:`Q^c` of each candidate, Eq. ``eqc``.
@@ -102,7 +103,7 @@ def true_q_c_and_loss(
     X_S: ArrayLike,
     y_S: ArrayLike,
     candidates: ArrayLike,
-    population: Population,
+    population: Population | ExactPopulation,
     loss: str = "error",
 ) -> tuple[float, np.ndarray]:
     r"""The current loss :math:`L(\theta(D_S))` (term :math:`T_c`) and :func:`true_q_c`, from one engine call."""
@@ -311,7 +312,7 @@ def true_q_a(
     y_S: ArrayLike,
     candidates: ArrayLike,
     labels: ArrayLike,
-    population: Population,
+    population: Population | ExactPopulation,
     loss: str = "error",
 ) -> np.ndarray:
     r""":math:`Q^a(x, y) = L(\theta(D_S)) - L(\theta(D_S \cup (x, y)))` for known labels (§3.1)."""
@@ -329,7 +330,7 @@ def true_b_c(
     X_S: ArrayLike,
     y_S: ArrayLike,
     batch: ArrayLike,
-    population: Population,
+    population: Population | ExactPopulation,
     loss: str = "error",
 ) -> float:
     r"""The batch target :math:`B^c` of §3.1.1 for ``r <= 3`` points: all ``k^r`` labellings, refitted."""

@@ -59,7 +59,8 @@ def wi(n: np.ndarray, loss: np.ndarray, loss_rs: np.ndarray, weighting: str, alp
     return np.sum(w * (loss_rs - loss), axis=-1) / np.sum(w)
 
 
-def label_complexity(n: np.ndarray, loss: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def label_complexity(n: np.ndarray, loss: np.ndarray,
+                     target: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """First ``n`` with ``loss <= target`` (within :data:`TIE_TOLERANCE`), else ``n_max + 1``; and the
     censored flags."""
     target = np.asarray(target, dtype=float)[..., None]

@@ -12,7 +12,7 @@ the plain mean over replicates; many rows: bootstrap draws), and
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 import pandas as pd
@@ -84,7 +84,8 @@ def split_pairings(curves: pd.DataFrame) -> list[Pairing]:
             raise ValueError(f"curves: in the pairing ({problem}, {classifier}) not every strategy has every "
                              f"replicate {replicates} at the same n values {n.tolist()} (paired curves are needed)")
         loss = indexed.reindex(full).to_numpy(dtype=float).reshape(len(strategies), len(replicates), n.size)
-        out.append(Pairing(problem, classifier, strategies, n, loss))
+        # The key columns hold names (check_curves: text labels).
+        out.append(Pairing(cast(str, problem), cast(str, classifier), strategies, n, loss))
     return out
 
 

@@ -57,7 +57,7 @@ sequence: a single str is refused rather than split into characters).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -402,7 +402,7 @@ class StudyRanks(NamedTuple):
     r5: pd.Series  # beats-RS counts over the (group, classifier) pairings
 
 
-def _check_groups(groups: Any, problems: Sequence[str]) -> dict[str, str]:
+def _check_groups(groups: Any, problems: Iterable[str]) -> dict[str, str]:
     """Problem -> group for the problems of the study; every problem must be in exactly one group."""
     groups = DEFAULT_GROUPS if groups is None else groups
     if not isinstance(groups, Mapping) or not all(

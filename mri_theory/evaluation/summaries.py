@@ -49,7 +49,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -293,7 +293,8 @@ def _aggregate(per: pd.DataFrame, columns: list[str], states: pd.DataFrame) -> p
     """
     grouped = per.groupby(_GROUP, sort=False)
     mean = grouped[columns].mean()
-    se = grouped[columns].std(ddof=1) / np.sqrt(grouped[columns].count())
+    # np.sqrt of a DataFrame is a DataFrame (pandas-stubs type the ufunc's result as an ndarray).
+    se = cast(pd.DataFrame, grouped[columns].std(ddof=1) / np.sqrt(grouped[columns].count()))
     out = pd.DataFrame({"states": grouped.size()})
     for c in columns:
         out[c], out[f"{c}_se"] = mean[c], se[c]

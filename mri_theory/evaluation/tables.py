@@ -30,7 +30,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 import pandas as pd
@@ -313,7 +313,8 @@ def _ordering_text(groups: list[list[str]]) -> str:
 
 def _group_table(r2: pd.DataFrame, comparison: list[dict]) -> _Table:
     rows = []
-    for (group, classifier), part in r2.groupby(["group", "classifier"], sort=True):
+    for key, part in r2.groupby(["group", "classifier"], sort=True):
+        group, classifier = cast("tuple[str, str]", key)  # the key columns hold names
         ours = _tied_ordering(part)
         paper = PAPER_ABSTRACT_ORDERINGS.get(PAPER_CLASSIFIERS.get(classifier, "")) if group == "abstract" else None
         tau = kendall_tau(part.set_index("method")["rank"], paper.methods) if paper else Tau(np.nan, np.nan, 0)
@@ -337,12 +338,13 @@ def _final_tables(r4: pd.DataFrame, boot: pd.DataFrame, regret: pd.Series, level
     top = _Table("final", "Table 5 form: final ranking over the classifiers (R4)",
                  [""] + [f"Rank {_rank_text(ranks[m])}" for m in ours], [["Average Rank"] + [[m] for m in ours]])
     final = boot[boot["classifier"] == "all"].set_index("method")
-    rows = []
+    rows: list[list[Any]] = []
     for method in ours:
-        b = final.loc[method]
-        rows.append([[method], _rank_text(ranks[method]), _num(b["mean_rank"]),
-                     f"[{_num(b['ci_low'])}, {_num(b['ci_high'])}]",
-                     "—" if method == REFERENCE else _num(b["p_beats_rs"], 2), _num(regret.get(method, np.nan))])
+        b = final.loc[method]  # one row (the methods are unique): its cells are numbers
+        mean_rank, ci_low, ci_high = (cast(float, b[c]) for c in ("mean_rank", "ci_low", "ci_high"))
+        rows.append([[method], _rank_text(ranks[method]), _num(mean_rank), f"[{_num(ci_low)}, {_num(ci_high)}]",
+                     "—" if method == REFERENCE else _num(cast(float, b["p_beats_rs"]), 2),
+                     _num(regret.get(method, np.nan))])
     detail = _Table("final-detail", "Final ranking: mean ranks with bootstrap intervals",
                     ["Method", "Rank", "Mean rank", f"{level * 100:g}% CI", "P(beats RS)", "Regret vs MRI-best"], rows,
                     ["Mean rank: the mean over the classifiers of the per-classifier ranks (R3). CI: percentile "
@@ -351,10 +353,11 @@ def _final_tables(r4: pd.DataFrame, boot: pd.DataFrame, regret: pd.Series, level
                      "loss gap to the MRI-best curve (n/a without MRI-best curves)."])
     paper_abstract = aggregate(paper_rank_table(), by=[])
     derived = _tied_ordering(paper_abstract)
-    comparisons = [("Paper Table 5 (all three groups, line 1240)", list(PAPER_FINAL.methods),
-                    kendall_tau(ranks, PAPER_FINAL.methods)),
-                   ("Paper abstract rows, aggregated (from Tables 4, 9-13 with aggregate)", derived,
-                    kendall_tau(ranks, paper_abstract.set_index("method")["rank"]))]
+    comparisons: list[tuple[str, list[str] | list[list[str]], Tau]] = [
+        ("Paper Table 5 (all three groups, line 1240)", list(PAPER_FINAL.methods),
+         kendall_tau(ranks, PAPER_FINAL.methods)),
+        ("Paper abstract rows, aggregated (from Tables 4, 9-13 with aggregate)", derived,
+         kendall_tau(ranks, paper_abstract.set_index("method")["rank"]))]
     rows = [["Ours", _tied_ordering(r4), "—"]] + [[name, order, _tau_text(tau)] for name, order, tau in comparisons]
     for name, order, tau in comparisons:
         comparison.append({"table": "final ordering", "group": "", "classifier": "all",
@@ -376,7 +379,7 @@ def _beats_table(r5: pd.Series, n_pairings: int, comparison: list[dict]) -> _Tab
              str(PAPER_BEATS_RS[m]) if m in PAPER_BEATS_RS else "—",
              str(int(paper_abstract[m])) if m in paper_abstract.index else "—"] for m in methods]
     taus = [("Paper Table 6 (of 18)", kendall_tau(r5, PAPER_BEATS_RS)),
-            ("Paper abstract rows (of 6)", kendall_tau(r5, paper_abstract.to_dict()))]
+            ("Paper abstract rows (of 6)", kendall_tau(r5, cast("dict[str, int]", paper_abstract.to_dict())))]
     for name, tau in taus:
         comparison.append({"table": "beats RS counts", "group": "", "classifier": "all",
                            "ours": " ".join(f"{m}={int(v)}" for m, v in r5.items()), "paper": name,
@@ -394,7 +397,7 @@ def _regret_table(r1: pd.DataFrame) -> tuple[_Table, pd.DataFrame]:
     per = r1.pivot_table(index="method", columns="classifier", values="regret", aggfunc="mean", sort=True)
     per["mean"] = r1.groupby("method")["regret"].mean()
     per = per.sort_values("mean", kind="stable")
-    rows = [[[m]] + [_num(v) for v in per.loc[m]] for m in per.index]
+    rows: list[list[Any]] = [[[m]] + [_num(v) for v in per.loc[m]] for m in per.index]
     if r1["regret"].isna().all():
         rows = [[f"not available: the curves have no {BEST} curve"] + [""] * (len(per.columns))]
     return (_Table("regret", "Regret against MRI-best: mean loss gap to the MRI-best curve, averaged over problems",
@@ -589,7 +592,7 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
              + "\n".join(_latex(t) for t in tables))
     final = ranks.r4.merge(boot[boot["classifier"] == "all"].drop(columns=["classifier", "mean_rank"]), on="method")
     final["regret"] = final["method"].map(mean_regret)
-    files = {
+    files: dict[str, str | pd.DataFrame] = {
         "report.md": markdown, "report.tex": latex,
         "pairings.csv": ranks.r1, "group_ranks.csv": ranks.r2, "classifier_ranks.csv": ranks.r3,
         "final_ranking.csv": final, "beats_rs.csv": ranks.r5.reset_index(), "regret.csv": regret,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -23,7 +25,7 @@ def _labels_to_reach(n: np.ndarray, loss: np.ndarray, level: float) -> float:
           seed=1)
 def make(quick: bool, rng: np.random.Generator) -> Figure:
     """Mean true error rate of SE and RS; vertical (fixed-label) and horizontal (fixed-loss) comparisons."""
-    sizes = dict(pool_size=60, budget=30, replicates=4, population_size=2000) if quick else \
+    sizes: dict[str, Any] = dict(pool_size=60, budget=30, replicates=4, population_size=2000) if quick else \
         dict(pool_size=300, budget=120, replicates=30, population_size=10_000)
     df = run_curves(PROBLEM, "knn5", list(COLOURS), seed=int(rng.integers(2**31)), record_q_c=False,
                     progress=False, **sizes)

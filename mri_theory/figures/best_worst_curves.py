@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -16,7 +18,7 @@ COLOURS = {"MRI-best": "tab:green", "RS": "tab:orange", "MRI-worst": "tab:red"}
 @register("best_worst_curves", "Figure 2: MRI-best and MRI-worst (true Q^c) vs RS, Four-Gaussian, 5-NN", seed=2)
 def make(quick: bool, rng: np.random.Generator) -> Figure:
     """Mean true error rate over replicates with +-1 SE bands; the Bayes error dashed."""
-    sizes = dict(pool_size=40, budget=15, replicates=3, population_size=2000) if quick else \
+    sizes: dict[str, Any] = dict(pool_size=40, budget=15, replicates=3, population_size=2000) if quick else \
         dict(pool_size=250, budget=100, replicates=20, population_size=10_000)
     df = run_curves("four-gaussian", "knn5", list(COLOURS), seed=int(rng.integers(2**31)), subsample=None,
                     record_q_c=False, progress=False, **sizes)

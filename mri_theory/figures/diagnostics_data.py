@@ -10,7 +10,7 @@ with the same seed and draw the same integer seed from their generator.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -31,8 +31,9 @@ STRATEGIES = {False: ("RS", "SE", "QbcV", "EfeLc", "SMRI", "BMRI", "MRI-best"),
               True: ("RS", "SE", "SMRI", "BMRI", "MRI-best")}
 #: Sizes of the scoring run (full: about a minute on one core; quick: a few seconds).  ``steps`` are labels
 #: acquired along the RS trajectory; Four-Gaussian has two classes, so ``n_labelled = 2 + step``.
-SIZES = {False: dict(replicates=16, steps=(4, 8, 16, 36, 96), pool_size=200, population_size=5000),
-         True: dict(replicates=2, steps=(6, 26), pool_size=60, population_size=2000)}
+SIZES: dict[bool, dict[str, Any]] = {
+    False: dict(replicates=16, steps=(4, 8, 16, 36, 96), pool_size=200, population_size=5000),
+    True: dict(replicates=2, steps=(6, 26), pool_size=60, population_size=2000)}
 #: Positions in ``steps`` of the "early" and "late" states of the error figure.
 EARLY_LATE = {False: (1, -1), True: (0, -1)}
 COLOURS = {"RS": "tab:orange", "SE": "tab:purple", "QbcV": "tab:brown", "EfeLc": "tab:olive", "SMRI": "tab:cyan",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -15,7 +17,7 @@ from mri_theory.analytic.two_gaussians import (
 from mri_theory.figures import register
 
 #: Policies drawn, with their labels and styles.
-STYLES = {
+STYLES: dict[str, tuple[str, dict[str, Any]]] = {
     "optimal": ("optimal (planned for h)", dict(color="black", lw=2.2)),
     "greedy": ("greedy MRI-best (argmax $Q^c$)", dict(color="tab:green", lw=1.6, marker="o", ms=3)),
     "batch": ("optimal batch of h ($B^c$)", dict(color="tab:blue", lw=1.4, ls="--")),

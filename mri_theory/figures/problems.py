@@ -11,6 +11,8 @@ sample from the problem; the Bayes error is in each title.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -51,10 +53,10 @@ def make(quick: bool, rng: np.random.Generator) -> Figure:
     fig.suptitle("Figure 6: simulated problems, class densities $\\pi_j f_j$ "
                  "(class 1 red, class 2 blue) and the Bayes boundary (green)")
     for ax, (name, caption) in zip(axes, PANELS, strict=True):
-        problem = get_problem(name)
+        problem = cast(GaussianMixtureProblem, get_problem(name))  # every panel is a Gaussian mixture
         lim = _limits(problem)
-        g0 = np.linspace(*lim[0], n_grid)
-        g1 = np.linspace(*lim[1], n_grid)
+        g0 = np.linspace(lim[0, 0], lim[0, 1], n_grid)
+        g1 = np.linspace(lim[1, 0], lim[1, 1], n_grid)
         G0, G1 = np.meshgrid(g0, g1)
         X = np.column_stack([G0.ravel(), G1.ravel()])
         log_joint = problem.log_joint(X)

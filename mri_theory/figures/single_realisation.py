@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.figure import Figure
@@ -15,7 +17,7 @@ from mri_theory.strategies import list_strategies
 @register("single_realisation", "Figure 5: one realisation, early learning curves of every strategy", seed=5)
 def make(quick: bool, rng: np.random.Generator) -> Figure:
     """Four-Gaussian, 5-NN, one replicate: true error rate after each label for all strategies."""
-    sizes = dict(pool_size=40, budget=6, population_size=2000) if quick else \
+    sizes: dict[str, Any] = dict(pool_size=40, budget=6, population_size=2000) if quick else \
         dict(pool_size=250, budget=40, population_size=10_000)
     names = list_strategies()
     df = run_curves("four-gaussian", "knn5", names, replicates=1, seed=int(rng.integers(2**31)),
@@ -23,7 +25,8 @@ def make(quick: bool, rng: np.random.Generator) -> Figure:
     fig = Figure(figsize=(9, 5.5), layout="constrained")
     ax = fig.subplots()
     colours = colormaps["tab10"](np.arange(len(names)))
-    styles = {"MRI-best": dict(lw=2.6, ls="-"), "MRI-worst": dict(lw=2.6, ls="--"), "RS": dict(lw=2.2, ls=":")}
+    styles: dict[str, dict[str, Any]] = {"MRI-best": dict(lw=2.6, ls="-"), "MRI-worst": dict(lw=2.6, ls="--"),
+                                         "RS": dict(lw=2.2, ls=":")}
     for name, colour in zip(names, colours, strict=True):
         c = df[df.strategy == name]
         ax.plot(c.n_labelled, c.loss, color=colour, label=name, **styles.get(name, dict(lw=1.4)))

@@ -42,8 +42,11 @@ the truth.
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import numpy as np
 import pandas as pd
+from matplotlib.artist import Artist
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 from scipy.stats import spearmanr
@@ -66,9 +69,21 @@ SAMPLED_CLASSIFIERS = ("kknn5", "svm")
 PROBLEM_LABELS = {"four-gaussian": "Four-Gaussian", "quadratic": "Quadratic"}
 CLASSIFIER_LABELS = {"lda": "LDA", "qda": "QDA", "logreg": "logistic regression", "kknn5": "5-NN (kknn)",
                      "svm": "SVM"}
+
+
+class _Settings(TypedDict):
+    """The sizes of one run of :func:`truth_resolution_data` (an entry of :data:`SETTINGS`)."""
+
+    steps: tuple[int, ...]  #: the sizes :math:`|D_S|` of the labelled sets
+    replicates: int
+    n_candidates: int  #: candidates per state
+    sizes: tuple[int, ...]  #: population sizes compared with the exact truth
+    sampled_sizes: tuple[int, ...]  #: population sizes compared between two independent populations
+
+
 #: Sizes, full and quick: ``steps`` are the sizes :math:`|D_S|` of the labelled sets, ``sizes`` the population
 #: sizes compared with the exact truth, ``sampled_sizes`` those compared between two independent populations.
-SETTINGS = {False: dict(steps=(10, 25, 50, 100, 200), replicates=4, n_candidates=40,
+SETTINGS: dict[bool, _Settings] = {False: dict(steps=(10, 25, 50, 100, 200), replicates=4, n_candidates=40,
                         sizes=(10**4, 10**5, 10**6), sampled_sizes=(10**4, 10**5)),
             True: dict(steps=(10, 40), replicates=2, n_candidates=20,
                        sizes=(10**3, 10**4), sampled_sizes=(10**3, 10**4))}
@@ -226,7 +241,7 @@ def plot_truth_resolution(data: pd.DataFrame, note: str = "") -> Figure:
                 ax.set_ylabel("Spearman over candidates")
             if row == len(problems) - 1:
                 ax.set_xlabel(r"$|D_S|$ (log scale)")
-    handles = {}
+    handles: dict[str, Artist] = {}
     for ax in axes.flat:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             handles.setdefault(label, handle)

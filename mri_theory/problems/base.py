@@ -79,11 +79,11 @@ class Problem(abc.ABC):
         self.name = name
         self.n_classes = check.count(n_classes, "n_classes", minimum=2)
         self.dim = check.count(dim, "dim", minimum=1)
-        prior = check.probability_vector(prior, "prior", size=self.n_classes)
-        prior = prior / prior.sum()
-        prior.setflags(write=False)
-        self.prior = prior
-        self._log_prior = np.log(prior)
+        p = check.probability_vector(prior, "prior", size=self.n_classes)
+        p = p / p.sum()
+        p.setflags(write=False)
+        self.prior = p
+        self._log_prior = np.log(p)
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(name={self.name!r}, n_classes={self.n_classes}, "

@@ -180,17 +180,19 @@ def mixture_bayes_error(prior: Any, weights: Sequence[Any], means: Sequence[Any]
                          f"{len(weights)}, {len(means)} and {len(covariances)}")
     prior = check.probability_vector(prior, "prior", size=k)
     prior = prior / prior.sum()
-    dim = None
+    dim: int | None = None
     checked = []
     for j in range(k):
         checked.append(class_components(weights[j], means[j], covariances[j], dim,
                                         (f"weights[{j}]", f"means[{j}]", f"covariances[{j}]")))
         dim = checked[-1][1].shape[1]
+    assert dim is not None  # set by the loop: k >= 2
     if dim > 2:
         raise ValueError(f"means must be 1- or 2-D points for the integrator, got d = {dim}: use "
                          f"compute_bayes_error of a GaussianMixtureProblem (Monte Carlo)")
     resolution = check.count(resolution, "resolution", maximum=MAX_RESOLUTION)
-    return _integrate(prior, *zip(*checked, strict=True), resolution)
+    class_weights, class_means, class_covariances = zip(*checked, strict=True)
+    return _integrate(prior, class_weights, class_means, class_covariances, resolution)
 
 
 def _integrate(prior: np.ndarray, weights: Sequence[np.ndarray], means: Sequence[np.ndarray],

@@ -30,7 +30,9 @@ def _class_spec(spec: Any, j: int, dim: int | None) -> tuple[np.ndarray, np.ndar
             raise ValueError(f"{name} must have keys 'weights', 'means', 'covariances'") from exc
     if isinstance(spec, (str, bytes)) or not isinstance(spec, Sequence) or len(spec) != 3:
         raise TypeError(f"{name} must be a (weights, means, covariances) triple, got {spec!r}")
-    return class_components(*spec, dim, (f"{name} weights", f"{name} means", f"{name} covariances"))
+    weights, means, covariances = spec
+    return class_components(weights, means, covariances, dim,
+                            (f"{name} weights", f"{name} means", f"{name} covariances"))
 
 
 class GaussianMixtureProblem(Problem):
@@ -65,12 +67,13 @@ class GaussianMixtureProblem(Problem):
         if isinstance(classes, (str, bytes, Mapping)) or not isinstance(classes, Sequence):
             raise TypeError(f"classes must be a sequence of (weights, means, covariances), got {classes!r}")
         specs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        dim = None
+        dim: int | None = None
         for j, spec in enumerate(classes):
             specs.append(_class_spec(spec, j, dim))
             dim = specs[-1][1].shape[1]
         if len(specs) < 2:
             raise ValueError(f"classes must hold at least two classes, got {len(specs)}")
+        assert dim is not None  # set by the loop over at least two classes
         super().__init__(name, len(specs), dim, prior)
         self.weights = tuple(s[0] for s in specs)
         self.means = tuple(s[1] for s in specs)

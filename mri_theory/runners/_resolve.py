@@ -16,7 +16,7 @@ from mri_theory.problems import Problem, get_problem
 from mri_theory.strategies import MRIBest, Strategy, get_strategy, list_strategies
 
 #: What :func:`resolve` accepts per kind: the object class and the registry's getter.
-KINDS: dict[str, tuple[type, Callable[[str], Any]]] = {
+KINDS: dict[str, tuple[type[Problem] | type[Classifier] | type[Strategy], Callable[[str], Any]]] = {
     "problem": (Problem, get_problem),
     "classifier": (Classifier, get_classifier),
     "strategy": (Strategy, get_strategy),
@@ -66,6 +66,7 @@ def for_loss(strategy: Strategy, loss: str) -> Strategy:
 def strategy_objects(strategies: Any, loss: str, argument: str = "strategies") -> dict[str, Strategy]:
     """``{label: strategy}`` of ``strategies``: "all", a name, a :class:`Strategy`, or a sequence of names and
     strategies, with distinct labels (the oracles set to the run's ``loss``, :func:`for_loss`)."""
+    items: list[Any]  # checked one by one below
     if isinstance(strategies, str) and strategies == "all":
         items = list_strategies()
     elif isinstance(strategies, (str, Strategy)):

@@ -36,9 +36,10 @@ import os
 import time
 import uuid
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Any, overload
 
 import pandas as pd
 from tqdm.auto import tqdm
@@ -46,6 +47,7 @@ from tqdm.auto import tqdm
 from mri_theory._utils import validation as check
 from mri_theory._utils.registry import label
 
+fcntl: ModuleType | None  # POSIX only
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX: no folder locks
@@ -340,6 +342,15 @@ def read_keyed_part(path: Path, key: Mapping[str, Any], config_sha256: str, rows
 #: The settings file that marks a results folder of each runner (sandbox, study, diagnostics).
 RUNNER_FILES = {CURVES_SETTINGS_FILE: "run_curves", "study.json": "run_study", "diagnostics.json": "score_states"}
 
+@overload
+def check_out(out: None, layout: Sequence[tuple[str, bool]] | None = None,
+              own: str = CURVES_SETTINGS_FILE) -> None: ...
+@overload
+def check_out(out: str | os.PathLike[str], layout: Sequence[tuple[str, bool]] | None = None,
+              own: str = CURVES_SETTINGS_FILE) -> Path: ...
+@overload
+def check_out(out: Any, layout: Sequence[tuple[str, bool]] | None = None,
+              own: str = CURVES_SETTINGS_FILE) -> Path | None: ...
 def check_out(out: Any, layout: Sequence[tuple[str, bool]] | None = None,
               own: str = CURVES_SETTINGS_FILE) -> Path | None:
     """``out`` as a Path, or None; raises unless it is (or can become) a writable results folder.
@@ -399,7 +410,7 @@ def verified_files(files: Iterable[tuple[Any, Path]], read: Callable[[Path, Any]
             warnings.warn(DamagedPartWarning(f"damaged part {path}: {reason}; recomputing it"), stacklevel=stacklevel)
     return verified
 
-def gather(results: Iterator[tuple[Any, Any]], frames: dict, total: int, desc: str, unit: str,
+def gather(results: Generator[tuple[Any, Any], None, None], frames: dict, total: int, desc: str, unit: str,
             progress: bool, write: Callable[[Any, Any], None] | None = None) -> None:
     """Put each ``(key, frame)`` of ``results`` into ``frames`` as it arrives, after ``write(key, frame)``.
 

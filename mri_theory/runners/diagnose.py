@@ -42,7 +42,7 @@ import os
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import pandas as pd
 
@@ -59,6 +59,8 @@ from mri_theory.runners.states import execute_states, plan_states
 from mri_theory.strategies import Strategy
 
 __all__ = ["SUMMARY_FILES", "Diagnostics", "run_diagnostics"]
+
+_T = TypeVar("_T")
 
 #: The files :func:`run_diagnostics` writes into ``out`` (their checksums in ``checksums.json``).
 SUMMARY_FILES = ("summary.csv", "errors.csv", "DIAGNOSTICS.md")
@@ -85,7 +87,7 @@ class Diagnostics(NamedTuple):
     paths: list[Path]
 
 
-def _listed(value: object) -> object:
+def _listed(value: _T) -> _T | list[Any]:
     """A one-pass iterable as a list (it is read once per classifier); anything else unchanged."""
     if isinstance(value, Iterable) and not isinstance(value, (str, bytes, Strategy, Classifier)):
         return list(value)

@@ -97,8 +97,9 @@ class NoisyOracle(Strategy):
             raise ValueError(f"loss must be 'error' or 'log' (a loss of the truth), got {loss!r}")
         self.loss = loss
 
+    # Read-only, computed from the parameters (Strategy.name is a plain attribute: the runners only read it).
     @property
-    def name(self) -> str:
+    def name(self) -> str:  # type: ignore[override]
         return (f"noisy-{_level_text(self.sigma)}{'sd' if self.relative else ''}"
                 f"{'' if self.loss == 'error' else '-' + self.loss}")
 
@@ -172,12 +173,12 @@ def noisy_selection_curves(
     ValueError, TypeError
         Naming the argument, before any work is done.
     """
-    levels = check.real_array(relative_sigmas, "relative_sigmas")
-    if levels.ndim > 1 or levels.size == 0:
+    sigmas = check.real_array(relative_sigmas, "relative_sigmas")
+    if sigmas.ndim > 1 or sigmas.size == 0:
         raise ValueError(f"relative_sigmas must be a non-empty sequence of noise levels, got {relative_sigmas!r}")
-    if np.any(np.isnan(levels)) or np.any(levels < 0):
+    if np.any(np.isnan(sigmas)) or np.any(sigmas < 0):
         raise ValueError(f"relative_sigmas must be >= 0 (inf allowed), got {relative_sigmas!r}")
-    levels = [float(s) for s in np.atleast_1d(levels)]
+    levels = [float(s) for s in np.atleast_1d(sigmas)]
     if len(set(levels)) != len(levels):
         raise ValueError(f"relative_sigmas must be distinct, got {relative_sigmas!r}")
     strategies = [NoisyOracle(s) for s in levels] + [MRIWorst()]

@@ -251,6 +251,8 @@ def _computed(task: _CurveTask | _AsymptoticTask) -> tuple[tuple, _Timed]:
     this is all of it, whether the worker has one thread or several).
     """
     cpu, wall = time.thread_time(), time.perf_counter()
+    key: tuple[str, str] | tuple[str, str, str, int]
+    value: Any  # an asymptotic loss (float) or a curve's frame
     if isinstance(task, _AsymptoticTask):
         key, value = (task.config.problem, task.config.classifier), _asymptotic_loss(task)
     else:
@@ -701,6 +703,7 @@ def _execute(study: _Study, found: dict[tuple, Any], execution: Execution,
     timings = {} if out is None else _stored_timings(out)
 
     def write(key: tuple, timed: _Timed) -> None:
+        assert out is not None  # gather is given write only with out
         if len(key) == 2:
             _write_record(out, study.asymptotic[key].config, timed.value)
         else:
@@ -836,12 +839,16 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
     with _store.locked(folder, "path", create=False):
         curves, asymptotic = read_study(folder)
         stored = _read_study_file(folder, "path")
+        if stored is None:  # removed since the check above
+            raise ValueError(f"path: no study at {folder} (no {_STUDY_FILE})")
         truth = {}
         for p, c in curves[["problem", "classifier"]].drop_duplicates().itertuples(index=False):
             pairing = _pairing_dir(folder, p, c)
             _store.verified_table(pairing / _CURVES_FILE, "path")  # its config.json too: as its checksum records
             config = _store.read_settings_json(pairing / _store.CURVES_SETTINGS_FILE, "path", "configuration",
                                                lambda value: isinstance(value, dict) and "truth" in value)
+            if config is None:
+                raise ValueError(f"path: {pairing} has no {_store.CURVES_SETTINGS_FILE}")
             truth[p, c] = config["truth"]
         with backends.one_thread():  # floats written to the report: summed as with one BLAS thread
             written = write_report(curves, asymptotic, folder / _REPORT_DIR, groups=groups,

@@ -146,7 +146,8 @@ class EfeLc(Strategy):
         return -ctx.pool.shape[0] * np.sum(p_hat * future, axis=1)
 
 
-def _minus_expected_future_loss(ctx: Context, p_data: tuple, t_data: tuple, e_data: tuple,
+def _minus_expected_future_loss(ctx: Context, p_data: tuple[np.ndarray, np.ndarray],
+                                t_data: tuple[np.ndarray, np.ndarray], e_data: tuple[np.ndarray, np.ndarray],
                                 method: str, trees: int = FOREST_TREES,
                                 theta2: Classifier | None = None) -> np.ndarray:
     r""":math:`-\hat T_e = -\hat{\mathbf p}\cdot\hat{\mathbf{L'}}` from three data sets.

@@ -129,7 +129,7 @@ def _ready_estimator(estimator: Any, n_labelled: int, seed: int) -> Any:
     changes: dict[str, Any] = {}
     for key, value in est.get_params(deep=True).items():
         leaf = key.rsplit("__", 1)[-1]
-        if leaf == "n_neighbors" and isinstance(value, numbers.Integral) and value > n_labelled:
+        if leaf == "n_neighbors" and isinstance(value, numbers.Integral) and int(value) > n_labelled:
             changes[key] = n_labelled
         elif leaf == "random_state" and value is None:
             changes[key] = seed
@@ -145,8 +145,9 @@ def _peer_classifier_class() -> type:
     live inside one :meth:`SkactivemlStrategy.scores` call and are never pickled.
     """
     skal = _skactiveml()
+    base: Any = skal.base.SkactivemlClassifier  # a class known only at run time (a name, for the type checker)
 
-    class _PeerClassifier(skal.base.SkactivemlClassifier):
+    class _PeerClassifier(base):
         """``model``: a :class:`Classifier` template, or a scikit-learn classifier (:func:`_ready_estimator`)."""
 
         def __init__(self, model=None, classes=None, missing_label=skal.utils.MISSING_LABEL, cost_matrix=None,
