@@ -78,6 +78,7 @@ html_static_path: list[str] = []
 
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist", "attrs_inline"]
 myst_heading_anchors = 3
+myst_dmath_double_inline = True  # the notebooks write display math as $$...$$ inside a paragraph, as Jupyter allows
 nb_execution_mode = os.environ.get("MRI_DOCS_EXECUTE", "cache")
 nb_execution_timeout = 600  # seconds per cell
 # Each notebook runs in a fresh temporary folder (they read no files of their own). Run in docs/notebooks/, the
