@@ -5,6 +5,7 @@ targets/strategies -> learning curves -> metrics -> ranks -> figures/tables, low
 only from its own subpackage or a lower one (``scripts/layout.py`` checks it).  Import from the subpackages
 (``from mri_theory.runners import run_curves``):
 
+===============  ================================================================================================
 ``_utils``       package-private helpers without domain knowledge (argument checks, ties, registries, backends)
 ``engine``       the future-loss engine: populations, losses, the Classifier contract, future losses (Table 1's
                  L'), the true Q^c, Q^a, B^c (Eq. eqc)
@@ -19,6 +20,7 @@ only from its own subpackage or a lower one (``scripts/layout.py`` checks it).  
 ``testing``      check_classifier and check_strategy: the contracts, for your own classes
 ``figures``      the figure registry behind ``mri-theory figures``
 ``cli``          the ``mri-theory`` command
+===============  ================================================================================================
 
 The old module paths (``mri_theory.sandbox``, ``mri_theory.metrics``, ...) forward to the new ones with a
 ``DeprecationWarning`` until 0.2.0.  This module imports nothing.

@@ -106,7 +106,7 @@ def check_classifier(classifier: Classifier, *, seed: int = 0, n_states: int = l
        (relative to ``max(1, |loss|)``),
        twice in a row identically, without changing the model.
 
-    The states (:data:`STATE_KINDS`, drawn from ``seed``) are small: 1 to 10
+    The states (``STATE_KINDS``, drawn from ``seed``) are small: 1 to 10
     training points in one or two dimensions with 2 or 3 classes, 5
     candidates (one a copy of a training point, one on the grid midway
     between points), a population of 40 points (random points and grid
@@ -120,7 +120,7 @@ def check_classifier(classifier: Classifier, *, seed: int = 0, n_states: int = l
     seed : int, default 0
         Seed of the states (``>= 0``); the message of a failure names it.
     n_states : int, default 6
-        Number of states; they cycle through :data:`STATE_KINDS` (the
+        Number of states; they cycle through ``STATE_KINDS`` (the
         default covers each kind once).
     tol : float, default 1e-12
         Largest discrepancy accepted: absolute in probabilities and row sums,
@@ -184,7 +184,7 @@ def check_classifier(classifier: Classifier, *, seed: int = 0, n_states: int = l
 
 
 def _states(rng: np.random.Generator, n_states: int) -> Iterator[_State]:
-    """``n_states`` states cycling through :data:`STATE_KINDS`."""
+    """``n_states`` states cycling through ``STATE_KINDS``."""
     for i in range(n_states):
         kind = i % len(STATE_KINDS)
         n = int(rng.integers(4, 11))
@@ -435,7 +435,7 @@ def check_strategy(strategy: Strategy, *, classifier: Classifier | None = None, 
 
     ``strategy`` itself is never scored or changed: every check scores a
     copy (``copy.deepcopy``, as the runners do, or a pickled copy).  The
-    contract items (:data:`STRATEGY_CHECKS`), in order (the first failure
+    contract items (``STRATEGY_CHECKS``), in order (the first failure
     raises, naming the item):
 
     1. **attributes**: ``name`` is a safe label (letters, digits and

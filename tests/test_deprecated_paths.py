@@ -4,7 +4,7 @@ The contract is the old modules' ``__all__`` (written out below from the code be
 subpackages): every name is still offered at the old path, each access warns with a
 :class:`DeprecationWarning` naming the new module, and gives the very object of the new module.
 Nothing else imports an old path: not the package (but the shims), the tests, the scripts, the
-benchmarks, the notebooks or the README's examples.
+benchmarks, the notebooks or the examples of the README and of the documentation (``docs/``).
 """
 
 from __future__ import annotations
@@ -245,6 +245,12 @@ def sources() -> list[tuple[str, str, str | None]]:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     out += [(f"README.md python block {i}", block, None)
             for i, block in enumerate(re.findall(r"^```python\n(.*?)^```", readme, re.M | re.S))]
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        if "_build" in page.parts:
+            continue
+        text = page.read_text(encoding="utf-8")
+        out += [(f"{page.relative_to(ROOT)} python block {i}", block, None)
+                for i, block in enumerate(re.findall(r"^```python\n(.*?)^```", text, re.M | re.S))]
     out += [(str(p.relative_to(ROOT)), notebook_code(p), None) for p in sorted((ROOT / "notebooks").glob("*.ipynb"))]
     for folder in ("benchmarks", "scripts", "tests", "mri_theory"):
         for path in sorted((ROOT / folder).rglob("*.py")):
@@ -270,6 +276,7 @@ def test_the_import_finder_sees_every_form_of_import():
 def test_nothing_imports_an_old_path():
     places = sources()
     assert any(where.startswith("README.md") for where, _, _ in places)
+    assert any(where.startswith("docs") for where, _, _ in places)
     assert any(where.startswith("notebooks") for where, _, _ in places)
     offenders = {where: found for where, code, package in places if (found := old_paths_imported(code, package))}
     assert offenders == {}

@@ -16,7 +16,7 @@ def library_versions() -> dict[str, str]:
     """Versions of Python and of :data:`VERSIONED_DISTRIBUTIONS`, sorted by name.
 
     Python is given as ``major.minor.micro``; the others as installed
-    (:func:`importlib.metadata.version`).
+    (``version`` of :mod:`importlib.metadata`).
     """
     versions = {name: importlib.metadata.version(name) for name in VERSIONED_DISTRIBUTIONS}
     versions["python"] = ".".join(str(part) for part in sys.version_info[:3])

@@ -554,7 +554,7 @@ def optimal_policy(
         The labelled data (general path only).
     population : Population, optional
         Where the loss is measured (general path only; e.g. exact Bayes
-        posteriors as rows, :meth:`Population.from_problem`).
+        posteriors as rows, :meth:`~mri_theory.engine.Population.from_problem`).
     loss : {"error", "log", "lc"}
         The loss (``"error"`` only on the closed form).
     max_states : int, optional
@@ -684,7 +684,7 @@ def sample_state(
     :meth:`TwoGaussians.sample_with_counts`); the :class:`MeanClassifier`
     fitted to it knows the problem's sd and prior.  The pool is ``pool_size``
     i.i.d. draws from the problem.  Each count is at most
-    :data:`mri_theory._utils.validation.MAX_SIZE` (``10**8``).
+    ``mri_theory._utils.validation.MAX_SIZE`` (``10**8``).
 
     Returns
     -------

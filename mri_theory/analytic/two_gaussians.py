@@ -151,7 +151,7 @@ class TwoGaussians:
     def posterior(self, x: ArrayLike) -> np.ndarray:
         r"""Bayes class probabilities **p**\ (x), shape ``x.shape + (2,)``.
 
-        Computed from the linear log-odds with :func:`scipy.special.expit`, so
+        Computed from the linear log-odds with :obj:`scipy.special.expit`, so
         it is finite for any finite ``x`` (tested to ``|x| = 1e6``).
         """
         x = check.finite_array(x, "x")

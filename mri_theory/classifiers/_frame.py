@@ -2,7 +2,7 @@ r"""The range of data the logistic regression and the SVM accept (shared by both
 
 Both work on coordinate *differences* (the SVM's squared distances, the
 logistic regression's frame :math:`z = (x - o)/s` of
-:func:`mri_theory.classifiers.gaussian.reference_frame`), so a shift of the
+``mri_theory.classifiers.gaussian.reference_frame``), so a shift of the
 data changes nothing and a change of scale is exact in the frame.  What double
 precision cannot hold is a square of a difference beyond ``1.8e308``: with
 coordinates of magnitude up to :data:`MAX_MAGNITUDE` (``1e150``) every

@@ -105,11 +105,11 @@ def class_statistics(X: np.ndarray, y: np.ndarray, k: int) -> tuple[np.ndarray, 
 class GaussianClassifier(Classifier):
     """Shared machinery: statistics -> quadratic discriminant coefficients -> probabilities.
 
-    Subclasses implement :meth:`_coefficients`, mapping (stacked) statistics to
+    Subclasses implement ``_coefficients``, mapping (stacked) statistics to
     ``(A, b, c)`` with shapes ``(..., k, d, d)``, ``(..., k, d)``, ``(..., k)``.
     Statistics, coefficients and features are in the frame coordinates
     :math:`z = (x - o)/s` (``origin_``, ``scale_``; see the module notes), so
-    :meth:`_coefficients` converts parameters given in data units by ``scale_``.
+    ``_coefficients`` converts parameters given in data units by ``scale_``.
     """
 
     exact_truth = True

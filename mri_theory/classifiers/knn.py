@@ -135,7 +135,7 @@ def _divisors(scale: None | str | tuple[float, ...], X: np.ndarray) -> np.ndarra
 
 
 def _check_coordinates(scaled: np.ndarray, name: str) -> None:
-    """Refuse scaled points whose squared distances could overflow or underflow (see :data:`MAX_COORDINATE`)."""
+    """Refuse scaled points whose squared distances could overflow or underflow (see ``MAX_COORDINATE``)."""
     size = np.abs(scaled)
     bad = ~np.isfinite(size) | (size > MAX_COORDINATE) | ((size < 1 / MAX_COORDINATE) & (size != 0))
     if np.any(bad):
@@ -174,7 +174,7 @@ class KNN(Classifier):
         alike; the fast path still applies.  Whatever the scaling, every
         scaled coordinate (training, query, candidate and population points)
         must be 0 or of magnitude in ``[1e-100, 1e100]``
-        (:data:`MAX_COORDINATE`), so that squared distances neither overflow
+        (``MAX_COORDINATE``), so that squared distances neither overflow
         nor underflow; other points are refused with a ``ValueError``.
 
     Notes

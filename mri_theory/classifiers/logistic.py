@@ -58,7 +58,7 @@ the same problem from different starting points (a refit and the fast path)
 agree far below the tolerance.  The step condition matters when the ridge is
 weak in the frame (``C s^2`` large, below): the objective is then so flat
 that its gradient is below ``1e-10`` long before the optimum.  The losses,
-residuals and Hessian blocks are formed without cancellation (:class:`_Fit`),
+residuals and Hessian blocks are formed without cancellation (``_Fit``),
 so they keep their relative accuracy when the training probabilities are
 within 1e-13 of 0 or 1; and the weights' sum over the classes, which the
 probabilities do not see and which is 0 at the optimum, is kept at 0 (the
@@ -69,7 +69,7 @@ Newton steps raise ``RuntimeError``.  Everything is plain numpy:
 deterministic.
 
 **Internal frame.**  The fit runs in the coordinates :math:`z = (x - o)/s` of
-:func:`mri_theory.classifiers.gaussian.reference_frame` (origin near the data
+``mri_theory.classifiers.gaussian.reference_frame`` (origin near the data
 mean, scale a power of two), which conditions the Hessian for data far from
 the origin or of extreme scale.  It is exactly the same model: the intercepts
 absorb the shift, and the ridge becomes :math:`\lVert W_z \rVert^2 / (2 C s^2)`
@@ -92,7 +92,7 @@ below :data:`RIDGE_FLOOR` ``= 1e-12`` in the frame, i.e. ``C s^2 > 1e12``
 (the default ``C = 10`` accepts data spreads below :math:`2^{19} \approx
 5.2 \cdot 10^5`), and a ``C`` whose ridge overflows; the fast path and the refit agree to 1e-9 while
 ``C s^2 <= 1e9``.  Coordinates beyond ``1e150`` are refused
-(:mod:`mri_theory.classifiers._frame`).  A penalty on standardised weights
+(``mri_theory.classifiers._frame``).  A penalty on standardised weights
 (Weka's, ``mri-paper.tex`` line 1406) would make every ``C`` scale
 invariant, but it is a different model from the one the figures use.
 
@@ -421,7 +421,7 @@ class LogisticRegression(Classifier):
     intercept_ : ndarray (k,)
         Intercepts in data units, 0 for the first present class, ``-inf`` for
         absent classes (so the softmax of ``X @ coef_.T + intercept_`` is
-        :meth:`predict_proba`).
+        :meth:`~mri_theory.classifiers.Classifier.predict_proba`).
     present_ : ndarray of int
         The classes present in the training data (sorted).
     n_iter_ : int
@@ -449,7 +449,7 @@ class LogisticRegression(Classifier):
         """Fit on labelled data (:meth:`Classifier.fit`).
 
         Refused before any work (``ValueError``): coordinates beyond ``1e150``
-        (:mod:`mri_theory.classifiers._frame`), and a ``C`` so large for the
+        (``mri_theory.classifiers._frame``), and a ``C`` so large for the
         data's scale that the ridge in the frame, :math:`1 / (C s^2)`, is
         below ``1e-12`` (class notes, "Scale").
         """

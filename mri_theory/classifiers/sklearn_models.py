@@ -67,11 +67,11 @@ class RandomForest(SklearnClassifier):
     The trees are the ones ``RandomForestClassifier(n_estimators=n_estimators,
     random_state=random_state).fit(X, y)`` grows, bit for bit, and the probabilities the ones its
     ``predict_proba`` gives (tests: exact equality on random data, ties and duplicates included).
-    :func:`_grow_forest` builds them with scikit-learn's own tree builder and the estimator's seeds and
+    ``_grow_forest`` builds them with scikit-learn's own tree builder and the estimator's seeds and
     bootstrap draws, skipping only the estimator's Python work per fit (validation, a clone per tree,
     joblib): about 13 times faster on 100 points and 25 trees (``benchmarks/bench_forest.py``), which
     matters because the QBC committee and SMRI/BMRI's :math:`\theta_2` fit forests at every step.
-    :func:`_grow_forest` uses scikit-learn's private tree modules; where they are missing or changed, the
+    ``_grow_forest`` uses scikit-learn's private tree modules; where they are missing or changed, the
     estimator itself is fitted (the same results, slower) with a warning.
 
     Parameters
@@ -170,7 +170,7 @@ def _grow_forest(X: np.ndarray, y: np.ndarray, n_estimators: int, random_state: 
 
 
 def _forest_proba(trees: list, n_classes: int, X: np.ndarray) -> np.ndarray:
-    """``RandomForestClassifier.predict_proba`` of :func:`_grow_forest`'s trees: their class fractions at ``X`` (as
+    """``RandomForestClassifier.predict_proba`` of ``_grow_forest``'s trees: their class fractions at ``X`` (as
     float32) summed in tree order, divided by their number; ``n_classes`` columns."""
     X32 = np.asarray(X, dtype=np.float32)
     out = np.zeros((X32.shape[0], n_classes))

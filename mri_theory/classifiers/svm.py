@@ -62,8 +62,8 @@ scale 1e-3) the alphas are numerically non-unique and the Platt slope
 (:math:`\sim 10^6`) magnifies the decision values' rounding, so the fast
 path and the refit agree to 1e-5 (measured 3e-6); much smaller, the decision
 values are flat to 1e-10 and the model constant.  Coordinates beyond ``1e150``
-are refused (:mod:`mri_theory.classifiers._frame`), and ``C`` above
-:data:`MAX_C` ``= 1e8`` (the stopping gap ``1e-11 C`` would reach the gap 2 of
+are refused (``mri_theory.classifiers._frame``), and ``C`` above
+``MAX_C`` ``= 1e8`` (the stopping gap ``1e-11 C`` would reach the gap 2 of
 :math:`\alpha = 0`, and every alpha would stay 0).
 
 **Multi-class: one-vs-rest.**  With three or more classes present there is
@@ -691,7 +691,7 @@ class SVM(Classifier):
     Parameters
     ----------
     C : float, default 1
-        Box constraint (e1071's ``cost``), at most :data:`MAX_C` (``1e8``).
+        Box constraint (e1071's ``cost``), at most ``MAX_C`` (``1e8``).
     gamma : float or None, default None
         RBF width :math:`\gamma` in :math:`e^{-\gamma |x - x'|^2}`; ``None``
         means ``1 / d`` (e1071's default), fixed at fit time from the

@@ -1,16 +1,18 @@
 """The future-loss engine over an evaluation population (Table 1's L', Eq. eqc).
 
+==============  ========================================================================================
 ``population``  evaluation sets with class-probability rows (Rao-Blackwellised losses), and the exact
                 evaluation of a Gaussian-mixture truth (``Population.exact``, :class:`ExactPopulation`)
 ``exact``       exact error rates and log losses of quadratic-score rules on Gaussian mixtures (1-D, 2-D)
-``losses``      pointwise losses and predicted classes (ties broken by :mod:`mri_theory._utils.ties`)
+``losses``      pointwise losses and predicted classes (ties broken by ``mri_theory._utils.ties``)
 ``contract``    the :class:`Classifier` base class: the engine's hook ``retraining_losses`` and the refit path
 ``retraining``  current and future losses of any classifier (exact fast paths or refits)
 ``targets``     the true :math:`Q^c`, :math:`Q^a`, :math:`B^c` of a known problem; sampled :math:`Q^c` with its
                 standard error (randomised QMC) and whether the best candidate is resolved
+==============  ========================================================================================
 
 The engine knows problems only through the interface a :class:`~mri_theory.problems.Problem` declares
-(:data:`~mri_theory.engine.population.PROBLEM_INTERFACE`), so it sits below :mod:`mri_theory.problems`.
+(``mri_theory.engine.population.PROBLEM_INTERFACE``), so it sits below :mod:`mri_theory.problems`.
 """
 from __future__ import annotations
 

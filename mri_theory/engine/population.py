@@ -18,7 +18,7 @@ The losses (``"error"``, ``"log"``, ``"lc"``) are defined per point in
 This module does not import :mod:`mri_theory.problems` (which imports it to
 build the populations of :meth:`~mri_theory.problems.Problem.draw_replicate`):
 :meth:`Population.from_problem` uses only what
-:class:`~mri_theory.problems.Problem` declares for it (:data:`PROBLEM_INTERFACE`).
+:class:`~mri_theory.problems.Problem` declares for it (``PROBLEM_INTERFACE``).
 """
 
 from __future__ import annotations
@@ -115,12 +115,12 @@ class Population:
             A problem object (:func:`mri_theory.problems.get_problem` turns a
             name into one).
         size : int
-            Number of points, ``1 <= size <=`` :data:`mri_theory._utils.validation.MAX_SIZE` (``10**8``).
+            Number of points, ``1 <= size <=`` ``mri_theory._utils.validation.MAX_SIZE`` (``10**8``).
         rng : numpy.random.Generator
         method : {"sample", "qmc"}
             ``"sample"``: i.i.d. draws from the problem.  ``"qmc"``: a scrambled
             Sobol' sequence strictly inside the unit cube (:func:`qmc_uniforms`) pushed through the
-            problem's sampler, :meth:`Problem.sample_from_uniform` (lower
+            problem's sampler, :meth:`~mri_theory.problems.Problem.sample_from_uniform` (lower
             variance for smooth losses).
         """
         problem = check_problem_interface(problem)
@@ -161,7 +161,7 @@ class Population:
     def from_labels(cls, X: ArrayLike, y: ArrayLike, n_classes: int) -> Population:
         """Labelled data as a population: one-hot rows, uniform weights (the empirical loss).
 
-        The one-hot table has ``n * n_classes`` cells, at most :data:`mri_theory._utils.validation.MAX_SIZE`.
+        The one-hot table has ``n * n_classes`` cells, at most ``mri_theory._utils.validation.MAX_SIZE``.
         """
         n_classes = check.count(n_classes, "n_classes", minimum=2)
         y = check.check_labels(y, n_classes, "y")
@@ -359,7 +359,7 @@ def check_population(population: Any, name: str = "population") -> Population | 
 
 
 def check_problem_interface(problem: Any, name: str = "problem") -> Problem:
-    """Require an object with the :data:`PROBLEM_INTERFACE` of a :class:`~mri_theory.problems.Problem`.
+    """Require an object with the ``PROBLEM_INTERFACE`` of a :class:`~mri_theory.problems.Problem`.
 
     Looked up on the type, so that no property runs; a problem *name* gets a
     ``TypeError`` pointing to :func:`mri_theory.problems.get_problem`.
@@ -385,7 +385,7 @@ def qmc_uniforms(dim: int, size: int, rng: np.random.Generator) -> np.ndarray:
     keep their equidistribution (every elementary interval is preserved).
 
     ``dim`` is at most 21201 (the dimensions of scipy's direction numbers)
-    and ``size`` at most :data:`mri_theory._utils.validation.MAX_SIZE`.
+    and ``size`` at most ``mri_theory._utils.validation.MAX_SIZE``.
     """
     from scipy.stats import qmc
 

@@ -51,7 +51,8 @@ RESOLUTION_SCRAMBLES = 8
 
 def check_truth(problem: Any, population: Any, points: ArrayLike,
                  name: str = "candidates") -> tuple[Problem, Population | ExactPopulation, np.ndarray]:
-    """Validate the truth shared by every target: a :class:`Problem` matching the population, and the points.
+    """Validate the truth shared by every target: a :class:`~mri_theory.problems.Problem` matching the population,
+    and the points.
 
     ``problem`` must be a Problem object (not a name) with the population's
     number of classes and dimension; ``points`` (named ``name``) must be a

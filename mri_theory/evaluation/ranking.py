@@ -11,6 +11,7 @@ preferring lower variance of the rank vector"; we use the population variance,
 
 The aggregation follows the paper's list (lines ~1195-1215):
 
+==  ==========================================================================
 R1  per pairing: average the loss curves over the replicates, compute the four
     metrics of the averaged curve, rank (:func:`rank_pairings` on
     :func:`mri_theory.evaluation.metrics.curve_metrics`, ``mode="curve"``, the default).
@@ -24,6 +25,7 @@ R3  per classifier: average the R2 ranks over the groups and re-rank
 R4  average the R3 ranks over the classifiers and re-rank (``by=[]``).
 R5  count the (group, classifier) pairings in which a method's R2 rank beats
     RS's (:func:`beats_rs_counts`).
+==  ==========================================================================
 
 Every re-ranking uses the same rule as the overall rank: the rank of the mean
 rank, ties by the lower variance of the ranks averaged.  Comparisons of ranks

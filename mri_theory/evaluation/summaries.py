@@ -564,7 +564,7 @@ def estimator_errors(
         ``True``: one row per state and measured strategy.
     n_draws : int
         Monte Carlo draws of each predicted shortfall, ``1 <= n_draws <=``
-        :data:`MAX_DRAWS` (``10**6``).
+        ``MAX_DRAWS`` (``10**6``).
     seed : int
         ``>= 0``; the root of every simulation's generator.
     resolved_only : bool

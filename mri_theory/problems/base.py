@@ -35,8 +35,8 @@ DENSITY_CHUNK = 1 << 15
 class Problem(abc.ABC):
     r"""A classification problem with known class densities (Appendix D).
 
-    Subclasses provide :meth:`sample`, :meth:`_class_log_densities` (on
-    validated input) and :meth:`_compute_bayes_error`; everything else (the
+    Subclasses provide :meth:`sample`, ``_class_log_densities`` (on
+    validated input) and ``_compute_bayes_error``; everything else (the
     marginal density, the Bayes posterior **p**, the Bayes decision, the data
     of a sandbox replicate) follows, Bayes' rule computed in log space.  A
     subclass whose points are a transform of uniforms also provides

@@ -12,7 +12,7 @@ problem object and uses its fixed-seed Monte Carlo beyond.
 
 The module does not import :mod:`mri_theory.problems` (which imports it): it
 reads the problem's public ``weights``, ``means``, ``covariances``, ``prior``
-and ``dim`` (:data:`MIXTURE_INTERFACE`).
+and ``dim`` (``MIXTURE_INTERFACE``).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def compute_bayes_error(problem: GaussianMixtureProblem, resolution: int = 1) ->
     Parameters
     ----------
     problem : GaussianMixtureProblem
-        Or any object with its :data:`MIXTURE_INTERFACE` (checked by name, so
+        Or any object with its ``MIXTURE_INTERFACE`` (checked by name, so
         this module needs no import of :mod:`mri_theory.problems`), whose
         parameters are taken as valid.
     resolution : int, default 1
@@ -94,7 +94,7 @@ def compute_bayes_error(problem: GaussianMixtureProblem, resolution: int = 1) ->
     Raises
     ------
     TypeError
-        If ``problem`` lacks an attribute of :data:`MIXTURE_INTERFACE` (the message names ``problem``).
+        If ``problem`` lacks an attribute of ``MIXTURE_INTERFACE`` (the message names ``problem``).
 
     Notes
     -----

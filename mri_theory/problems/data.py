@@ -48,7 +48,7 @@ class DataProblem(Problem):
         Finite numeric covariates (a 1-D array is one covariate).
     y : array_like, shape (n,)
         Class labels of any sortable type; mapped to ``0..k-1`` in sorted
-        order (:attr:`classes` keeps the original labels).  At least two
+        order (``classes`` keeps the original labels).  At least two
         classes, each with at least two rows.
     test_size : float or int, default 0.3
         The held-out test set: a fraction in (0, 1) of the rows (rounded up,
@@ -56,7 +56,7 @@ class DataProblem(Problem):
         ``>= 1``.  The split is stratified: class ``j`` contributes its
         proportional share (largest remainders, in exact integer
         arithmetic), but at least one row and at most all but one, so every
-        class is in the test set and in the initial set; :attr:`n_test` is the
+        class is in the test set and in the initial set; ``n_test`` is the
         resulting size (it can differ from the request by at most ``k``).
     name : str, default "data"
         The label of the problem in result tables.
@@ -220,7 +220,7 @@ class DataProblem(Problem):
         r"""One replicate of the real-data protocol (§5.2, §5.4): test set, initial set and pool, disjoint.
 
         The rows are permuted with ``rng``; along the permutation, the first
-        ``quota_j`` rows of each class ``j`` (stratified, :attr:`n_test` in
+        ``quota_j`` rows of each class ``j`` (stratified, ``n_test`` in
         all, see :class:`DataProblem`) form the test set and the next row of
         each class the initial labelled set (one point per class, in class
         order, as :func:`initial_labelled_set` gives for simulated problems);
@@ -231,7 +231,7 @@ class DataProblem(Problem):
         Parameters
         ----------
         pool_size : int
-            ``1 <= pool_size <=`` :attr:`max_pool_size`.
+            ``1 <= pool_size <=`` ``max_pool_size``.
         population_size : int or None
             Ignored (the test set is the evaluation population); accepted so
             that the sandbox calls every problem alike.  If given it must be a
@@ -245,13 +245,13 @@ class DataProblem(Problem):
         pool_X : ndarray, shape (pool_size, d)
         pool_y : ndarray, shape (pool_size,)
         population : Population
-            The test set, one-hot (:meth:`Population.from_labels`): its loss is
+            The test set, one-hot (:meth:`~mri_theory.engine.Population.from_labels`): its loss is
             the empirical test loss.
 
         Raises
         ------
         ValueError
-            If ``pool_size`` exceeds :attr:`max_pool_size`.
+            If ``pool_size`` exceeds ``max_pool_size``.
         """
         pool_size = check.count(pool_size, "pool_size")
         if pool_size > self.max_pool_size:

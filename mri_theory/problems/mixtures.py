@@ -114,7 +114,7 @@ class GaussianMixtureProblem(Problem):
         Parameters
         ----------
         n : int
-            Sample size, ``1 <= n <=`` :data:`mri_theory._utils.validation.MAX_SIZE` (``10**8``).
+            Sample size, ``1 <= n <=`` ``mri_theory._utils.validation.MAX_SIZE`` (``10**8``).
         rng : numpy.random.Generator
 
         Returns

@@ -358,7 +358,7 @@ def check_out(out: Any, layout: Sequence[tuple[str, bool]] | None = None,
     ``layout``: the (name, is a folder) entries the folder may hold (default:
     the sandbox's ``parts/``, ``config.json`` and ``curves.csv``); an entry of
     the wrong kind is refused, and so is a folder in place of the lock or the
-    checksum file (:mod:`mri_theory.runners._store`).  ``own``: the caller's settings file
+    checksum file (``mri_theory.runners._store``).  ``own``: the caller's settings file
     (:data:`RUNNER_FILES`); a folder marked by another runner's is refused.
     """
     if out is None:

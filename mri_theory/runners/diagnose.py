@@ -24,14 +24,14 @@ Output folder (``out``):
     the settings, the library versions, the wall time of the call and the
     main columns of both tables.
 ``checksums.json``
-    the SHA-256 of the three files above (:mod:`mri_theory.runners._store`).
+    the SHA-256 of the three files above (``mri_theory.runners._store``).
 ``.lock``
     the call holds the folder's exclusive lock from before the first state is
     scored until its last file is written: one writer at a time, a second one
     is refused with a ``ValueError`` naming ``out`` and the pid of the first.
 
 The floats of the summaries are computed with one BLAS thread
-(:func:`mri_theory._utils.backends.one_thread`), so the files are the same
+(``mri_theory._utils.backends.one_thread``), so the files are the same
 bytes whatever the machine's thread count or the execution.
 """
 

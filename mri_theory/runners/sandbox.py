@@ -65,7 +65,7 @@ Output folder (``out``):
     the whole table, rebuilt from the verified parts at the end of every run.
 ``checksums.json``
     the SHA-256 of ``curves.csv`` and of ``config.json`` when it was written
-    (:mod:`mri_theory.runners._store`); :func:`read_curves` refuses a table that
+    (``mri_theory.runners._store``); :func:`read_curves` refuses a table that
     does not match (edited, cut, left by an unfinished run), naming it.
 ``.lock``
     the folder's lock: a run holds an exclusive OS file lock on it

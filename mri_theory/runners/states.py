@@ -73,7 +73,7 @@ Output folder (``out``):
     the whole table, rebuilt from the verified parts at the end of every run.
 ``checksums.json``
     the SHA-256 of ``states.csv`` and of ``diagnostics.json`` when it was
-    written (:mod:`mri_theory.runners._store`): :func:`read_states` refuses a
+    written (``mri_theory.runners._store``): :func:`read_states` refuses a
     table that does not match (edited, cut, left by an unfinished run).
 ``.lock``
     a run holds an exclusive OS file lock on it (``fcntl.flock``, released

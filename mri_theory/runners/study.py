@@ -80,7 +80,7 @@ Output folder (``out``):
 ``checksums.json`` (here and in each pairing's folder)
     the SHA-256 of the folder's tables and of its settings file
     (``study.json``, a pairing's ``config.json``) when they were written
-    (:mod:`mri_theory.runners._store`); :func:`read_study`,
+    (``mri_theory.runners._store``); :func:`read_study`,
     :func:`~mri_theory.runners.sandbox.read_curves` and :func:`report` refuse a
     table that does not match, naming it: an edited, cut or replaced table,
     or one left by a run that did not finish, is never reported.  Rerunning

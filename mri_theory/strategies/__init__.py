@@ -5,7 +5,7 @@ classifier and a ``numpy.random.Generator``; :func:`select` takes the best
 score, breaking ties with the generator.  Larger scores are better.  Scores
 within :data:`TIE_TOLERANCE` (1e-12, relative) of the maximum count as tied,
 so that a choice never depends on the last bit of a floating-point sum (see
-:mod:`mri_theory._utils.ties`).  Every
+``mri_theory._utils.ties``).  Every
 retrain-and-score loop (EfeLc, SMRI, BMRI, the oracles) runs on the
 future-loss engine :func:`mri_theory.engine.retraining.current_and_future_losses`.
 

@@ -57,7 +57,7 @@ class Context:
 
 
 class Strategy:
-    r"""An AL strategy: :meth:`scores` candidates, larger is better.
+    r"""An AL strategy: :meth:`~Strategy.scores` candidates, larger is better.
 
     A subclass implements :meth:`scores` and sets the attributes below; as in
     scikit-learn, every parameter of its ``__init__`` is stored as an
@@ -111,7 +111,7 @@ class Strategy:
         It may draw from ``ctx.rng`` (the only source of randomness, so that
         a run is reproducible) and call ``ctx.fitted()``, but must not change
         the other fields of ``ctx``; it reads ``ctx.problem`` and
-        ``ctx.population`` only if :attr:`needs_truth` (they are None otherwise).
+        ``ctx.population`` only if :attr:`~mri_theory.strategies.Strategy.needs_truth` (they are None otherwise).
         """
         raise NotImplementedError
 

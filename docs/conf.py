@@ -1,0 +1,339 @@
+"""Sphinx configuration of the mri-theory documentation.
+
+Build (from the repository root; warnings are errors, every cross-reference must resolve):
+
+    python -m pip install -e ".[docs]" && sphinx-build -W -n docs docs/_build/html
+
+Two steps run here, before Sphinx reads a page, and write only git-ignored files:
+
+* the API reference pages ``api/<module>.rst`` are generated from the package's ``__all__`` lists (one page per
+  public subpackage and module; the objects' own pages are autosummary's stubs in ``api/generated/``);
+* the notebooks are copied from ``notebooks/`` into ``docs/notebooks/`` (Sphinx reads nothing outside its source
+  folder), where myst-nb executes them: ``nb_execution_mode = "cache"`` re-runs a notebook only when its code
+  changes (set ``MRI_DOCS_EXECUTE=off`` to skip execution while editing prose).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import pkgutil
+import shutil
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+
+# Document (and execute the notebooks against) this checkout, whatever is installed.
+sys.path.insert(0, str(ROOT))
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+
+import mri_theory  # noqa: E402
+
+# -- Project -------------------------------------------------------------------------------------------------------
+
+project = "mri-theory"
+author = "mri-theory contributors"
+copyright = "mri-theory contributors, MIT licence"  # noqa: A001 (Sphinx's name)
+release = version = mri_theory.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.intersphinx",
+    "sphinx.ext.mathjax",
+    "numpydoc",
+    "myst_nb",
+    "sphinx_copybutton",
+    "sphinx_design",
+]
+
+exclude_patterns = ["_build", "_intersphinx", "_templates", "**.ipynb_checkpoints"]
+templates_path = ["_templates"]
+source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
+root_doc = "index"
+nitpicky = True
+default_role = "autolink"  # numpydoc's `name`: a link where it names an object, else emphasis
+
+# -- HTML ----------------------------------------------------------------------------------------------------------
+
+html_theme = "pydata_sphinx_theme"
+html_title = f"mri-theory {release}"
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "header_links_before_dropdown": 8,
+    "secondary_sidebar_items": ["page-toc"],
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version"],
+}
+html_sidebars = {"index": [], "getting-started": [], "gallery": [], "findings": [], "benchmarks": [],
+                 "deviations": [], "changelog": [], "contributing": []}
+html_show_sourcelink = False
+html_static_path: list[str] = []
+
+# -- MyST and notebooks --------------------------------------------------------------------------------------------
+
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist", "attrs_inline"]
+myst_heading_anchors = 3
+myst_dmath_double_inline = True  # the notebooks write display math as $$...$$ inside a paragraph, as Jupyter allows
+nb_execution_mode = os.environ.get("MRI_DOCS_EXECUTE", "cache")
+nb_execution_timeout = 600  # seconds per cell
+# Each notebook runs in a fresh temporary folder (they read no files of their own). Run in docs/notebooks/, the
+# kernel of the first notebook hung, idle, with nbclient waiting (myst-nb 1.4, nbclient 0.11, ipykernel 7.4).
+nb_execution_in_temp = True
+nb_execution_raise_on_error = True
+nb_execution_show_tb = True
+nb_merge_streams = True
+
+# -- API reference -------------------------------------------------------------------------------------------------
+
+autosummary_generate = True
+autosummary_imported_members = True
+autodoc_typehints = "none"  # numpydoc's Parameters sections state the types
+autodoc_member_order = "bysource"
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = True
+numpydoc_validation_checks: set[str] = set()
+
+#: Words numpydoc finds in "Parameters" types that name no object: they are shown as text, not linked.
+numpydoc_xref_ignore = {
+    "of", "or", "and", "to", "in", "the", "a", "an", "with", "for", "each", "per", "one", "two", "any", "all",
+    "optional", "default", "shape", "length", "same", "like", "as", "from", "by", "is", "not", "keyword",
+    "array-like", "array_like", "sequence", "mapping", "iterable", "callable", "scalar", "number", "numbers",
+    "path-like", "file-like", "instance", "object", "objects", "function", "name", "names", "row",
+    "rows", "column", "columns", "int", "float", "bool", "str", "None",
+    # the sizes in "ndarray of shape (n, d)" and the like
+    "n", "d", "k", "m", "M", "C", "R", "n_p", "n_candidates", "pool_size", "n_test", "pair", "triples", "them",
+    "machines", "classifier",
+}
+
+#: The built-in type words numpydoc links (Python's own types, numpy's arrays, the frames of pandas).
+numpydoc_xref_aliases = {
+    "int": "int", "float": "float", "bool": "bool", "str": "str", "bytes": "bytes", "dict": "dict",
+    "list": "list", "tuple": "tuple", "set": "set", "frozenset": "frozenset", "None": "None",
+    "Path": "pathlib.Path", "path": "pathlib.Path",
+    "ndarray": "numpy.ndarray", "array": "numpy.ndarray", "Generator": "numpy.random.Generator",
+    "SeedSequence": "numpy.random.SeedSequence",
+    "DataFrame": "pandas.DataFrame", "Series": "pandas.Series",
+    "Figure": "matplotlib.figure.Figure", "Axes": "matplotlib.axes.Axes",
+    "sympy.Expr": "sympy.core.expr.Expr", "sympy.Piecewise": "sympy.functions.elementary.piecewise.Piecewise",
+}
+
+#: The subpackages the reference documents, in the layers' order (``_utils`` is private; the deprecated old paths
+#: are not documented: CHANGELOG.md lists them).
+PUBLIC_PACKAGES = ("engine", "problems", "classifiers", "strategies", "analytic", "evaluation", "runners",
+                   "testing", "figures", "cli")
+
+
+def _is_shim(module_file: str | None) -> bool:
+    """Whether a module is one of the deprecated old paths (built with ``_utils.deprecation.forward``)."""
+    return bool(module_file) and "deprecation import forward" in Path(module_file).read_text(encoding="utf-8")
+
+
+def _public_modules() -> list[tuple[str, list[str]]]:
+    """``(package, [its public submodules])`` for every documented subpackage, shims and private modules left out."""
+    out = []
+    for name in PUBLIC_PACKAGES:
+        pkg = importlib.import_module(f"mri_theory.{name}")
+        subs = []
+        if hasattr(pkg, "__path__"):
+            for info in pkgutil.iter_modules(pkg.__path__):
+                if info.name.startswith("_"):
+                    continue
+                full = f"{pkg.__name__}.{info.name}"
+                spec = importlib.util.find_spec(full)
+                if spec is not None and not _is_shim(spec.origin):
+                    subs.append(full)
+        out.append((pkg.__name__, subs))
+    return out
+
+
+def _module_page(modname: str, names: list[str], elsewhere: list[tuple[str, str]], subs: list[str]) -> str:
+    title = f"``{modname}``"
+    lines = [title, "=" * len(title), "", f".. automodule:: {modname}", "", f".. currentmodule:: {modname}", ""]
+    if names:
+        lines += [".. autosummary::", "   :toctree: generated", "   :nosignatures:", ""]
+        lines += [f"   {n}" for n in names] + [""]
+    if elsewhere:
+        refs = ", ".join(f":py:obj:`{short} <{full}>`" for short, full in elsewhere)
+        lines += [f"Also in this module's ``__all__``, documented where the name is exported first: {refs}.", ""]
+    if subs:
+        lines += ["Modules", "-------", "", ".. toctree::", "   :maxdepth: 1", ""]
+        lines += [f"   {s}" for s in subs] + [""]
+    return "\n".join(lines)
+
+
+def _key(obj: object, name: str) -> object:
+    """What identifies a documented object: a class or function by identity, anything else also by its name."""
+    return id(obj) if (inspect.isclass(obj) or inspect.isroutine(obj)) else (id(obj), name)
+
+
+def _documented_names() -> tuple[dict[str, list[str]], dict[str, list[tuple[str, str]]], dict[object, str]]:
+    """Which names each public module documents, which it links elsewhere, and every documented object's home.
+
+    A name is documented once: under the first subpackage (in the layers' order) whose ``__all__`` has it, or under
+    its module when no subpackage exports it.  Objects that are not classes, functions or modules (constants) are
+    told apart by module and name, not by identity.
+    """
+    documented: dict[str, list[str]] = {}
+    elsewhere: dict[str, list[tuple[str, str]]] = {}
+    home: dict[int, str] = {}
+
+    def place(modname: str, name: str) -> None:
+        obj = getattr(importlib.import_module(modname), name)
+        key = _key(obj, name)
+        if key in home:
+            elsewhere.setdefault(modname, []).append((name, home[key]))
+        else:
+            home[key] = f"{modname}.{name}"
+            documented.setdefault(modname, []).append(name)
+
+    modules = _public_modules()
+    for package, _ in modules:
+        for name in getattr(importlib.import_module(package), "__all__", []):
+            place(package, name)
+    for package, subs in modules:
+        pkg_all = getattr(importlib.import_module(package), "__all__", [])
+        for sub in subs:
+            for name in getattr(importlib.import_module(sub), "__all__", []):
+                if name in pkg_all and getattr(importlib.import_module(sub), name) is getattr(
+                        importlib.import_module(package), name):
+                    key = _key(getattr(importlib.import_module(package), name), name)
+                    elsewhere.setdefault(sub, []).append((name, home[key]))
+                else:
+                    place(sub, name)
+    return documented, elsewhere, home
+
+
+def write_api_pages() -> dict[object, str]:
+    """Write ``api/<module>.rst`` for every public subpackage and module; return every documented object's home."""
+    api = DOCS / "api"
+    api.mkdir(exist_ok=True)
+    documented, elsewhere, home = _documented_names()
+    for package, subs in _public_modules():
+        for modname, children in [(package, subs)] + [(sub, []) for sub in subs]:
+            text = _module_page(modname, documented.get(modname, []), elsewhere.get(modname, []), children)
+            path = api / f"{modname}.rst"
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                path.write_text(text, encoding="utf-8")
+    return home
+
+
+def copy_notebooks() -> None:
+    """Copy ``notebooks/*.ipynb`` into ``docs/notebooks/`` (unchanged files are left alone: their cache stays)."""
+    target = DOCS / "notebooks"
+    target.mkdir(exist_ok=True)
+    sources = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    for src in sources:
+        dst = target / src.name
+        if not dst.exists() or dst.read_bytes() != src.read_bytes():
+            shutil.copyfile(src, dst)
+    for stale in set(target.glob("*.ipynb")) - {target / s.name for s in sources}:
+        stale.unlink()
+
+
+HOME = write_api_pages()
+copy_notebooks()
+
+# Unqualified class names in numpydoc types ("Population", "Classifier") link to the documented class.
+for _full in HOME.values():
+    _module, _, _attr = _full.rpartition(".")
+    if inspect.isclass(getattr(importlib.import_module(_module), _attr, None)):
+        numpydoc_xref_aliases.setdefault(_attr, _full)
+
+
+def _lookup(dotted: str) -> object | None:
+    """The object a dotted name (``mri_theory.engine.population.Population.exact``) names, or None."""
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        try:
+            for attr in parts[i:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            return None
+        return obj
+    return None
+
+
+def _documented_home(dotted: str) -> str | None:
+    """Where the object named ``dotted`` is documented, by identity: the longest prefix of ``dotted`` that names a
+    documented object, with the rest of the name appended (``....Population.exact`` -> ``mri_theory.engine.
+    Population.exact``)."""
+    if not dotted.startswith("mri_theory."):
+        return None
+    parts = dotted.split(".")
+    for i in range(len(parts), 1, -1):
+        obj = _lookup(".".join(parts[:i]))
+        if obj is None:
+            continue
+        if inspect.ismodule(obj):
+            return None
+        home = HOME.get(_key(obj, parts[i - 1]))
+        if home:
+            return ".".join([home, *parts[i:]])
+    return None
+
+
+def _resolve_implementation_path(app, env, node, contnode):
+    """A reference to an object by a path other than the one it is documented under (its implementation module:
+    ``mri_theory.runners.sandbox.run_curves``; a second subpackage that exports it) resolves to its page
+    (``mri_theory.runners.run_curves``), found by the object's identity, not by its name."""
+    if node.get("refdomain") != "py":
+        return None
+    target = node.get("reftarget", "").lstrip(".~")
+    context = [m for m in (node.get("py:module"),) if m]
+    if node.get("py:class") and context:
+        context.insert(0, f"{context[0]}.{node['py:class']}")
+    for name in [target] + [f"{c}.{target}" for c in context]:
+        documented = _documented_home(name)
+        if documented and documented != name:
+            new = node.deepcopy()
+            new["reftarget"] = documented
+            found = env.get_domain("py").resolve_xref(env, node.get("refdoc"), app.builder, node.get("reftype"),
+                                                      documented, new, contnode)
+            if found is not None:
+                return found
+    return None
+
+
+def _skip_member(app, what, name, obj, skip, options):
+    """Leave out scikit-learn's metadata-routing setters (``set_fit_request``, ...): every scikit-learn estimator
+    has them, the classifiers here take no metadata, and their docstrings are scikit-learn's."""
+    if name.startswith("set_") and name.endswith("_request"):
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("missing-reference", _resolve_implementation_path)
+    app.connect("autodoc-skip-member", _skip_member)
+
+
+# -- Intersphinx: local inventories first (the build needs no network), the sites' own second -------------------
+
+intersphinx_mapping = {
+    "python": ("https://docs.python.org/3", ("_intersphinx/python.inv", None)),
+    "numpy": ("https://numpy.org/doc/stable", ("_intersphinx/numpy.inv", None)),
+    "scipy": ("https://docs.scipy.org/doc/scipy", ("_intersphinx/scipy.inv", None)),
+    "sklearn": ("https://scikit-learn.org/stable", ("_intersphinx/sklearn.inv", None)),
+    "pandas": ("https://pandas.pydata.org/docs", ("_intersphinx/pandas.inv", None)),
+    "dask": ("https://docs.dask.org/en/stable", ("_intersphinx/dask.inv", None)),
+    "distributed": ("https://distributed.dask.org/en/stable", ("_intersphinx/distributed.inv", None)),
+    "matplotlib": ("https://matplotlib.org/stable", ("_intersphinx/matplotlib.inv", None)),
+    "sympy": ("https://docs.sympy.org/latest", ("_intersphinx/sympy.inv", None)),
+}
+intersphinx_timeout = 5
+
+#: Type words numpydoc produces that name no linkable object (nitpicky mode would otherwise fail on them).
+nitpick_ignore: list[tuple[str, str]] = [
+    # scikit-activeml's documentation has no inventory this build can read offline (not on Debian, not on PyPI)
+    ("py:obj", "skactiveml.base.SingleAnnotatorPoolQueryStrategy"),
+]
