@@ -80,9 +80,8 @@ myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist", "at
 myst_heading_anchors = 3
 myst_dmath_double_inline = True  # the notebooks write display math as $$...$$ inside a paragraph, as Jupyter allows
 nb_execution_mode = os.environ.get("MRI_DOCS_EXECUTE", "cache")
-nb_execution_timeout = 600  # seconds per cell
-# Each notebook runs in a fresh temporary folder (they read no files of their own). Run in docs/notebooks/, the
-# kernel of the first notebook hung, idle, with nbclient waiting (myst-nb 1.4, nbclient 0.11, ipykernel 7.4).
+nb_execution_timeout = 120  # seconds per cell; why not more: tests/test_notebooks.py, TIMEOUT
+# Each notebook runs in a fresh temporary folder (they read no files of their own, and write none into the source).
 nb_execution_in_temp = True
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
