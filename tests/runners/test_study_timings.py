@@ -102,10 +102,15 @@ def test_report_without_complete_timings_warns_and_writes_no_cost(study):
     assert not (study / "report" / "cost.csv").exists() and all(p.name != "cost.csv" for p in written)
 
 
-def test_the_cli_prints_the_cost(tmp_path, capsys):
-    args = ["study", "--problems", "four-gaussian", "--classifiers", "lda", "--strategies", "RS", "--replicates", "1",
+def _small_study_args(out) -> list[str]:
+    """``mri-theory study`` arguments of a one-pairing, one-replicate study in ``out``."""
+    return ["study", "--problems", "four-gaussian", "--classifiers", "lda", "--strategies", "RS", "--replicates", "1",
             "--pool", "6", "--population", "200", "--asymptotic-train", "100", "--asymptotic-replicates", "1",
-            "--asymptotic-population", "200", "--out", str(tmp_path)]
+            "--asymptotic-population", "200", "--out", str(out)]
+
+
+def test_the_cli_prints_the_cost(tmp_path, capsys):
+    args = _small_study_args(tmp_path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert main(args) == 0
@@ -116,9 +121,7 @@ def test_the_cli_prints_the_cost(tmp_path, capsys):
 
 def test_the_cli_says_when_there_are_no_timings(tmp_path, capsys):
     """A study whose every task was reused from a folder without timings still prints its summary."""
-    args = ["study", "--problems", "four-gaussian", "--classifiers", "lda", "--strategies", "RS", "--replicates", "1",
-            "--pool", "6", "--population", "200", "--asymptotic-train", "100", "--asymptotic-replicates", "1",
-            "--asymptotic-population", "200", "--out", str(tmp_path)]
+    args = _small_study_args(tmp_path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert main(args) == 0
