@@ -14,6 +14,9 @@
   within 20 s (loky's own idle timeout is 5 minutes); Ctrl-C (SIGINT to the
   process group) of ``mri-theory study --dask local`` exits with 130 and no
   traceback from any worker.
+* The workers of the ``LocalCluster`` the runners start do not get Dask's
+  ``MALLOC_TRIM_THRESHOLD_`` (a plain ``LocalCluster``'s do: the control), nor
+  does the process that starts it.
 """
 
 from __future__ import annotations
@@ -216,3 +219,40 @@ def test_ctrl_c_of_a_dask_run_exits_130_without_worker_tracebacks(tmp_path):
         for child in children:
             with contextlib.suppress(psutil.NoSuchProcess):
                 child.kill()
+
+
+# ------------------------------------------------------------------ glibc's malloc left alone on Dask workers
+
+#: In a fresh interpreter (a cluster started by an earlier test exports the variable into this process): the
+#: variable as a worker of a plain ``LocalCluster`` sees it (the control), then as a worker of ours, then this
+#: process after both.
+_MALLOC_SCRIPT = """
+import json, logging, os
+import distributed
+from mri_theory._utils import backends
+
+def seen(key):
+    return key, os.environ.get("MALLOC_TRIM_THRESHOLD_")
+
+with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
+                              silence_logs=logging.CRITICAL) as cluster, distributed.Client(cluster) as client:
+    plain = client.submit(seen, 0).result()[1]
+os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)  # what the plain cluster's nanny exported into this process
+ours = dict(backends.results(seen, [(0,), (1,)], backends.Execution("dask", None, 2)))
+print(json.dumps({"plain": plain, "ours": ours, "parent": os.environ.get("MALLOC_TRIM_THRESHOLD_")}))
+"""
+
+
+@requires("distributed")
+def test_workers_of_our_local_cluster_keep_glibcs_default_malloc_thresholds():
+    """Dask exports ``MALLOC_TRIM_THRESHOLD_=65536`` to workers; it fixes glibc's mmap threshold (BMRI 2.3x slower)."""
+    import json
+
+    env = {key: value for key, value in os.environ.items() if key != "MALLOC_TRIM_THRESHOLD_"}
+    done = subprocess.run([sys.executable, "-c", _MALLOC_SCRIPT], capture_output=True, text=True, env=env,
+                          timeout=120, check=True)
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    if seen["plain"] is None:
+        pytest.skip("this version of distributed no longer sets MALLOC_TRIM_THRESHOLD_: nothing to compare")
+    assert seen["ours"] == {"0": None, "1": None}
+    assert seen["parent"] is None  # nor exported into the process that started the cluster
