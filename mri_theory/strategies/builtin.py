@@ -309,6 +309,7 @@ def cross_validation_folds(y: ArrayLike, folds: int, rng: np.random.Generator,
     rng : numpy.random.Generator
         One draw: ``rng.permutation(n)``.
     stratified : bool, default True
+        Sort the permuted points by class before dealing them out.
 
     Returns
     -------
@@ -318,10 +319,11 @@ def cross_validation_folds(y: ArrayLike, folds: int, rng: np.random.Generator,
     Raises
     ------
     TypeError
-        If ``folds`` is not an integer, ``rng`` not a Generator, ``stratified`` not a bool, or ``y`` not
+        If ``folds`` is not a number, ``rng`` not a Generator, ``stratified`` not a bool, or ``y`` not
         integer labels.
     ValueError
-        If ``folds < 2`` or ``y`` has fewer than 2 labels.
+        If ``folds`` is not an integer in ``[2, MAX_FOLDS]``, or ``y`` has fewer than 2 labels or labels
+        that are not integers.
     """
     labels = check.check_labels(y, None, "y")
     folds = check.count(folds, "folds", minimum=2, maximum=MAX_FOLDS)
