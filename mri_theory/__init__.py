@@ -11,7 +11,8 @@ only from its own subpackage or a lower one (``scripts/layout.py`` checks it).  
                  L'), the true Q^c, Q^a, B^c (Eq. eqc)
 ``problems``     simulated problems with known truth (Appendix D), Bayes errors, real data
 ``classifiers``  base classifiers with exact fast retraining paths (Appendix C)
-``strategies``   RS, SE, LC, QbcV, QbcA, EfeLc, SMRI, BMRI, MRI-best, MRI-worst; scikit-activeml peers
+``strategies``   RS, SE, LC, QbcV, QbcA, EfeLc, SMRI, BMRI, MRI-best, MRI-worst; ours: CvMRI, PoolMRI,
+                 Margin; scikit-activeml peers
 ``analytic``     the §3.2 example in closed form, the §3.3 guarantee, the exact optimal multi-step policy
 ``evaluation``   one learning curve -> AUA, ALC, WI, label complexity, regret; ranks, R1-R5; the paper's tables;
                  the estimators measured against the true Q^c

@@ -6,7 +6,7 @@ score, breaking ties with the generator.  Larger scores are better.  Scores
 within :data:`TIE_TOLERANCE` (1e-12, relative) of the maximum count as tied,
 so that a choice never depends on the last bit of a floating-point sum (see
 ``mri_theory._utils.ties``).  Every
-retrain-and-score loop (EfeLc, SMRI, BMRI, the oracles) runs on the
+retrain-and-score loop (EfeLc, SMRI, BMRI, CvMRI, PoolMRI, the oracles) runs on the
 future-loss engine :func:`mri_theory.engine.retraining.current_and_future_losses`.
 
 Registry (:func:`get_strategy`, :func:`list_strategies`, :func:`register_strategy` for your own), by the
@@ -29,14 +29,25 @@ MRI-best   argmax of the true :math:`Q^c` (known truth only)
 MRI-worst  argmin of the true :math:`Q^c`
 ========== ==============================================================
 
-SMRI and BMRI estimate only term :math:`T_e` of Eq. ``eqc`` (term :math:`T_c`
+and three of ours, not the paper's (registered after the paper's; they are not in the paper's study set):
+
+========== ==============================================================
+CvMRI      :math:`-\hat{\mathbf p}\cdot\hat{\mathbf{L'}}` with each future loss
+           cross-validated on ``folds`` (5) stratified folds of :math:`D_S`
+           (tested on points the retrained model did not see)
+PoolMRI    :math:`-\hat{\mathbf p}\cdot\hat{\mathbf{L'}}` with each future loss the
+           expected error on the pool under :math:`\theta_2`'s probabilities
+Margin     margin sampling :math:`-(\hat p_{(1)} - \hat p_{(2)})`
+========== ==============================================================
+
+SMRI, BMRI, CvMRI and PoolMRI estimate only term :math:`T_e` of Eq. ``eqc`` (term :math:`T_c`
 does not depend on the candidate), and score :math:`-\hat T_e`.  Their
 class-probability estimator :math:`\theta_2` is 5-NN, or a random forest when
 the base classifier is a nearest-neighbour method (§4; the classifier's
 ``nearest_neighbour`` attribute), unless their ``theta2`` parameter gives one.
 BMRI draws its 25 bootstrap triples once per selection step and uses them for
 every candidate (common random numbers: the candidates are compared on the
-same resamples).
+same resamples); CvMRI likewise draws its folds once per step.
 """
 
 from __future__ import annotations
@@ -51,14 +62,18 @@ from mri_theory.strategies.base import (
 from mri_theory.strategies.builtin import (
     BMRI_FOREST_TREES,
     COMMITTEE,
+    CV_FOLDS,
     FOREST_TREES,
     MAX_RESAMPLES,
     AverageKL,
     BootstrapMRI,
+    CrossValidatedMRI,
     EfeLc,
     LeastConfidence,
+    MarginSampling,
     MRIBest,
     MRIWorst,
+    PoolMRI,
     RandomSelection,
     ShannonEntropy,
     SimpleMRI,
@@ -93,10 +108,14 @@ __all__ = [
     "BootstrapMRI",
     "MRIBest",
     "MRIWorst",
+    "CrossValidatedMRI",
+    "PoolMRI",
+    "MarginSampling",
     "COMMITTEE",
     "FOREST_TREES",
     "BMRI_FOREST_TREES",
     "MAX_RESAMPLES",
+    "CV_FOLDS",
     "TIE_TOLERANCE",
     "near_maximum",
 ]

@@ -1,4 +1,7 @@
-r"""The built-in strategies RS ... MRI-worst (§2.3, §4, §5.1) and the registry of strategies by name.
+r"""The built-in strategies and the registry of strategies by name.
+
+The paper's, RS ... MRI-worst (§2.3, §4, §5.1), and three of ours, not the paper's: CvMRI and PoolMRI
+(estimators of :math:`Q^c` that test the retrained models out of sample, unlike SMRI) and Margin.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special
 
 from mri_theory._utils import validation as check
@@ -20,9 +24,10 @@ from mri_theory.engine.targets import true_q_c
 from mri_theory.strategies.base import Context, Strategy
 
 __all__ = ["RandomSelection", "ShannonEntropy", "LeastConfidence", "VoteEntropy", "AverageKL", "EfeLc",
-           "SimpleMRI", "BootstrapMRI", "MRIBest", "MRIWorst", "entropy", "get_strategy", "list_strategies",
-           "register_strategy", "registered_strategy", "unregister_strategy", "second_classifier", "COMMITTEE",
-           "FOREST_TREES", "BMRI_FOREST_TREES", "MAX_RESAMPLES"]
+           "SimpleMRI", "BootstrapMRI", "MRIBest", "MRIWorst", "CrossValidatedMRI", "PoolMRI", "MarginSampling",
+           "cross_validation_folds", "entropy", "get_strategy", "list_strategies", "register_strategy",
+           "registered_strategy", "unregister_strategy", "second_classifier", "COMMITTEE", "FOREST_TREES",
+           "BMRI_FOREST_TREES", "MAX_RESAMPLES", "CV_FOLDS", "MAX_FOLDS"]
 
 
 class RandomSelection(Strategy):
@@ -113,6 +118,13 @@ def second_classifier(base: Classifier, trees: int = FOREST_TREES) -> Classifier
     return RandomForest(trees) if getattr(base, "nearest_neighbour", False) else KNN(5)
 
 
+def _fitted_theta2(ctx: Context, data: tuple[np.ndarray, np.ndarray], trees: int = FOREST_TREES,
+                   theta2: Classifier | None = None) -> Classifier:
+    r""":math:`\theta_2` fitted on ``data``: a clone of ``theta2``, or :func:`second_classifier` of the base."""
+    model = second_classifier(ctx.classifier, trees) if theta2 is None else theta2.clone()
+    return model.fit(*data, ctx.n_classes)
+
+
 def _check_theta2(theta2: Any) -> Classifier | None:
     if theta2 is not None and not isinstance(theta2, Classifier):
         raise TypeError(f"theta2 must be a Classifier (an unfitted template) or None, got {type(theta2).__name__}")
@@ -156,8 +168,7 @@ def _minus_expected_future_loss(ctx: Context, p_data: tuple[np.ndarray, np.ndarr
     ``t_data`` and are tested on ``e_data``.  :math:`\theta_2` is a clone of ``theta2``, or
     :func:`second_classifier` of the base when it is None.
     """
-    theta2 = second_classifier(ctx.classifier, trees) if theta2 is None else theta2.clone()
-    p_hat = theta2.fit(*p_data, ctx.n_classes).predict_proba(ctx.candidates)
+    p_hat = _fitted_theta2(ctx, p_data, trees, theta2).predict_proba(ctx.candidates)
     test = Population.from_labels(*e_data, ctx.n_classes)
     _, future = current_and_future_losses(ctx.classifier, *t_data, ctx.candidates, test, "error", method)
     return -np.sum(p_hat * future, axis=1)
@@ -261,6 +272,216 @@ class MRIWorst(MRIBest):
     sign = -1.0
 
 
+# ------------------------------------------------------------------ ours, not the paper's
+#
+# Estimators of Q^c that are not in the paper.  SMRI (Algorithm 1) tests the retrained models on D_S, the
+# data they were trained on, so its loss estimates are in-sample: biased downwards, and the more so for
+# the candidates whose retrained model fits D_S best.  CvMRI tests on held-out folds of D_S, PoolMRI on
+# the unlabelled pool; Margin is the classical cheap heuristic, as a further baseline.
+
+#: CvMRI's default number of cross-validation folds.
+CV_FOLDS = 5
+
+#: The most cross-validation folds CvMRI takes (each is one retraining pass per step).
+MAX_FOLDS = 10_000
+
+
+def cross_validation_folds(y: ArrayLike, folds: int, rng: np.random.Generator,
+                           stratified: bool = True) -> list[np.ndarray]:
+    r"""The cross-validation folds of :class:`CrossValidatedMRI`: a partition of ``0..n-1`` drawn from ``rng``.
+
+    ``K = min(folds, n)`` folds (``n < folds`` gives leave-one-out).  One permutation
+    ``rng.permutation(n)`` orders the points; with ``stratified`` they are then sorted by class,
+    stably (so within a class they keep the permutation's order); the ``i``-th point of that order goes
+    to fold ``i mod K``.  Every point is in exactly one fold and the fold sizes differ by at most one.
+    With ``stratified`` so do each class's counts across the folds, so every training part
+    :math:`D_S \setminus F_k` holds each class in nearly its proportion in :math:`D_S`, and every class
+    with at least two points in :math:`D_S` is in every training part (a class with one point is
+    necessarily missing from the part whose fold holds it).  Without it, the two points of a class can
+    share a fold, and that fold's model is then trained without the class.
+
+    Parameters
+    ----------
+    y : array_like (n,)
+        The labels of :math:`D_S` (``n >= 2``).
+    folds : int
+        ``>= 2``.
+    rng : numpy.random.Generator
+        One draw: ``rng.permutation(n)``.
+    stratified : bool, default True
+        Sort the permuted points by class before dealing them out.
+
+    Returns
+    -------
+    list of ndarray
+        ``K`` arrays of indices into ``y``, each sorted.
+
+    Raises
+    ------
+    TypeError
+        If ``folds`` is not a number, ``rng`` not a Generator, ``stratified`` not a bool, or ``y`` not
+        integer labels.
+    ValueError
+        If ``folds`` is not an integer in ``[2, MAX_FOLDS]``, or ``y`` has fewer than 2 labels or labels
+        that are not integers.
+    """
+    labels = check.check_labels(y, None, "y")
+    folds = check.count(folds, "folds", minimum=2, maximum=MAX_FOLDS)
+    rng = check.generator(rng)
+    stratified = check.flag(stratified, "stratified")
+    n = labels.shape[0]
+    if n < 2:
+        raise ValueError(f"y must hold at least 2 labels to be split into folds, got {n}")
+    k = min(folds, n)
+    order = rng.permutation(n)
+    if stratified:
+        order = order[np.argsort(labels[order], kind="stable")]
+    fold_of = np.empty(n, dtype=np.intp)
+    fold_of[order] = np.arange(n) % k
+    return [np.flatnonzero(fold_of == f) for f in range(k)]
+
+
+class CrossValidatedMRI(Strategy):
+    r"""CvMRI (ours, not the paper's): :math:`-\hat T_e` of Eq. ``eqc`` with the future losses cross-validated.
+
+    SimpleMRI (Algorithm 1) estimates each future loss :math:`L'_j` on :math:`D_E = D_S`, the data the
+    retrained model :math:`\theta(D_S \cup (x, c_j))` was trained on: an in-sample error, biased
+    downwards, and by more for the candidates whose retrained model fits :math:`D_S` more closely, so its
+    :math:`\hat T_e` errors are correlated with :math:`Q^c`.  CvMRI tests every retrained model only on
+    points it was not trained on: with the folds :math:`F_1, \dots, F_K` of :math:`D_S`
+    (:func:`cross_validation_folds`, drawn from ``ctx.rng`` once per call and shared by all candidates)
+    and :math:`n = |D_S|`,
+
+    .. math::
+
+        \hat T_e(x) = \sum_j \hat p_j(x) \sum_{k=1}^K \frac{|F_k|}{n}\,
+        \widehat{\mathrm{err}}_{F_k}\bigl(\theta(D_S \setminus F_k \cup (x, c_j))\bigr),
+
+    :math:`\widehat{\mathrm{err}}_{F}` the error rate on the labelled points of :math:`F` (each point of
+    :math:`D_S` is tested once, by the model that did not see it).  :math:`\hat{\mathbf p}(x)` comes from
+    :math:`\theta_2` trained on all of :math:`D_S`, as in SimpleMRI (the candidates are not in
+    :math:`D_S`, so that use is out of sample).  The score is :math:`-\hat T_e` (term :math:`T_c` does
+    not depend on :math:`x`).
+
+    What remains: each retrained model sees :math:`n - |F_k| + 1` points instead of :math:`n + 1`
+    (cross-validation's usual pessimism, least with leave-one-out), and :math:`\hat{\mathbf p}` and the
+    folds' labels both come from :math:`D_S`, so the two components are not independent (the argument of
+    Eq. ``Tehat-unbiased`` is not claimed).
+
+    Parameters
+    ----------
+    folds : int, default :data:`CV_FOLDS`
+        ``K``, at least 2 and at most :data:`MAX_FOLDS`; with fewer labelled points than ``folds``,
+        leave-one-out (``K = n``).
+    method : {"auto", "refit"}
+        The engine's fast path, or a plain refit per (fold, candidate, class).
+    theta2 : Classifier, optional
+        The class-probability estimator :math:`\theta_2` (a template, cloned for the fit); default
+        :func:`second_classifier` of the base.
+    stratified : bool, default True
+        Folds stratified by class (:func:`cross_validation_folds`): with one or two points of a class
+        early in a curve, a plain split can leave a training part without that class.
+
+    Raises
+    ------
+    ValueError
+        From :meth:`scores`, if ``ctx.X`` holds fewer than 2 labelled points (nothing to hold out).
+    """
+
+    name = "CvMRI"
+    costly = True
+    estimates_t_e = True
+
+    def __init__(self, folds: int = CV_FOLDS, method: str = "auto", theta2: Classifier | None = None,
+                 stratified: bool = True) -> None:
+        self.folds = check.count(folds, "folds", minimum=2, maximum=MAX_FOLDS)
+        self.method = check_method(method)
+        self.theta2 = _check_theta2(theta2)
+        self.stratified = check.flag(stratified, "stratified")
+
+    def scores(self, ctx):
+        n = ctx.X.shape[0]
+        if n < 2:
+            raise ValueError(f"{self.name} needs at least 2 labelled points to cross-validate, ctx.X holds {n}")
+        parts = cross_validation_folds(ctx.y, self.folds, ctx.rng, self.stratified)
+        p_hat = _fitted_theta2(ctx, (ctx.X, ctx.y), theta2=self.theta2).predict_proba(ctx.candidates)
+        future = np.zeros((ctx.candidates.shape[0], ctx.n_classes))
+        for test in parts:
+            train = np.ones(n, dtype=bool)
+            train[test] = False
+            held_out = Population.from_labels(ctx.X[test], ctx.y[test], ctx.n_classes)
+            _, errors = current_and_future_losses(ctx.classifier, ctx.X[train], ctx.y[train], ctx.candidates,
+                                                  held_out, "error", self.method)
+            future += (test.size / n) * errors
+        return -np.sum(p_hat * future, axis=1)
+
+
+class PoolMRI(Strategy):
+    r"""PoolMRI (ours, not the paper's): :math:`-\hat T_e` of Eq. ``eqc`` with the future losses measured on the pool.
+
+    :math:`\theta_2` (as in SimpleMRI, Algorithm 1) is trained on :math:`D_S` and gives class
+    probabilities :math:`\hat p_2(j \mid u)` for every point :math:`u` of the unlabelled pool
+    :math:`X_P` (``ctx.pool``) and for the candidates.  The future loss of
+    :math:`\theta' = \theta(D_S \cup (x, c))` is its expected error rate on the pool, labels drawn from
+    those probabilities,
+
+    .. math::
+
+        \hat L'_c(x) = \frac{1}{|X_P|} \sum_{u \in X_P} \sum_j \hat p_2(j \mid u)\,
+        \mathbb 1[\theta'(u) \ne j],
+        \qquad \hat T_e(x) = \sum_c \hat p_2(c \mid x)\, \hat L'_c(x),
+
+    the error loss of the engine on ``Population(ctx.pool, rows)`` (uniform weights, rows the
+    :math:`\hat p_2(\cdot \mid u)`).  The score is :math:`-\hat T_e`.  The retrained models are never
+    tested on :math:`D_S`, so SimpleMRI's in-sample loss is gone; the pool is also far larger than
+    :math:`D_S` early in a curve.  It is what EfeLc (Eq. ``efelc``) estimates with the base model's
+    own confidence after retraining, here with :math:`\theta_2`'s probabilities and the error loss.
+
+    What remains: the loss is only as good as :math:`\theta_2`'s probabilities (trained on
+    :math:`D_S`), which also give :math:`\hat{\mathbf p}(x)`; the candidate itself, when it is in the
+    pool, is one of the :math:`|X_P|` test points.
+
+    Parameters
+    ----------
+    method : {"auto", "refit"}
+        The engine's fast path, or a plain refit per (candidate, class).
+    theta2 : Classifier, optional
+        The class-probability estimator :math:`\theta_2` (a template, cloned for the fit); default
+        :func:`second_classifier` of the base.
+    """
+
+    name = "PoolMRI"
+    costly = True
+    estimates_t_e = True
+
+    def __init__(self, method: str = "auto", theta2: Classifier | None = None) -> None:
+        self.method = check_method(method)
+        self.theta2 = _check_theta2(theta2)
+
+    def scores(self, ctx):
+        theta2 = _fitted_theta2(ctx, (ctx.X, ctx.y), theta2=self.theta2)
+        pool = Population(ctx.pool, theta2.predict_proba(ctx.pool))
+        _, future = current_and_future_losses(ctx.classifier, ctx.X, ctx.y, ctx.candidates, pool, "error",
+                                              self.method)
+        return -np.sum(theta2.predict_proba(ctx.candidates) * future, axis=1)
+
+
+class MarginSampling(Strategy):
+    r"""Margin (ours, not the paper's): :math:`-(\hat p_{(1)} - \hat p_{(2)})` of the base classifier.
+
+    :math:`\hat p_{(1)} \ge \hat p_{(2)}` are the two largest class probabilities at the candidate:
+    the candidate whose two most probable classes are closest is chosen (margin sampling, Scheffer et
+    al. 2001; with two classes it ranks as LC and SE do).  Not an estimate of :math:`Q^c`; a cheap
+    baseline next to LC.
+    """
+
+    name = "Margin"
+
+    def scores(self, ctx):
+        top = np.sort(ctx.fitted().predict_proba(ctx.candidates), axis=1)
+        return top[:, -2] - top[:, -1]
+
+
 _REGISTRY: dict[str, Callable[[], Strategy]] = {
     cls.name: cls
     for cls in (RandomSelection, ShannonEntropy, LeastConfidence, VoteEntropy, AverageKL, EfeLc,
@@ -270,9 +491,13 @@ _REGISTRY: dict[str, Callable[[], Strategy]] = {
 #: The names :func:`unregister_strategy` refuses (the paper's strategies).
 _BUILT_IN = frozenset(_REGISTRY)
 
+# Ours (not the paper's), after the paper's: registered like a user's strategy, so not in _BUILT_IN.
+_REGISTRY.update({cls.name: cls for cls in (CrossValidatedMRI, PoolMRI, MarginSampling)})
+
 
 def list_strategies() -> list[str]:
-    """The strategy names: the paper's, in its order, then the registered ones in registration order."""
+    """The strategy names: the paper's, in its order, then ours (CvMRI, PoolMRI, Margin), then the registered ones
+    in registration order."""
     return list(_REGISTRY)
 
 

@@ -13,7 +13,8 @@
   ``D_T + (x, c_j)``, the empirical error on ``D_E``, and the second classifier
   :math:`\\theta_2` (5-NN, or a random forest for a k-NN base) fitted with
   scikit-learn directly.  Both for a k-NN and an LDA base, with two and three
-  classes.
+  classes.  Our CvMRI and PoolMRI are in the ``method="refit"`` comparison
+  (a) too; their brute-force references are in ``test_our_strategies.py``.
 * MRI-best / MRI-worst are the true :math:`Q^c` of Eq. ``eqc`` computed by hand
   from the problem's posterior, and refuse to run without the truth.
 
@@ -53,8 +54,9 @@ from mri_theory.strategies import (
 )
 
 PAPER_ORDER = ["RS", "SE", "LC", "QbcV", "QbcA", "EfeLc", "SMRI", "BMRI", "MRI-best", "MRI-worst"]
+OURS = ["CvMRI", "PoolMRI", "Margin"]  # not the paper's: tests/strategies/test_our_strategies.py
 ALL = list_strategies()
-ESTIMATORS = ("EfeLc", "SMRI", "BMRI")  # the retrain-and-score strategies with a ``method`` option
+ESTIMATORS = ("EfeLc", "SMRI", "BMRI", "CvMRI", "PoolMRI")  # the retrain-and-score strategies with ``method``
 #: Small options so BMRI (n_b random-forest fits per step for a k-NN base) stays cheap.
 CHEAP = {"BMRI": {"n_b": 3}}
 BASES = ("knn5", "lda")
@@ -97,14 +99,14 @@ def context(case, classifier: str | Classifier, rng_seed: int = 123) -> Context:
 # ------------------------------------------------------------------ registry
 
 
-def test_registry_holds_the_papers_strategies_in_order():
-    assert ALL == PAPER_ORDER
+def test_registry_holds_the_papers_strategies_in_order_then_ours():
+    assert ALL == PAPER_ORDER + OURS
 
 
 def test_unknown_strategy_raises_and_lists_the_known_names():
     with pytest.raises(ValueError, match="unknown strategy") as info:
         get_strategy("Nope")
-    for name in PAPER_ORDER:
+    for name in PAPER_ORDER + OURS:
         assert name in str(info.value)
 
 
