@@ -8,8 +8,9 @@
 ``noisy_selection``  learning curves of selection by noisy true Q^c (§3.3)
 
 Shared by the three runners, inside this subpackage: ``_store`` (part files, checksums, settings files,
-verified reads, the folder lock), ``_resolve`` (names or objects -> labelled objects and their specs),
-``_curves`` (one (strategy, replicate) learning curve).
+verified reads, the folder lock, timings), ``_resolve`` (names or objects -> labelled objects and their specs),
+``_curves`` (one (strategy, replicate) learning curve), ``_grid`` (one scored-states folder per (problem,
+classifier): the grid of ``diagnose``).
 """
 from __future__ import annotations
 
@@ -37,9 +38,11 @@ from mri_theory.runners.sandbox import (
 )
 from mri_theory.runners.states import (
     STATE_COLUMNS,
+    STATE_TIMING_COLUMNS,
     StatesPlan,
     execute_states,
     plan_states,
+    read_state_timings,
     read_states,
     score_states,
 )
@@ -80,9 +83,11 @@ __all__ = [
     "report",
     "run_study",
     "STATE_COLUMNS",
+    "STATE_TIMING_COLUMNS",
     "StatesPlan",
     "execute_states",
     "plan_states",
+    "read_state_timings",
     "read_states",
     "score_states",
     "DEFAULT_RELATIVE_SIGMAS",
