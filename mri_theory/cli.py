@@ -11,9 +11,14 @@
     the study's loss (error or log), with the problems grouped as given (default: the abstract group);
 ``mri-theory diagnose --problem P --classifiers C ... --strategies S ... --steps T ... --out DIR``
     score every candidate with every strategy beside its true Q^c along random-selection trajectories
-    (:mod:`mri_theory.runners.states`, resumable), and write the summaries with their settings, versions and wall time.
+    (:mod:`mri_theory.runners.states`, resumable), and write the summaries with their settings, versions and wall time;
+``mri-theory leaderboard [--problems abstract] [--classifiers paper] [--strategies all] [--steps 2 10 30 80] --out DIR``
+    score every strategy beside the true Q^c on a grid of problems and classifiers (resumable), timing each strategy,
+    and print and write the leaderboard (:mod:`mri_theory.runners.leaderboard`): per phase of the curve, each
+    strategy's mean ranking statistics with bootstrap intervals over replicates, sorted, MRI-best and RS as
+    anchors, with its CPU seconds per state.
 
-``curves``, ``study`` and ``diagnose`` take ``--jobs N`` (local worker processes, -1 for all cores) and
+``curves``, ``study``, ``diagnose`` and ``leaderboard`` take ``--jobs N`` (local worker processes, -1 for all cores) and
 ``--dask ADDRESS|local`` (a running scheduler, or a LocalCluster of ``--jobs`` workers) alike: one
 :class:`mri_theory.runners.sandbox.Execution` of the runner.
 
@@ -221,6 +226,45 @@ def _diagnose(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The statistics ``mri-theory leaderboard`` prints, with their intervals (all of them are in leaderboard.csv).
+_BOARD_SHOWN = ["spearman", "kendall", "normalised_shortfall", "lambda_hat", "top_k_hit"]
+
+
+def _board_text(table: pd.DataFrame) -> str:
+    """The leaderboard as text: per phase, one line per strategy (``*``: an anchor), ``mean [low, high]``."""
+    import pandas as pd
+
+    blocks = []
+    for phase, rows in table.groupby("phase", sort=False):
+        shown = pd.DataFrame({"strategy": [f"{name}{' *' if anchor else ''}"
+                                           for name, anchor in zip(rows.strategy, rows.anchor, strict=True)],
+                              "states": rows.states.to_numpy()})
+        for stat in _BOARD_SHOWN:
+            shown[stat] = [f"{m:.3f} [{lo:.3f}, {hi:.3f}]" for m, lo, hi in
+                           zip(rows[stat], rows[f"{stat}_ci_low"], rows[f"{stat}_ci_high"], strict=True)]
+        shown["cpu_s"] = [f"{v:.4f}" for v in rows.cpu_s]
+        title = "all states" if phase == "all" else f"|D_S| {phase}"
+        blocks.append(f"{title}:\n{shown.to_string(index=False)}")
+    return "\n\n".join(blocks)
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    from mri_theory.runners.leaderboard import run_leaderboard
+
+    result = _guarded("leaderboard", lambda: run_leaderboard(
+        args.problems, args.classifiers, args.strategies, args.replicates, args.steps, args.pool, args.out,
+        trajectory=args.trajectory, population_size=args.population, seed=args.seed, truth=args.truth,
+        phases=args.phases, n_boot=args.boot, boot_seed=args.boot_seed, level=args.level, top_k=args.top_k,
+        resolved_only=not args.all_states, out_name="--out", **_execution_options(args)), args.out, "states")
+    print(f"leaderboard: per phase of the curve (|D_S|, the labelled set's size), each statistic's mean over the "
+          f"states [{100 * args.level:g} % percentile bootstrap interval over replicates, {args.boot} draws]; "
+          f"sorted by normalised shortfall (0 optimal, 1 random selection); * anchors (MRI-best, RS); top_k_hit "
+          f"with k = {args.top_k}; cpu_s: the strategy's mean CPU seconds per state")
+    print(_board_text(result.table))
+    print(f"results: {args.out}/leaderboard.csv, cost.csv, leaderboard.json")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``mri-theory`` argument parser (one sub-command per job)."""
     parser = argparse.ArgumentParser(prog="mri-theory", description=__doc__)
@@ -312,6 +356,40 @@ def build_parser() -> argparse.ArgumentParser:
     dia.add_argument("--out", default="results/diagnostics", metavar="DIR",
                      help="folder (default: results/diagnostics); one sub-folder per classifier")
     dia.set_defaults(func=_diagnose)
+    board = sub.add_parser("leaderboard", help="every strategy scored beside the true Q^c on a grid of problems and "
+                                               "classifiers, ranked per phase of the curve with bootstrap intervals "
+                                               "and the cost per state (resumable; local or Dask)")
+    board.add_argument("--problems", nargs="+", default=["abstract"], metavar="NAME",
+                       help="problem names or groups (abstract, the default)")
+    board.add_argument("--classifiers", nargs="+", default=["paper"], metavar="NAME",
+                       help="classifier names or sets (paper, the default)")
+    board.add_argument("--strategies", nargs="+", default=["all"], metavar="NAME",
+                       help="strategy names or sets (paper; all, the default: every registered strategy)")
+    board.add_argument("--replicates", type=int, default=10)
+    board.add_argument("--steps", nargs="+", type=int, default=[2, 10, 30, 80], metavar="T",
+                       help="labels acquired along the trajectory at the scored states (default 2 10 30 80: "
+                            "|D_S| 4, 12, 32, 82 with two classes)")
+    board.add_argument("--pool", type=int, default=250, help="pool size")
+    board.add_argument("--trajectory", default="RS", help="the reference trajectory's strategy (default RS)")
+    board.add_argument("--population", type=int, default=10_000, help="evaluation population size")
+    board.add_argument("--seed", type=int, default=0)
+    board.add_argument("--truth", default="auto", choices=["auto", "exact", "sampled"],
+                       help="the truth: exact where the problem and classifier allow it (auto, the default), "
+                       "exact, or sampled on the evaluation population")
+    board.add_argument("--phases", nargs="*", type=int, default=[12, 50], metavar="EDGE",
+                       help="phase edges in |D_S| (default 12 50: <=12, 13-50, >50; none: all states only)")
+    board.add_argument("--boot", type=int, default=1000, help="bootstrap draws (default 1000)")
+    board.add_argument("--boot-seed", type=int, default=0, help="seed of the bootstrap draws")
+    board.add_argument("--level", type=float, default=0.95, help="confidence level of the intervals")
+    board.add_argument("--top-k", type=int, default=5, help="k of top_k_hit (default 5)")
+    board.add_argument("--all-states", action="store_true",
+                       help="every state, the unresolved ones of a sampled truth too (default: resolved only)")
+    board.add_argument("--jobs", type=int, default=1,
+                       help="local worker processes (joblib, or the Dask LocalCluster): a count, or -1 for all cores")
+    board.add_argument("--dask", metavar="ADDRESS", help="run on Dask: a scheduler address, or 'local'")
+    board.add_argument("--out", default="results/leaderboard", metavar="DIR",
+                       help="folder (default: results/leaderboard); one sub-folder per problem and classifier")
+    board.set_defaults(func=_leaderboard)
     return parser
 
 

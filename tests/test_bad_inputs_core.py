@@ -30,6 +30,7 @@ from mri_theory.analytic import two_gaussians as tg
 from mri_theory.classifiers import KNN, register_classifier
 from mri_theory.classifiers.knn import optimal_weights
 from mri_theory.engine.population import Population, qmc_uniforms
+from mri_theory.evaluation.leaderboards import LEADERBOARD_COST_COLUMNS, leaderboard
 from mri_theory.evaluation.summaries import estimator_errors, summarise_states
 from mri_theory.problems import (
     DataProblem,
@@ -126,6 +127,15 @@ def _states(**bad) -> pd.DataFrame:
 def _twice(column: str) -> pd.DataFrame:
     frame = _states()
     return pd.concat([frame, frame[[column]]], axis=1)
+
+
+def _cost(**bad) -> pd.DataFrame:
+    """The timings of the two strategies of :func:`_states`' state; ``bad`` replaces whole columns."""
+    frame = pd.DataFrame([("four-gaussian", "knn5", "RS", 0, 0, s, 0.5) for s in ("RS", "SMRI")],
+                         columns=LEADERBOARD_COST_COLUMNS)
+    for column, values in bad.items():
+        frame[column] = values
+    return frame
 
 
 # ---------------------------------------------------------------- CSV files
@@ -243,6 +253,36 @@ ROWS = [
      r"^states has the columns \['score'\] more than once"),
     ("estimator_errors-column-twice", lambda: estimator_errors(_twice("t_e"), n_draws=10), V,
      r"^states has the columns \['t_e'\]"),
+    # ---- the leaderboard: its options and the cost table, refused before any statistic
+    ("leaderboard-phases-decreasing", lambda: leaderboard(_states(), phases=[50, 12]), V,
+     r"^phases must be strictly increasing edges, got \[50, 12\]"),
+    ("leaderboard-phases-text", lambda: leaderboard(_states(), phases="12 50"), T, r"^phases must be a sequence"),
+    ("leaderboard-phases-fraction", lambda: leaderboard(_states(), phases=[12.5]), V, r"^phases must be an integer"),
+    ("leaderboard-phases-negative", lambda: leaderboard(_states(), phases=[-1, 12]), V, r"^phases must be >= 0"),
+    ("leaderboard-n_boot-unbounded", lambda: leaderboard(_states(), n_boot=10**9), V, r"^n_boot must be <= 10_000"),
+    ("leaderboard-n_boot-bool", lambda: leaderboard(_states(), n_boot=True), T, r"^n_boot must be an integer"),
+    ("leaderboard-seed-negative", lambda: leaderboard(_states(), seed=-1), V, r"^seed must be >= 0"),
+    ("leaderboard-seed-generator", lambda: leaderboard(_states(), seed=rng()), T, r"^seed must be an integer"),
+    ("leaderboard-level-one", lambda: leaderboard(_states(), level=1.0), V, r"^level must lie in \(0, 1\)"),
+    ("leaderboard-level-nan", lambda: leaderboard(_states(), level=float("nan")), V, r"^level"),
+    ("leaderboard-top_k-zero", lambda: leaderboard(_states(), top_k=0), V, r"^top_k must be >= 1"),
+    ("leaderboard-resolved_only-text", lambda: leaderboard(_states(), resolved_only="yes"), T,
+     r"^resolved_only must be True or False"),
+    ("leaderboard-states-list", lambda: leaderboard([1, 2]), T, r"^states must be a pandas DataFrame"),
+    ("leaderboard-states-loss-negative", lambda: leaderboard(_states(loss=-0.25)), V, r"^states\['loss'\]"),
+    ("leaderboard-cost-column-missing", lambda: leaderboard(_states(), cost=_cost().drop(columns="cpu_s")), V,
+     r"^cost must have the columns"),
+    ("leaderboard-cost-negative", lambda: leaderboard(_states(), cost=_cost(cpu_s=-1.0)), V,
+     r"^cost\['cpu_s'\] must hold seconds >= 0"),
+    ("leaderboard-cost-nan", lambda: leaderboard(_states(), cost=_cost(cpu_s=np.nan)), V, r"^cost\['cpu_s'\]"),
+    ("leaderboard-cost-step-fraction", lambda: leaderboard(_states(), cost=_cost(step=0.5)), V,
+     r"^cost\['step'\] must hold integers"),
+    ("leaderboard-cost-strategy-int", lambda: leaderboard(_states(), cost=_cost(strategy=[1, 2])), T,
+     r"^cost\['strategy'\] must hold names"),
+    ("leaderboard-cost-repeated", lambda: leaderboard(_states(), cost=_cost(strategy="RS")), V,
+     r"^cost has more than one row for a \(state, strategy\)"),
+    ("leaderboard-cost-dict", lambda: leaderboard(_states(), cost={"cpu_s": 1.0}), T,
+     r"^cost must be a pandas DataFrame"),
     # ---- strategies: a strategy returning bad scores is named; its constructors bound their sizes
     ("select-scores-nan", lambda: _select(np.array([0.0, np.nan, 1.0])), V,
      r"^strategy 'Returns' \(Returns\) returned non-finite scores .*candidates \[1\]"),
@@ -512,6 +552,9 @@ def test_summaries_accept_the_valid_table():
     frame = _states()
     assert len(summarise_states(frame, per_state=True)) == 2
     assert len(estimator_errors(frame, per_state=True, n_draws=10)) == 1
+    board = leaderboard(frame, n_boot=5, cost=_cost())  # the valid neighbours of the leaderboard's rows
+    assert set(board.strategy) == {"RS", "SMRI", "MRI-best"} and set(board.phase) == {"≤12", "all"}
+    assert board.set_index("strategy").timed_states.to_dict() == {"RS": 1, "SMRI": 1, "MRI-best": 0}
 
 
 

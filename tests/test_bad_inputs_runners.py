@@ -33,6 +33,7 @@ from mri_theory.problems import get_problem
 from mri_theory.runners import _curves as curves_module
 from mri_theory.runners import states as states_module
 from mri_theory.runners import study as study_module
+from mri_theory.runners.leaderboard import run_leaderboard
 from mri_theory.runners.sandbox import run_curves
 from mri_theory.runners.states import score_states
 from mri_theory.runners.study import read_study, report, run_study
@@ -68,6 +69,11 @@ def _states(out, **change):
                                   steps=[1], pool_size=6, population_size=200, progress=False), **change}, out=out)
 
 
+def _board(out, **change):
+    return run_leaderboard(**{**dict(problems="four-gaussian", classifiers="lda", strategies=["RS"], replicates=1,
+                                     steps=[1], pool_size=6, population_size=200, progress=False), **change}, out=out)
+
+
 SIZES = [
     (_curves, "pool_size", HUGE, "pool_size must be <= 100_000"),
     (_curves, "population_size", HUGE, "population_size must be <= 1_000_000"),
@@ -85,6 +91,11 @@ SIZES = [
     (_states, "population_size", HUGE, "population_size must be <= 1_000_000"),
     (_states, "replicates", HUGE, "replicates must be <= 100_000"),
     (_states, "n_jobs", 10**6, "n_jobs must be at most 256"),
+    (_board, "pool_size", HUGE, "pool_size must be <= 100_000"),
+    (_board, "population_size", HUGE, "population_size must be <= 1_000_000"),
+    (_board, "replicates", HUGE, "replicates must be <= 100_000"),
+    (_board, "n_jobs", 10**6, "n_jobs must be at most 256"),
+    (_board, "n_boot", HUGE, "n_boot must be <= 10_000"),
 ]
 
 
@@ -111,6 +122,8 @@ CLI_SIZES = [
     ["study", "--preset", "quick", "--asymptotic-train", str(HUGE)],
     ["diagnose", "--classifiers", "lda", "--strategies", "RS", "--pool", str(HUGE)],
     ["diagnose", "--classifiers", "lda", "--strategies", "RS", "--replicates", str(HUGE)],
+    ["leaderboard", "--problems", "four-gaussian", "--classifiers", "lda", "--strategies", "RS", "--pool", str(HUGE)],
+    ["leaderboard", "--problems", "four-gaussian", "--classifiers", "lda", "--strategies", "RS", "--boot", str(HUGE)],
 ]
 
 
@@ -164,6 +177,10 @@ def test_repeated_names_are_refused_by_the_functions(tmp_path, no_work):
         _study(tmp_path / "out", classifiers=["lda", "lda"])
     with pytest.raises(ValueError, match="strategies must not repeat a name, got SE"):
         _states(tmp_path / "out", strategies=["SE", "RS", "SE"])
+    with pytest.raises(ValueError, match="classifiers must not repeat a name, got lda"):
+        _board(tmp_path / "out", classifiers=["paper", "lda"])
+    with pytest.raises(ValueError, match="strategies must not repeat a name, got RS"):
+        _board(tmp_path / "out", strategies=["all", "RS"])
     assert not (tmp_path / "out").exists()
 
 
@@ -175,7 +192,10 @@ def test_repeated_names_are_refused_by_the_functions(tmp_path, no_work):
     (["curves", "--problem", "four-gaussian", "--classifier", "lda", "--strategies", "SE", "SE"],
      "strategies must not repeat a name, got SE"),
     (["study", "--preset", "quick", "--classifiers", "lda", "kknn5", "lda"], "classifiers must not repeat a name"),
-], ids=["diagnose-classifiers", "diagnose-strategies", "curves-strategies", "study-classifiers"])
+    (["leaderboard", "--problems", "four-gaussian", "abstract", "--classifiers", "lda", "--strategies", "RS"],
+     "problems must not repeat a name, got four-gaussian"),
+], ids=["diagnose-classifiers", "diagnose-strategies", "curves-strategies", "study-classifiers",
+        "leaderboard-problems"])
 def test_cli_refuses_repeated_names_before_any_work(args, pattern, tmp_path, capsys, no_work):
     assert main([*args, "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err

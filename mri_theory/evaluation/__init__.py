@@ -1,12 +1,21 @@
 """From learning curves and scored states to the paper's numbers (§2.2, §5.3-5.5).
 
-``metrics``    one learning curve -> AUA, ALC, WI, label complexity; regret; per-pairing metric tables
-``ranking``    ranks per metric, overall rank, R1-R5 aggregation, bootstrap intervals
-``tables``     the paper's tables with its published orderings beside ours
-``summaries``  the estimators measured against the true Q^c (ranking quality, T_e errors)
+``metrics``       one learning curve -> AUA, ALC, WI, label complexity; regret; per-pairing metric tables
+``ranking``       ranks per metric, overall rank, R1-R5 aggregation, bootstrap intervals
+``tables``        the paper's tables with its published orderings beside ours
+``summaries``     the estimators measured against the true Q^c (ranking quality, T_e errors)
+``leaderboards``  every strategy's ranking statistics per phase of the curve, bootstrap intervals over replicates
 """
 from __future__ import annotations
 
+from mri_theory.evaluation.leaderboards import (
+    ANCHORS,
+    LEADERBOARD_COST_COLUMNS,
+    LEADERBOARD_STATISTICS,
+    PHASE_EDGES,
+    leaderboard,
+    leaderboard_options,
+)
 from mri_theory.evaluation.metrics import (
     BEST,
     CURVE_COLUMNS,
@@ -107,4 +116,10 @@ __all__ = [
     "write_report",
     "estimator_errors",
     "summarise_states",
+    "ANCHORS",
+    "LEADERBOARD_COST_COLUMNS",
+    "LEADERBOARD_STATISTICS",
+    "PHASE_EDGES",
+    "leaderboard",
+    "leaderboard_options",
 ]

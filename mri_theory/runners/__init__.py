@@ -4,12 +4,14 @@
 ``study``            the §5 grid problems x classifiers x strategies x replicates, local or Dask; reports
 ``states``           every strategy's scores and the true Q^c in the same states
 ``diagnose``         the states of several classifiers and their summaries (``mri-theory diagnose``, §3.3)
+``leaderboard``      every strategy beside the truth on a grid, ranked per phase (``mri-theory leaderboard``)
 ``asymptotic``       the asymptotic loss of a (problem, classifier) pairing (§5.3)
 ``noisy_selection``  learning curves of selection by noisy true Q^c (§3.3)
 
 Shared by the three runners, inside this subpackage: ``_store`` (part files, checksums, settings files,
-verified reads, the folder lock), ``_resolve`` (names or objects -> labelled objects and their specs),
-``_curves`` (one (strategy, replicate) learning curve).
+verified reads, the folder lock, timings), ``_resolve`` (names or objects -> labelled objects and their specs),
+``_curves`` (one (strategy, replicate) learning curve), ``_grid`` (one scored-states folder per (problem,
+classifier): the grid of ``diagnose`` and ``leaderboard``).
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from mri_theory.runners.asymptotic import (
     asymptotic_loss,
 )
 from mri_theory.runners.diagnose import SUMMARY_FILES, Diagnostics, run_diagnostics
+from mri_theory.runners.leaderboard import LEADERBOARD_FILES, Leaderboard, run_leaderboard
 from mri_theory.runners.noisy_selection import (
     DEFAULT_RELATIVE_SIGMAS,
     POPULATION_SIZE,
@@ -37,9 +40,11 @@ from mri_theory.runners.sandbox import (
 )
 from mri_theory.runners.states import (
     STATE_COLUMNS,
+    STATE_TIMING_COLUMNS,
     StatesPlan,
     execute_states,
     plan_states,
+    read_state_timings,
     read_states,
     score_states,
 )
@@ -59,6 +64,9 @@ __all__ = [
     "run_diagnostics",
     "Diagnostics",
     "SUMMARY_FILES",
+    "run_leaderboard",
+    "Leaderboard",
+    "LEADERBOARD_FILES",
     "asymptotic_loss",
     "MAX_N_TRAIN",
     "MAX_POPULATION",
@@ -80,9 +88,11 @@ __all__ = [
     "report",
     "run_study",
     "STATE_COLUMNS",
+    "STATE_TIMING_COLUMNS",
     "StatesPlan",
     "execute_states",
     "plan_states",
+    "read_state_timings",
     "read_states",
     "score_states",
     "DEFAULT_RELATIVE_SIGMAS",

@@ -8,7 +8,7 @@ the registry in the calling process) or as an object (labelled by its ``name``);
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from mri_theory.classifiers import Classifier, get_classifier
@@ -40,6 +40,31 @@ def resolve(value: Any, argument: str, kind: str) -> tuple[str, Any]:
     if not isinstance(value.name, str) or not value.name:
         raise TypeError(f"{argument}: a {cls.__name__} object needs a name (a non-empty str), got {value.name!r}")
     return value.name, value
+
+def expand(value: Any, name: str, sets: Mapping[str, Sequence[str]], kind: str) -> list[tuple[Any, str, Any]]:
+    """``(item, label, object)`` of a name, a set's name, an object, or a sequence of them (sets expanded in
+    place: each member name is an item), with distinct labels (:func:`resolve`); raises naming ``name``."""
+    cls = KINDS[kind][0]
+    kinds = f"a name, one of the sets {', '.join(map(repr, sets))}, a {cls.__name__}, or a sequence of them"
+    if isinstance(value, (str, cls)):
+        value = [value]
+    elif not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be {kinds}; got {type(value).__name__}")
+    resolved: list[tuple[Any, str, Any]] = []
+    for item in value:
+        if not isinstance(item, (str, cls)):
+            raise TypeError(f"{name} must hold names (str) or {cls.__name__} objects, got {item!r}")
+        if isinstance(item, str) and item in sets:
+            resolved.extend((member, *resolve(member, name, kind)) for member in sets[item])
+            continue
+        try:
+            resolved.append((item, *resolve(item, name, kind)))
+        except ValueError as exc:
+            raise ValueError(f"{exc} (or the sets {', '.join(map(repr, sets))})") from None
+    if not resolved:
+        raise ValueError(f"{name} must name at least one")
+    distinct([label for _, label, _ in resolved], name)  # a set's names count too
+    return resolved
 
 def spec(obj: Any, argument: str) -> str:
     """The ``repr`` of ``obj`` (its parameters: the spec recorded for resume); a TypeError naming ``argument``

@@ -41,6 +41,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, overload
 
+import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
@@ -450,3 +451,57 @@ def check_path(path: Any, what: str) -> Path:
     if not os.fspath(path).strip():
         raise ValueError(f"path must name {what}, got an empty path")
     return Path(path)
+
+
+# ------------------------------------------------------------------ timings (measurements, not results)
+
+#: The measured columns of a ``timings.csv`` (the study's and a states folder's): CPU seconds of the computing
+#: thread and wall seconds.
+TIME_COLUMNS = ["cpu_s", "wall_s"]
+#: The file name of a folder's timings.
+TIMINGS_FILE = "timings.csv"
+
+
+def read_timings_file(file: Path, columns: list[str], names: list[str], integers: list[str]) -> pd.DataFrame:
+    """The rows of a ``timings.csv`` with ``columns`` (``names``: text keys, ``integers``: integer keys, then
+    :data:`TIME_COLUMNS`); a ValueError saying why when the file is not such a table.
+
+    Timings are measurements: they differ from run to run and are never in ``checksums.json``; what is
+    checked is their shape (columns, key types, one row per key, finite seconds ``>= 0``).
+    """
+    try:
+        frame = pd.read_csv(file, keep_default_na=False, dtype=dict.fromkeys(names, str))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"unreadable ({exc})") from None
+    if list(frame.columns) != columns:
+        raise ValueError(f"wrong columns {list(frame.columns)}, expected {columns}")
+    times = frame[TIME_COLUMNS]
+    if not (all(pd.api.types.is_integer_dtype(frame[c]) for c in integers)
+            and all(pd.api.types.is_numeric_dtype(times[c]) for c in times)
+            and np.all(np.isfinite(times.to_numpy(dtype=float))) and np.all(times.to_numpy(dtype=float) >= 0)):
+        raise ValueError(f"{', '.join(integers)} must be integers and cpu_s, wall_s finite numbers >= 0")
+    if frame.duplicated([c for c in columns if c not in TIME_COLUMNS]).any():
+        raise ValueError("a task has more than one row")
+    return frame
+
+
+def stored_timings(file: Path, columns: list[str], names: list[str], integers: list[str],
+                   stacklevel: int) -> dict[tuple, tuple[float, float]]:
+    """The timings already in ``file`` by key (none if absent; a RuntimeWarning and none if unreadable: the run
+    then replaces the file with the timings of the tasks it computes)."""
+    if not file.exists():
+        return {}
+    try:
+        frame = read_timings_file(file, columns, names, integers)
+    except ValueError as exc:
+        warnings.warn(f"{file}: {exc}; this run replaces it with the timings of the tasks it computes", RuntimeWarning,
+                      stacklevel=stacklevel)
+        return {}
+    keys = [c for c in columns if c not in TIME_COLUMNS]
+    return {tuple(int(v) if c in integers else v for c, v in zip(keys, row[:-2], strict=True)):
+            (float(row[-2]), float(row[-1])) for row in frame[keys + TIME_COLUMNS].itertuples(index=False)}
+
+
+def timings_bytes(timings: Mapping[tuple, tuple[float, float]], columns: list[str]) -> bytes:
+    """``timings`` (key -> (cpu_s, wall_s)) as the CSV bytes of a ``timings.csv`` with ``columns``."""
+    return csv_bytes(pd.DataFrame([(*key, cpu, wall) for key, (cpu, wall) in timings.items()], columns=columns))

@@ -40,27 +40,23 @@ from __future__ import annotations
 import operator
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import NamedTuple
 
 import pandas as pd
 
 from mri_theory._utils import backends
-from mri_theory._utils import validation as check
 from mri_theory._utils.backends import DEFAULT, Default, Execution
-from mri_theory._utils.registry import label
 from mri_theory._utils.versions import library_versions
 from mri_theory.classifiers import Classifier
 from mri_theory.evaluation.summaries import estimator_errors, summarise_states
 from mri_theory.problems import Problem
-from mri_theory.runners import _resolve, _store
-from mri_theory.runners.states import execute_states, plan_states
+from mri_theory.runners import _grid, _store
+from mri_theory.runners.states import execute_states
 from mri_theory.strategies import Strategy
 
 __all__ = ["SUMMARY_FILES", "Diagnostics", "run_diagnostics"]
-
-_T = TypeVar("_T")
 
 #: The files :func:`run_diagnostics` writes into ``out`` (their checksums in ``checksums.json``).
 SUMMARY_FILES = ("summary.csv", "errors.csv", "DIAGNOSTICS.md")
@@ -85,13 +81,6 @@ class Diagnostics(NamedTuple):
     errors: pd.DataFrame | None
     #: The files written into ``out``: ``summary.csv``, ``errors.csv`` (with ``errors``) and ``DIAGNOSTICS.md``.
     paths: list[Path]
-
-
-def _listed(value: _T) -> _T | list[Any]:
-    """A one-pass iterable as a list (it is read once per classifier); anything else unchanged."""
-    if isinstance(value, Iterable) and not isinstance(value, (str, bytes, Strategy, Classifier)):
-        return list(value)
-    return value
 
 
 def run_diagnostics(
@@ -172,7 +161,7 @@ def run_diagnostics(
         For each stored part that fails verification; it is recomputed.
     """
     start = time.perf_counter()
-    classifiers, strategies, steps = _listed(classifiers), _listed(strategies), _listed(steps)
+    classifiers, strategies, steps = _grid.listed(classifiers), _grid.listed(strategies), _grid.listed(steps)
     if isinstance(classifiers, (str, Classifier)):
         classifiers = [classifiers]
     elif not isinstance(classifiers, list):
@@ -180,20 +169,13 @@ def run_diagnostics(
                         f"got {type(classifiers).__name__}")
     if not classifiers:
         raise ValueError("classifiers must name at least one classifier")
-    folder = check.output_folder(out, out_name)
-    for name in (_store.LOCK_FILE, _store.CHECKSUMS_FILE, *SUMMARY_FILES):
-        if (folder / name).is_dir():
-            raise ValueError(f"{out_name}: {folder / name} should be a file")
+    folder = _grid.check_folder(out, out_name, SUMMARY_FILES)
     execution = backends.resolve_execution(execution, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
                                            progress=progress)
-    problem_label = label(_resolve.resolve(problem, "problem", "problem")[0], "problem")
-    labels, plans = [], []
-    for classifier in classifiers:  # every classifier's call checked before any work
-        labels.append(label(_resolve.resolve(classifier, "classifier", "classifier")[0], "classifier"))
-        plans.append(plan_states(problem, classifier, strategies, replicates, steps, pool_size,
-                                 trajectory=trajectory, population_size=population_size, seed=seed,
-                                 truth=truth, out=folder / f"{problem_label}__{labels[-1]}", execution=execution))
-    _resolve.distinct(labels, "classifiers")
+    pairings = _grid.plan_grid([problem], classifiers, strategies, replicates, steps, pool_size,
+                               trajectory=trajectory, population_size=population_size, seed=seed, truth=truth,
+                               folder=folder, execution=execution)  # every classifier's call checked before any work
+    problem_label, labels, plans = pairings[0].problem, [p.classifier for p in pairings], [p.plan for p in pairings]
     config = plans[0].states.config
     settings = {"strategies": list(config.strategies), "replicates": plans[0].replicates,
                 "steps": [operator.index(step) for step in steps], "pool_size": config.pool_size,

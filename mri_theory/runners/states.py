@@ -80,6 +80,19 @@ Output folder (``out``):
     when the process ends) before it writes ``diagnostics.json`` and until its
     last file: one process writes a folder at a time, and a second is
     refused with a ``ValueError`` naming the pid of the first.
+``timings.csv`` (only with ``timings=True``)
+    the cost of every strategy in every state the folder's runs computed
+    (columns :data:`STATE_TIMING_COLUMNS`): the CPU seconds of the thread that
+    ran the strategy's :func:`~mri_theory.strategies.base.checked_scores`
+    call in the worker (``time.thread_time``: every task runs with one BLAS
+    thread, so this is all of it) and its wall seconds.  Only the strategy's
+    own scores are timed: not the truth, not the replay of the trajectory.
+    Rewritten by the calling process as each state arrives; a state reused
+    from an earlier run keeps that run's timing, one computed again (its part
+    was damaged) gets the new one.  Timings are a measurement, not a result:
+    they differ from run to run, are not part of the table or of
+    ``checksums.json``, and an unreadable file is replaced (with a
+    ``RuntimeWarning``) rather than refused.  :func:`read_state_timings` reads them.
 
 A part counts on resume only if it passes the shared checks (header, this
 state and these settings, checksum, row count: strategies × remaining
@@ -100,6 +113,7 @@ import contextlib
 import copy
 import json
 import os
+import time
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -120,12 +134,14 @@ from mri_theory.runners import _curves, _resolve, _store
 from mri_theory.strategies import Context, Strategy
 from mri_theory.strategies.base import checked_scores
 
-__all__ = ["STATE_COLUMNS", "Execution", "StatesPlan", "execute_states", "plan_states", "read_states",
-           "score_states"]
+__all__ = ["STATE_COLUMNS", "STATE_TIMING_COLUMNS", "Execution", "StatesPlan", "execute_states", "plan_states",
+           "read_state_timings", "read_states", "score_states"]
 
 #: Columns of the tidy table of :func:`score_states`, in this order.
 STATE_COLUMNS = ["problem", "classifier", "trajectory", "replicate", "step", "n_labelled", "strategy",
                  "candidate", "score", "true_q_c", "loss", "t_e", "t_e_estimate", "resolved"]
+#: Columns of ``timings.csv`` (``timings=True``): one row per state and strategy scored (module docstring).
+STATE_TIMING_COLUMNS = ["problem", "classifier", "trajectory", "replicate", "step", "strategy", "cpu_s", "wall_s"]
 
 _SETTINGS_FILE = "diagnostics.json"
 _RESULTS_FILE = "states.csv"
@@ -134,6 +150,9 @@ _FORMAT = 1
 #: The second spawn key of the strategies' streams (the sandbox uses 0, 1 and 2).
 _SCORE_KEY = 3
 _INTEGER = ["replicate", "step", "n_labelled", "candidate"]
+#: The text and integer keys of ``timings.csv``.
+_TIMING_NAMES = ["problem", "classifier", "trajectory", "strategy"]
+_TIMING_INTEGERS = ["replicate", "step"]
 _NUMERIC = ["score", "true_q_c", "loss", "t_e", "t_e_estimate", "resolved"]
 
 
@@ -177,8 +196,16 @@ class _States:
     strategies: Mapping[str, Strategy]
 
 
-def _score_state(states: _States, replicate: int, step: int) -> pd.DataFrame:
-    """The rows of one state: every strategy's scores and the truth on every remaining candidate."""
+class _Scored(NamedTuple):
+    """One state's rows and what each strategy's scores cost: ``{label: (cpu_s, wall_s)}``."""
+
+    frame: pd.DataFrame
+    cost: dict[str, tuple[float, float]]
+
+
+def _score_state(states: _States, replicate: int, step: int) -> _Scored:
+    """The rows of one state (every strategy's scores and the truth on every remaining candidate), and the CPU
+    and wall seconds of each strategy's :func:`~mri_theory.strategies.base.checked_scores` call."""
     cfg, problem = states.config, states.problem
     curve = _curves.Run(cfg.curves(step), problem, states.classifier,  # the trajectory's first `step` picks
                          {cfg.trajectory: states.trajectory})        # do not depend on the budget
@@ -192,14 +219,16 @@ def _score_state(states: _States, replicate: int, step: int) -> pd.DataFrame:
     loss, true_q = true_q_c_and_loss(problem, base, X, y, candidates, population, "error")
     best = int(np.flatnonzero(near_maximum(true_q))[0])  # the truth's choice (near-ties: the lowest index)
     resolved = _curves.choice_resolved(curve.config, problem, base, replicate, step, X, y, candidates, true_q, best)
-    blocks = []
+    blocks, cost = [], {}
     for name, strategy in states.strategies.items():
         strategy = copy.deepcopy(strategy)  # fresh for every state, as a worker gets it
         rng = np.random.default_rng(np.random.SeedSequence(
             cfg.seed, spawn_key=(replicate, _SCORE_KEY, step, zlib.crc32(name.encode()))))
         truth = (problem, population) if strategy.needs_truth else (None, None)  # practical ones never see it
         ctx = Context(X, y, candidates, candidates, base, problem.n_classes, rng, *truth)
+        cpu, wall = time.thread_time(), time.perf_counter()
         scores = checked_scores(strategy, ctx)
+        cost[name] = (time.thread_time() - cpu, time.perf_counter() - wall)
         blocks.append(pd.DataFrame({
             "strategy": name, "candidate": available, "score": scores, "true_q_c": true_q, "loss": loss,
             "t_e": loss - true_q, "t_e_estimate": -scores if strategy.estimates_t_e else np.nan,
@@ -211,10 +240,10 @@ def _score_state(states: _States, replicate: int, step: int) -> pd.DataFrame:
     frame.insert(0, "trajectory", cfg.trajectory)
     frame.insert(0, "classifier", cfg.classifier)
     frame.insert(0, "problem", cfg.problem)
-    return frame[STATE_COLUMNS]
+    return _Scored(frame[STATE_COLUMNS], cost)
 
 
-def _computed_state(states: _States, replicate: int, step: int) -> tuple[tuple[int, int], pd.DataFrame]:
+def _computed_state(states: _States, replicate: int, step: int) -> tuple[tuple[int, int], _Scored]:
     """What a (possibly remote) worker does: compute one state and return it with its key; never write."""
     return (replicate, step), _score_state(states, replicate, step)
 
@@ -270,8 +299,8 @@ def _well_formed(stored: Any) -> bool:
 
 def _check_storage(out: Any, cfg: _StatesConfig) -> Path | None:
     """``out`` as a Path (or None) once every check passed; reads only, writes nothing."""
-    path = _store.check_out(out, ((_PARTS_DIR, True), (_SETTINGS_FILE, False), (_RESULTS_FILE, False)),
-                              own=_SETTINGS_FILE)
+    path = _store.check_out(out, ((_PARTS_DIR, True), (_SETTINGS_FILE, False), (_RESULTS_FILE, False),
+                                  (_store.TIMINGS_FILE, False)), own=_SETTINGS_FILE)
     if path is None:
         return None
     stored = _store.read_settings_json(path / _SETTINGS_FILE, "out", "diagnostics", _well_formed)
@@ -321,6 +350,7 @@ def score_states(
     n_jobs: int | Default = DEFAULT,
     progress: bool | Default = DEFAULT,
     execution: Execution | None = None,
+    timings: bool = False,
 ) -> pd.DataFrame:
     r"""Score every remaining candidate with every strategy and with the truth, along reference trajectories.
 
@@ -388,6 +418,12 @@ def score_states(
         ``backend``, ``scheduler``, ``n_jobs`` and ``progress`` in one
         object (:class:`mri_theory.runners.sandbox.Execution`); a keyword given
         beside it must agree with it (a ``ValueError`` naming both otherwise).
+    timings : bool, default False
+        With ``out``: record the CPU and wall seconds of every strategy's
+        scores in every state computed, in ``out/timings.csv`` (module
+        docstring; :func:`read_state_timings`).  A measurement beside the
+        results, never in the table or its checksums.  ``True`` without
+        ``out`` is refused (``timings``).
 
     Returns
     -------
@@ -422,7 +458,7 @@ def score_states(
     return execute_states(plan_states(
         problem, classifier, strategies, replicates, steps, pool_size, trajectory=trajectory,
         population_size=population_size, seed=seed, truth=truth, out=out, backend=backend, scheduler=scheduler,
-        n_jobs=n_jobs, progress=progress, execution=execution))
+        n_jobs=n_jobs, progress=progress, execution=execution, timings=timings))
 
 
 class StatesPlan(NamedTuple):
@@ -441,6 +477,8 @@ class StatesPlan(NamedTuple):
     steps: list[int]
     #: Where and how the states are scored.
     execution: Execution
+    #: Whether the cost of each strategy in each state computed is written to ``out/timings.csv``.
+    timings: bool = False
 
     @property
     def strategies(self) -> dict[str, Strategy]:
@@ -466,6 +504,7 @@ def plan_states(
     n_jobs: int | Default = DEFAULT,
     progress: bool | Default = DEFAULT,
     execution: Execution | None = None,
+    timings: bool = False,
 ) -> StatesPlan:
     """Every check of a :func:`score_states` call, and nothing else: the plan :func:`execute_states` runs.
 
@@ -477,7 +516,7 @@ def plan_states(
     ----------
     problem, classifier, strategies, replicates, steps, pool_size, trajectory, population_size, seed, truth, out
         As in :func:`score_states`.
-    backend, scheduler, n_jobs, progress, execution
+    backend, scheduler, n_jobs, progress, execution, timings
         As in :func:`score_states`.
 
     Returns
@@ -505,21 +544,25 @@ def plan_states(
     trajectory_obj = _resolve.for_loss(trajectory_obj, "error")
     execution = backends.resolve_execution(execution, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
                                             progress=progress)
+    timings = check.flag(timings, "timings")
+    if timings and out is None:
+        raise ValueError("timings: True needs out (the timings are written to out/timings.csv)")
     cfg = _StatesConfig(curve.problem, curve.classifier, trajectory_label, tuple(objects), curve.pool_size,
                         curve.population_size, curve.seed, curve.problem_spec, curve.classifier_spec,
                         _resolve.spec(trajectory_obj, "trajectory"), tuple(map(repr, objects.values())),
                         curve.truth)
     states = _States(cfg, problem_item[1], classifier_item[1], trajectory_obj, objects)
     out_path = _check_storage(out, cfg)
-    return StatesPlan(states, out_path, replicates, steps, execution)
+    return StatesPlan(states, out_path, replicates, steps, execution, timings)
 
 
 def execute_states(plan: StatesPlan) -> pd.DataFrame:
     """Run a checked :func:`score_states` call (:func:`plan_states`).
 
     The verified parts in the plan's ``out`` are reused, the rest computed
-    and written as they arrive, holding the folder's lock, under which the
-    stored settings are checked again before they are written.
+    and written as they arrive (with the plan's ``timings``, their cost in
+    ``timings.csv``), holding the folder's lock, under which the stored
+    settings are checked again before they are written.
 
     Parameters
     ----------
@@ -559,12 +602,30 @@ def execute_states(plan: StatesPlan) -> pd.DataFrame:
         todo = [(states, r, t) for r, t in keys if (r, t) not in frames]
         results = backends.results(_computed_state, todo, plan.execution)
         settings_sha256 = _store.canonical_sha256(cfg.settings())
-        write = None if out_path is None else (  # here, in this process, as each result arrives
-            lambda key, frame: _store.write_keyed_part(frame, _part_path(out_path, *key),
-                                                         {"replicate": key[0], "step": key[1]}, settings_sha256))
-        _store.gather(results, frames, len(keys), "states", "state", plan.execution.progress, write)
-        table = pd.concat([frames[key] for key in keys], ignore_index=True)
+        cost = {} if out_path is None or not plan.timings else _store.stored_timings(
+            out_path / _store.TIMINGS_FILE, STATE_TIMING_COLUMNS, _TIMING_NAMES, _TIMING_INTEGERS, stacklevel=4)
+
+        def write_cost() -> None:
+            assert out_path is not None
+            _store.write_atomic(_store.timings_bytes(cost, STATE_TIMING_COLUMNS), out_path / _store.TIMINGS_FILE)
+
+        def write(key: tuple[int, int], scored: _Scored) -> None:  # here, in this process, as each result arrives
+            assert out_path is not None  # gather is given write only with out
+            _store.write_keyed_part(scored.frame, _part_path(out_path, *key), {"replicate": key[0], "step": key[1]},
+                                    settings_sha256)
+            if plan.timings:
+                for name, seconds in scored.cost.items():
+                    cost[(cfg.problem, cfg.classifier, cfg.trajectory, key[0], key[1], name)] = seconds
+                write_cost()
+
+        gathered: dict[tuple[int, int], pd.DataFrame | _Scored] = dict(frames)
+        _store.gather(results, gathered, len(keys), "states", "state", plan.execution.progress,
+                      None if out_path is None else write)
+        table = pd.concat([value.frame if isinstance(value, _Scored) else value
+                           for value in (gathered[key] for key in keys)], ignore_index=True)
         if out_path is not None:
+            if plan.timings:  # also when every state was reused (an unreadable file is replaced)
+                write_cost()
             _store.write_tables(out_path, {_RESULTS_FILE: _store.csv_bytes(table)}, _SETTINGS_FILE)
     return table
 
@@ -601,3 +662,44 @@ def read_states(path: str | os.PathLike) -> pd.DataFrame:
     if not path.is_file():
         raise ValueError(f"path: no states table at {path}")
     return _store.verified_csv(path, "path", STATE_COLUMNS, "a table of score_states")
+
+
+def read_state_timings(path: str | os.PathLike) -> pd.DataFrame:
+    """What each strategy's scores cost in each state: ``timings.csv`` of a :func:`score_states` folder.
+
+    Written with ``timings=True`` (module docstring): one row per state and
+    strategy that a run of the folder computed, the CPU seconds of the thread
+    that ran the strategy's :func:`~mri_theory.strategies.base.checked_scores`
+    call (``time.thread_time``; every task runs with one BLAS thread) and its
+    wall seconds.  A state reused from an earlier run keeps that run's timing;
+    a state computed without ``timings`` has no row.  Timings are
+    measurements: they differ from run to run and are not in
+    ``checksums.json``.
+
+    Parameters
+    ----------
+    path : path
+        The ``out`` folder of :func:`score_states`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`STATE_TIMING_COLUMNS`.
+
+    Raises
+    ------
+    TypeError
+        Naming ``path`` unless it is a str or path-like.
+    ValueError
+        Naming ``path`` when the folder holds no ``timings.csv`` or the file
+        is not a table of timings (its columns, integer ``replicate`` and
+        ``step``, finite seconds ``>= 0``, one row per state and strategy).
+    """
+    folder = _store.check_path(path, "a folder")
+    file = folder / _store.TIMINGS_FILE
+    if not file.is_file():
+        raise ValueError(f"path: no {_store.TIMINGS_FILE} in {folder}")
+    try:
+        return _store.read_timings_file(file, STATE_TIMING_COLUMNS, _TIMING_NAMES, _TIMING_INTEGERS)
+    except ValueError as exc:
+        raise ValueError(f"path: {file}: {exc}") from None

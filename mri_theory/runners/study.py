@@ -121,7 +121,7 @@ import os
 import time
 import warnings
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -172,7 +172,7 @@ _STUDY_FILE = "study.json"
 _CURVES_FILE = "curves.csv"
 _ASYMPTOTIC_FILE = "asymptotic.csv"
 _RECORD_FILE = "asymptotic.json"
-_TIMINGS_FILE = "timings.csv"
+_TIMINGS_FILE = _store.TIMINGS_FILE
 _COST_FILE = "cost.csv"
 _REPORT_DIR = "report"
 _FORMAT = 1
@@ -267,40 +267,19 @@ def _timing_key(key: tuple) -> tuple[str, str, str, int]:
     return (key[0], key[1], "", -1) if len(key) == 2 else (key[0], key[1], key[2], int(key[3]))
 
 
-def _timings_frame(timings: Mapping[tuple, tuple[float, float]]) -> pd.DataFrame:
-    return pd.DataFrame([(*key, cpu, wall) for key, (cpu, wall) in timings.items()], columns=TIMING_COLUMNS)
+#: The text and integer keys of ``timings.csv``.
+_TIMING_NAMES = ["problem", "classifier", "strategy"]
+_TIMING_INTEGERS = ["replicate"]
 
 
 def _read_timings_file(file: Path) -> pd.DataFrame:
     """The rows of ``timings.csv``; a ValueError saying why when the file is not a table of timings."""
-    try:
-        frame = pd.read_csv(file, keep_default_na=False, dtype={"problem": str, "classifier": str, "strategy": str})
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"unreadable ({exc})") from None
-    if list(frame.columns) != TIMING_COLUMNS:
-        raise ValueError(f"wrong columns {list(frame.columns)}, expected {TIMING_COLUMNS}")
-    times = frame[["cpu_s", "wall_s"]]
-    if not (pd.api.types.is_integer_dtype(frame.replicate) and all(pd.api.types.is_numeric_dtype(times[c])
-                                                                   for c in times)
-            and np.all(np.isfinite(times.to_numpy(dtype=float))) and np.all(times.to_numpy(dtype=float) >= 0)):
-        raise ValueError("replicate must be integers and cpu_s, wall_s finite numbers >= 0")
-    if frame.duplicated(TIMING_COLUMNS[:4]).any():
-        raise ValueError("a task has more than one row")
-    return frame
+    return _store.read_timings_file(file, TIMING_COLUMNS, _TIMING_NAMES, _TIMING_INTEGERS)
 
 
 def _stored_timings(out: Path) -> dict[tuple, tuple[float, float]]:
     """The timings already in ``out/timings.csv`` by task (none if absent; a warning and none if unreadable)."""
-    file = out / _TIMINGS_FILE
-    if not file.exists():
-        return {}
-    try:
-        frame = _read_timings_file(file)
-    except ValueError as exc:
-        warnings.warn(f"{file}: {exc}; this run replaces it with the timings of the tasks it computes", RuntimeWarning,
-                      stacklevel=4)
-        return {}
-    return {(p, c, s, int(r)): (float(cpu), float(wall)) for p, c, s, r, cpu, wall in frame.itertuples(index=False)}
+    return _store.stored_timings(out / _TIMINGS_FILE, TIMING_COLUMNS, _TIMING_NAMES, _TIMING_INTEGERS, stacklevel=5)
 
 
 def read_timings(path: str | os.PathLike) -> pd.DataFrame:
@@ -331,28 +310,8 @@ def read_timings(path: str | os.PathLike) -> pd.DataFrame:
 
 def _labelled(value: Any, name: str, sets: Mapping[str, Sequence[str]], kind: str) -> dict[str, Any]:
     """``{label: object}`` of a name, a set's name, an object, or a sequence of them (sets expanded in place),
-    with distinct labels (:func:`mri_theory.runners._resolve.resolve`)."""
-    cls = _resolve.KINDS[kind][0]
-    kinds = f"a name, one of the sets {', '.join(map(repr, sets))}, a {cls.__name__}, or a sequence of them"
-    if isinstance(value, (str, cls)):
-        value = [value]
-    elif not isinstance(value, Iterable):
-        raise TypeError(f"{name} must be {kinds}; got {type(value).__name__}")
-    resolved: list[tuple[str, Any]] = []
-    for item in value:
-        if not isinstance(item, (str, cls)):
-            raise TypeError(f"{name} must hold names (str) or {cls.__name__} objects, got {item!r}")
-        if isinstance(item, str) and item in sets:
-            resolved.extend(_resolve.resolve(member, name, kind) for member in sets[item])
-            continue
-        try:
-            resolved.append(_resolve.resolve(item, name, kind))
-        except ValueError as exc:
-            raise ValueError(f"{exc} (or the sets {', '.join(map(repr, sets))})") from None
-    if not resolved:
-        raise ValueError(f"{name} must name at least one")
-    _resolve.distinct([label for label, _ in resolved], name)  # a set's names count too
-    return dict(resolved)
+    with distinct labels (:func:`mri_theory.runners._resolve.expand`)."""
+    return {label: obj for _, label, obj in _resolve.expand(value, name, sets, kind)}
 
 
 # ------------------------------------------------------------------ storage
@@ -710,7 +669,7 @@ def _execute(study: _Study, found: dict[tuple, Any], execution: Execution,
             p, c, s, r = key
             _curves.write_part(timed.value, _pairing_dir(out, p, c), study.runs[p, c], s, r)
         timings[_timing_key(key)] = (timed.cpu_s, timed.wall_s)
-        _store.write_atomic(_store.csv_bytes(_timings_frame(timings)), out / _TIMINGS_FILE)
+        _store.write_atomic(_store.timings_bytes(timings, TIMING_COLUMNS), out / _TIMINGS_FILE)
 
     computed: dict[tuple, Any] = dict(found)
     _store.gather(results, computed, len(study.keys) + len(study.asymptotic), "study", "task", execution.progress,

@@ -498,3 +498,50 @@ def test_run_curves_and_run_study_refuse_a_diagnostics_folder(finished):
     with pytest.raises(ValueError, match="holds results of score_states .*not of run_study"):
         run_study("quick", out=finished, progress=False)
     assert snapshot(finished) == before
+
+
+# ------------------------------------------------------------------ timings (a measurement beside the results)
+
+TIMED = {**SMALL, "strategies": ["RS", "SE"], "replicates": 1}
+
+
+def test_timings_hold_each_strategy_in_each_state_and_change_no_result(tmp_path):
+    timed, plain = tmp_path / "timed", tmp_path / "plain"
+    table = score_states(**TIMED, out=timed, timings=True)
+    assert_frame_equal(table, score_states(**TIMED, out=plain), check_exact=True)
+    assert (timed / "states.csv").read_bytes() == (plain / "states.csv").read_bytes()
+    assert not (plain / "timings.csv").exists()  # only when asked
+    assert "timings.csv" not in json.loads((timed / "checksums.json").read_text())["tables"]
+    timings = states.read_state_timings(timed)
+    assert list(timings.columns) == states.STATE_TIMING_COLUMNS
+    assert sorted(timings[["replicate", "step", "strategy"]].itertuples(index=False, name=None)) == [
+        (0, 0, "RS"), (0, 0, "SE"), (0, 3, "RS"), (0, 3, "SE")]
+    assert set(timings.problem) == {"four-gaussian"} and set(timings.classifier) == {"lda"}
+    assert set(timings.trajectory) == {"RS"} and (timings[["cpu_s", "wall_s"]].to_numpy() >= 0).all()
+    before = (timed / "timings.csv").read_bytes()
+    score_states(**TIMED, out=timed, timings=True)  # every state reused: their timings kept
+    assert (timed / "timings.csv").read_bytes() == before
+
+
+def test_an_unreadable_timings_file_is_replaced_with_a_warning(tmp_path):
+    score_states(**TIMED, out=tmp_path, timings=True)
+    (tmp_path / "timings.csv").write_text("not, a table\n1, 2\n")
+    (tmp_path / "parts" / "00000__00003.csv").unlink()
+    with pytest.warns(RuntimeWarning, match="timings.csv: wrong columns"):
+        score_states(**TIMED, out=tmp_path, timings=True)
+    timings = states.read_state_timings(tmp_path)
+    assert sorted(timings[["step", "strategy"]].itertuples(index=False, name=None)) == [(3, "RS"), (3, "SE")]
+
+
+def test_timings_need_out_and_a_folder_with_timings(tmp_path):
+    with pytest.raises(ValueError, match=r"^timings: True needs out"):
+        score_states(**TIMED, timings=True)
+    with pytest.raises(TypeError, match=r"^timings must be True or False"):
+        score_states(**TIMED, out=tmp_path, timings="yes")
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ValueError, match=r"^path: no timings.csv in "):
+        states.read_state_timings(tmp_path)
+    (tmp_path / "timings.csv").write_text("problem,classifier,trajectory,replicate,step,strategy,cpu_s,wall_s\n"
+                                          "p,c,RS,0,1,SE,-1.0,0.5\n")
+    with pytest.raises(ValueError, match=r"replicate, step must be integers and cpu_s, wall_s finite numbers >= 0"):
+        states.read_state_timings(tmp_path)

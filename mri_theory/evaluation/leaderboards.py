@@ -1,0 +1,368 @@
+r"""The leaderboard: every strategy ranked by how well it chooses, per phase of the learning curve, with intervals.
+
+:func:`leaderboard` reads the state table of :func:`mri_theory.runners.score_states`
+(columns :data:`mri_theory.runners.STATE_COLUMNS`; one or many (problem,
+classifier) pairings concatenated) and summarises each strategy's per-state
+statistics of :func:`mri_theory.evaluation.summarise_states` (``per_state=True``:
+Spearman's :math:`\rho` and Kendall's :math:`\tau_b` of its scores against the
+true :math:`Q^c` of Eq. ``eqc``, the shortfall of its choice and its normalised
+shortfall, 0 for the optimal choice and 1 for random selection, the pairwise
+selection probability :math:`\hat\lambda` of §3.3, and the top-k hit) over the
+states of each *phase* of the curve, the phases cut by the size
+:math:`|D_S|` of the labelled set (``n_labelled``): by default
+:math:`|D_S| \le 12`, :math:`13 \le |D_S| \le 50`, :math:`|D_S| > 50`, and
+all states together.
+
+Anchors.  Every phase holds two reference rows, flagged ``anchor``: MRI-best,
+the greedy optimum, which scores each candidate by its true :math:`Q^c`
+(normalised shortfall 0, correlations 1, :math:`\hat\lambda = 1`), and RS,
+whose scores are all equal, so that its choice is the uniform tie-break and
+every statistic is random selection's exact expectation (normalised shortfall
+exactly 1, correlations 0, :math:`\hat\lambda = 1/2`).  Where the table holds
+their scores, those are used.  In a state where either was not scored, its
+rows are made from the truth, as the strategy would score there: the true
+:math:`Q^c` of the state's candidates for MRI-best (which scores by the same
+population as the truth), a constant for RS.
+
+Bootstrap.  The unit of resampling is the replicate: replicate ``r`` of a
+(problem, classifier) pairing holds its states (its steps, every trajectory
+and every strategy), whose data all come from that replicate's draw, so the
+states of one replicate are not independent of each other, while replicates
+are.  Each bootstrap draw resamples, in every pairing independently, its
+replicates with replacement (as many as it has); a drawn replicate brings all
+its states, and each state its statistics for every strategy (the design is
+paired: every strategy is scored in the same states).  The statistic of a
+row in a draw is the mean over the drawn states of the phase (a replicate
+drawn twice counts twice), leaving out NaN values as the point estimate does;
+the interval is the percentile interval of the draws at confidence ``level``
+(``numpy.nanquantile``, linear interpolation), over the draws in which the
+row has a value.  The draws are deterministic: ``numpy.random.default_rng(seed)``
+draws ``integers(0, R, size=(n_boot, R))`` for each pairing in turn, pairings
+sorted by (problem, classifier), ``R`` the pairing's number of replicates,
+column ``j`` of a draw indexing the pairing's replicates in ascending order.
+The weighted sums are numpy's own loops (``numpy.einsum``, no BLAS), so
+their bits do not depend on the number of BLAS threads.
+
+Cost.  The statistics above are functions of the state table, deterministic.
+The cost of a strategy (CPU seconds per state) is a measurement that differs
+from run to run; it is joined only when a table of timings is given
+(``cost``, e.g. :func:`mri_theory.runners.read_state_timings` of each
+pairing's folder), as two extra columns, and :func:`mri_theory.runners.run_leaderboard`
+keeps them out of its checksummed ``leaderboard.csv``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from mri_theory._utils import validation as check
+from mri_theory._utils.ties import tie_classes
+from mri_theory.evaluation.metrics import BEST, REFERENCE
+from mri_theory.evaluation.ranking import MAX_BOOT
+from mri_theory.evaluation.summaries import summarise_states
+
+__all__ = ["ANCHORS", "LEADERBOARD_COST_COLUMNS", "LEADERBOARD_STATISTICS", "PHASE_EDGES", "leaderboard",
+           "leaderboard_options"]
+
+#: The default phase edges: ``|D_S| <= 12``, ``13 <= |D_S| <= 50``, ``|D_S| > 50``.
+PHASE_EDGES = (12, 50)
+#: The anchor rows of every phase: the greedy optimum (the truth's own choice) and random selection.
+ANCHORS = (BEST, REFERENCE)
+#: The per-state statistics of :func:`~mri_theory.evaluation.summarise_states` the leaderboard averages.
+LEADERBOARD_STATISTICS = ("spearman", "kendall", "shortfall", "normalised_shortfall", "lambda_hat", "top_k_hit")
+#: The columns a ``cost`` table must hold: a state, a strategy and its CPU seconds there.
+LEADERBOARD_COST_COLUMNS = ["problem", "classifier", "trajectory", "replicate", "step", "strategy", "cpu_s"]
+#: The phase of every state.
+_ALL = "all"
+
+#: The columns that identify a state, and the resampling unit's cell.
+_STATE = ["problem", "classifier", "trajectory", "replicate", "step"]
+_CELL = ["problem", "classifier"]
+
+
+# ------------------------------------------------------------------ arguments
+
+
+def _check_phases(phases: Any) -> tuple[int, ...]:
+    """Strictly increasing edges, integers >= 0 (possibly none)."""
+    if isinstance(phases, (str, bytes)) or not isinstance(phases, Iterable):
+        raise TypeError(f"phases must be a sequence of phase edges (int), got {type(phases).__name__}")
+    edges = tuple(check.count(edge, "phases", minimum=0) for edge in phases)
+    if any(b <= a for a, b in zip(edges[:-1], edges[1:], strict=True)):
+        raise ValueError(f"phases must be strictly increasing edges, got {list(edges)}")
+    return edges
+
+
+def _phase_labels(edges: Sequence[int]) -> list[str]:
+    """``["≤12", "13–50", ">50"]`` for the edges ``(12, 50)``; none without edges."""
+    if not edges:
+        return []
+    labels = [f"\u2264{edges[0]}"]
+    for low, high in zip(edges[:-1], edges[1:], strict=True):
+        labels.append(f"{low + 1}\u2013{high}" if high > low + 1 else f"{high}")
+    return [*labels, f">{edges[-1]}"]
+
+
+def leaderboard_options(
+    phases: Sequence[int] = PHASE_EDGES,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    top_k: int = 5,
+    resolved_only: bool = True,
+) -> dict[str, Any]:
+    """The options of :func:`leaderboard` checked, as keywords for it (so a runner can refuse them before work).
+
+    Parameters
+    ----------
+    phases, n_boot, seed, level, top_k, resolved_only
+        As in :func:`leaderboard`.
+
+    Returns
+    -------
+    dict
+        ``{"phases": tuple of int, "n_boot": int, "seed": int, "level": float, "top_k": int,
+        "resolved_only": bool}``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the argument.
+    """
+    edges = _check_phases(phases)
+    n_boot = check.count(n_boot, "n_boot", maximum=MAX_BOOT)
+    seed = check.count(seed, "seed", minimum=0)
+    level = check.finite_scalar(level, "level")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    top_k = check.count(top_k, "top_k")
+    resolved_only = check.flag(resolved_only, "resolved_only")
+    return {"phases": edges, "n_boot": n_boot, "seed": seed, "level": level, "top_k": top_k,
+            "resolved_only": resolved_only}
+
+
+def _checked_cost(cost: Any) -> pd.DataFrame:
+    """The key columns and ``cpu_s`` of a table of timings, checked; a TypeError or ValueError naming ``cost``."""
+    check.data_frame(cost, "cost", LEADERBOARD_COST_COLUMNS)
+    frame = cost[LEADERBOARD_COST_COLUMNS]
+    if isinstance(frame, pd.Series) or frame.shape[1] != len(LEADERBOARD_COST_COLUMNS):
+        raise ValueError(f"cost has one of the columns {LEADERBOARD_COST_COLUMNS} more than once")
+    for c in ("problem", "classifier", "trajectory", "strategy"):
+        bad = [v for v in frame[c] if not isinstance(v, str)]
+        if bad:
+            raise TypeError(f"cost[{c!r}] must hold names (str), got {bad[0]!r} ({type(bad[0]).__name__})")
+    keys = {}
+    for c in ("replicate", "step"):
+        values = check.finite_array(frame[c].to_numpy(), f"cost[{c!r}]")
+        if np.any(values < 0) or np.any(values != np.round(values)):
+            raise ValueError(f"cost[{c!r}] must hold integers >= 0")
+        keys[c] = values.astype(np.int64)
+    cpu = check.finite_array(frame["cpu_s"].to_numpy(), "cost['cpu_s']")
+    if np.any(cpu < 0):
+        raise ValueError("cost['cpu_s'] must hold seconds >= 0")
+    out = frame.assign(cpu_s=cpu, **keys)
+    if out.duplicated(LEADERBOARD_COST_COLUMNS[:-1]).any():
+        raise ValueError("cost has more than one row for a (state, strategy)")
+    return out
+
+
+# ------------------------------------------------------------------ the table
+
+
+def _anchor_states(states: pd.DataFrame) -> pd.DataFrame | None:
+    """The anchors' rows of a valid state table, in the states where they were not scored: each candidate once,
+    scored by its true :math:`Q^c` (MRI-best) or by a constant (RS); None when every state has both."""
+    base = states.drop_duplicates(_STATE + ["candidate"])
+    keys = pd.MultiIndex.from_frame(base[_STATE])
+    made = []
+    for name, score in ((BEST, base["true_q_c"].to_numpy(dtype=float)), (REFERENCE, np.zeros(len(base)))):
+        missing = ~keys.isin(pd.MultiIndex.from_frame(states.loc[states["strategy"] == name, _STATE]))
+        if missing.any():
+            made.append(base[missing].assign(strategy=name, score=score[missing]))
+    return pd.concat(made, ignore_index=True) if made else None
+
+
+def _draw_weights(per: pd.DataFrame, n_boot: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(unit of each row, weights)``: ``weights[b, u]`` how often draw ``b`` drew unit (pairing, replicate) ``u``
+    (module docstring: the generator's rule)."""
+    rng = np.random.default_rng(seed)
+    replicates = per["replicate"].to_numpy(dtype=np.int64)
+    unit = np.empty(len(per), dtype=np.int64)
+    blocks, offset = [], 0
+    for _, rows in sorted(per.groupby(_CELL).indices.items()):  # by (problem, classifier)
+        ids = np.unique(replicates[rows])  # ascending
+        r = ids.size
+        unit[rows] = offset + np.searchsorted(ids, replicates[rows])
+        draws = rng.integers(0, r, size=(n_boot, r))
+        counts = np.bincount((draws + r * np.arange(n_boot)[:, None]).ravel(), minlength=n_boot * r)
+        blocks.append(counts.reshape(n_boot, r).astype(float))
+        offset += r
+    return unit, np.concatenate(blocks, axis=1)
+
+
+def _phase_rows(per: pd.DataFrame, rows: np.ndarray, strategies: list[str], unit: np.ndarray,
+                weights: np.ndarray, level: float) -> list[dict[str, Any]]:
+    """One row per strategy present in ``rows`` of ``per``: means and percentile intervals of the statistics."""
+    sub = per.iloc[rows]
+    index = {name: i for i, name in enumerate(strategies)}
+    s = sub["strategy"].map(index).to_numpy()
+    u = unit[rows]
+    values = sub[list(LEADERBOARD_STATISTICS)].to_numpy(dtype=float)
+    finite = np.isfinite(values)
+    shape = (len(strategies), weights.shape[1], len(LEADERBOARD_STATISTICS))
+    total, count = np.zeros(shape), np.zeros(shape)
+    np.add.at(total, (s, u), np.where(finite, values, 0.0))
+    np.add.at(count, (s, u), finite.astype(float))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        point = total.sum(axis=1) / count.sum(axis=1)
+        boot = np.einsum("bu,suc->bsc", weights, total) / np.einsum("bu,suc->bsc", weights, count)
+    tail = (1 - level) / 2
+    with warnings.catch_warnings():  # a statistic without a value in any draw: NaN, not a warning
+        warnings.simplefilter("ignore", RuntimeWarning)
+        low, high = np.nanquantile(boot, [tail, 1 - tail], axis=0)
+    present = np.bincount(s, minlength=len(strategies))
+    resolved = np.bincount(s, weights=sub["resolved"].to_numpy(dtype=float), minlength=len(strategies))
+    out = []
+    for i, name in enumerate(strategies):
+        if present[i] == 0:
+            continue
+        row: dict[str, Any] = {"strategy": name, "anchor": name in ANCHORS, "states": int(present[i]),
+                               "resolved": resolved[i] / present[i]}
+        for j, stat in enumerate(LEADERBOARD_STATISTICS):
+            row[stat], row[f"{stat}_ci_low"], row[f"{stat}_ci_high"] = point[i, j], low[i, j], high[i, j]
+        out.append(row)
+    return out
+
+
+def _sorted(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """By mean normalised shortfall ascending (values within the tie tolerance tied; NaN last), anchors first
+    among ties, then in the given order."""
+    shortfall = np.array([row["normalised_shortfall"] for row in rows], dtype=float)
+    finite = np.isfinite(shortfall)
+    classes = np.full(len(rows), len(rows), dtype=np.int64)
+    if finite.any():
+        classes[finite] = tie_classes(shortfall[finite])
+    anchor = np.array([not row["anchor"] for row in rows], dtype=np.int64)
+    order = np.lexsort((np.arange(len(rows)), anchor, classes))
+    return [rows[i] for i in order]
+
+
+def _cost_columns(per: pd.DataFrame, cost: pd.DataFrame, phase_of: np.ndarray, labels: list[str]) -> pd.DataFrame:
+    """Mean ``cpu_s`` per state and ``timed_states`` per (phase, strategy), over the states of ``per`` timed."""
+    keys = LEADERBOARD_COST_COLUMNS[:-1]
+    timed = per[keys].astype({"replicate": np.int64, "step": np.int64}).assign(phase=phase_of).merge(
+        cost, on=keys, how="inner", sort=False)
+    phased = [timed.assign(phase=[labels[p] for p in timed["phase"]])] if labels else []
+    both = pd.concat([*phased, timed.assign(phase=_ALL)], ignore_index=True)
+    return both.groupby(["phase", "strategy"], sort=False).agg(cpu_s=("cpu_s", "mean"),
+                                                               timed_states=("cpu_s", "size")).reset_index()
+
+
+def leaderboard(
+    states: pd.DataFrame,
+    phases: Sequence[int] = PHASE_EDGES,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    top_k: int = 5,
+    resolved_only: bool = True,
+    cost: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    r"""Every strategy's mean ranking statistics per phase of the curve, with bootstrap intervals over replicates.
+
+    For each phase (``n_labelled`` = :math:`|D_S|` cut at the ``phases``
+    edges, then ``"all"``) and each strategy of ``states`` and the two
+    anchors MRI-best and RS (made from the truth in the states where they
+    were not scored: module docstring), the mean over the phase's states of each
+    per-state statistic of :func:`~mri_theory.evaluation.summarise_states`
+    (``per_state=True``; its NaN values, an unresolved state with
+    ``resolved_only`` or a state whose :math:`Q^c` are all tied, left out), and
+    its percentile bootstrap interval at confidence ``level`` with the
+    replicate as the resampling unit (module docstring: resampled within each
+    (problem, classifier) pairing; the draws are fixed by ``seed``).  Rows are
+    sorted within each phase by mean normalised shortfall, best first (values
+    within ``TIE_TOLERANCE`` (relative, ``1e-12``) tied, anchors first
+    among ties, then the order of first appearance; NaN last).
+
+    Parameters
+    ----------
+    states : pandas.DataFrame
+        The table of :func:`mri_theory.runners.score_states` (columns
+        :data:`mri_theory.runners.STATE_COLUMNS`; checked as by
+        :func:`~mri_theory.evaluation.summarise_states`), one or several
+        pairings concatenated.  Rows of MRI-best and RS, where present, are
+        the anchors' (module docstring).
+    phases : sequence of int, default (12, 50)
+        Strictly increasing edges ``e_1 < ... < e_k`` (integers ``>= 0``):
+        phase ``"≤e_1"`` holds the states with ``n_labelled <= e_1``, phase
+        ``"e_i+1–e_{i+1}"`` those with ``e_i < n_labelled <= e_{i+1}``, phase
+        ``">e_k"`` those above; empty: the ``"all"`` rows only.
+    n_boot : int, default 1000
+        Bootstrap draws, ``1 <= n_boot <=`` :data:`~mri_theory.evaluation.MAX_BOOT`.
+    seed : int, default 0
+        ``>= 0``: the seed of the draws' generator.
+    level : float, default 0.95
+        Confidence level of the intervals, in (0, 1).
+    top_k : int, default 5
+        ``k`` of ``top_k_hit``.
+    resolved_only : bool, default True
+        As in :func:`~mri_theory.evaluation.summarise_states`: statistics over
+        the resolved states only.
+    cost : pandas.DataFrame, optional
+        Timings to join: the columns :data:`LEADERBOARD_COST_COLUMNS` (a
+        state, a strategy, its CPU seconds there ``>= 0``; one row per state
+        and strategy), e.g. :func:`mri_theory.runners.read_state_timings` of
+        each pairing's folder, concatenated.  Rows of states or strategies
+        not in the leaderboard are ignored.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (phase, strategy): ``phase`` (phases in edge order, then
+        ``"all"``; a phase without states has no rows), ``strategy``,
+        ``anchor`` (True for :data:`ANCHORS`), ``states`` (the phase's
+        states, i.e. (pairing, replicate, step, trajectory)), ``resolved``
+        (the fraction of them resolved), then for each statistic of
+        :data:`LEADERBOARD_STATISTICS` its mean and ``<statistic>_ci_low``,
+        ``<statistic>_ci_high`` (NaN where no state, or no draw, has a
+        value).  With ``cost``: ``cpu_s``, the mean CPU seconds of the
+        strategy per timed state of the phase, and ``timed_states``, how many
+        states had a timing (NaN and 0 where none had: an anchor made from the
+        truth, a strategy without timings).
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming ``states``, ``phases``, ``n_boot``, ``seed``, ``level``,
+        ``top_k``, ``resolved_only`` or ``cost``, before any statistic is
+        computed.
+    """
+    options = leaderboard_options(phases, n_boot, seed, level, top_k, resolved_only)
+    checked_cost = None if cost is None else _checked_cost(cost)
+    per = summarise_states(states, per_state=True, top_k=options["top_k"], resolved_only=resolved_only)
+    made = _anchor_states(states)  # the table is valid: summarise_states checked it
+    if made is not None:
+        per = pd.concat([per, summarise_states(made, per_state=True, top_k=options["top_k"],
+                                               resolved_only=resolved_only)], ignore_index=True)
+    strategies = list(pd.unique(per["strategy"]))  # the table's order, then anchors it lacks
+    edges, labels = options["phases"], _phase_labels(options["phases"])
+    phase_of = np.searchsorted(np.asarray(edges, dtype=np.int64), per["n_labelled"].to_numpy(dtype=np.int64),
+                               side="left")
+    unit, weights = _draw_weights(per, options["n_boot"], options["seed"])
+    rows = []
+    for p, name in [*enumerate(labels), (-1, _ALL)]:
+        members = np.flatnonzero(phase_of == p) if p >= 0 else np.arange(len(per))
+        if members.size:
+            rows += [{"phase": name, **row} for row in _sorted(_phase_rows(per, members, strategies, unit, weights,
+                                                                           options["level"]))]
+    table = pd.DataFrame(rows)
+    if checked_cost is not None:
+        spent = _cost_columns(per, checked_cost, phase_of, labels)
+        table = table.merge(spent, on=["phase", "strategy"], how="left", sort=False)
+        table["timed_states"] = table["timed_states"].fillna(0).astype(np.int64)
+    return table

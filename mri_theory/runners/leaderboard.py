@@ -1,0 +1,257 @@
+r"""The leaderboard of ``mri-theory leaderboard``: every strategy scored beside the truth on a grid, ranked by phase.
+
+:func:`run_leaderboard` scores the states of every (problem, classifier)
+pairing of a grid (:func:`mri_theory.runners.states.score_states`, one
+resumable folder per pairing, as ``mri-theory diagnose`` does for its
+classifiers), every strategy on every remaining candidate beside the true
+:math:`Q^c` (Eq. ``eqc``; exact where the pairing allows it with
+``truth="auto"``), and timing each strategy's scores in each state.  It then
+writes :func:`mri_theory.evaluation.leaderboard` of all the states: per phase
+of the curve (:math:`|D_S| \le 12`, 13-50, :math:`> 50` by default, and all
+states) and strategy, the mean Spearman and Kendall correlation with the true
+:math:`Q^c`, normalised shortfall (0 optimal, 1 random selection),
+:math:`\hat\lambda` (§3.3) and top-k hit, each with a percentile bootstrap
+interval over replicates, sorted by normalised shortfall with MRI-best and RS
+as anchors, and beside them each strategy's mean CPU seconds per state.
+
+The default grid is the issue's: the five abstract problems, the paper's six
+classifiers, every registered strategy, 10 replicates, a pool of 250 and the
+steps 2, 10, 30 and 80; with the initial set of one point per class
+(:func:`mri_theory.problems.initial_labelled_set`) the abstract problems'
+two classes give :math:`|D_S|` = 4, 12, 32 and 82, in every phase.
+
+Output folder (``out``):
+
+``{problem}__{classifier}/``
+    the resumable folder of :func:`~mri_theory.runners.states.score_states`
+    for each pairing, with ``timings.csv`` (``timings=True``): the CPU and
+    wall seconds of each strategy's scores in each state the folder's runs
+    computed (:func:`~mri_theory.runners.states.read_state_timings`).
+``leaderboard.csv``
+    :func:`~mri_theory.evaluation.leaderboard` of the states of the grid
+    (replicates ``0..replicates-1``, the ``steps``; a folder may hold more),
+    without the cost: a function of the states alone, the same bytes on
+    every run of the same settings.
+``cost.csv``
+    per (phase, strategy) the mean CPU seconds of the strategy per state and
+    the number of states timed (``cpu_s``, ``timed_states``): a measurement,
+    different on every run, so not in ``checksums.json``.  A state reused
+    from an earlier run keeps that run's timing; a state computed without
+    timings (by ``mri-theory diagnose``) has none.
+``leaderboard.json``
+    ``{"format": 1, "settings": {...}, "versions": {...}, "time": {...}}``:
+    the settings (the labels of the grid, the sizes, the seeds, the truth of
+    each pairing, the leaderboard's options and its confidence level), the
+    library versions, and the time of the call: ``wall_s``,
+    ``process_cpu_s`` (the CPU seconds of the calling process, which include
+    the work of the states only when they are computed in it, ``n_jobs=1``)
+    ``scored_cpu_s`` (the strategies' CPU seconds summed over the grid's
+    timed states, whichever run computed them) and ``timings`` (how many
+    (state, strategy) timings that sum holds).  Not in ``checksums.json``.
+``checksums.json``
+    the SHA-256 of ``leaderboard.csv`` (``mri_theory.runners._store``).
+``.lock``
+    the call holds the folder's exclusive lock from before the first state
+    is scored until its last file is written: a second writer is refused
+    with a ``ValueError`` naming ``out`` and the pid of the first.
+
+The leaderboard's floats are computed with one BLAS thread
+(``mri_theory._utils.backends.one_thread``), as the diagnostics' summaries.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+import pandas as pd
+
+from mri_theory._utils import backends
+from mri_theory._utils import validation as check
+from mri_theory._utils.backends import DEFAULT, Default, Execution
+from mri_theory._utils.versions import library_versions
+from mri_theory.classifiers import Classifier
+from mri_theory.evaluation.leaderboards import PHASE_EDGES, leaderboard, leaderboard_options
+from mri_theory.problems import Problem
+from mri_theory.runners import _grid, _resolve, _store
+from mri_theory.runners.states import STATE_TIMING_COLUMNS, execute_states, read_state_timings
+from mri_theory.runners.study import CLASSIFIER_SETS, PROBLEM_GROUPS, STRATEGY_SETS
+from mri_theory.strategies import Strategy, list_strategies
+
+__all__ = ["LEADERBOARD_FILES", "Leaderboard", "run_leaderboard"]
+
+#: The files :func:`run_leaderboard` writes into ``out`` (only ``leaderboard.csv`` in ``checksums.json``).
+LEADERBOARD_FILES = ("leaderboard.csv", "cost.csv", "leaderboard.json")
+#: The columns of the leaderboard that hold the cost (``cost.csv``, not ``leaderboard.csv``).
+_COST = ["cpu_s", "timed_states"]
+_FORMAT = 1
+
+
+class Leaderboard(NamedTuple):
+    """What :func:`run_leaderboard` computed and wrote."""
+
+    #: The states of every pairing, one :func:`~mri_theory.runners.states.score_states` table after another.
+    states: pd.DataFrame
+    #: The timings of the grid's states (columns :data:`~mri_theory.runners.states.STATE_TIMING_COLUMNS`).
+    timings: pd.DataFrame
+    #: :func:`~mri_theory.evaluation.leaderboard` of ``states`` with the cost of ``timings`` joined
+    #: (``leaderboard.csv`` without, and ``cost.csv`` with only, the columns ``cpu_s`` and ``timed_states``).
+    table: pd.DataFrame
+    #: The files written into ``out``: ``leaderboard.csv``, ``cost.csv`` and ``leaderboard.json``.
+    paths: list[Path]
+
+
+def run_leaderboard(
+    problems: str | Problem | Sequence[str | Problem] = "abstract",
+    classifiers: str | Classifier | Sequence[str | Classifier] = "paper",
+    strategies: str | Strategy | Sequence[str | Strategy] = "all",
+    replicates: int = 10,
+    steps: Sequence[int] = (2, 10, 30, 80),
+    pool_size: int = 250,
+    out: str | os.PathLike | None = None,
+    *,
+    trajectory: str | Strategy = "RS",
+    population_size: int = 10_000,
+    seed: int = 0,
+    truth: str = "auto",
+    phases: Sequence[int] = PHASE_EDGES,
+    n_boot: int = 1000,
+    boot_seed: int = 0,
+    level: float = 0.95,
+    top_k: int = 5,
+    resolved_only: bool = True,
+    out_name: str = "out",
+    backend: str | Default = DEFAULT,
+    scheduler: str | None | Default = DEFAULT,
+    n_jobs: int | Default = DEFAULT,
+    progress: bool | Default = DEFAULT,
+    execution: Execution | None = None,
+) -> Leaderboard:
+    r"""Score every strategy beside the truth on a grid of problems and classifiers, and write the leaderboard.
+
+    For each (problem, classifier) pairing,
+    :func:`~mri_theory.runners.states.score_states` scores every remaining
+    candidate with every strategy and with the true :math:`Q^c` along the
+    reference trajectories, in ``out/{problem}__{classifier}`` (resumable:
+    every verified state is reused), timing each strategy's scores.  All the
+    states are then summarised by :func:`~mri_theory.evaluation.leaderboard`
+    (per phase and strategy, means with percentile bootstrap intervals over
+    replicates, sorted by normalised shortfall, MRI-best and RS as anchors),
+    joined with the strategies' mean CPU seconds per state.  The module
+    docstring lists the files.
+
+    Parameters
+    ----------
+    problems : str, Problem, or a sequence of them, default "abstract"
+        Problem names (:func:`~mri_theory.problems.list_problems`), groups
+        (:data:`~mri_theory.runners.study.PROBLEM_GROUPS`: ``"abstract"``, the
+        paper's five) and :class:`~mri_theory.problems.Problem` objects with
+        the truth, mixed, with distinct labels after expansion.
+    classifiers : str, Classifier, or a sequence of them, default "paper"
+        Classifier names, sets (:data:`~mri_theory.runners.study.CLASSIFIER_SETS`:
+        ``"paper"``, the paper's six) and unfitted
+        :class:`~mri_theory.classifiers.Classifier` templates, mixed, with
+        distinct labels.
+    strategies : str, Strategy, or a sequence of them, default "all"
+        Strategy names, sets (:data:`~mri_theory.runners.study.STRATEGY_SETS`:
+        ``"paper"``; ``"all"``: every strategy registered when the call is
+        made, :func:`~mri_theory.strategies.list_strategies`) and
+        :class:`~mri_theory.strategies.Strategy` objects (a scikit-activeml
+        peer as :class:`~mri_theory.strategies.skactiveml.SkactivemlStrategy`),
+        mixed, with distinct labels, in the table's order.
+    replicates, steps, pool_size, trajectory, population_size, seed, truth
+        As in :func:`~mri_theory.runners.states.score_states`, the same for
+        every pairing (with ``truth="auto"`` each pairing's truth is exact
+        where it can be; ``leaderboard.json`` lists which).  The defaults
+        reach every default phase (module docstring).
+    out : path
+        The output folder (module docstring); created if needed.  Required.
+    phases, n_boot, level, top_k, resolved_only
+        As in :func:`~mri_theory.evaluation.leaderboard`.
+    boot_seed : int, default 0
+        ``>= 0``: the ``seed`` of :func:`~mri_theory.evaluation.leaderboard`'s
+        bootstrap draws.
+    out_name : str, default "out"
+        How the messages name ``out`` (``mri-theory leaderboard`` passes ``"--out"``).
+    backend, scheduler, n_jobs, progress, execution
+        As in :func:`~mri_theory.runners.states.score_states`.
+
+    Returns
+    -------
+    Leaderboard
+        The states, their timings, the table (with the cost) and the paths of
+        the files written.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For bad arguments, naming the argument, before any work is done or
+        any file is written: every pairing's call is checked first
+        (:func:`~mri_theory.runners.states.plan_states`); ``out`` (named by
+        ``out_name``) when it is missing or not a writable folder, when a
+        folder stands where one of its files belongs, or when another process
+        is writing it (its pid named).
+    OSError
+        When a file cannot be written (a full disk, ...), naming the file.
+    ImportError
+        ``backend="dask"`` without the ``dask`` extra installed.
+
+    Warns
+    -----
+    DamagedPartWarning
+        For each stored part that fails verification; it is recomputed.
+    """
+    wall, cpu = time.perf_counter(), time.process_time()
+    options = leaderboard_options(phases, n_boot, 0, level, top_k, resolved_only)
+    options["seed"] = check.count(boot_seed, "boot_seed", minimum=0)
+    problem_items = _resolve.expand(problems, "problems", PROBLEM_GROUPS, "problem")
+    classifier_items = _resolve.expand(classifiers, "classifiers", CLASSIFIER_SETS, "classifier")
+    strategy_items = _resolve.expand(strategies, "strategies", {**STRATEGY_SETS, "all": tuple(list_strategies())},
+                                     "strategy")
+    steps = _grid.listed(steps)
+    if out is None:
+        raise TypeError(f"{out_name} must be a folder path (str or os.PathLike), got None")
+    folder = _grid.check_folder(out, out_name, LEADERBOARD_FILES)
+    execution = backends.resolve_execution(execution, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
+                                           progress=progress)
+    pairings = _grid.plan_grid([item for item, _, _ in problem_items], [item for item, _, _ in classifier_items],
+                               [item for item, _, _ in strategy_items], replicates, steps, pool_size,
+                               trajectory=trajectory, population_size=population_size, seed=seed, truth=truth,
+                               folder=folder, execution=execution, timings=True)  # every pairing checked first
+    plan = pairings[0].plan
+    config = plan.states.config
+    settings = {"problems": [label for _, label, _ in problem_items],
+                "classifiers": [label for _, label, _ in classifier_items],
+                "strategies": list(config.strategies), "replicates": plan.replicates,
+                "steps": [operator.index(step) for step in steps], "pool_size": config.pool_size,
+                "trajectory": config.trajectory, "population_size": config.population_size, "seed": config.seed,
+                "truth": truth, "pairing_truth": {f"{p.problem}__{p.classifier}": p.plan.states.config.truth
+                                                  for p in pairings},
+                "phases": list(options["phases"]), "n_boot": options["n_boot"], "boot_seed": options["seed"],
+                "level": options["level"], "top_k": options["top_k"], "resolved_only": options["resolved_only"]}
+    with _store.locked(folder, out_name):  # one writer of out (the leaderboard, checksums.json)
+        frames, timed = [], []
+        for pairing in pairings:
+            frames.append(execute_states(pairing.plan))
+            spent = read_state_timings(pairing.folder)  # written by execute_states (timings=True)
+            timed.append(spent[(spent.replicate < pairing.plan.replicates) & spent.step.isin(pairing.plan.steps)
+                               & spent.strategy.isin(list(pairing.plan.strategies))])
+        states = pd.concat(frames, ignore_index=True)
+        timings = pd.concat(timed, ignore_index=True)[STATE_TIMING_COLUMNS]
+        with backends.one_thread():  # floats written to leaderboard.csv: summed as with one BLAS thread
+            table = leaderboard(states, **options, cost=timings)
+        board = table.drop(columns=_COST)
+        cost = table[["phase", "strategy", *_COST]]
+        record = {"format": _FORMAT, "settings": settings, "versions": library_versions(),
+                  "time": {"wall_s": time.perf_counter() - wall, "process_cpu_s": time.process_time() - cpu,
+                           "scored_cpu_s": float(timings.cpu_s.sum()), "timings": len(timings)}}
+        _store.write_tables(folder, {"leaderboard.csv": _store.csv_bytes(board)}, None)
+        _store.write_atomic(_store.csv_bytes(cost), folder / "cost.csv")
+        _store.write_atomic(json.dumps(record, indent=2, sort_keys=True).encode(),
+                            folder / "leaderboard.json")
+    return Leaderboard(states, timings, table, [folder / name for name in LEADERBOARD_FILES])
