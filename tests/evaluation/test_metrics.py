@@ -347,3 +347,39 @@ def test_curve_metrics_without_mri_best_reports_no_regret():
 def test_bad_input(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+# ---------------------------------------------------------------- gaps found by mutation testing (metrics rerun)
+
+def test_curve_metrics_do_not_depend_on_the_order_of_the_rows():
+    """The rows of a pairing are matched by (strategy, replicate, n), not by their position in the table."""
+    curves = {"RS": [[0.5, 0.3, 0.1], [0.6, 0.2, 0.15], [0.5, 0.4, 0.2]],
+              "A": [[0.5, 0.1, 0.1], [0.5, 0.5, 0.3], [0.4, 0.2, 0.05]]}
+    table = _table(curves)
+    shuffled = table.sample(frac=1.0, random_state=np.random.default_rng(3)).reset_index(drop=True)
+    assert not shuffled[["strategy", "replicate", "n_labelled"]].equals(table[["strategy", "replicate",
+                                                                                "n_labelled"]])
+    by_order, by_shuffle = (curve_metrics(t, ASYMPTOTIC, mode="replicate", epsilon=0).set_index("method")
+                            for t in (table, shuffled))
+    pd.testing.assert_frame_equal(by_order, by_shuffle.loc[by_order.index])
+    # and against the single-curve function: the mean over replicates of each curve's AUA
+    for strategy, reps in curves.items():
+        expected = np.mean([aua([2, 3, 4], loss) for loss in reps])
+        assert by_shuffle.loc[strategy, "aua"] == pytest.approx(expected, abs=1e-15)
+
+
+def test_n_replicates_counts_replicates_not_curve_points():
+    # three replicates of two-point curves: the count is 3 (a curve has 2 points)
+    table = _table({"RS": [[0.5, 0.4]] * 3, "A": [[0.5, 0.2]] * 3}, n=(2, 3))
+    assert (curve_metrics(table, ASYMPTOTIC)["n_replicates"] == 3).all()
+
+
+def test_q_c_shortfall_tie_tolerance_is_relative_above_1_and_absolute_below():
+    # q_c_chosen may exceed q_c_best by rounding: 1e-12 times max(1, |best|)
+    big = pd.DataFrame({"q_c_best": [1000.0], "q_c_chosen": [1000.0 + 5e-10]})  # within 1e-12 * 1000
+    assert q_c_shortfall(big).iloc[0] == pytest.approx(-5e-10, abs=1e-12)
+    small = pd.DataFrame({"q_c_best": [0.5], "q_c_chosen": [0.5 + 1.5e-12]})  # beyond the absolute 1e-12
+    with pytest.raises(ValueError, match="q_c_chosen"):
+        q_c_shortfall(small)
+    within = pd.DataFrame({"q_c_best": [0.5], "q_c_chosen": [0.5 + 0.5e-12]})
+    assert abs(q_c_shortfall(within).iloc[0]) <= 1e-12
