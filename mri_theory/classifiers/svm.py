@@ -720,10 +720,14 @@ def _platt_rows(decision, positive, start, out, gradient_tol, ridge, flat_tol, n
             dc = -(haa * gc - hac * ga) / det
             slope = ga * da + gc * dc
             step = 1.0
-            trial = evaluate(f, pos, a + da, c + dc, high, low)
             # Newton's decrement below the objective's rounding: the line search cannot judge the step (it
             # would halve it for ever), and Newton's full step is deep in its quadratic convergence
             accepted = -slope <= newton_floor * max(old, 1.0)
+            if finishing and accepted:  # the last step: nothing is needed at its end
+                a += da
+                c += dc
+                break
+            trial = evaluate(f, pos, a + da, c + dc, high, low)
             while not accepted:
                 # Armijo's condition, allowing the rounding of the objective itself
                 if trial[0] <= old + 1e-4 * step * slope + 4 * 2.220446049250313e-16 * abs(old):
