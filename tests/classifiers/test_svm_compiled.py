@@ -5,8 +5,8 @@ The reference is that solver, kept here as it was (commit 6846dfc, with the kern
 working-set rule and update written with numpy over all problems at once.  The compiled loop must give the
 same iterates bit for bit (alphas, gradients, which problems moved) on random problems: duplicated points,
 an extra point per problem, warm starts, every tolerance the solver uses; and its pure-Python run (numba's
-function before compiling) must too.  Also here: the polish's stacked least-norm solve against
-``numpy.linalg.lstsq``, and Platt's objective against its two-``logaddexp`` form.
+function before compiling) must too.  The compiled polish and Platt fit are tested in
+``test_svm_platt_polish.py``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from mri_theory.classifiers.svm import (
     _BOUND_SNAP,
     _TAU,
     _Gram,
-    _least_norm,
     _shifted_kernel,
     _smo,
     _smo_rows,
@@ -164,31 +163,3 @@ def test_no_problem_is_no_work():
     gram, problems, s, alpha, G = problems_of(0, 5, 1, False, False, 1.0)
     out = _smo(gram, problems[:0], s[:0], alpha[:0], G[:0], 1.0, 1e-11)
     assert [x.shape for x in out] == [(0, 5), (0, 5), (0,)]
-
-
-def test_platt_objective_equals_its_two_logaddexp_form_bit_for_bit():
-    """The objective shares one log(1 + e^-|z|) between its two terms; the values are numpy.logaddexp's."""
-    from mri_theory.classifiers.svm import _platt_objective
-
-    rng = np.random.default_rng(0)
-    decision = np.concatenate([rng.normal(scale=s, size=(5, 400)) for s in (1e-3, 1.0, 30.0, 800.0)], axis=1)
-    decision[:, :4] = [0.0, -0.0, 1e-300, -1e-300]
-    target = rng.random(decision.shape)
-    a, c = rng.normal(size=5), rng.normal(size=5)
-    a[0], c[0] = 0.0, 0.0  # z = 0 everywhere: log 2
-    z = a[:, None] * decision + c[:, None]
-    expected = np.sum(target * np.logaddexp(0.0, z) + (1 - target) * np.logaddexp(0.0, -z), axis=1)
-    np.testing.assert_array_equal(_platt_objective(decision, target, a, c), expected)
-
-
-@settings(deadline=None, derandomize=True, max_examples=30)
-@given(seed=st.integers(0, 2**32 - 1), size=st.integers(1, 8), rank=st.integers(0, 8), stack=st.integers(1, 4))
-def test_least_norm_equals_lstsq(seed, size, rank, stack):
-    """The polish's stacked least-norm solve against ``numpy.linalg.lstsq`` one system at a time, singular
-    systems (rank below the size) included."""
-    rng = np.random.default_rng(seed)
-    rank = min(rank, size)
-    systems = np.stack([rng.normal(size=(size, rank)) @ rng.normal(size=(rank, size)) for _ in range(stack)])
-    rhs = rng.normal(size=(stack, size))
-    expected = np.stack([np.linalg.lstsq(a, b, rcond=None)[0] for a, b in zip(systems, rhs, strict=True)])
-    np.testing.assert_allclose(_least_norm(systems, rhs), expected, rtol=1e-9, atol=1e-9)
