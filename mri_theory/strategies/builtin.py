@@ -541,7 +541,8 @@ def register_strategy(name: str, factory: Callable[[], Strategy], *, overwrite: 
     ----------
     name : str
         Letters, digits and ``. _ + -``, without ``__`` (it labels rows and
-        names part files); not ``"all"`` (the runners' word for every strategy).
+        names part files); not ``"all"`` or ``"peers"`` (the runners' words
+        for every strategy and for scikit-activeml's peers).
     factory : callable
         Returns a new :class:`Strategy`; a class works.  Keyword options of
         :func:`get_strategy` go to it.
@@ -554,7 +555,7 @@ def register_strategy(name: str, factory: Callable[[], Strategy], *, overwrite: 
         If ``name`` is not a str, or ``factory`` is not callable or cannot be
         called without arguments (checked with :func:`inspect.signature`).
     ValueError
-        If ``name`` is not a safe name, is ``"all"``, or is taken and
+        If ``name`` is not a safe name, is ``"all"`` or ``"peers"``, or is taken and
         ``overwrite`` is False.
 
     Notes
@@ -565,6 +566,8 @@ def register_strategy(name: str, factory: Callable[[], Strategy], *, overwrite: 
     """
     if name == "all":
         raise ValueError("name 'all' is reserved: the runners read it as every registered strategy")
+    if name == "peers":
+        raise ValueError("name 'peers' is reserved: the runners read it as scikit-activeml's peers (PEER_NAMES)")
     register(_REGISTRY, name, factory, overwrite, "strategy")
 
 

@@ -61,9 +61,11 @@ Choices (documented deviations from using scikit-activeml directly)
 - **Density weights** (``density_weight=True``, for a ``query`` taking
   ``utility_weight``): the utilities are multiplied by each row's kernel
   density, ``predict_freq(X)[:, 0]`` of a ``ParzenWindowClassifier`` with
-  scikit-activeml's defaults (RBF kernel, ``gamma="mean"``) fitted on all of
-  ``X`` (labelled rows and pool) with one label, as in scikit-activeml's McPAL
-  example (``utility_weight=dens``).
+  scikit-activeml's defaults (an RBF kernel with scikit-learn's default
+  ``gamma = 1 / n_features``: :math:`\sum_i \exp(-\lVert x - x_i\rVert^2 / d)`
+  over the rows :math:`x_i` of ``X``) fitted on all of ``X`` (labelled rows
+  and pool) with one label, as in scikit-activeml's McPAL example
+  (``utility_weight=dens``).
 - **Committees** (``ensemble_size=m``, for ``QueryByCommittee``): the
   ``ensemble`` is a bagging committee of ``m`` copies of the classifier (as
   for ``clf`` above: by default the sandbox's base classifier), each fitted on
@@ -111,6 +113,9 @@ _INSTALL_HINT = 'SkactivemlStrategy needs scikit-activeml: pip install "mri-theo
 #: Arguments of ``query`` that the adapter sets itself (``utility_weight`` with ``density_weight=True``,
 #: ``ensemble`` with ``ensemble_size``).
 _SET_BY_ADAPTER = ("X", "y", "clf", "candidates", "batch_size", "return_utilities")
+
+#: The keyword arguments of :class:`SkactivemlStrategy` that :func:`peer` lets ``options`` change.
+_PEER_OPTIONS = ("classifier", "costly", "query_params", "density_weight", "ensemble_size")
 
 #: The largest committee of ``ensemble_size`` (every member is a fit at every call).
 _MAX_ENSEMBLE = 1000
@@ -492,9 +497,9 @@ def peer(name: str, **options: Any) -> SkactivemlStrategy:
         raise TypeError(f"name must be a str, got {type(name).__name__}")
     if name not in PEERS:
         raise ValueError(f"name: unknown peer {name!r}; the peers are {', '.join(PEERS)}")
-    blocked = sorted(set(options) & {"query_strategy", "name"})
-    if blocked:
-        raise TypeError(f"options must not set {blocked}: the peer {name!r} fixes them")
+    unknown = sorted(set(options) - set(_PEER_OPTIONS))
+    if unknown:
+        raise TypeError(f"options {unknown} are not options of the peer {name!r}; it accepts {list(_PEER_OPTIONS)}")
     skal = _skactiveml()
     spec = PEERS[name]
     classifier = skal.classifier.ParzenWindowClassifier() if spec.classifier == "parzen" else None
