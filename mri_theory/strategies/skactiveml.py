@@ -103,8 +103,8 @@ from sklearn.utils.validation import check_array, check_is_fitted
 from mri_theory._utils import validation as check
 from mri_theory._utils.registry import label
 from mri_theory.classifiers import Classifier, SklearnClassifier
-from mri_theory.strategies import Context, Strategy
 from mri_theory.strategies._peers import PEERS
+from mri_theory.strategies.base import Context, Strategy
 
 __all__ = ["SkactivemlStrategy", "peer"]
 
