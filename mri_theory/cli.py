@@ -126,7 +126,7 @@ def _curve_summary(table: pd.DataFrame, loss: str) -> pd.DataFrame:
 def _curves(args: argparse.Namespace) -> int:
     from mri_theory.runners.sandbox import run_curves
 
-    strategies = "all" if args.strategies == ["all"] else args.strategies
+    strategies = args.strategies[0] if args.strategies in (["all"], ["peers"]) else args.strategies
     table = _guarded("curves", lambda: run_curves(
         problem=args.problem, classifier=args.classifier, strategies=strategies, pool_size=args.pool,
         replicates=args.replicates, seed=args.seed, budget=args.budget,
@@ -278,7 +278,8 @@ def build_parser() -> argparse.ArgumentParser:
     cur = sub.add_parser("curves", help="learning curves of AL strategies (iterated AL sandbox, resumable)")
     cur.add_argument("--problem", default="four-gaussian")
     cur.add_argument("--classifier", default="knn5")
-    cur.add_argument("--strategies", nargs="+", default=["all"], metavar="NAME", help="names, or 'all'")
+    cur.add_argument("--strategies", nargs="+", default=["all"], metavar="NAME",
+                     help="names, or 'all' (with the peers extra, scikit-activeml's peers too), or 'peers'")
     cur.add_argument("--replicates", type=int, default=10)
     cur.add_argument("--pool", type=int, default=250, help="pool size")
     cur.add_argument("--budget", type=int, default=None, help="labels to acquire (default: the whole pool)")
@@ -364,7 +365,8 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--classifiers", nargs="+", default=["paper"], metavar="NAME",
                        help="classifier names or sets (paper, the default)")
     board.add_argument("--strategies", nargs="+", default=["all"], metavar="NAME",
-                       help="strategy names or sets (paper; all, the default: every registered strategy)")
+                       help="strategy names or sets (paper; peers: scikit-activeml's, the peers extra; all, the "
+                            "default: every registered strategy, the peers where scikit-activeml is installed)")
     board.add_argument("--replicates", type=int, default=10)
     board.add_argument("--steps", nargs="+", type=int, default=[2, 10, 30, 80], metavar="T",
                        help="labels acquired along the trajectory at the scored states (default 2 10 30 80: "

@@ -13,7 +13,7 @@ from typing import Any
 
 from mri_theory.classifiers import Classifier, get_classifier
 from mri_theory.problems import Problem, get_problem
-from mri_theory.strategies import MRIBest, Strategy, get_strategy, list_strategies
+from mri_theory.strategies import PEER_NAMES, MRIBest, Strategy, get_strategy, list_strategies
 
 #: What :func:`resolve` accepts per kind: the object class and the registry's getter.
 KINDS: dict[str, tuple[type[Problem] | type[Classifier] | type[Strategy], Callable[[str], Any]]] = {
@@ -89,18 +89,23 @@ def for_loss(strategy: Strategy, loss: str) -> Strategy:
     return strategy
 
 def strategy_objects(strategies: Any, loss: str, argument: str = "strategies") -> dict[str, Strategy]:
-    """``{label: strategy}`` of ``strategies``: "all", a name, a :class:`Strategy`, or a sequence of names and
-    strategies, with distinct labels (the oracles set to the run's ``loss``, :func:`for_loss`)."""
+    """``{label: strategy}`` of ``strategies``: "all", "peers", a name, a :class:`Strategy`, or a sequence of names
+    and strategies, with distinct labels (the oracles set to the run's ``loss``, :func:`for_loss`).
+
+    "all" is :func:`~mri_theory.strategies.list_strategies` (scikit-activeml's peers only where it is installed);
+    "peers" is :data:`~mri_theory.strategies.PEER_NAMES` (an ``ImportError`` naming the extra without it)."""
     items: list[Any]  # checked one by one below
     if isinstance(strategies, str) and strategies == "all":
         items = list_strategies()
+    elif isinstance(strategies, str) and strategies == "peers":
+        items = list(PEER_NAMES)
     elif isinstance(strategies, (str, Strategy)):
         items = [strategies]
     elif isinstance(strategies, Iterable):
         items = list(strategies)
     else:
-        raise TypeError(f"{argument} must be 'all', a strategy name or Strategy object, or a sequence of them; "
-                        f"got {type(strategies).__name__}")
+        raise TypeError(f"{argument} must be 'all', 'peers', a strategy name or Strategy object, or a sequence of "
+                        f"them; got {type(strategies).__name__}")
     if not items:
         raise ValueError(f"{argument} must name at least one strategy")
     resolved = []

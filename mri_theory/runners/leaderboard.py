@@ -159,8 +159,11 @@ def run_leaderboard(
         distinct labels.
     strategies : str, Strategy, or a sequence of them, default "all"
         Strategy names, sets (:data:`~mri_theory.runners.study.STRATEGY_SETS`:
-        ``"paper"``; ``"all"``: every strategy registered when the call is
-        made, :func:`~mri_theory.strategies.list_strategies`) and
+        ``"paper"``, ``"peers"``: scikit-activeml's named peers, an
+        ``ImportError`` without the ``peers`` extra; ``"all"``: every
+        strategy listed when the call is made,
+        :func:`~mri_theory.strategies.list_strategies`, the peers only where
+        scikit-activeml is installed) and
         :class:`~mri_theory.strategies.Strategy` objects (a scikit-activeml
         peer as :class:`~mri_theory.strategies.skactiveml.SkactivemlStrategy`),
         mixed, with distinct labels, in the table's order.

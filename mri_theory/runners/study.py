@@ -137,7 +137,7 @@ from mri_theory.evaluation import metrics
 from mri_theory.problems import Problem
 from mri_theory.runners import _curves, _resolve, _store, sandbox
 from mri_theory.runners.asymptotic import asymptotic_loss
-from mri_theory.strategies import Strategy, get_strategy, list_strategies
+from mri_theory.strategies import PEER_NAMES, Strategy, get_strategy, list_strategies
 
 __all__ = ["ASYMPTOTIC_COLUMNS", "CLASSIFIER_SETS", "PRESETS", "PROBLEM_GROUPS", "STRATEGY_SETS", "TIMING_COLUMNS",
            "Execution", "StudyResults", "read_study", "read_timings", "report", "run_study"]
@@ -148,10 +148,13 @@ PROBLEM_GROUPS: dict[str, tuple[str, ...]] = {
 }
 #: Classifier sets accepted by ``classifiers``: the paper's six base classifiers (Appendix C; 5-NN as R's kknn).
 CLASSIFIER_SETS: dict[str, tuple[str, ...]] = {"paper": ("lda", "qda", "kknn5", "nb", "logreg", "svm")}
-#: Strategy sets accepted by ``strategies``: the paper's seven methods (§5.1); ``"all"`` (every strategy
-#: registered when :func:`run_study` is called, :func:`~mri_theory.strategies.list_strategies`) is accepted too.
+#: Strategy sets accepted by ``strategies``: the paper's seven methods (§5.1) and scikit-activeml's peers
+#: (:data:`~mri_theory.strategies.PEER_NAMES`; naming the set without scikit-activeml raises an ``ImportError``
+#: naming the ``peers`` extra); ``"all"`` (every strategy listed when :func:`run_study` is called,
+#: :func:`~mri_theory.strategies.list_strategies`: the peers only where scikit-activeml is installed) is accepted too.
 STRATEGY_SETS: dict[str, tuple[str, ...]] = {
     "paper": ("RS", "SE", "QbcV", "QbcA", "EfeLc", "SMRI", "BMRI"),
+    "peers": PEER_NAMES,
 }
 #: Columns of the asymptotic-loss table.
 ASYMPTOTIC_COLUMNS = ["problem", "classifier", "asymptotic_loss"]
@@ -439,8 +442,9 @@ def run_study(
         :class:`~mri_theory.classifiers.Classifier` templates, mixed, with
         distinct labels.
     strategies : str, Strategy, or a sequence of them
-        Strategy names, sets (:data:`STRATEGY_SETS`: ``"paper"``, ``"all"``)
-        and :class:`~mri_theory.strategies.Strategy` objects, mixed, with
+        Strategy names, sets (:data:`STRATEGY_SETS`: ``"paper"``, ``"peers"``,
+        ``"all"``, the peers only where scikit-activeml is installed) and
+        :class:`~mri_theory.strategies.Strategy` objects, mixed, with
         distinct labels.  LC and the oracles are opt-in; MRI-best is added
         (last) for the regret (module docstring) when every problem has the
         truth.  The labels name the study's folders and part files, so with

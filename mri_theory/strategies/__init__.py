@@ -40,6 +40,22 @@ PoolMRI    :math:`-\hat{\mathbf p}\cdot\hat{\mathbf{L'}}` with each future loss 
 Margin     margin sampling :math:`-(\hat p_{(1)} - \hat p_{(2)})`
 ========== ==============================================================
 
+and scikit-activeml's pool strategies as named peers (:data:`PEER_NAMES`, the ``peers`` extra; listed by
+:func:`list_strategies` only where scikit-activeml is installed, see :mod:`mri_theory.strategies.builtin`):
+
+============ ==============================================================
+SkUS-margin  ``UncertaintySampling(method="margin_sampling")``, base classifier
+SkUS-LC      ``UncertaintySampling(method="least_confident")``, base classifier
+SkUS-entropy ``UncertaintySampling(method="entropy")``, base classifier
+SkDWUS       the same entropy times each point's kernel density
+SkMcPAL      ``ProbabilisticAL()`` (McPAL) on a ``ParzenWindowClassifier``, density-weighted
+SkQBC-VE     ``QueryByCommittee(method="vote_entropy")``, 10 bagged base classifiers
+SkQBC-KL     ``QueryByCommittee(method="KL_divergence")``, 10 bagged base classifiers
+SkMC-EER     ``MonteCarloEER(method="misclassification_loss")``, base classifier
+SkVOI-EER    ``ValueOfInformationEER()``, base classifier
+SkCoreSet    ``CoreSet()``: distance to the nearest labelled point
+============ ==============================================================
+
 SMRI, BMRI, CvMRI and PoolMRI estimate only term :math:`T_e` of Eq. ``eqc`` (term :math:`T_c`
 does not depend on the candidate), and score :math:`-\hat T_e`.  Their
 class-probability estimator :math:`\theta_2` is 5-NN, or a random forest when
@@ -65,6 +81,7 @@ from mri_theory.strategies.builtin import (
     CV_FOLDS,
     FOREST_TREES,
     MAX_RESAMPLES,
+    PEER_NAMES,
     AverageKL,
     BootstrapMRI,
     CrossValidatedMRI,
@@ -86,7 +103,8 @@ from mri_theory.strategies.builtin import (
     unregister_strategy,
 )
 
-# The scikit-activeml adapter is imported on use: ``from mri_theory.strategies.skactiveml import SkactivemlStrategy``.
+# The scikit-activeml adapter is imported on use: ``from mri_theory.strategies.skactiveml import SkactivemlStrategy``;
+# the registry's peers (PEER_NAMES) import it when one is asked for.
 
 __all__ = [
     "Context",
@@ -116,6 +134,7 @@ __all__ = [
     "BMRI_FOREST_TREES",
     "MAX_RESAMPLES",
     "CV_FOLDS",
+    "PEER_NAMES",
     "TIE_TOLERANCE",
     "near_maximum",
 ]

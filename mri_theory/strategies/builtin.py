@@ -2,6 +2,12 @@ r"""The built-in strategies and the registry of strategies by name.
 
 The paper's, RS ... MRI-worst (§2.3, §4, §5.1), and three of ours, not the paper's: CvMRI and PoolMRI
 (estimators of :math:`Q^c` that test the retrained models out of sample, unlike SMRI) and Margin.
+
+The registry also names scikit-activeml's peers (:data:`PEER_NAMES`: ``"SkUS-margin"`` ... ``"SkCoreSet"``),
+built by :func:`mri_theory.strategies.skactiveml.peer`, which this module imports only when a peer is asked
+for (scikit-activeml, the ``peers`` extra, is never imported at import time).  They are always registered,
+so :func:`get_strategy` of a peer without scikit-activeml raises an ``ImportError`` naming the extra, but
+:func:`list_strategies` (and so the runners' ``"all"``) lists them only where scikit-activeml is installed.
 """
 
 from __future__ import annotations
@@ -21,13 +27,14 @@ from mri_theory.classifiers import KNN, Classifier, LogisticRegression, RandomFo
 from mri_theory.engine.population import Population
 from mri_theory.engine.retraining import check_method, current_and_future_losses
 from mri_theory.engine.targets import true_q_c
+from mri_theory.strategies._peers import PEERS, skactiveml_installed
 from mri_theory.strategies.base import Context, Strategy
 
 __all__ = ["RandomSelection", "ShannonEntropy", "LeastConfidence", "VoteEntropy", "AverageKL", "EfeLc",
            "SimpleMRI", "BootstrapMRI", "MRIBest", "MRIWorst", "CrossValidatedMRI", "PoolMRI", "MarginSampling",
            "cross_validation_folds", "entropy", "get_strategy", "list_strategies", "register_strategy",
            "registered_strategy", "unregister_strategy", "second_classifier", "COMMITTEE", "FOREST_TREES",
-           "BMRI_FOREST_TREES", "MAX_RESAMPLES", "CV_FOLDS", "MAX_FOLDS"]
+           "BMRI_FOREST_TREES", "MAX_RESAMPLES", "CV_FOLDS", "MAX_FOLDS", "PEER_NAMES"]
 
 
 class RandomSelection(Strategy):
@@ -494,11 +501,37 @@ _BUILT_IN = frozenset(_REGISTRY)
 # Ours (not the paper's), after the paper's: registered like a user's strategy, so not in _BUILT_IN.
 _REGISTRY.update({cls.name: cls for cls in (CrossValidatedMRI, PoolMRI, MarginSampling)})
 
+#: The names of scikit-activeml's peers (the ``peers`` extra), in their order in :func:`list_strategies`.
+PEER_NAMES: tuple[str, ...] = tuple(PEERS)
+
+
+def _peer_factory(name: str) -> Callable[..., Strategy]:
+    """The registry's factory of the peer ``name``: imports the adapter (and scikit-activeml) when called."""
+    def make_peer(**options: Any) -> Strategy:
+        from mri_theory.strategies.skactiveml import peer  # on use: the adapter imports scikit-activeml
+
+        return peer(name, **options)
+
+    make_peer.__name__ = make_peer.__qualname__ = f"peer_{name.replace('-', '_')}"
+    return make_peer
+
+
+#: The peers' own factories (a name re-registered with another factory is no longer a peer's).
+_PEER_FACTORIES = {name: _peer_factory(name) for name in PEER_NAMES}
+_REGISTRY.update(_PEER_FACTORIES)
+
 
 def list_strategies() -> list[str]:
-    """The strategy names: the paper's, in its order, then ours (CvMRI, PoolMRI, Margin), then the registered ones
-    in registration order."""
-    return list(_REGISTRY)
+    """The strategy names: the paper's, in its order, then ours (CvMRI, PoolMRI, Margin), then scikit-activeml's
+    peers (:data:`PEER_NAMES`) where scikit-activeml is installed (the ``peers`` extra), then the registered ones in
+    registration order.
+
+    Without scikit-activeml the peers stay registered (:func:`get_strategy` of one raises an ``ImportError``
+    naming the extra) but are not listed, so the runners' ``"all"`` keeps working.
+    """
+    hidden = set() if skactiveml_installed() else {name for name, factory in _PEER_FACTORIES.items()
+                                                     if _REGISTRY.get(name) is factory}
+    return [name for name in _REGISTRY if name not in hidden]
 
 
 def register_strategy(name: str, factory: Callable[[], Strategy], *, overwrite: bool = False) -> None:
@@ -508,7 +541,8 @@ def register_strategy(name: str, factory: Callable[[], Strategy], *, overwrite: 
     ----------
     name : str
         Letters, digits and ``. _ + -``, without ``__`` (it labels rows and
-        names part files); not ``"all"`` (the runners' word for every strategy).
+        names part files); not ``"all"`` or ``"peers"`` (the runners' words
+        for every strategy and for scikit-activeml's peers).
     factory : callable
         Returns a new :class:`Strategy`; a class works.  Keyword options of
         :func:`get_strategy` go to it.
@@ -521,7 +555,7 @@ def register_strategy(name: str, factory: Callable[[], Strategy], *, overwrite: 
         If ``name`` is not a str, or ``factory`` is not callable or cannot be
         called without arguments (checked with :func:`inspect.signature`).
     ValueError
-        If ``name`` is not a safe name, is ``"all"``, or is taken and
+        If ``name`` is not a safe name, is ``"all"`` or ``"peers"``, or is taken and
         ``overwrite`` is False.
 
     Notes
@@ -532,6 +566,8 @@ def register_strategy(name: str, factory: Callable[[], Strategy], *, overwrite: 
     """
     if name == "all":
         raise ValueError("name 'all' is reserved: the runners read it as every registered strategy")
+    if name == "peers":
+        raise ValueError("name 'peers' is reserved: the runners read it as scikit-activeml's peers (PEER_NAMES)")
     register(_REGISTRY, name, factory, overwrite, "strategy")
 
 

@@ -58,6 +58,33 @@ Choices (documented deviations from using scikit-activeml directly)
   Any other scikit-activeml classifier (e.g. ``ParzenWindowClassifier``) is
   used as it is, cloned with ``classes=0..k-1``, ``missing_label=NaN`` and the
   drawn ``random_state``.
+- **Density weights** (``density_weight=True``, for a ``query`` taking
+  ``utility_weight``): the utilities are multiplied by each row's kernel
+  density, ``predict_freq(X)[:, 0]`` of a ``ParzenWindowClassifier`` with
+  scikit-activeml's defaults (an RBF kernel with scikit-learn's default
+  ``gamma = 1 / n_features``: :math:`\sum_i \exp(-\lVert x - x_i\rVert^2 / d)`
+  over the rows :math:`x_i` of ``X``) fitted on all of ``X`` (labelled rows
+  and pool) with one label, as in scikit-activeml's McPAL example
+  (``utility_weight=dens``).
+- **Committees** (``ensemble_size=m``, for ``QueryByCommittee``): the
+  ``ensemble`` is a bagging committee of ``m`` copies of the classifier (as
+  for ``clf`` above: by default the sandbox's base classifier), each fitted on
+  one bootstrap resample of the labelled points (drawn with
+  ``numpy.random.default_rng`` of the drawn seed; a resample may miss a
+  class), in the manner of scikit-activeml's example
+  ``SklearnClassifier(BaggingClassifier(...))``.  scikit-learn's
+  ``BaggingClassifier`` itself is not used: it passes a resample as
+  ``sample_weight`` to a member whose ``fit`` takes one, which the package's
+  unweighted classifiers refuse.
+
+Named peers
+-----------
+:func:`peer` builds the registered peers by name (``"SkUS-margin"``,
+``"SkMC-EER"``, ...: :data:`mri_theory.strategies.PEER_NAMES`; their table
+with classes, parameters, classifiers and cost is in
+``docs/user-guide/strategies.md``).  The registry
+(:func:`mri_theory.strategies.get_strategy`) calls it on use, so naming a peer
+without scikit-activeml raises the ``ImportError`` above.
 """
 
 from __future__ import annotations
@@ -76,14 +103,22 @@ from sklearn.utils.validation import check_array, check_is_fitted
 from mri_theory._utils import validation as check
 from mri_theory._utils.registry import label
 from mri_theory.classifiers import Classifier, SklearnClassifier
-from mri_theory.strategies import Context, Strategy
+from mri_theory.strategies._peers import PEERS
+from mri_theory.strategies.base import Context, Strategy
 
-__all__ = ["SkactivemlStrategy"]
+__all__ = ["SkactivemlStrategy", "peer"]
 
 _INSTALL_HINT = 'SkactivemlStrategy needs scikit-activeml: pip install "mri-theory[peers]"'
 
-#: Arguments of ``query`` that the adapter sets itself.
+#: Arguments of ``query`` that the adapter sets itself (``utility_weight`` with ``density_weight=True``,
+#: ``ensemble`` with ``ensemble_size``).
 _SET_BY_ADAPTER = ("X", "y", "clf", "candidates", "batch_size", "return_utilities")
+
+#: The keyword arguments of :class:`SkactivemlStrategy` that :func:`peer` lets ``options`` change.
+_PEER_OPTIONS = ("classifier", "costly", "query_params", "density_weight", "ensemble_size")
+
+#: The largest committee of ``ensemble_size`` (every member is a fit at every call).
+_MAX_ENSEMBLE = 1000
 
 #: Seeds drawn from ``ctx.rng`` lie in ``0..2**31 - 2`` (any int scikit-learn's ``check_random_state`` accepts).
 _SEED_BOUND = 2**31 - 1
@@ -179,6 +214,61 @@ def _peer_classifier_class() -> type:
     return _PeerClassifier
 
 
+@functools.cache
+def _peer_committee_class() -> type:
+    """``_PeerCommittee``: a bagging committee of a scikit-activeml classifier (QBC's ``ensemble``).
+
+    Defined on first use, as :func:`_peer_classifier_class`.  ``fit`` draws
+    ``n_estimators`` bootstrap resamples of the labelled points with
+    ``numpy.random.default_rng(random_state)`` and fits one clone of ``member``
+    (seeded from the same generator) on each; ``estimators_`` holds them, which
+    is what ``QueryByCommittee`` reads.
+    """
+    skal = _skactiveml()
+    base: Any = skal.base.SkactivemlClassifier
+
+    class _PeerCommittee(base):
+        def __init__(self, member=None, n_estimators=10, classes=None, missing_label=skal.utils.MISSING_LABEL,
+                     cost_matrix=None, random_state=None):
+            super().__init__(classes=classes, missing_label=missing_label, cost_matrix=cost_matrix,
+                             random_state=random_state)
+            self.member = member
+            self.n_estimators = n_estimators
+
+        def fit(self, X, y, sample_weight=None):
+            X, y, sample_weight = self._validate_data(X, y, sample_weight)
+            if sample_weight is not None and not np.all(np.asarray(sample_weight, dtype=float) == 1.0):
+                raise ValueError("sample_weight: the committee's members are unweighted; only None or all-ones "
+                                 "weights are accepted")
+            labelled = np.flatnonzero(np.asarray(y) != -1)  # the label encoder maps missing labels to -1
+            if labelled.size == 0:
+                raise ValueError("y holds no labelled point: the committee needs at least one")
+            rng = np.random.default_rng(self.random_state)
+            X_l, y_l = X[labelled], self.classes_[np.asarray(y)[labelled]]
+            self.estimators_ = []
+            for _ in range(self.n_estimators):
+                rows = rng.integers(labelled.size, size=labelled.size)
+                member = clone(self.member).set_params(classes=self.classes_, missing_label=self.missing_label,
+                                                       random_state=int(rng.integers(_SEED_BOUND)))
+                self.estimators_.append(member.fit(X_l[rows], y_l[rows]))
+            return self
+
+        def predict_proba(self, X):
+            check_is_fitted(self, "estimators_")
+            X = check_array(X)
+            return np.mean([member.predict_proba(X) for member in self.estimators_], axis=0)
+
+    return _PeerCommittee
+
+
+def _density(X: np.ndarray, n_classes: int, seed: int) -> np.ndarray:
+    """Each row's kernel density: ``predict_freq(X)[:, 0]`` of a default ``ParzenWindowClassifier`` fitted on
+    all of ``X`` with one label (scikit-activeml's McPAL example)."""
+    skal = _skactiveml()
+    density = skal.classifier.ParzenWindowClassifier(classes=np.arange(n_classes), random_state=seed)
+    return density.fit(X, np.zeros(X.shape[0])).predict_freq(X)[:, 0]
+
+
 class SkactivemlStrategy(Strategy):
     r"""A scikit-activeml pool query strategy as a sandbox :class:`~mri_theory.strategies.Strategy`.
 
@@ -203,7 +293,8 @@ class SkactivemlStrategy(Strategy):
         scikit-activeml ``SklearnClassifier`` (unwrapped to its estimator; it
         must not set ``cost_matrix`` or ``include_unlabeled_samples``); or
         another scikit-activeml classifier (used as it is).  A strategy whose
-        ``query`` takes no ``clf`` (e.g. ``RandomSampling``) accepts only ``None``.
+        ``query`` takes no ``clf`` (e.g. ``RandomSampling``) accepts only
+        ``None``, unless ``ensemble_size`` is given: then it is the committee's member.
     query_params : mapping, optional
         Further keyword arguments of ``query`` (e.g. ``ensemble`` for
         ``QueryByCommittee``); not those the adapter sets (``X``, ``y``,
@@ -213,6 +304,15 @@ class SkactivemlStrategy(Strategy):
         (``CurveConfig.subsample``).  Default: ``True`` for scikit-activeml's
         expected-error-reduction family (it retrains per candidate and
         class), else ``False``.
+    density_weight : bool, optional
+        Multiply the utilities by each row's kernel density (module docstring,
+        "Density weights"; scikit-activeml's ``utility_weight``).  Default
+        ``False``.  Only for a ``query`` that takes ``utility_weight``.
+    ensemble_size : int, optional
+        Give ``query`` as ``ensemble`` a bagging committee of this many copies
+        of the classifier (module docstring, "Committees"), 1 to 1000.
+        Default ``None``: ``query_params`` gives any ``ensemble``.  Only for
+        a ``query`` that takes ``ensemble`` (``QueryByCommittee``).
 
     Raises
     ------
@@ -222,7 +322,8 @@ class SkactivemlStrategy(Strategy):
         Naming the argument, for a query strategy that is not a scikit-activeml
         pool query strategy, an unusable classifier, a bad name, or query
         parameters that are unknown, set by the adapter, or missing (a
-        required argument of ``query``).
+        required argument of ``query``), or a ``density_weight`` or
+        ``ensemble_size`` that the query strategy cannot take.
 
     Examples
     --------
@@ -236,7 +337,8 @@ class SkactivemlStrategy(Strategy):
     estimates_t_e = False
 
     def __init__(self, query_strategy: Any, *, name: str | None = None, classifier: Any = None,
-                 query_params: Mapping[str, Any] | None = None, costly: bool | None = None) -> None:
+                 query_params: Mapping[str, Any] | None = None, costly: bool | None = None,
+                 density_weight: bool = False, ensemble_size: int | None = None) -> None:
         skal = _skactiveml()
         if not isinstance(query_strategy, skal.base.SingleAnnotatorPoolQueryStrategy):
             raise TypeError("query_strategy must be a scikit-activeml pool query strategy "
@@ -245,8 +347,16 @@ class SkactivemlStrategy(Strategy):
         query = inspect.signature(query_strategy.query).parameters
         self.query_strategy = query_strategy
         self.name = self._check_name(name, query_strategy)
-        self.classifier = self._check_classifier(classifier, "clf" in query, skal)
-        self.query_params = self._check_query_params(query_params, query)
+        self.density_weight = check.flag(density_weight, "density_weight")
+        if self.density_weight and "utility_weight" not in query:
+            raise ValueError(f"density_weight: {type(query_strategy).__name__}.query takes no utility_weight")
+        if ensemble_size is not None:
+            ensemble_size = check.count(ensemble_size, "ensemble_size", maximum=_MAX_ENSEMBLE)
+            if "ensemble" not in query:
+                raise ValueError(f"ensemble_size: {type(query_strategy).__name__}.query takes no ensemble")
+        self.ensemble_size = ensemble_size
+        self.classifier = self._check_classifier(classifier, "clf" in query or ensemble_size is not None, skal)
+        self.query_params = self._check_query_params(query_params, query, self._set_here())
         expensive = isinstance(query_strategy, skal.pool.ExpectedErrorReduction)
         self.costly = expensive if costly is None else check.flag(costly, "costly")
 
@@ -275,8 +385,14 @@ class SkactivemlStrategy(Strategy):
                             f"predict_proba, or a scikit-activeml classifier; got {classifier!r}")
         return classifier
 
+    def _set_here(self) -> tuple[str, ...]:
+        """The arguments of ``query`` this adapter sets."""
+        return (_SET_BY_ADAPTER + ("utility_weight",) * self.density_weight
+                + ("ensemble",) * (self.ensemble_size is not None))
+
     @staticmethod
-    def _check_query_params(query_params: Any, query: Mapping[str, inspect.Parameter]) -> dict[str, Any]:
+    def _check_query_params(query_params: Any, query: Mapping[str, inspect.Parameter],
+                            set_here: tuple[str, ...] = _SET_BY_ADAPTER) -> dict[str, Any]:
         if query_params is None:
             query_params = {}
         if not isinstance(query_params, Mapping):
@@ -286,13 +402,13 @@ class SkactivemlStrategy(Strategy):
         not_names = [k for k in query_params if not isinstance(k, str)]
         if not_names:
             raise TypeError(f"query_params keys must be query's argument names (str), got {not_names!r}")
-        reserved = sorted(set(query_params) & set(_SET_BY_ADAPTER))
+        reserved = sorted(set(query_params) & set(set_here))
         if reserved:
-            raise ValueError(f"query_params must not set {reserved}: the adapter sets {list(_SET_BY_ADAPTER)}")
+            raise ValueError(f"query_params must not set {reserved}: the adapter sets {list(set_here)}")
         unknown = sorted(set(query_params) - set(query))
         if unknown:
             raise TypeError(f"query_params {unknown} are not arguments of query; it accepts {list(query)}")
-        missing = [p for p, par in query.items() if p not in _SET_BY_ADAPTER and p not in query_params
+        missing = [p for p, par in query.items() if p not in set_here and p not in query_params
                    and par.default is inspect.Parameter.empty
                    and par.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
         if missing:
@@ -302,7 +418,8 @@ class SkactivemlStrategy(Strategy):
     def __repr__(self) -> str:
         return (f"SkactivemlStrategy({_spec(self.query_strategy)}, name={self.name!r}, "
                 f"classifier={_spec(self.classifier)}, query_params={_spec(self.query_params)}, "
-                f"costly={self.costly!r})")
+                f"costly={self.costly!r}, density_weight={self.density_weight!r}, "
+                f"ensemble_size={self.ensemble_size!r})")
 
     def _clf(self, ctx: Context, seed: int) -> Any:
         """The ``clf`` for ``query`` (see the module docstring)."""
@@ -341,5 +458,51 @@ class SkactivemlStrategy(Strategy):
         kwargs = dict(self.query_params)
         if "clf" in inspect.signature(qs.query).parameters:
             kwargs["clf"] = self._clf(ctx, seed)
+        if self.ensemble_size is not None:
+            kwargs["ensemble"] = _peer_committee_class()(self._clf(ctx, seed), self.ensemble_size,
+                                                         classes=np.arange(ctx.n_classes), random_state=seed)
+        if self.density_weight:
+            kwargs["utility_weight"] = _density(X, ctx.n_classes, seed)
         _, utilities = qs.query(X, y, candidates=index, batch_size=1, return_utilities=True, **kwargs)
         return np.asarray(utilities, dtype=float)[0, index]
+
+
+def peer(name: str, **options: Any) -> SkactivemlStrategy:
+    """The registered peer ``name`` (:data:`mri_theory.strategies.PEER_NAMES`), its options changed by ``options``.
+
+    Parameters
+    ----------
+    name : str
+        A peer's name, e.g. ``"SkUS-margin"`` or ``"SkMC-EER"``.
+    **options
+        Keyword arguments of :class:`SkactivemlStrategy` replacing the peer's
+        (``classifier``, ``costly``, ``query_params``, ``density_weight``,
+        ``ensemble_size``); not ``query_strategy`` or ``name``.
+
+    Returns
+    -------
+    SkactivemlStrategy
+        Named ``name``: its query strategy from ``skactiveml.pool`` with the
+        catalogue's parameters, and the classifier ``None`` (the sandbox's base
+        classifier) or a ``ParzenWindowClassifier()`` (McPAL).
+
+    Raises
+    ------
+    ImportError
+        Without scikit-activeml (the ``peers`` extra).
+    TypeError, ValueError
+        For an unknown ``name`` or option, or a bad option's value.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
+    if name not in PEERS:
+        raise ValueError(f"name: unknown peer {name!r}; the peers are {', '.join(PEERS)}")
+    unknown = sorted(set(options) - set(_PEER_OPTIONS))
+    if unknown:
+        raise TypeError(f"options {unknown} are not options of the peer {name!r}; it accepts {list(_PEER_OPTIONS)}")
+    skal = _skactiveml()
+    spec = PEERS[name]
+    classifier = skal.classifier.ParzenWindowClassifier() if spec.classifier == "parzen" else None
+    settings: dict[str, Any] = {"classifier": classifier, "density_weight": spec.density_weight,
+                                "ensemble_size": spec.ensemble_size, **options}
+    return SkactivemlStrategy(getattr(skal.pool, spec.query_class)(**spec.params), name=name, **settings)

@@ -55,7 +55,7 @@ from mri_theory.runners.study import (
     report,
     run_study,
 )
-from mri_theory.strategies import get_strategy, list_strategies
+from mri_theory.strategies import PEER_NAMES, get_strategy, list_strategies
 
 TINY = dict(problems=["four-gaussian", "quadratic"], classifiers=["lda", "knn5"], strategies=["RS", "SE"],
             replicates=2, pool_size=10, population_size=300, seed=4, asymptotic_train=200,
@@ -166,7 +166,7 @@ def test_presets_and_groups_are_the_papers():
     assert paper["budget"] is None and paper["record_q_c"] is False  # the pool exhausted; MRI-best's curve only
     assert set(CLASSIFIER_SETS["paper"]) <= set(list_classifiers()) and len(CLASSIFIER_SETS["paper"]) == 6
     assert set(STRATEGY_SETS["paper"]) == set(list_strategies()) - {"LC", "MRI-best", "MRI-worst", "CvMRI", "PoolMRI",
-                                                                     "Margin"}
+                                                                     "Margin", *PEER_NAMES}
 
 
 # ------------------------------------------------------------------ Dask
@@ -414,7 +414,7 @@ BAD_VALUES = [
     ({"problems": ["sharp", 3]}, TypeError, "problems must hold names"),
     ({"classifiers": "nope"}, ValueError, r"classifiers: unknown classifier 'nope'.*lda.*'paper'"),
     ({"classifiers": ["paper", "lda"]}, ValueError, "classifiers must not repeat a name, got lda"),
-    ({"strategies": ["RS", "nope"]}, ValueError, r"strategies: unknown strategy 'nope'.*QbcV.*'paper', 'all'"),
+    ({"strategies": ["RS", "nope"]}, ValueError, r"strategies: unknown strategy 'nope'.*QbcV.*'paper', 'peers', 'all'"),
     ({"strategies": ["RS", "RS"]}, ValueError, "strategies must not repeat a name, got RS"),
     ({"replicates": 0}, ValueError, "replicates must be >= 1"),
     ({"replicates": 1.5}, ValueError, "replicates must be an integer"),

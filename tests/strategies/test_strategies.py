@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _optional import given, settings, st
+from _optional import given, installed, settings, st
 from scipy.stats import entropy as scipy_entropy
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.neighbors import KNeighborsClassifier
@@ -44,6 +44,7 @@ from mri_theory.strategies import (
     BMRI_FOREST_TREES,
     COMMITTEE,
     FOREST_TREES,
+    PEER_NAMES,
     TIE_TOLERANCE,
     Context,
     Strategy,
@@ -100,7 +101,8 @@ def context(case, classifier: str | Classifier, rng_seed: int = 123) -> Context:
 
 
 def test_registry_holds_the_papers_strategies_in_order_then_ours():
-    assert ALL == PAPER_ORDER + OURS
+    """Then scikit-activeml's peers where it is installed (tests/strategies/test_peers.py, also without it)."""
+    assert PAPER_ORDER + OURS + (list(PEER_NAMES) if installed("skactiveml") else []) == ALL
 
 
 def test_unknown_strategy_raises_and_lists_the_known_names():
