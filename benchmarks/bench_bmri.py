@@ -11,7 +11,9 @@ the code before the compiled SVM solver) the same steps run there too, in a subp
 interpreter, and the table gives both times, their ratio and the largest difference between the two
 checkouts' scores (they must be equal: error rates, so 0).
 
-Run: ``python benchmarks/bench_bmri.py [--baseline DIR] [--repeats 3]``
+``--classifiers`` restricts the run to some of them (e.g. ``--classifiers logreg``).
+
+Run: ``python benchmarks/bench_bmri.py [--baseline DIR] [--repeats 3] [--classifiers svm kknn5 logreg]``
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ SIZES = ((60, 100), (200, 50))
 CLASSIFIERS = ("svm", "kknn5", "logreg")
 
 
-def measure(repeats: int) -> dict[str, dict]:
+def measure(repeats: int, classifiers: Sequence[str] = CLASSIFIERS) -> dict[str, dict]:
     """CPU seconds and scores of one BMRI step for every (classifier, size), in the imported mri_theory."""
     from mri_theory._utils.backends import one_thread
     from mri_theory.classifiers import get_classifier
@@ -46,7 +48,7 @@ def measure(repeats: int) -> dict[str, dict]:
             rng = np.random.default_rng(0)
             X, y = problem.sample(n, rng)
             candidates, _ = problem.sample(m, rng)
-            for name in CLASSIFIERS:
+            for name in classifiers:
                 def step(name=name, X=X, y=y, candidates=candidates):
                     ctx = Context(X=X, y=y, candidates=candidates, pool=candidates, classifier=get_classifier(name),
                                   n_classes=problem.n_classes, rng=np.random.default_rng(1))
@@ -62,16 +64,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--baseline", metavar="DIR", help="a checkout of an earlier commit to compare with")
+    parser.add_argument("--classifiers", nargs="+", choices=CLASSIFIERS, default=list(CLASSIFIERS),
+                        help="the classifiers to measure (default: all three)")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # the baseline's subprocess
     args = parser.parse_args(argv)
     if args.json:
-        print(json.dumps(measure(args.repeats)))
+        print(json.dumps(measure(args.repeats, args.classifiers)))
         return 0
-    here = measure(args.repeats)
+    here = measure(args.repeats, args.classifiers)
     base = None
     if args.baseline:
         env = {**os.environ, "PYTHONPATH": os.path.abspath(args.baseline)}
-        done = subprocess.run([sys.executable, os.path.abspath(__file__), "--json", "--repeats", str(args.repeats)],
+        done = subprocess.run([sys.executable, os.path.abspath(__file__), "--json", "--repeats", str(args.repeats),
+                               "--classifiers", *args.classifiers],
                               capture_output=True, text=True, env=env, check=True, cwd=args.baseline)
         base = json.loads(done.stdout)
     print(f"one BMRI step (25 resamples), Four-Gaussian, CPU seconds, best of {args.repeats}"
