@@ -46,8 +46,9 @@ coordinates).  This is a deviation from the paper (Appendix C: Weka's
 
 **Solver.**  Damped Newton: the Newton direction by Gaussian elimination with
 partial pivoting (``np.linalg.solve``'s algorithm), a backtracking (Armijo)
-line search on :math:`F`, the full step once the Newton decrement is below ``1e-12`` times :math:`F` (the quadratic region,
-where rounding makes the Armijo test meaningless).  Converged when
+line search on :math:`F`, the full step once the Newton decrement is below
+``1e-12`` times :math:`F` (the quadratic region, where rounding makes the
+Armijo test meaningless).  Converged when
 :math:`\max |\nabla F| \le 10^{-10}` (the mean-form gradient, so the
 criterion does not grow with ``n``; in the internal frame below, where
 features are O(1)) *and* the Newton step is at most ``1e-8`` of
