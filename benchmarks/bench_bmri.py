@@ -17,8 +17,11 @@ the Four-Gaussian truth sampled on ``10^4`` points (``Population.from_problem``,
 population), error and log loss, at ``|D_S| = 60`` and ``200``; the largest difference of the retraining
 losses between the two checkouts (equal to rounding: about ``1e-15``).
 
-Run: ``python benchmarks/bench_bmri.py [--baseline DIR] [--repeats 3]`` (the exit status is 1 if the scores
-differ, or the MRI-best losses by more than ``1e-12``).
+``--classifiers`` restricts the run to some of them (e.g. ``--classifiers logreg``; the MRI-best part runs
+when ``svm`` is among them).
+
+Run: ``python benchmarks/bench_bmri.py [--baseline DIR] [--repeats 3] [--classifiers svm kknn5 logreg]`` (the exit
+status is 1 if the scores differ, or the MRI-best losses by more than ``1e-12``).
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ MRI_BEST_SIZES = (60, 200)  # |D_S|, with 100 candidates and a population of 10^
 MRI_BEST_LOSSES = ("error", "log")
 
 
-def measure(repeats: int) -> dict[str, dict]:
+def measure(repeats: int, classifiers: Sequence[str] = CLASSIFIERS) -> dict[str, dict]:
     """CPU seconds and scores of one BMRI step for every (classifier, size), in the imported mri_theory."""
     from mri_theory._utils.backends import one_thread
     from mri_theory.classifiers import get_classifier
@@ -55,7 +58,7 @@ def measure(repeats: int) -> dict[str, dict]:
             rng = np.random.default_rng(0)
             X, y = problem.sample(n, rng)
             candidates, _ = problem.sample(m, rng)
-            for name in CLASSIFIERS:
+            for name in classifiers:
                 def step(name=name, X=X, y=y, candidates=candidates):
                     ctx = Context(X=X, y=y, candidates=candidates, pool=candidates, classifier=get_classifier(name),
                                   n_classes=problem.n_classes, rng=np.random.default_rng(1))
@@ -89,20 +92,29 @@ def measure_mri_best(repeats: int) -> dict[str, dict]:
     return out
 
 
+def measure_all(repeats: int, classifiers: Sequence[str]) -> dict[str, dict]:
+    """The BMRI steps of ``classifiers`` and, if the SVM is among them, its MRI-best steps."""
+    return {"bmri": measure(repeats, classifiers),
+            "mri_best": measure_mri_best(repeats) if "svm" in classifiers else {}}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--baseline", metavar="DIR", help="a checkout of an earlier commit to compare with")
+    parser.add_argument("--classifiers", nargs="+", choices=CLASSIFIERS, default=list(CLASSIFIERS),
+                        help="the classifiers to measure (default: all three)")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # the baseline's subprocess
     args = parser.parse_args(argv)
     if args.json:
-        print(json.dumps({"bmri": measure(args.repeats), "mri_best": measure_mri_best(args.repeats)}))
+        print(json.dumps(measure_all(args.repeats, args.classifiers)))
         return 0
-    here = {"bmri": measure(args.repeats), "mri_best": measure_mri_best(args.repeats)}
+    here = measure_all(args.repeats, args.classifiers)
     base = None
     if args.baseline:
         env = {**os.environ, "PYTHONPATH": os.path.abspath(args.baseline)}
-        done = subprocess.run([sys.executable, os.path.abspath(__file__), "--json", "--repeats", str(args.repeats)],
+        done = subprocess.run([sys.executable, os.path.abspath(__file__), "--json", "--repeats", str(args.repeats),
+                               "--classifiers", *args.classifiers],
                               capture_output=True, text=True, env=env, check=True, cwd=args.baseline)
         base = json.loads(done.stdout)
     failed = False
@@ -114,6 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f" {'baseline (s)':>12} {'ratio':>6} {'max|diff|':>9}" if base else "")
         print(header)
         print("-" * len(header))
+        if not here[part]:
+            continue
         for key, result in here[part].items():
             name, n, m, *loss = key.split()
             line = f"{name:<10} {n:>5} {m:>5} {(loss or ['error'])[0]:>5} {result['cpu']:>9.3f}"

@@ -44,10 +44,11 @@ in the data's units (not standardised; the problems here have O(1)
 coordinates).  This is a deviation from the paper (Appendix C: Weka's
 ``Logistic`` with its default ridge), documented here and in the README.
 
-**Solver.**  Damped Newton: the Newton direction from ``np.linalg.solve``,
-a backtracking (Armijo) line search on :math:`F`, the full step once the
-Newton decrement is below ``1e-12`` times :math:`F` (the quadratic region,
-where rounding makes the Armijo test meaningless).  Converged when
+**Solver.**  Damped Newton: the Newton direction by Gaussian elimination with
+partial pivoting (``np.linalg.solve``'s algorithm), a backtracking (Armijo)
+line search on :math:`F`, the full step once the Newton decrement is below
+``1e-12`` times :math:`F` (the quadratic region, where rounding makes the
+Armijo test meaningless).  Converged when
 :math:`\max |\nabla F| \le 10^{-10}` (the mean-form gradient, so the
 criterion does not grow with ``n``; in the internal frame below, where
 features are O(1)) *and* the Newton step is at most ``1e-8`` of
@@ -58,15 +59,21 @@ the same problem from different starting points (a refit and the fast path)
 agree far below the tolerance.  The step condition matters when the ridge is
 weak in the frame (``C s^2`` large, below): the objective is then so flat
 that its gradient is below ``1e-10`` long before the optimum.  The losses,
-residuals and Hessian blocks are formed without cancellation (``_Fit``),
+residuals and Hessian blocks are formed without cancellation (:func:`_newton_rows`;
+with two classes from the log-odds of the label, one exponential per point),
 so they keep their relative accuracy when the training probabilities are
 within 1e-13 of 0 or 1; and the weights' sum over the classes, which the
 probabilities do not see and which is 0 at the optimum, is kept at 0 (the
 gradient and the step are projected), so rounding in that direction, where the
 only curvature is the ridge, cannot stall the solver.  Starting point: zero
 weights and the log class frequencies as intercepts.  More than ``max_iter``
-Newton steps raise ``RuntimeError``.  Everything is plain numpy:
-deterministic.
+Newton steps raise ``RuntimeError``.  The loop is compiled by numba
+(:func:`_newton_rows`, one problem after the other, ``fastmath`` off):
+one pass over the points per Newton step forms the loss and the gradient and
+Hessian sums together; repeated points (a bootstrap resample has about a
+third) are merged into one point counted as often; deterministic.  It
+replaced a batched numpy solver with the same iteration (kept in the tests as
+a reference: the solutions agree to 1e-11 of the parameters' size).
 
 **Internal frame.**  The fit runs in the coordinates :math:`z = (x - o)/s` of
 ``mri_theory.classifiers.gaussian.reference_frame`` (origin near the data
@@ -90,8 +97,9 @@ and refit 2e-10 apart at ``C s^2 = 4e8``, 2e-6 at ``4e12``, 2e-2 at
 ``4e13``).  ``fit`` therefore refuses (``ValueError`` naming ``C``) a ridge
 below :data:`RIDGE_FLOOR` ``= 1e-12`` in the frame, i.e. ``C s^2 > 1e12``
 (the default ``C = 10`` accepts data spreads below :math:`2^{19} \approx
-5.2 \cdot 10^5`), and a ``C`` whose ridge overflows; the fast path and the refit agree to 1e-9 while
-``C s^2 <= 1e9``.  Coordinates beyond ``1e150`` are refused
+5.2 \cdot 10^5`), and a ``C`` whose ridge overflows; the fast path and the refit agree to 1e-9
+(relative; the log losses differ by up to 5e-9 at ``C s^2 = 8e8``, with the numpy solver before as with
+the compiled one) while ``C s^2 <= 1e9``.  Coordinates beyond ``1e150`` are refused
 (``mri_theory.classifiers._frame``).  A penalty on standardised weights
 (Weka's, ``mri-paper.tex`` line 1406) would make every ``C`` scale
 invariant, but it is a different model from the one the figures use.
@@ -103,10 +111,13 @@ added point moves the optimum little: a few Newton steps); problems whose
 added class is absent from the current data have one class more and are
 solved in a second batch from the refit's own starting point (exact, same
 solver).  The solver is written for exactly this shape of batch: ``B``
-problems sharing the ``n`` current points, each with one extra point, so the
-per-model logits, gradients and Hessians (``(B, q p, q p)``, solved in one
-batched ``np.linalg.solve``) come from single matrix products over the shared
-points; a refit is the case ``B = 1`` (shared points: all but the last).
+problems sharing the ``n`` current points, each with one extra point; when
+they all start from the same parameters (the current solution, or the refit's
+starting point with the same added class) the shared points' loss, gradient
+and Hessian sums there are formed once, so every problem's first Newton step
+costs one point, not ``n + 1`` (it is the closed-form one-step update of the
+current solution); the later steps evaluate each problem in full.  A refit is
+the case ``B = 1`` (shared points: all but the last).
 All models are then scored on the population in the current frame (points on
 the last axis, chunked) as in :func:`mri_theory.engine.losses.pointwise_loss_from_scores`;
 with two classes the weighted sums are formed directly from the log-odds
@@ -119,6 +130,9 @@ pass is several times faster.
 """
 
 from __future__ import annotations
+
+import functools
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -143,7 +157,6 @@ STEP_TOLERANCE = 1e-8
 _ARMIJO = 1e-4  # sufficient-decrease constant of the line search
 _DECREMENT_FLOOR = 1e-12  # Newton decrement, relative to the objective, below which the full step is taken
 _MAX_HALVINGS = 60
-_SOLVE_CELLS = 2**20  # largest solver temporary, training points x models x classes^2
 _SCORE_CELLS = 2**17  # models x population points x classes scored at once (cache-sized: much faster)
 _UNCAPPED_LOG_ODDS = 30.0  # below this |log-odds| no probability is under the log-loss floor 1e-15
 
@@ -167,193 +180,359 @@ def _softmax(S: np.ndarray) -> np.ndarray:
     return e / np.sum(e, axis=0)
 
 
-def _class_sum(W: np.ndarray, V: np.ndarray) -> np.ndarray:
-    """``sum_j W[j] * V[j]`` over the first (class) axis, broadcasting the rest."""
-    out = W[0] * V[0]
-    for j in range(1, V.shape[0]):
-        out += W[j] * V[j]
-    return out
+@functools.cache
+def _compiled_newton() -> Any:
+    """:func:`_newton_rows` compiled by numba on first use (cached on disk next to this module when it can be)."""
+    import numba
+
+    return numba.njit(cache=True, nogil=True)(_newton_rows)
 
 
-class _Fit:
-    r"""Per-point quantities of the log loss at logits ``S`` (class axis first) with one-hot labels ``Y``.
+def _newton_rows(Z0, labels0, weights0, z1, labels1, theta, ridge, max_iter, common, evaluate_only, iterations,
+                 values, gradients, hessians,
+                 report):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
+    r"""Damped Newton (module notes, "Solver") on ``B`` problems, one after the other, compiled.
 
-    Every quantity is formed without subtracting nearly equal numbers, so it
-    keeps its *relative* accuracy when the model is confident (the training
-    probabilities within 1e-13 of 0 or 1, which happens whenever the ridge is
-    weak in the frame: ``C`` large or the data's scale large):
-    with :math:`e_l = e^{S_l - \max S}` and :math:`o = \sum_{l \ne y} e_l`
-    (the other classes' share, a masked sum), the loss is
-    :math:`-\ln \hat p_y = (\max S - S_y) + \operatorname{log1p}(e_y - 1 + o)`,
-    the residual :math:`\hat p - e_y` has entry :math:`-o / \sum e` for the
-    label (not :math:`\hat p_y - 1`), and the Hessian block
-    :math:`\operatorname{diag} \hat p - \hat p \hat p^T` has diagonal
-    :math:`\hat p_j \sum_{l \ne j} \hat p_l` (not :math:`\hat p_j - \hat p_j^2`).
+    Problem ``b`` has the ``n`` shared points ``Z0 (n, p)`` (frame features with the intercept column last)
+    with class indices ``labels0 (n,)``, each counted ``weights0`` times (duplicates merged), and one extra
+    point ``z1[b]``, ``labels1[b]``; ``theta (B, q, p)``
+    holds the starting points and receives the solutions; ``ridge`` is :math:`\lambda`.  With ``common``
+    every problem starts from ``theta[0]``, and the shared points' sums there are formed once (so the first
+    Newton step of each problem costs one point, not ``n + 1``).  Each problem runs to the module's
+    convergence criterion (then one more full step), writing its number of Newton steps to
+    ``iterations[b]``, and its objective, gradient and Hessian at the last point where a step was computed
+    to ``values[b]``, ``gradients[b] (q p)``, ``hessians[b] (q p, q p)``.  With ``evaluate_only`` no step
+    is taken: those three are written at ``theta[b]``.
+
+    Returns 0, or on the first failure (then ``report`` holds the largest absolute gradient entry and the
+    relative step of the failing problem): 1, ``max_iter`` steps without convergence; 2, a numerically
+    singular Newton system; 3, the line search failed.
+
+    Per point, with the logits :math:`s = \theta z`, :math:`e_l = e^{s_l - \max s}`, :math:`o = \sum_{l \ne y}
+    e_l` and :math:`t = e_y + o`: the loss :math:`(\max s - s_y) + \operatorname{log1p}(e_y - 1 + o)`, the
+    residual :math:`e_l / t` (:math:`l \ne y`) and :math:`-o / t` (the label), the Hessian block's
+    off-diagonal :math:`-\hat p_j \hat p_l` and its diagonal :math:`\sum_{l \ne j} \hat p_j \hat p_l`: no
+    cancellation, so every quantity keeps its relative accuracy when the model is confident.  One pass over
+    the points forms the loss and the sums :math:`\sum_i r_{ij} z_i` and :math:`\sum_i \hat p_{ij} \hat p_{il}
+    z_i z_i^T` (``j < l``, upper triangle), from which the gradient and every Hessian block follow.
     """
+    n, p = Z0.shape
+    B, q, _ = theta.shape
+    N = 1.0
+    for i in range(n):
+        N += weights0[i]
+    m = q * p
+    pin = p - 1  # the first class's intercept, fixed at 0: its Newton step is 0
+    S = np.empty(q)
+    E = np.empty(q)
+    G = np.zeros((q, p))  # sums at the current parameters
+    T = p * (p + 1) // 2  # entries of an upper triangle (c <= d) of a p x p matrix, row by row
+    pair = np.empty((p, p), dtype=np.int64)  # (c, d) -> its entry
+    ZZ0 = np.empty((n, T))  # z_c z_d of each shared point
+    zz1 = np.empty(T)
+    tri = 0
+    for c in range(p):
+        for d in range(c, p):
+            pair[c, d] = tri
+            pair[d, c] = tri
+            for i in range(n):
+                ZZ0[i, tri] = Z0[i, c] * Z0[i, d]
+            tri += 1
+    M = np.zeros((q, q, T))
+    Gt = np.zeros((q, p))  # sums at a trial point of the line search
+    Mt = np.zeros((q, q, T))
+    G0 = np.zeros((q, p))  # the shared points' sums at the common start
+    M0 = np.zeros((q, q, T))
+    grad = np.empty(m)
+    H = np.empty((m, m))
+    A = np.empty((m, m))
+    step = np.empty(m)
+    centred = np.empty(q)
+    th = np.empty((q, p))
+    trial = np.empty((q, p))
 
-    def __init__(self, S: np.ndarray, Y: np.ndarray, not_Y: np.ndarray) -> None:
-        self.S, self.Y, self.not_Y, self.top = S, Y, not_Y, _class_max(S)
-        self.E = np.exp(S - self.top)
-        self.e_label, self.others = _class_sum(Y, self.E), _class_sum(not_Y, self.E)  # masks of 0 and 1: exact
-        self.total = self.e_label + self.others
-
-    def nll(self) -> np.ndarray:
-        r""":math:`-\ln \hat p_y` per point."""
-        return (self.top - _class_sum(self.Y, self.S)) + np.log1p((self.e_label - 1.0) + self.others)
-
-    def residual(self) -> np.ndarray:
-        r""":math:`\hat p - e_y`, class axis first."""
-        return (self.E * self.not_Y - self.Y * self.others) / self.total
-
-    def curvature(self) -> np.ndarray:
-        r""":math:`\operatorname{diag} \hat p - \hat p \hat p^T` per point: ``(q, q, ...)``."""
-        q = self.E.shape[0]
-        P = self.E / self.total
-        A = -P[:, None] * P[None, :]
+    def add_point(par, z, zz, label, weight, Gs, Ms):  # the loss at one point; its residual and curvature sums added
+        if q == 2:  # the log-odds u of the label: one exponential; only class 1's residual sums (class 0's: minus)
+            sign = 2.0 * label - 1.0  # +1 for class 1, -1 for class 0
+            s = 0.0
+            for c in range(p):
+                s += (par[1, c] - par[0, c]) * z[c]
+            u = sign * s
+            e = np.exp(-abs(u))
+            inv = 1.0 / (1.0 + e)
+            other = inv if u < 0.0 else e * inv  # 1 - p_label
+            r = -sign * (weight * other)  # residual of class 1: p_1 - [label = 1]
+            a = weight * (e * inv * inv)  # p_0 p_1
+            for c in range(p):
+                Gs[1, c] += r * z[c]
+            for tri in range(T):
+                Ms[0, 1, tri] += a * zz[tri]
+            return weight * (np.log1p(e) + max(-u, 0.0))
+        top = -np.inf
+        arg = 0
         for j in range(q):
-            A[j, j] = P[j] * (sum(self.E[other] for other in range(q) if other != j) / self.total)
-        return A
+            s = 0.0
+            for c in range(p):
+                s += par[j, c] * z[c]
+            S[j] = s
+            if s > top:
+                top = s
+                arg = j
+        others = 0.0
+        for j in range(q):
+            E[j] = 1.0 if j == arg else np.exp(S[j] - top)  # exp(0) = 1 exactly
+            if j != label:
+                others += E[j]
+        total = E[label] + others
+        for j in range(q):
+            r = weight * (-others / total if j == label else E[j] / total)
+            for c in range(p):
+                Gs[j, c] += r * z[c]
+            E[j] /= total
+        for j in range(q):
+            for j2 in range(j + 1, q):
+                a = weight * (E[j] * E[j2])
+                for tri in range(T):
+                    Ms[j, j2, tri] += a * zz[tri]
+        return weight * ((top - S[label]) + np.log1p((E[label] * total - 1.0) + others))
 
+    def penalty(par):
+        total = 0.0
+        for j in range(q):
+            for c in range(pin):
+                total += par[j, c] * par[j, c]
+        return 0.5 * ridge * total
 
-class _Problems:
-    """``B`` logistic problems: ``n`` shared points plus one extra point each.
+    def evaluate(par, b, Gs, Ms, shared, shared_nll):  # mean-form F at par; sums to Gs, Ms (from G0, M0 if shared)
+        for j in range(q):
+            for c in range(p):
+                Gs[j, c] = G0[j, c] if shared else 0.0
+        for j in range(q):
+            for j2 in range(q):
+                for tri in range(T):
+                    Ms[j, j2, tri] = M0[j, j2, tri] if shared else 0.0
+        total = add_point(par, z1[b], zz1, labels1[b], 1.0, Gs, Ms)
+        if shared:
+            total += shared_nll
+        else:
+            for i in range(n):
+                total += add_point(par, Z0[i], ZZ0[i], labels0[i], weights0[i], Gs, Ms)
+        if q == 2:
+            for c in range(p):
+                Gs[0, c] = -Gs[1, c]
+        return (total + penalty(par)) / N
 
-    ``Z0 (n, p)``, ``Y0 (n, q)``: shared features (with the intercept column)
-    and one-hot labels; ``z1 (B, p)``, ``Y1 (B, q)``: the extra points.
-    ``ridge`` is the penalty on the weights (module notes).  Internally the
-    class axis comes first and the models last, so every elementwise pass runs
-    over long contiguous rows.
-    """
+    def assemble(par):  # gradient and Hessian (mean form, pinned) from G, M into grad, H
+        for c in range(p):
+            mean = 0.0
+            for j in range(q):
+                centred[j] = G[j, c] + ridge * par[j, c] if c < pin else G[j, c]
+                mean += centred[j]
+            mean /= q
+            for j in range(q):
+                grad[j * p + c] = (centred[j] - mean if c < pin else centred[j]) / N
+        grad[pin] = 0.0
+        for j in range(q):
+            for j2 in range(q):
+                for c in range(p):
+                    for d in range(p):
+                        tri = pair[c, d]
+                        if j == j2:
+                            v = 0.0
+                            for other in range(q):
+                                if other < j:
+                                    v += M[other, j, tri]
+                                elif other > j:
+                                    v += M[j, other, tri]
+                            if c == d and c < pin:
+                                v += ridge
+                        else:
+                            v = -M[j, j2, tri] if j < j2 else -M[j2, j, tri]
+                        H[j * p + c, j2 * p + d] = v / N
+        for t in range(m):
+            H[pin, t] = 0.0
+            H[t, pin] = 0.0
+        H[pin, pin] = 1.0
 
-    def __init__(self, Z0: np.ndarray, Y0: np.ndarray, z1: np.ndarray, Y1: np.ndarray, ridge: float) -> None:
-        self.Z0, self.Y0, self.z1, self.Y1, self.ridge = Z0, Y0, z1, Y1, ridge
-        p = Z0.shape[1]
-        self.ZZ0 = (Z0[:, :, None] * Z0[:, None, :]).reshape(-1, p * p)
-        self.N = Z0.shape[0] + 1
-        self.Y0T = np.ascontiguousarray(self.Y0.T)[:, :, None]  # (q, n, 1): broadcasts over the models
-        self.not_Y0T = 1.0 - self.Y0T
+    def newton_step():  # step = -H^{-1} grad by Gaussian elimination with partial pivoting; False if singular
+        for r in range(m):
+            step[r] = -grad[r]
+            for c in range(m):
+                A[r, c] = H[r, c]
+        for k in range(m):
+            pivot = k
+            big = abs(A[k, k])
+            for r in range(k + 1, m):
+                if abs(A[r, k]) > big:
+                    big = abs(A[r, k])
+                    pivot = r
+            if not big > 0.0:
+                return False
+            if pivot != k:
+                for c in range(m):
+                    A[k, c], A[pivot, c] = A[pivot, c], A[k, c]
+                step[k], step[pivot] = step[pivot], step[k]
+            for r in range(k + 1, m):
+                f = A[r, k] / A[k, k]
+                if f != 0.0:
+                    for c in range(k + 1, m):
+                        A[r, c] -= f * A[k, c]
+                    step[r] -= f * step[k]
+        for k in range(m - 1, -1, -1):
+            s = step[k]
+            for c in range(k + 1, m):
+                s -= A[k, c] * step[c]
+            step[k] = s / A[k, k]
+        return np.all(np.isfinite(step))
 
-    def _fit0(self, S0: np.ndarray) -> _Fit:
-        return _Fit(S0, self.Y0T, self.not_Y0T)
-
-    def _fit1(self, S1: np.ndarray, rows: np.ndarray) -> _Fit:
-        Y1 = self.Y1[rows].T
-        return _Fit(S1, Y1, 1.0 - Y1)
-
-    def starting_point(self) -> np.ndarray:
-        """Zero weights, log class frequencies relative to the first class as intercepts: ``(B, q, p)``."""
-        counts = self.Y0.sum(axis=0) + self.Y1  # (B, q): every class present
-        theta = np.zeros(counts.shape + (self.Z0.shape[1],))
-        theta[..., -1] = np.log(counts / counts[:, :1])
-        return theta
-
-    def _logits(self, theta: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Logits ``(q, n, b)`` on the shared points and ``(q, b)`` on the extra points of problems ``rows``."""
-        return self.Z0 @ theta.transpose(1, 2, 0), np.einsum("bp,bqp->qb", self.z1[rows], theta)
-
-    def objective(self, theta: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        r"""Mean-form objective :math:`F` of problems ``rows`` at ``theta (b, q, p)``: ``(b,)``."""
-        S0, S1 = self._logits(theta, rows)
-        nll = np.sum(self._fit0(S0).nll(), axis=0) + self._fit1(S1, rows).nll()
-        weights = theta[..., :-1]
-        return (nll + 0.5 * self.ridge * np.einsum("bqd,bqd->b", weights, weights)) / self.N
-
-    def gradient_hessian(self, theta: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        r"""Mean-form gradient ``(b, q p)`` and Hessian ``(b, q p, q p)`` of problems ``rows``.
-
-        :math:`\nabla F = \frac1N [\sum_i (\hat p_i - e_{y_i}) \otimes z_i + \lambda W]`,
-        :math:`H = \frac1N [\sum_i (\mathrm{diag}\,\hat p_i - \hat p_i \hat p_i^T) \otimes z_i z_i^T + \lambda I_W]`,
-        with the reference intercept (entry ``p - 1``) pinned: its gradient is 0
-        and its Hessian row and column those of the identity, so its Newton
-        step is 0.
-        """
-        b, q, p = theta.shape
-        S0, S1 = self._logits(theta, rows)
-        fit0, fit1 = self._fit0(S0), self._fit1(S1, rows)  # (q, n, b), (q, b)
-        z1 = self.z1[rows]
-        grad = np.swapaxes(fit0.residual(), 1, 2) @ self.Z0  # (q, b, p)
-        grad += fit1.residual()[:, :, None] * z1
-        grad = grad.transpose(1, 0, 2)
-        grad[..., :-1] += self.ridge * theta[..., :-1]
-        grad[..., :-1] -= np.mean(grad[..., :-1], axis=1, keepdims=True)  # 0 in exact arithmetic (notes)
-        A0 = fit0.curvature()  # (q, q, n, b): diag(p) - p p^T
-        A1 = fit1.curvature()  # (q, q, b)
-        H = np.swapaxes(A0.reshape(q * q, -1, b), 1, 2) @ self.ZZ0  # (q q, b, p p)
-        H = H.reshape(q, q, b, p, p) + A1[..., None, None] * (z1[:, :, None] * z1[:, None, :])
-        H = H.transpose(2, 0, 3, 1, 4).reshape(b, q * p, q * p)
-        weights = np.ones((q, p), dtype=bool)
-        weights[:, -1] = False
-        H[:, weights.ravel(), weights.ravel()] += self.ridge
-        grad = grad.reshape(b, q * p) / self.N
-        H /= self.N
-        grad[:, p - 1] = 0.0
-        H[:, p - 1, :] = 0.0
-        H[:, :, p - 1] = 0.0
-        H[:, p - 1, p - 1] = 1.0
-        return grad, H
-
-    def solve(self, theta: np.ndarray, max_iter: int) -> tuple[np.ndarray, int]:
-        """Minimise every problem by damped Newton from ``theta (B, q, p)`` (module notes).
-
-        The reference intercepts ``theta[:, 0, -1]`` must be 0.  Each problem
-        stops on its own once converged; returns the solutions and the number
-        of Newton steps of the slowest.
-        """
-        theta = theta.copy()
-        q, p = theta.shape[1:]
-        active = np.arange(theta.shape[0])
-        value = self.objective(theta, active)
-        previous = np.full(theta.shape[0], np.inf)  # relative size of the last full Newton step
+    shared_nll = 0.0
+    if common:  # the shared points' sums at the common start, formed once
+        for i in range(n):
+            shared_nll += add_point(theta[0], Z0[i], ZZ0[i], labels0[i], weights0[i], G0, M0)
+    for b in range(B):
+        for c in range(p):
+            for d in range(c, p):
+                zz1[pair[c, d]] = z1[b, c] * z1[b, d]
+        for j in range(q):
+            for c in range(p):
+                th[j, c] = theta[b, j, c]
+        value = evaluate(th, b, G, M, common, shared_nll)
+        previous = np.inf  # relative size of the last full Newton step
         iteration = 0
         while True:
-            grad, H = self.gradient_hessian(theta[active], active)
-            try:
-                step = -np.linalg.solve(H, grad[..., None])[..., 0]
-            except np.linalg.LinAlgError:
-                step = np.full_like(grad, np.nan)
-            if not np.all(np.isfinite(step)):
-                raise RuntimeError("LogisticRegression: the Newton system is numerically singular (the ridge "
-                                   "1 / (C s^2) is negligible in the frame of scale s); decrease C")
-            step = step.reshape(-1, q, p)
-            step[..., :-1] -= np.mean(step[..., :-1], axis=1, keepdims=True)  # weights keep summing to 0
-            decrement = -np.einsum("bi,bi->b", grad, step.reshape(-1, q * p))
-            size = np.maximum(1.0, np.max(np.abs(theta[active]), axis=(1, 2)))
-            relative = np.max(np.abs(step), axis=(1, 2)) / size
+            assemble(th)
+            values[b] = value
+            if evaluate_only:
+                break
+            largest = 0.0
+            for r in range(m):
+                largest = max(largest, abs(grad[r]))
+            if not newton_step():
+                report[0] = largest
+                report[1] = np.nan
+                return 2
+            for c in range(pin):  # the weights keep summing to 0 over the classes
+                mean = 0.0
+                for j in range(q):
+                    mean += step[j * p + c]
+                mean /= q
+                for j in range(q):
+                    step[j * p + c] -= mean
+            decrement = 0.0
+            size = 1.0
+            move = 0.0
+            for j in range(q):
+                for c in range(p):
+                    decrement -= grad[j * p + c] * step[j * p + c]
+                    size = max(size, abs(th[j, c]))
+                    move = max(move, abs(step[j * p + c]))
+            relative = move / size
             # small enough, or no longer shrinking after a full step: rounding noise (module notes)
-            converged = ((np.max(np.abs(grad), axis=1) <= GRADIENT_TOLERANCE)
-                         & ((relative <= STEP_TOLERANCE) | (relative > 0.5 * previous[active])))
-            if iteration == max_iter and not np.all(converged):
-                raise RuntimeError(
-                    f"LogisticRegression: Newton did not converge in max_iter={max_iter} steps (largest "
-                    f"|gradient| {np.max(np.abs(grad)):.3g}, tolerance {GRADIENT_TOLERANCE}; largest relative "
-                    f"step {np.max(relative):.3g}, tolerance "
-                    f"{STEP_TOLERANCE}); increase max_iter or decrease C")
-            # converged ones take a last, polishing step; so do those where the Armijo test is rounding
-            full = converged | (decrement <= _DECREMENT_FLOOR * value[active])
-            previous[active] = np.where(full, relative, np.inf)
-            theta[active[full]] += step[full]
-            value[active[full]] = np.nan  # recomputed below for those still active
-            searching = np.flatnonzero(~full)
-            t = 1.0
-            for _ in range(_MAX_HALVINGS):
-                if searching.size == 0:
-                    break
-                rows = active[searching]
-                trial = theta[rows] + t * step[searching]
-                trial_value = self.objective(trial, rows)
-                ok = trial_value <= value[rows] - _ARMIJO * t * decrement[searching]
-                theta[rows[ok]], value[rows[ok]] = trial[ok], trial_value[ok]
-                searching = searching[~ok]
-                t *= 0.5
-            if searching.size:
-                raise RuntimeError("LogisticRegression: the Newton line search failed; decrease C")
-            active = active[~converged]
+            converged = largest <= GRADIENT_TOLERANCE and (relative <= STEP_TOLERANCE or relative > 0.5 * previous)
+            if iteration == max_iter and not converged:
+                report[0] = largest
+                report[1] = relative
+                return 1
             iteration += 1
-            if active.size == 0:
-                return theta, iteration
-            stale = active[np.isnan(value[active])]
-            if stale.size:
-                value[stale] = self.objective(theta[stale], stale)
+            # a converged problem takes a last, polishing step; so does one where the Armijo test is rounding
+            if converged or decrement <= _DECREMENT_FLOOR * value:
+                previous = relative
+                for j in range(q):
+                    for c in range(p):
+                        th[j, c] += step[j * p + c]
+                if converged:
+                    break
+                value = evaluate(th, b, G, M, False, 0.0)
+                continue
+            previous = np.inf
+            t = 1.0
+            accepted = False
+            for _ in range(_MAX_HALVINGS):
+                for j in range(q):
+                    for c in range(p):
+                        trial[j, c] = th[j, c] + t * step[j * p + c]
+                trial_value = evaluate(trial, b, Gt, Mt, False, 0.0)
+                if trial_value <= value - _ARMIJO * t * decrement:
+                    accepted = True
+                    value = trial_value
+                    break
+                t *= 0.5
+            if not accepted:
+                report[0] = largest
+                report[1] = relative
+                return 3
+            for j in range(q):
+                for c in range(p):
+                    th[j, c] = trial[j, c]
+                    G[j, c] = Gt[j, c]
+            for j in range(q):
+                for j2 in range(q):
+                    for tri in range(T):
+                        M[j, j2, tri] = Mt[j, j2, tri]
+        iterations[b] = iteration
+        for r in range(m):  # at the last point where a step was computed (or theta[b] with evaluate_only)
+            gradients[b, r] = grad[r]
+            for c in range(m):
+                hessians[b, r, c] = H[r, c]
+        for j in range(q):
+            for c in range(p):
+                theta[b, j, c] = th[j, c]
+    return 0
+
+def _merged(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``rows`` (sorted) and how often each occurs: ``np.unique(rows, axis=0,
+    return_counts=True)`` without its byte view (a third of the time)."""
+    if rows.shape[0] == 0:
+        return rows, np.zeros(0, dtype=np.int64)
+    ordered = rows[np.lexsort(rows.T[::-1])]
+    first = np.ones(ordered.shape[0], dtype=bool)
+    np.any(ordered[1:] != ordered[:-1], axis=1, out=first[1:])
+    starts = np.flatnonzero(first)
+    return ordered[starts], np.diff(np.append(starts, ordered.shape[0]))
+
+
+def _solve(Z0: np.ndarray, labels0: np.ndarray, z1: np.ndarray, labels1: np.ndarray, theta: np.ndarray,
+           ridge: float, max_iter: int) -> tuple[np.ndarray, np.ndarray]:
+    """Minimise ``B`` problems (shared points ``Z0``, one extra point ``z1[b]`` each) from ``theta (B, q, p)``.
+
+    Returns the solutions and the Newton steps of each (:func:`_newton_rows`, compiled; repeated shared
+    points, as in a bootstrap resample, are merged into one point counted as often).  The reference
+    intercepts ``theta[:, 0, -1]`` must be 0.  Failures raise ``RuntimeError`` naming the remedy.
+    """
+    theta = np.array(theta, dtype=float, order="C")
+    B, q, p = theta.shape
+    rows, counts = _merged(np.column_stack([Z0, labels0]))
+    iterations = np.zeros(B, dtype=np.int64)
+    values, gradients, hessians = np.empty(B), np.empty((B, q * p)), np.empty((B, q * p, q * p))
+    report = np.zeros(2)
+    common = bool(B > 0 and np.all(theta == theta[:1]))
+    status = _compiled_newton()(np.ascontiguousarray(rows[:, :p]), rows[:, p].astype(np.int64),
+                                counts.astype(float), np.ascontiguousarray(z1, dtype=float),
+                                np.ascontiguousarray(labels1, dtype=np.int64), theta, float(ridge), int(max_iter),
+                                common, False, iterations, values, gradients, hessians, report)
+    if status == 1:
+        raise RuntimeError(
+            f"LogisticRegression: Newton did not converge in max_iter={max_iter} steps (largest "
+            f"|gradient| {report[0]:.3g}, tolerance {GRADIENT_TOLERANCE}; largest relative "
+            f"step {report[1]:.3g}, tolerance "
+            f"{STEP_TOLERANCE}); increase max_iter or decrease C")
+    if status == 2:
+        raise RuntimeError("LogisticRegression: the Newton system is numerically singular (the ridge "
+                           "1 / (C s^2) is negligible in the frame of scale s); decrease C")
+    if status == 3:
+        raise RuntimeError("LogisticRegression: the Newton line search failed; decrease C")
+    return theta, iterations
+
+
+def _starting_point(Y0: np.ndarray, Y1: np.ndarray, p: int) -> np.ndarray:
+    """Zero weights, log class frequencies relative to the first class as intercepts: ``(B, q, p)``.
+
+    ``Y0 (n, q)`` and ``Y1 (B, q)`` are the one-hot labels of the shared and the extra points.
+    """
+    counts = Y0.sum(axis=0) + Y1  # (B, q): every class present
+    theta = np.zeros(counts.shape + (p,))
+    theta[..., -1] = np.log(counts / counts[:, :1])
+    return theta
 
 
 def _weighted_losses(scores: np.ndarray, population: Population, loss: str) -> np.ndarray:
@@ -476,9 +655,11 @@ class LogisticRegression(Classifier):
         q = self.present_.size
         theta, self.n_iter_ = np.zeros((1, q, self.dim_ + 1)), 0
         if q > 1:  # the B = 1 case of the batch solver: shared points all but the last
-            Z, Y = self._to_frame(X), (y[:, None] == self.present_).astype(float)
-            problems = _Problems(Z[:-1], Y[:-1], Z[-1:], Y[-1:], self._ridge())
-            theta, self.n_iter_ = problems.solve(problems.starting_point(), self.max_iter)
+            Z, labels = self._to_frame(X), np.searchsorted(self.present_, y)
+            Y = (labels[:, None] == np.arange(q)).astype(float)
+            theta, iterations = _solve(Z[:-1], labels[:-1], Z[-1:], labels[-1:],
+                                       _starting_point(Y[:-1], Y[-1:], self.dim_ + 1), self._ridge(), self.max_iter)
+            self.n_iter_ = int(iterations[0])
         self.theta_ = theta[0]  # (q, d + 1), frame coordinates
         coef = self.theta_[:, :-1] / self.scale_
         intercept = self.theta_[:, -1] - coef @ self.origin_
@@ -521,16 +702,15 @@ class LogisticRegression(Classifier):
         q, p = present.size, self.dim_ + 1
         if q == 1:
             return np.zeros((candidates.shape[0], 1, p))
-        Z0, Y0 = self._to_frame(self.X_train_), (self.y_train_[:, None] == present).astype(float)
-        z1, Y1 = self._to_frame(candidates), (labels[:, None] == present).astype(float)
-        chunk = max(1, _SOLVE_CELLS // (Z0.shape[0] * q * q))
-        out = []
-        for start in range(0, z1.shape[0], chunk):
-            problems = _Problems(Z0, Y0, z1[start:start + chunk], Y1[start:start + chunk], self._ridge())
-            theta = (np.broadcast_to(self.theta_, (problems.z1.shape[0], q, p)) if warm
-                     else problems.starting_point())
-            out.append(problems.solve(theta, self.max_iter)[0])
-        return np.concatenate(out)
+        Z0, labels0 = self._to_frame(self.X_train_), np.searchsorted(present, self.y_train_)
+        z1, labels1 = self._to_frame(candidates), np.searchsorted(present, labels)
+        if warm:
+            theta = np.broadcast_to(self.theta_, (z1.shape[0], q, p))
+        else:
+            classes = np.arange(q)
+            theta = _starting_point((labels0[:, None] == classes).astype(float),
+                                    (labels1[:, None] == classes).astype(float), p)
+        return _solve(Z0, labels0, z1, labels1, theta, self._ridge(), self.max_iter)[0]
 
     def _scores(self, theta: np.ndarray, present: np.ndarray, phi_t: np.ndarray) -> np.ndarray:
         """Scores of models ``theta (B, q, p)`` on points ``phi_t (p, n)``, points last.
