@@ -94,6 +94,7 @@ the lowest label is predicted.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -827,6 +828,12 @@ def _two_d(items: _Items, what: str, cap: float) -> np.ndarray:
     valid = np.isfinite(lo) & np.isfinite(hi) & (hi > lo)
     item_of, _ = np.nonzero(valid)
     t0, t1 = lo[valid], hi[valid]
+    if what == "error":  # the same integrand and quadrature, compiled (module notes)
+        per_panel = _compiled_error_panels()(
+            *(np.ascontiguousarray(v) for v in (items.alpha, items.beta, items.gamma, items.present)),
+            np.ascontiguousarray(items.label, dtype=np.int64), item_of.astype(np.int64), t0, t1,
+            TOLERANCE[what], _NODES, _KRONROD, _GAUSS, _ROUNDING, _NEGLIGIBLE, _MAX_ROUNDS, np.empty(t0.size))
+        return np.bincount(item_of, weights=per_panel, minlength=n)
 
     def integrand(task, s):
         it = item_of[task]
@@ -848,6 +855,15 @@ def _two_d(items: _Items, what: str, cap: float) -> np.ndarray:
 
     per_panel = adaptive_gauss_kronrod(integrand, np.zeros(t0.size), np.ones(t0.size), TOLERANCE[what])
     return np.bincount(item_of, weights=per_panel, minlength=n)
+
+
+@functools.cache
+def _compiled_error_panels() -> Callable[..., np.ndarray]:
+    """:func:`mri_theory.engine._exact_compiled.error_panels`, compiled by numba on first use (cached on disk
+    next to its module when it can be); importing it imports numba, which this module does not."""
+    from mri_theory.engine import _exact_compiled
+
+    return _exact_compiled.error_panels
 
 
 def _losses(truth, A, b, c, present, what, cap):
