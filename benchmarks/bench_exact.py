@@ -25,12 +25,28 @@ With ``--curves``: one whole learning curve of MRI-best instead (Four-Gaussian, 
 exhaustion, 100 candidates per step, ``run_curves(..., truth="exact")`` against ``truth="sampled"``, the
 10^4-point population), CPU seconds of each and their ratio.
 
-Run: ``python benchmarks/bench_exact.py [--seed 0] [--repeats 3] [--n-train 60] [--curves]``
+With ``--baseline DIR`` (a checkout of an earlier commit, e.g. ``git worktree add /tmp/base ac96b4b``, the
+exact error rates before their 2-D integral was compiled): the exact error rates of one study step in this
+checkout and in that one (a subprocess of the same interpreter with ``PYTHONPATH=DIR``), for QDA and naive
+Bayes on Four-Gaussian with ``|D_S|`` = 60 and 200 and 100 candidates: ``retraining_losses(candidates,
+Population.exact(problem), "error")``, i.e. the current model's error rate and the ``100 k`` retrained
+rules' (``k = 2`` classes, 4 components each).  CPU seconds (``time.process_time``, best of ``--repeats``,
+one BLAS thread, after a warm-up call that compiles or loads the compiled code), their ratio and the
+largest difference of the error rates.  With ``--baseline DIR --curves``: also one whole MRI-best learning
+curve of QDA and of naive Bayes on Four-Gaussian with the paper preset (pool 250 labelled to exhaustion,
+100 candidates per step, population 10^4, exact truth; as ``bench_study_cost.py``'s ``curve_cost``) in
+both checkouts: CPU seconds, their ratio, whether the same points were chosen and the largest difference
+of the losses.
+
+Run: ``python benchmarks/bench_exact.py [--seed 0] [--repeats 3] [--n-train 60] [--curves] [--baseline DIR]``
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -54,7 +70,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--n-train", type=int, default=60)
     parser.add_argument("--candidates", type=int, default=100)
     parser.add_argument("--curves", action="store_true", help="time whole MRI-best learning curves instead")
+    parser.add_argument("--baseline", metavar="DIR", help="a checkout of an earlier commit to compare with")
+    parser.add_argument("--json", choices=("steps", "curves"), help=argparse.SUPPRESS)  # the baseline's subprocess
     args = parser.parse_args(argv)
+    if args.json:
+        print(json.dumps(measure_steps(args.seed, args.repeats) if args.json == "steps" else measure_curves(args.seed)))
+        return 0
+    if args.baseline:
+        return against_baseline(args.baseline, args.seed, args.repeats, args.curves)
     if args.curves:
         return curves(args.seed)
     print(f"|D_S| = {args.n_train}, {args.candidates} candidates, population 10^4 (QMC); times in ms")
@@ -97,6 +120,92 @@ def curves(seed: int) -> int:
             cost[truth] = time.process_time() - start
         print(f"{key:7s} {cost['sampled']:8.1f} {cost['exact']:8.1f} {cost['exact'] / cost['sampled']:7.2f}")
     return 0
+
+
+STEP_SIZES = (60, 200)
+STEP_CLASSIFIERS = ("qda", "nb")
+
+
+def measure_steps(seed: int, repeats: int) -> dict[str, dict]:
+    """CPU seconds and exact error rates of one step's rules (QDA, NB; |D_S| 60 and 200) in the imported mri_theory."""
+    from mri_theory._utils.backends import one_thread
+
+    out = {}
+    problem = get_problem("four-gaussian")
+    exact_population = Population.exact(problem)
+    with one_thread():
+        for n in STEP_SIZES:
+            rng = np.random.default_rng(seed)
+            while True:
+                X_S, y_S = problem.sample(n, rng)
+                if np.unique(y_S).size == problem.n_classes:
+                    break
+            candidates, _ = problem.sample(100, rng)
+            for key in STEP_CLASSIFIERS:
+                clf = CLASSIFIERS[key]().fit(X_S, y_S, n_classes=problem.n_classes)
+                step = partial(clf.retraining_losses, candidates, exact_population, "error")
+                step()  # warm-up: compiles or loads what the first call needs
+                (now, future), best = best_time(step, repeats, time.process_time)
+                out[f"{key} {n}"] = {"cpu": best, "losses": [now, *future.ravel().tolist()]}
+    return out
+
+
+def measure_curves(seed: int) -> dict[str, dict]:
+    """CPU seconds, chosen points and losses of QDA's and NB's MRI-best curves (paper preset, exact truth)."""
+    from mri_theory._utils.backends import one_thread
+    from mri_theory.runners import run_curves
+    from mri_theory.runners.study import PRESETS
+
+    preset = PRESETS["paper"]
+    out = {}
+    with one_thread():
+        for key in STEP_CLASSIFIERS:
+            start = time.process_time()
+            curve = run_curves("four-gaussian", key, ["MRI-best"], pool_size=preset["pool_size"], replicates=1,
+                               seed=seed, population_size=preset["population_size"], loss=preset["loss"],
+                               subsample=preset["subsample"], record_q_c=preset["record_q_c"], progress=False,
+                               truth="exact")
+            out[key] = {"cpu": time.process_time() - start, "chosen": curve["chosen"].tolist(),
+                        "losses": curve["loss"].tolist()}
+    return out
+
+
+def _in_baseline(directory: str, mode: str, seed: int, repeats: int) -> dict[str, dict]:
+    env = {**os.environ, "PYTHONPATH": os.path.abspath(directory)}
+    done = subprocess.run([sys.executable, os.path.abspath(__file__), "--json", mode, "--seed", str(seed),
+                           "--repeats", str(repeats)], capture_output=True, text=True, env=env, check=True,
+                          cwd=directory)
+    return json.loads(done.stdout)
+
+
+def against_baseline(directory: str, seed: int, repeats: int, with_curves: bool) -> int:
+    """This checkout's exact error rates against a baseline checkout's: CPU seconds, ratio, largest difference."""
+    here, base = measure_steps(seed, repeats), _in_baseline(directory, "steps", seed, repeats)
+    print(f"exact error rates of one step (current model + 100 candidates x 2 classes, 4 components), Four-Gaussian; "
+          f"CPU seconds, best of {repeats}; baseline: {directory}")
+    header = f"{'clf':4s} {'|D_S|':>5s} {'rules':>5s} {'this':>8s} {'baseline':>8s} {'ratio':>6s} {'max|diff|':>9s}"
+    print(header)
+    print("-" * len(header))
+    worst = 0.0
+    for key, result in here.items():
+        clf, n = key.split()
+        diff = float(np.max(np.abs(np.array(result["losses"]) - np.array(base[key]["losses"]))))
+        worst = max(worst, diff)
+        print(f"{clf:4s} {n:>5s} {len(result['losses']):5d} {result['cpu']:8.4f} {base[key]['cpu']:8.4f} "
+              f"{base[key]['cpu'] / result['cpu']:6.2f} {diff:9.1e}")
+    if with_curves:
+        here, base = measure_curves(seed), _in_baseline(directory, "curves", seed, repeats)
+        print("\nMRI-best on four-gaussian, paper preset (pool 250 exhausted, subsample 100), exact truth; CPU seconds")
+        header = f"{'clf':4s} {'this':>8s} {'baseline':>8s} {'ratio':>6s} {'same points':>11s} {'max|dloss|':>10s}"
+        print(header)
+        print("-" * len(header))
+        for key, result in here.items():
+            same = result["chosen"] == base[key]["chosen"]
+            diff = float(np.nanmax(np.abs(np.array(result["losses"]) - np.array(base[key]["losses"]))))
+            worst = max(worst, diff if same else np.inf)
+            print(f"{key:4s} {result['cpu']:8.1f} {base[key]['cpu']:8.1f} {base[key]['cpu'] / result['cpu']:6.2f} "
+                  f"{str(same):>11s} {diff:10.1e}")
+    return int(worst > 1e-12)
 
 
 if __name__ == "__main__":

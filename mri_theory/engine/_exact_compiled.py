@@ -1,0 +1,232 @@
+r"""The 2-D error rate of :mod:`mri_theory.engine.exact`, compiled by numba: rays, panels and their quadrature.
+
+Imported by :func:`mri_theory.engine.exact._compiled_error_panels` on first use (this module imports
+numba: :mod:`mri_theory.engine.exact` itself imports without it).  The functions compile on their first
+call and are cached on disk next to this module when it can be.
+
+* :func:`ray_error_mass` -- the radial error mass of one ray: the numpy ``exact._error_mass`` (``dim = 2``)
+  for one ray (pairwise crossings of present classes, sorted, the winner at each segment's midpoint, the tail
+  masses :math:`e^{-r^2/2}`), element by element; :func:`pair_error_mass` (two present classes of two: the
+  sign of one quadratic) and :func:`general_error_mass` (the rest) are its two cases;
+* :func:`ray_error_masses` -- it for many rays (what the tests compare with the numpy reference);
+* :func:`error_panels` -- the adaptive Gauss-Kronrod integral over each panel of the angle of
+  ``exact._two_d``'s error integrand (ray coefficients at the smoothed angle, the mass, its Jacobian), one
+  panel at a time (depth first) instead of all open panels of a batch per bisection round.
+
+The arithmetic is the numpy code's, operation by operation and in its order (numba's default
+``fastmath=False``: no reassociation, no fused multiply-add); what may differ is the last bit of ``cos``,
+``sin`` and ``exp`` (numba calls the C library, numpy may use its own vectorised versions) and the order of
+the sums (of the segments' masses, of the quadrature's 15 terms, of a panel's accepted pieces).  Empty
+segments (from ``inf``) and the tails at 0 and ``inf`` are not computed: they are ``0``, ``1`` and ``0``
+exactly.  One choice differs: the two-class formula is taken ray by ray (for every ray with two present
+classes of two), where the numpy code took it only when every ray of its batch had both classes present.
+Both are the numpy code's; they can differ only where rounding decides the winner of a segment between two
+nearly equal roots (a ray almost tangent to the boundary), a set of directions of measure zero.  The tests
+(``tests/engine/test_exact_compiled.py``) compare every function with the numpy code, and the functions'
+pure-Python runs with the compiled ones.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+_jit = numba.njit(cache=True, nogil=True)
+
+
+@_jit
+def positive_roots(a: float, b: float, g: float) -> tuple[float, float]:  # pragma: no cover - compiled by numba
+    """Roots in ``(0, inf)`` of :math:`a r^2 + b r + g`, ``inf`` for none: ``exact._positive_roots`` of one pair."""
+    disc = b * b - 4.0 * a * g
+    root = math.sqrt(disc) if disc > 0.0 else 0.0
+    q = -0.5 * (b + (1.0 if b >= 0 else -1.0) * root)
+    if a != 0:
+        if disc >= 0:
+            r1 = q / a
+            r2 = g / q if q != 0 else 0.0
+        else:
+            r1 = r2 = np.nan
+    else:
+        r1 = -g / b if b != 0 else np.nan
+        r2 = np.nan
+    # NaN compares False: it becomes inf as in the numpy code
+    return (r1 if (abs(r1) < np.inf and r1 > 0) else np.inf), (r2 if (abs(r2) < np.inf and r2 > 0) else np.inf)
+
+
+@_jit
+def pair_error_mass(a, b, g, label):  # pragma: no cover - compiled by numba
+    r"""Radial mass where the winner of two present classes is not ``label``; :math:`s_1 - s_0 = a r^2 + b r + g`.
+
+    The segments ``[0, r_1], [r_1, r_2], [r_2, inf)`` of the sorted positive roots (``inf`` for none; empty
+    segments from ``inf`` are skipped: their masses are ``0 - 0``), class 1 winning where :math:`s_1 - s_0 > 0`
+    at the midpoint (``2 r + 1`` on the last), the masses :math:`e^{-r_1^2/2} - e^{-r_2^2/2}` (1 at 0, 0 at inf).
+    """
+    r1, r2 = positive_roots(a, b, g)
+    lo, hi = min(r1, r2), max(r1, r2)
+    one = label == 1
+    total = 0.0
+    mid = 1.0 if lo == np.inf else 0.5 * lo
+    tail_lo = 0.0 if lo == np.inf else math.exp(-0.5 * lo * lo)
+    if (((a * mid + b) * mid + g) > 0) != one:
+        total += 1.0 - tail_lo
+    if lo < np.inf:
+        mid = 2.0 * lo + 1.0 if hi == np.inf else 0.5 * (lo + hi)
+        tail_hi = 0.0 if hi == np.inf else math.exp(-0.5 * hi * hi)
+        if (((a * mid + b) * mid + g) > 0) != one:
+            total += tail_lo - tail_hi
+        if hi < np.inf:
+            mid = 2.0 * hi + 1.0
+            if (((a * mid + b) * mid + g) > 0) != one:
+                total += tail_hi
+    return total
+
+
+@_jit
+def ray_error_mass(al, be, ga, present, label, radii):  # pragma: no cover - compiled by numba
+    r"""Radial mass :math:`\sum e^{-r_1^2/2} - e^{-r_2^2/2}` of the segments of one ray where the winner is not
+    ``label``; scores :math:`al_j r^2 + be_j r + ga_j` ``(k,)``, ``present`` ``(k,)`` of bool.
+
+    Two present classes of two: :func:`pair_error_mass`.  Otherwise the segments between the sorted positive
+    crossings of every pair of present classes, the winner at each midpoint (numpy's ``argmax``: the first
+    maximum or the first NaN; absent classes score ``-inf``).  ``radii`` is scratch of size at least
+    ``k (k - 1) + 2``.
+    """
+    k = al.shape[0]
+    if k == 2 and present[0] and present[1]:
+        return pair_error_mass(al[1] - al[0], be[1] - be[0], ga[1] - ga[0], label)
+    return general_error_mass(al, be, ga, present, label, radii)
+
+
+@_jit
+def general_error_mass(al, be, ga, present, label, radii):  # pragma: no cover - compiled by numba
+    """:func:`ray_error_mass` of any ``k`` and absent classes (it gives the case of two present classes of two
+    too, less quickly than :func:`pair_error_mass`)."""
+    k = al.shape[0]
+    n = 1
+    radii[0] = 0.0
+    for j in range(k):
+        for i in range(j + 1, k):
+            if present[j] and present[i]:
+                r1, r2 = positive_roots(al[j] - al[i], be[j] - be[i], ga[j] - ga[i])
+                for r in (r1, r2):  # insertion into the sorted radii[1 .. n - 1] (none is NaN)
+                    t = n - 1
+                    while t >= 1 and radii[t] > r:
+                        radii[t + 1] = radii[t]
+                        t -= 1
+                    radii[t + 1] = r
+                    n += 1
+    radii[n] = np.inf  # the pairs of an absent class add inf radii: empty segments, left out
+    n += 1
+    total = 0.0
+    tail_known = -1  # the segment whose upper tail is held in tail_hi
+    tail_hi = 1.0
+    for s in range(n - 1):
+        lo, hi = radii[s], radii[s + 1]
+        if lo == np.inf:  # the rest are empty: their masses are 0 - 0
+            break
+        mid = 2.0 * lo + 1.0 if hi == np.inf else 0.5 * (lo + hi)
+        winner = 0
+        best = -np.inf
+        for j in range(k):
+            score = (al[j] * mid + be[j]) * mid + ga[j] if present[j] else -np.inf
+            if score != score:
+                winner = j
+                break
+            if score > best:
+                best = score
+                winner = j
+        if winner != label:  # exp(-r^2/2) of both ends: 1 at 0 and 0 at inf, as exp gives them
+            tail_lo = tail_hi if tail_known == s - 1 else (1.0 if lo == 0.0 else math.exp(-0.5 * lo * lo))
+            tail_hi = 0.0 if hi == np.inf else math.exp(-0.5 * hi * hi)
+            tail_known = s
+            total += tail_lo - tail_hi
+    return total
+
+
+@_jit
+def ray_error_masses(al, be, ga, present, label, out):  # pragma: no cover - compiled by numba
+    """:func:`ray_error_mass` of rays ``(R, k)`` (labels ``(R,)``) into ``out`` ``(R,)``."""
+    rays, k = al.shape
+    radii = np.empty(k * (k - 1) + 2)
+    for r in range(rays):
+        out[r] = ray_error_mass(al[r], be[r], ga[r], present[r], label[r], radii)
+    return out
+
+
+@_jit
+def error_panels(alpha, beta, gamma, present, label, item_of, t0, t1, tol, nodes, kronrod, gauss, rounding,
+                 negligible, max_rounds, out):  # pragma: no cover - compiled by numba
+    r"""Integrals over the panels ``[t0, t1]`` of the angle of item ``item_of`` of the error integrand, into ``out``.
+
+    Items: ``alpha`` ``(n, k, 2, 2)``, ``beta`` ``(n, k, 2)``, ``gamma`` ``(n, k)`` (scores in whitened
+    coordinates), ``present`` ``(n, k)``, ``label`` ``(n,)``.  On a panel, with :math:`\theta = t_0 + (t_1 -
+    t_0)(3s^2 - 2s^3)`, the integrand of ``s`` in ``[0, 1]`` is the ray's error mass times
+    :math:`(t_1 - t_0)\,6s(1 - s) / 2\pi`.  Adaptive Gauss-Kronrod as in ``exact.adaptive_gauss_kronrod`` (the
+    same error estimate and acceptance; rule arrays ``nodes``, ``kronrod``, ``gauss`` of 15 points on
+    ``[-1, 1]``): a panel's sub-interval is accepted when its error estimate is below ``tol`` times its
+    length, below the rounding of its sum or below ``negligible``, or at depth ``max_rounds``; otherwise it is
+    bisected.  Sub-intervals are processed depth first (a stack of at most ``max_rounds + 2``).
+    """
+    k = alpha.shape[1]
+    radii = np.empty(k * (k - 1) + 2)
+    al = np.empty(k)
+    be = np.empty(k)
+    v = np.empty(15)
+    stack_a = np.empty(max_rounds + 2)
+    stack_b = np.empty(max_rounds + 2)
+    stack_depth = np.empty(max_rounds + 2, dtype=np.int64)
+    two_pi = 2 * np.pi
+    for p in range(item_of.shape[0]):
+        it = item_of[p]
+        A, bb, gg, pr, y = alpha[it], beta[it], gamma[it], present[it], label[it]
+        pair = k == 2 and pr[0] and pr[1]
+        start, width = t0[p], t1[p] - t0[p]
+        total = 0.0
+        stack_a[0], stack_b[0], stack_depth[0] = 0.0, 1.0, 0
+        top = 1
+        while top > 0:
+            top -= 1
+            a, b, depth = stack_a[top], stack_b[top], stack_depth[top]
+            half = 0.5 * (b - a)
+            centre = a + half
+            for q in range(15):
+                s = centre + half * nodes[q]
+                theta = start + width * (s * s * (3 - 2 * s))
+                jac = width * 6 * s * (1 - s) / two_pi
+                c, sn = math.cos(theta), math.sin(theta)
+                for j in range(k):
+                    al[j] = A[j, 0, 0] * c * c + (A[j, 0, 1] + A[j, 1, 0]) * c * sn + A[j, 1, 1] * sn * sn
+                    be[j] = bb[j, 0] * c + bb[j, 1] * sn
+                if pair:
+                    mass = pair_error_mass(al[1] - al[0], be[1] - be[0], gg[1] - gg[0], y)
+                else:
+                    mass = general_error_mass(al, be, gg, pr, y, radii)
+                v[q] = mass * jac
+            kron_sum = 0.0
+            gauss_sum = 0.0
+            abs_sum = 0.0
+            for q in range(15):
+                kron_sum += v[q] * kronrod[q]
+                gauss_sum += v[q] * gauss[q]
+                abs_sum += abs(v[q]) * kronrod[q]
+            kron = half * kron_sum
+            diff = abs(kron - half * gauss_sum)
+            level = kron / (2 * half)
+            spread_sum = 0.0
+            for q in range(15):
+                spread_sum += abs(v[q] - level) * kronrod[q]
+            spread = half * spread_sum
+            # QUADPACK's error estimate: the Kronrod-Gauss difference, scaled by the integrand's variation
+            err = spread * min(1.0, (200 * diff / spread) ** 1.5) if spread > 0 and diff > 0 else diff
+            target = max(max(tol * 2 * half, rounding * half * abs_sum), negligible)
+            if err <= target or depth == max_rounds:
+                total += kron
+            else:
+                mid = a + half
+                stack_a[top], stack_b[top], stack_depth[top] = mid, b, depth + 1
+                stack_a[top + 1], stack_b[top + 1], stack_depth[top + 1] = a, mid, depth + 1
+                top += 2
+        out[p] = total
+    return out
