@@ -292,15 +292,41 @@ def _well_formed_record(record: object) -> bool:
             and all(isinstance(record[key], dict) for key in ("settings", "versions", "time")))
 
 
-def _leaderboard_folder(path: object) -> Path:
-    """``path`` (a leaderboard folder or its ``leaderboard.csv``) as the folder; TypeError/ValueError naming path."""
-    folder = _store.check_path(path, "a leaderboard folder")
+def _leaderboard_folder(path: object, name: str) -> Path:
+    """``path`` (a leaderboard folder or its ``leaderboard.csv``) as the folder; errors naming ``name``."""
+    if not isinstance(path, (str, os.PathLike)) or not isinstance(os.fspath(path), str):
+        raise TypeError(f"{name} must be a leaderboard folder path (str or os.PathLike), got {type(path).__name__}")
+    if not os.fspath(path).strip():
+        raise ValueError(f"{name} must name a leaderboard folder, got an empty path")
+    folder = Path(path)
     if folder.name == _TABLE and not folder.is_dir():
         folder = folder.parent
     if not (folder / _TABLE).is_file():
-        raise ValueError(f"path: no leaderboard at {folder} ({_TABLE} is missing: a run that did not finish, or not "
-                         "a folder of run_leaderboard)")
+        raise ValueError(f"{name}: no leaderboard at {folder} ({_TABLE} is missing: a run that did not finish, or "
+                         "not a folder of run_leaderboard)")
     return folder
+
+
+def _read(folder: Path, name: str) -> StoredLeaderboard:
+    """:func:`read_leaderboard` of the checked ``folder``, its errors naming ``name``."""
+    table = _store.verified_csv(folder / _TABLE, name, LEADERBOARD_COLUMNS, "a leaderboard of run_leaderboard")
+    record_file = folder / _RECORD
+    if not record_file.is_file():
+        raise ValueError(f"{name}: {record_file} is missing (the settings, versions and time of the run)")
+    try:
+        record = json.loads(record_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        record = exc
+    if not _well_formed_record(record):
+        reason = f" ({record})" if isinstance(record, Exception) else ""
+        raise ValueError(f"{name}: {record_file} is unreadable or corrupt, not the record of run_leaderboard{reason}")
+    cost_file, cost = folder / _COST_FILE, None
+    if cost_file.is_file():
+        try:
+            cost = pd.read_csv(cost_file)
+        except ValueError as exc:  # pandas' parser and empty-data errors
+            raise ValueError(f"{name}: {cost_file} is not a readable CSV ({exc})") from None
+    return StoredLeaderboard(table, record, cost)
 
 
 def read_leaderboard(path: str | os.PathLike) -> StoredLeaderboard:
@@ -328,16 +354,10 @@ def read_leaderboard(path: str | os.PathLike) -> StoredLeaderboard:
         when the ``leaderboard.json`` recorded beside it changed, when another
         process is writing the folder (its pid named), when the table lacks
         the columns :data:`LEADERBOARD_COLUMNS`, or when ``leaderboard.json``
-        is missing or not a record of :func:`run_leaderboard`.
+        is missing or not a record of :func:`run_leaderboard`, or ``cost.csv``
+        is not a CSV.  (``cost.csv`` is a measurement, not checksummed.)
     """
-    folder = _leaderboard_folder(path)
-    table = _store.verified_csv(folder / _TABLE, "path", LEADERBOARD_COLUMNS, "a leaderboard of run_leaderboard")
-    record = _store.read_settings_json(folder / _RECORD, "path", "leaderboard record", _well_formed_record)
-    if record is None:
-        raise ValueError(f"path: {folder / _RECORD} is missing (the settings, versions and time of the run)")
-    cost_file = folder / _COST_FILE
-    cost = pd.read_csv(cost_file) if cost_file.is_file() else None
-    return StoredLeaderboard(table, record, cost)
+    return _read(_leaderboard_folder(path, "path"), "path")
 
 
 def copy_leaderboard(source: str | os.PathLike, destination: str | os.PathLike) -> list[Path]:
@@ -367,14 +387,13 @@ def copy_leaderboard(source: str | os.PathLike, destination: str | os.PathLike) 
     Raises
     ------
     TypeError, ValueError
-        As :func:`read_leaderboard` for ``source`` (named ``path``);
-        naming ``destination`` when it is not a writable folder or is the
-        source itself.
+        As :func:`read_leaderboard`, naming ``source``; naming ``destination``
+        when it is not a writable folder or is the source itself.
     OSError
         When a file cannot be written, naming the file.
     """
-    folder = _leaderboard_folder(source)
-    read_leaderboard(folder)  # verified, complete, not being written
+    folder = _leaderboard_folder(source, "source")
+    _read(folder, "source")  # verified, complete, not being written
     target = _grid.check_folder(destination, "destination", LEADERBOARD_FILES)
     if target.exists() and target.resolve() == folder.resolve():
         raise ValueError(f"destination: {target} is the source folder")
@@ -382,5 +401,5 @@ def copy_leaderboard(source: str | os.PathLike, destination: str | os.PathLike) 
     names = [name for name in (_COST_FILE, _RECORD) if (folder / name).is_file()]
     for name in names:
         _store.write_atomic((folder / name).read_bytes(), target / name)
-    _store.write_tables(target, {_TABLE: _store.verified_table(folder / _TABLE, "path")}, _RECORD)
+    _store.write_tables(target, {_TABLE: _store.verified_table(folder / _TABLE, "source")}, _RECORD)
     return [target / _TABLE, *(target / name for name in names), target / _store.CHECKSUMS_FILE]
