@@ -69,7 +69,7 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
-html_sidebars = {"index": [], "getting-started": [], "gallery": [], "findings": [], "benchmarks": [],
+html_sidebars = {"index": [], "getting-started": [], "gallery": [], "findings": [], "leaderboard": [], "benchmarks": [],
                  "deviations": [], "changelog": [], "contributing": []}
 html_show_sourcelink = False
 html_static_path: list[str] = []

@@ -24,7 +24,7 @@ def test_every_figure_is_registered_and_listed(capsys):
     names = figures.figure_names()
     assert {"qc_cases", "qc_vs_se_rs", "lambda_vs_noise", "noisy_selection_curves", "problems",
             "best_worst_curves", "single_realisation", "al_vs_rs", "greedy_vs_optimal", "estimator_quality",
-            "estimator_errors", "truth_resolution"} <= set(names)
+            "estimator_errors", "truth_resolution", "leaderboard"} <= set(names)
     assert main(["figures", "--list"]) == 0
     out = capsys.readouterr().out
     for name in names:

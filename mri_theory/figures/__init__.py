@@ -35,7 +35,7 @@ __all__ = ["FigureSpec", "register", "figure_names", "get_figure", "make_figures
 FIGURE_MODULES: tuple[str, ...] = ("qc_cases", "qc_vs_se_rs", "lambda_vs_noise", "noisy_selection_curves", "problems",
                                    "best_worst_curves", "single_realisation", "al_vs_rs",
                                    "greedy_vs_optimal", "estimator_quality", "estimator_errors",
-                                   "truth_resolution")
+                                   "truth_resolution", "leaderboard")
 
 #: File name, in the output folder, of the versions record written by :func:`make_figures`.
 VERSIONS_FILE = "VERSIONS.txt"

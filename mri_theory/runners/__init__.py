@@ -22,7 +22,15 @@ from mri_theory.runners.asymptotic import (
     asymptotic_loss,
 )
 from mri_theory.runners.diagnose import SUMMARY_FILES, Diagnostics, run_diagnostics
-from mri_theory.runners.leaderboard import LEADERBOARD_FILES, Leaderboard, run_leaderboard
+from mri_theory.runners.leaderboard import (
+    LEADERBOARD_COLUMNS,
+    LEADERBOARD_FILES,
+    Leaderboard,
+    StoredLeaderboard,
+    copy_leaderboard,
+    read_leaderboard,
+    run_leaderboard,
+)
 from mri_theory.runners.noisy_selection import (
     DEFAULT_RELATIVE_SIGMAS,
     POPULATION_SIZE,
@@ -67,6 +75,10 @@ __all__ = [
     "run_leaderboard",
     "Leaderboard",
     "LEADERBOARD_FILES",
+    "LEADERBOARD_COLUMNS",
+    "StoredLeaderboard",
+    "read_leaderboard",
+    "copy_leaderboard",
     "asymptotic_loss",
     "MAX_N_TRAIN",
     "MAX_POPULATION",

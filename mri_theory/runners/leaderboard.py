@@ -55,6 +55,16 @@ Output folder (``out``):
     is scored until its last file is written: a second writer is refused
     with a ``ValueError`` naming ``out`` and the pid of the first.
 
+:func:`read_leaderboard` reads ``leaderboard.csv`` back once it matches its
+checksum, with ``leaderboard.json`` and ``cost.csv``.  :func:`copy_leaderboard`
+copies the three files of a finished run into another folder (e.g. the
+committed ``figures/leaderboard/design``, read by the figure ``leaderboard``),
+``leaderboard.csv`` byte for byte, and writes there a ``checksums.json``
+that records the SHA-256 of ``leaderboard.csv`` (the run's) and of
+``leaderboard.json`` (as its settings file), so an edit of either is
+refused on reading.  The copy holds no states: it cannot be resumed or
+re-ranked, only read.
+
 The leaderboard's floats are computed with one BLAS thread
 (``mri_theory._utils.backends.one_thread``), as the diagnostics' summaries.
 """
@@ -76,20 +86,25 @@ from mri_theory._utils import validation as check
 from mri_theory._utils.backends import DEFAULT, Default, Execution
 from mri_theory._utils.versions import library_versions
 from mri_theory.classifiers import Classifier
-from mri_theory.evaluation.leaderboards import PHASE_EDGES, leaderboard, leaderboard_options
+from mri_theory.evaluation.leaderboards import LEADERBOARD_STATISTICS, PHASE_EDGES, leaderboard, leaderboard_options
 from mri_theory.problems import Problem
 from mri_theory.runners import _grid, _resolve, _store
 from mri_theory.runners.states import STATE_TIMING_COLUMNS, execute_states, read_state_timings
 from mri_theory.runners.study import CLASSIFIER_SETS, PROBLEM_GROUPS, STRATEGY_SETS
 from mri_theory.strategies import Strategy, list_strategies
 
-__all__ = ["LEADERBOARD_FILES", "Leaderboard", "run_leaderboard"]
+__all__ = ["LEADERBOARD_COLUMNS", "LEADERBOARD_FILES", "Leaderboard", "StoredLeaderboard", "copy_leaderboard",
+           "read_leaderboard", "run_leaderboard"]
 
 #: The files :func:`run_leaderboard` writes into ``out`` (only ``leaderboard.csv`` in ``checksums.json``).
 LEADERBOARD_FILES = ("leaderboard.csv", "cost.csv", "leaderboard.json")
 #: The columns of the leaderboard that hold the cost (``cost.csv``, not ``leaderboard.csv``).
 _COST = ["cpu_s", "timed_states"]
+#: The columns of ``leaderboard.csv``: :func:`~mri_theory.evaluation.leaderboard`'s table without the cost.
+LEADERBOARD_COLUMNS = ["phase", "strategy", "anchor", "states", "resolved",
+                       *[f"{stat}{end}" for stat in LEADERBOARD_STATISTICS for end in ("", "_ci_low", "_ci_high")]]
 _FORMAT = 1
+_TABLE, _COST_FILE, _RECORD = LEADERBOARD_FILES
 
 
 class Leaderboard(NamedTuple):
@@ -258,3 +273,133 @@ def run_leaderboard(
         _store.write_atomic(json.dumps(record, indent=2, sort_keys=True).encode(),
                             folder / "leaderboard.json")
     return Leaderboard(states, timings, table, [folder / name for name in LEADERBOARD_FILES])
+
+
+class StoredLeaderboard(NamedTuple):
+    """A leaderboard read back from its folder by :func:`read_leaderboard`."""
+
+    #: ``leaderboard.csv``, verified against its checksum (columns :data:`LEADERBOARD_COLUMNS`).
+    table: pd.DataFrame
+    #: ``leaderboard.json``: ``{"format", "settings", "versions", "time"}`` (module docstring).
+    record: dict
+    #: ``cost.csv`` (columns ``phase``, ``strategy``, ``cpu_s``, ``timed_states``), None where the folder has none.
+    cost: pd.DataFrame | None
+
+
+def _well_formed_record(record: object) -> bool:
+    return (isinstance(record, dict) and set(record) == {"format", "settings", "versions", "time"}
+            and record["format"] == _FORMAT
+            and all(isinstance(record[key], dict) for key in ("settings", "versions", "time")))
+
+
+def _leaderboard_folder(path: object, name: str) -> Path:
+    """``path`` (a leaderboard folder or its ``leaderboard.csv``) as the folder; errors naming ``name``."""
+    if not isinstance(path, (str, os.PathLike)) or not isinstance(os.fspath(path), str):
+        raise TypeError(f"{name} must be a leaderboard folder path (str or os.PathLike), got {type(path).__name__}")
+    if not os.fspath(path).strip():
+        raise ValueError(f"{name} must name a leaderboard folder, got an empty path")
+    folder = Path(path)
+    if folder.name == _TABLE and not folder.is_dir():
+        folder = folder.parent
+    if not (folder / _TABLE).is_file():
+        raise ValueError(f"{name}: no leaderboard at {folder} ({_TABLE} is missing: a run that did not finish, or "
+                         "not a folder of run_leaderboard)")
+    return folder
+
+
+def _read(folder: Path, name: str) -> StoredLeaderboard:
+    """:func:`read_leaderboard` of the checked ``folder``, its errors naming ``name``."""
+    table = _store.verified_csv(folder / _TABLE, name, LEADERBOARD_COLUMNS, "a leaderboard of run_leaderboard")
+    record_file = folder / _RECORD
+    if not record_file.is_file():
+        raise ValueError(f"{name}: {record_file} is missing (the settings, versions and time of the run)")
+    try:
+        record = json.loads(record_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        record = exc
+    if not _well_formed_record(record):
+        reason = f" ({record})" if isinstance(record, Exception) else ""
+        raise ValueError(f"{name}: {record_file} is unreadable or corrupt, not the record of run_leaderboard{reason}")
+    cost_file, cost = folder / _COST_FILE, None
+    if cost_file.is_file():
+        try:
+            cost = pd.read_csv(cost_file)
+        except ValueError as exc:  # pandas' parser and empty-data errors
+            raise ValueError(f"{name}: {cost_file} is not a readable CSV ({exc})") from None
+    return StoredLeaderboard(table, record, cost)
+
+
+def read_leaderboard(path: str | os.PathLike) -> StoredLeaderboard:
+    """The leaderboard of a :func:`run_leaderboard` folder (or of a copy by :func:`copy_leaderboard`), verified.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The folder, or its ``leaderboard.csv``.
+
+    Returns
+    -------
+    StoredLeaderboard
+        ``leaderboard.csv`` once it matches its SHA-256 in the folder's
+        ``checksums.json`` (and, in a copy, ``leaderboard.json`` its own),
+        ``leaderboard.json`` and ``cost.csv`` (None if absent).
+
+    Raises
+    ------
+    TypeError
+        Naming ``path`` unless it is a str or path-like.
+    ValueError
+        Naming ``path`` when there is no ``leaderboard.csv``, when it does
+        not match its checksum (edited, cut or replaced; no checksum file),
+        when the ``leaderboard.json`` recorded beside it changed, when another
+        process is writing the folder (its pid named), when the table lacks
+        the columns :data:`LEADERBOARD_COLUMNS`, or when ``leaderboard.json``
+        is missing or not a record of :func:`run_leaderboard`, or ``cost.csv``
+        is not a CSV.  (``cost.csv`` is a measurement, not checksummed.)
+    """
+    return _read(_leaderboard_folder(path, "path"), "path")
+
+
+def copy_leaderboard(source: str | os.PathLike, destination: str | os.PathLike) -> list[Path]:
+    """Copy a finished leaderboard (``leaderboard.csv``, ``leaderboard.json``, ``cost.csv``) into ``destination``.
+
+    ``source`` is read by :func:`read_leaderboard` (so a table that does not
+    match its checksum, or a folder still being written, is refused before
+    anything is written); the files are copied byte for byte, and
+    ``destination/checksums.json`` records the SHA-256 of ``leaderboard.csv``
+    (the same as the run's) and of ``leaderboard.json`` as the table's
+    settings file (module docstring).  The states are not copied.
+
+    Parameters
+    ----------
+    source : str or path-like
+        A :func:`run_leaderboard` folder (or a copy).
+    destination : str or path-like
+        The folder to write, created if needed; its files of these names are
+        replaced.
+
+    Returns
+    -------
+    list of Path
+        The files written: ``leaderboard.csv``, ``cost.csv`` (if the source
+        has one), ``leaderboard.json``, ``checksums.json``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`read_leaderboard`, naming ``source``; naming ``destination``
+        when it is not a writable folder or is the source itself.
+    OSError
+        When a file cannot be written, naming the file.
+    """
+    folder = _leaderboard_folder(source, "source")
+    _read(folder, "source")  # verified, complete, not being written
+    target = _grid.check_folder(destination, "destination", LEADERBOARD_FILES)
+    if target.exists() and target.resolve() == folder.resolve():
+        raise ValueError(f"destination: {target} is the source folder")
+    check.create_folder(target, "destination")
+    names = [name for name in (_COST_FILE, _RECORD) if (folder / name).is_file()]
+    for name in names:
+        _store.write_atomic((folder / name).read_bytes(), target / name)
+    _store.write_tables(target, {_TABLE: _store.verified_table(folder / _TABLE, "source")}, _RECORD)
+    return [target / _TABLE, *(target / name for name in names), target / _store.CHECKSUMS_FILE]

@@ -356,8 +356,8 @@ class CrossValidatedMRI(Strategy):
     downwards, and by more for the candidates whose retrained model fits :math:`D_S` more closely, so its
     :math:`\hat T_e` errors are correlated with :math:`Q^c`.  CvMRI tests every retrained model only on
     points it was not trained on: with the folds :math:`F_1, \dots, F_K` of :math:`D_S`
-    (:func:`cross_validation_folds`, drawn from ``ctx.rng`` once per call and shared by all candidates)
-    and :math:`n = |D_S|`,
+    (:func:`~mri_theory.strategies.builtin.cross_validation_folds`, drawn from ``ctx.rng`` once per call and
+    shared by all candidates) and :math:`n = |D_S|`,
 
     .. math::
 
@@ -378,16 +378,16 @@ class CrossValidatedMRI(Strategy):
     Parameters
     ----------
     folds : int, default :data:`CV_FOLDS`
-        ``K``, at least 2 and at most :data:`MAX_FOLDS`; with fewer labelled points than ``folds``,
-        leave-one-out (``K = n``).
+        ``K``, at least 2 and at most :data:`~mri_theory.strategies.builtin.MAX_FOLDS`; with fewer labelled
+        points than ``folds``, leave-one-out (``K = n``).
     method : {"auto", "refit"}
         The engine's fast path, or a plain refit per (fold, candidate, class).
     theta2 : Classifier, optional
         The class-probability estimator :math:`\theta_2` (a template, cloned for the fit); default
         :func:`second_classifier` of the base.
     stratified : bool, default True
-        Folds stratified by class (:func:`cross_validation_folds`): with one or two points of a class
-        early in a curve, a plain split can leave a training part without that class.
+        Folds stratified by class (:func:`~mri_theory.strategies.builtin.cross_validation_folds`): with one or
+        two points of a class early in a curve, a plain split can leave a training part without that class.
 
     Raises
     ------
