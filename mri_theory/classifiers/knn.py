@@ -26,7 +26,9 @@ chunked so memory stays bounded for 10^6-point populations.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -44,7 +46,7 @@ __all__ = ["KNN", "KERNELS", "MAX_COORDINATE", "optimal_weights", "squared_dista
 KERNELS: tuple[str, ...] = ("rectangular", "optimal")
 
 _CHUNK_CELLS = 2**21
-_TREE_MIN_TRAIN = 64  # above this many training points, neighbours are shortlisted with a k-d tree
+_TREE_MIN_TRAIN = 2048  # above this many training points, neighbours are shortlisted with a k-d tree
 
 #: Scaled coordinates must be 0 or of magnitude in ``[1 / MAX_COORDINATE, MAX_COORDINATE]``: then no
 #: squared difference overflows (``(2e100)^2 d`` is finite for any practical ``d``) and none of two
@@ -236,6 +238,9 @@ class KNN(Classifier):
         self.X_scaled_ = self._scaled(X)
         self.k_eff_ = min(check.count(self.k, "k"), X.shape[0])
         self.tree_ = cKDTree(self.X_scaled_) if X.shape[0] > _TREE_MIN_TRAIN else None
+        if self.tree_ is None:  # the compiled sweep: training points in the order of their first coordinate
+            self.sweep_order_ = np.argsort(self.X_scaled_[:, 0], kind="stable")
+            self.sweep_points_ = np.ascontiguousarray(self.X_scaled_[self.sweep_order_], dtype=float)
 
     def _scaled(self, P: np.ndarray) -> np.ndarray:
         """Points in the scaled coordinates where distances are taken (out-of-range ones are refused after)."""
@@ -253,12 +258,14 @@ class KNN(Classifier):
         """Each point's ``k_eff`` neighbours in the order (squared distance, index): labels and squared distances.
 
         ``P`` is in scaled coordinates; both outputs have shape ``(n, k_eff)``.
-        Large training sets use a k-d tree to shortlist ``k_eff + 4``
-        neighbours, then order them by the exact squared distances; a point
-        whose shortlist cannot be proven complete is done by brute force.
+        Up to ``_TREE_MIN_TRAIN`` training points a compiled sweep finds
+        them (:func:`_sweep_rows`); larger training sets use a k-d tree to
+        shortlist ``k_eff + 4`` neighbours, then order them by the exact
+        squared distances; a point whose shortlist cannot be proven complete
+        is done by brute force (:meth:`_brute_neighbourhoods`).
         """
         if self.tree_ is None:
-            return self._brute_neighbourhoods(P)
+            return self._sweep_neighbourhoods(P)
         n_train, K = self.X_scaled_.shape[0], self.k_eff_
         m = min(n_train, K + 4)
         tree_dist, idx = self.tree_.query(P, k=m)
@@ -271,6 +278,15 @@ class KNN(Classifier):
         if unsure.size and m < n_train:
             labels[unsure], d2[unsure] = self._brute_neighbourhoods(P[unsure])
         return labels, d2
+
+    def _sweep_neighbourhoods(self, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_neighbourhoods` by the compiled sweep over the training points sorted by first coordinate."""
+        K = self.k_eff_
+        index = np.empty((P.shape[0], K), dtype=np.int64)
+        dist2 = np.empty((P.shape[0], K))
+        _compiled_sweep()(np.ascontiguousarray(P, dtype=float), self.sweep_points_,
+                          self.sweep_order_.astype(np.int64), index, dist2)
+        return self.y_train_[index], dist2
 
     def _brute_neighbourhoods(self, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`_neighbourhoods` by computing every distance (chunked)."""
@@ -418,6 +434,69 @@ class KNN(Classifier):
             for j in range(k):
                 out[rows, j] += np.bincount(hit, weighted[j][slot], minlength=rows.size)
         return base, out
+
+
+@functools.cache
+def _compiled_sweep() -> Any:
+    """:func:`_sweep_rows` compiled by numba on first use (cached on disk next to this module when it can be)."""
+    import numba
+
+    return numba.njit(cache=True, nogil=True)(_sweep_rows)
+
+
+def _sweep_rows(P, sorted_points, order, index,
+                dist2):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
+    """The ``K = index.shape[1]`` nearest training points of each row of ``P``, ordered by (squared distance, index).
+
+    ``sorted_points`` are the training points in the order of their first
+    coordinate, ``order`` their training indices.  From the query's place
+    in that order the sweep runs right, then left, until the squared
+    difference of first coordinates alone exceeds the current ``K``-th
+    squared distance: every point beyond is strictly farther (a squared
+    distance is that term plus non-negative ones, and rounding is monotone),
+    so it can take no place, not even by a tie.  Squared distances are
+    summed coordinate by coordinate as :func:`squared_distances` does,
+    each square a product as numpy's ``square`` (not ``pow``, which may
+    round differently) and no fused multiply-add (numba's default
+    ``fastmath=False``), so they are the same bits; a point replaces the ``K``-th when it is before it in the
+    order (squared distance, training index), the order of a stable sort.
+    Fills ``index`` (training indices) and ``dist2`` row by row.
+    """
+    n_points, d = P.shape
+    n_train = sorted_points.shape[0]
+    K = index.shape[1]
+    best_d2 = np.empty(K)
+    best_index = np.empty(K, dtype=np.int64)
+    for i in range(n_points):
+        q0 = P[i, 0]
+        filled = 0
+        start = np.searchsorted(sorted_points[:, 0], q0)
+        for direction in (1, -1):
+            t = start if direction == 1 else start - 1
+            while 0 <= t < n_train:
+                gap = q0 - sorted_points[t, 0]
+                first = gap * gap
+                if filled == K and first > best_d2[K - 1]:
+                    break
+                d2 = first
+                for c in range(1, d):
+                    gap = P[i, c] - sorted_points[t, c]
+                    d2 += gap * gap
+                j = order[t]
+                if filled < K or d2 < best_d2[K - 1] or (d2 == best_d2[K - 1] and j < best_index[K - 1]):
+                    slot = filled if filled < K else K - 1  # insert before every later entry
+                    while slot > 0 and (d2 < best_d2[slot - 1] or (d2 == best_d2[slot - 1] and j < best_index[slot - 1])):
+                        best_d2[slot] = best_d2[slot - 1]
+                        best_index[slot] = best_index[slot - 1]
+                        slot -= 1
+                    best_d2[slot] = d2
+                    best_index[slot] = j
+                    if filled < K:
+                        filled += 1
+                t += direction
+        for s in range(K):
+            index[i, s] = best_index[s]
+            dist2[i, s] = best_d2[s]
 
 
 def _inserted(labels: np.ndarray, n_new: int, n_classes: int) -> np.ndarray:
