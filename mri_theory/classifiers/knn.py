@@ -485,10 +485,13 @@ def _sweep_rows(P, sorted_points, order, index,
                 j = order[t]
                 if filled < K or d2 < best_d2[K - 1] or (d2 == best_d2[K - 1] and j < best_index[K - 1]):
                     slot = filled if filled < K else K - 1  # insert before every later entry
-                    while slot > 0 and (d2 < best_d2[slot - 1] or (d2 == best_d2[slot - 1] and j < best_index[slot - 1])):
-                        best_d2[slot] = best_d2[slot - 1]
-                        best_index[slot] = best_index[slot - 1]
-                        slot -= 1
+                    while slot > 0:
+                        prev = slot - 1
+                        if d2 > best_d2[prev] or (d2 == best_d2[prev] and j > best_index[prev]):
+                            break
+                        best_d2[slot] = best_d2[prev]
+                        best_index[slot] = best_index[prev]
+                        slot = prev
                     best_d2[slot] = d2
                     best_index[slot] = j
                     if filled < K:
