@@ -404,6 +404,8 @@ class KNN(Classifier):
             # which telescopes to w_r <= w_1), so a lead above 2 w_1 keeps the prediction: no change.
             lead = np.diff(np.sort(proba, axis=1)[:, -2:], axis=1)[:, 0]
             changing = np.flatnonzero(lead <= 2 * weights[0] + 1e-9)
+        if not grows:  # only points that some candidate enters can change (with n < k every point does: `last`)
+            changing = changing[_reached(candidates, points[changing], dist2[changing, -1])]
         residual = np.zeros((n_points, K, k))
         last = np.zeros((n_points, k))
         step = max(1, _CHUNK_CELLS // (n_new * n_new * k * k))
@@ -420,19 +422,16 @@ class KNN(Classifier):
         base = float(population.mean(current))
         out = np.tile(base + population.mean(last), (candidates.shape[0], 1))
         relevant = np.flatnonzero(np.any(residual != 0, axis=(1, 2)))
-        # weighted[j][p * K + r]: the weighted change at relevant point p for label j and rank r
-        weighted = [np.ascontiguousarray(residual[relevant, :, j] * population.weights[relevant, None]).ravel()
-                    for j in range(k)]
-        by_rank = np.ascontiguousarray(dist2[relevant].T)  # (K, R): the squared distance of each rank
-        for rows, tile, d2 in _blocks(candidates, points[relevant], by_rank[-1]):
-            hit, col = np.nonzero(d2 < by_rank[-1, tile])  # (candidate, point) pairs where the candidate enters
-            point = tile[col]
-            delta = d2[hit, col]
-            slot = point * K
-            for s in range(K - 1):  # the rank: how many neighbours are at most as far as the candidate
-                slot += by_rank[s, point] <= delta
-            for j in range(k):
-                out[rows, j] += np.bincount(hit, weighted[j][slot], minlength=rows.size)
+        if relevant.size == 0:
+            return base, out
+        # the relevant points tile by tile; weighted[p, r, j]: the weighted change at point p for rank r, label j
+        tiles = _tiles(points[relevant])
+        ordered = relevant[np.concatenate(tiles)]
+        starts = np.cumsum([0] + [tile.size for tile in tiles]).astype(np.int64)
+        weighted = np.ascontiguousarray(residual[ordered] * population.weights[ordered, None, None])
+        _compiled_rank_sums()(np.ascontiguousarray(candidates, dtype=float),
+                              np.ascontiguousarray(points[ordered], dtype=float),
+                              np.ascontiguousarray(dist2[ordered]), weighted, starts, out)
         return base, out
 
 
@@ -500,6 +499,126 @@ def _sweep_rows(P, sorted_points, order, index,
         for s in range(K):
             index[i, s] = best_index[s]
             dist2[i, s] = best_d2[s]
+
+
+def _reached(candidates: np.ndarray, points: np.ndarray, reach2: np.ndarray) -> np.ndarray:
+    """Whether some candidate is strictly nearer ``points[p]`` than ``reach2[p]`` (squared), for each point."""
+    order = np.argsort(candidates[:, 0], kind="stable")
+    out = np.zeros(points.shape[0], dtype=np.bool_)
+    _compiled_reach()(np.ascontiguousarray(candidates[order], dtype=float), np.ascontiguousarray(points, dtype=float),
+                      np.ascontiguousarray(reach2, dtype=float), out)
+    return out
+
+
+@functools.cache
+def _compiled_reach() -> Any:
+    """:func:`_reach_rows` compiled by numba on first use (cached on disk next to this module when it can be)."""
+    import numba
+
+    return numba.njit(cache=True, nogil=True)(_reach_rows)
+
+
+def _reach_rows(sorted_candidates, points, reach2,
+                out):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
+    """Sets ``out[p]`` when some candidate's squared distance to ``points[p]`` is below ``reach2[p]``.
+
+    The candidates come in the order of their first coordinate; from the
+    point's place in it the search runs right, then left, until the
+    squared difference of first coordinates alone reaches ``reach2[p]``
+    (every candidate beyond is at least as far: no strict entry).  Squared
+    distances are :func:`squared_distances`'s bits (products, summed
+    coordinate by coordinate, no fused multiply-add).
+    """
+    n_candidates = sorted_candidates.shape[0]
+    d = points.shape[1]
+    for p in range(points.shape[0]):
+        q0 = points[p, 0]
+        reach = reach2[p]
+        start = np.searchsorted(sorted_candidates[:, 0], q0)
+        for direction in (1, -1):
+            t = start if direction == 1 else start - 1
+            while 0 <= t < n_candidates and not out[p]:
+                gap = sorted_candidates[t, 0] - q0
+                d2 = gap * gap
+                if d2 >= reach:
+                    break
+                for c in range(1, d):
+                    gap = sorted_candidates[t, c] - points[p, c]
+                    d2 += gap * gap
+                if d2 < reach:
+                    out[p] = True
+                t += direction
+
+
+@functools.cache
+def _compiled_rank_sums() -> Any:
+    """:func:`_rank_sum_rows` compiled by numba on first use (cached on disk next to this module when it can be)."""
+    import numba
+
+    return numba.njit(cache=True, nogil=True)(_rank_sum_rows)
+
+
+def _rank_sum_rows(candidates, points, dist2, weighted, starts,
+                   out):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
+    """Adds to ``out[c, j]`` the weighted loss changes of the points candidate ``c`` enters, tile by tile.
+
+    ``points`` (``R``), their ordered neighbours' squared distances
+    ``dist2`` ``(R, K)`` and ``weighted`` ``(R, K, k)`` (the weighted loss
+    change at each point for each rank and label) come tile by tile, tile
+    ``t`` being rows ``starts[t]:starts[t + 1]``.  Candidate ``c`` enters
+    point ``p`` when its squared distance is strictly below ``dist2[p, K - 1]``
+    and then takes rank ``r``, the number of the first ``K - 1`` neighbours at
+    most as far.  Per tile the changes of the points entered are summed in
+    order from 0 and the sum added to ``out[c]``: the additions of the
+    numpy loop this replaced (a ``bincount`` per tile), so the bits are its
+    own.  A tile whose bounding box is at least its largest reach away from
+    the candidate (:func:`_box_distance2`'s bound) is skipped: it holds no
+    point the candidate enters.
+    """
+    n_candidates, d = candidates.shape
+    K = dist2.shape[1]
+    k = weighted.shape[2]
+    lo = np.empty(d)
+    hi = np.empty(d)
+    total = np.empty(k)
+    for t in range(starts.shape[0] - 1):
+        first, end = starts[t], starts[t + 1]
+        reach = dist2[first, K - 1]
+        for c in range(d):
+            lo[c] = points[first, c]
+            hi[c] = points[first, c]
+        for p in range(first, end):
+            reach = max(reach, dist2[p, K - 1])
+            for c in range(d):
+                lo[c] = min(lo[c], points[p, c])
+                hi[c] = max(hi[c], points[p, c])
+        for a in range(n_candidates):
+            box = 0.0
+            for c in range(d):
+                gap = max(max(lo[c] - candidates[a, c], candidates[a, c] - hi[c]), 0.0)
+                box += gap * gap
+            if box >= reach:
+                continue
+            for j in range(k):
+                total[j] = 0.0
+            entered = False
+            for p in range(first, end):
+                gap = candidates[a, 0] - points[p, 0]
+                d2 = gap * gap
+                for c in range(1, d):
+                    gap = candidates[a, c] - points[p, c]
+                    d2 += gap * gap
+                if d2 < dist2[p, K - 1]:
+                    rank = 0
+                    for s in range(K - 1):
+                        if dist2[p, s] <= d2:
+                            rank += 1
+                    for j in range(k):
+                        total[j] += weighted[p, rank, j]
+                    entered = True
+            if entered:
+                for j in range(k):
+                    out[a, j] += total[j]
 
 
 def _inserted(labels: np.ndarray, n_new: int, n_classes: int) -> np.ndarray:

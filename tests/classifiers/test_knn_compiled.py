@@ -5,6 +5,12 @@
   training point by that key, and those of the chunked numpy brute force (``KNN._brute_neighbourhoods``),
   bit for bit, on data full of exact distance ties and duplicated points (integer grids) as well as on
   continuous data; its pure-Python run (numba's function before compiling) must agree with the compiled one.
+* The rank-weight fast path (``KNN._rank_changes`` with :func:`~mri_theory.classifiers.knn._reached` and
+  :func:`~mri_theory.classifiers.knn._rank_sum_rows`) against the numpy path it replaced, kept here
+  (``numpy_rank_changes``): bit for bit where the population is one tile (under 512 points that can change:
+  BMRI's test sets), to ``1e-15`` on tiled populations; the search for the points some candidate enters
+  against all pairs; the kernels' pure-Python runs against the compiled ones.  The fast path against refits
+  is tested in ``test_kknn.py``.
 """
 
 from __future__ import annotations
@@ -13,8 +19,23 @@ import numpy as np
 import pytest
 from _optional import given, settings, st
 
+import mri_theory.classifiers.knn as knn_module
 from mri_theory.classifiers import KNN
-from mri_theory.classifiers.knn import _compiled_sweep, _sweep_rows
+from mri_theory.classifiers.knn import (
+    _blocks,
+    _compiled_rank_sums,
+    _compiled_reach,
+    _compiled_sweep,
+    _inserted,
+    _rank_sum_rows,
+    _reach_rows,
+    _reached,
+    _sweep_rows,
+    _weighted_votes,
+    squared_distances,
+)
+from mri_theory.engine.losses import pointwise_loss
+from mri_theory.engine.population import Population
 
 
 def sorted_neighbours(X: np.ndarray, P: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray]:
@@ -95,3 +116,125 @@ def test_sweep_property(d, n, K, seed):
     want_index, want_dist2 = sorted_neighbours(X, P, K)
     np.testing.assert_array_equal(index, want_index)
     np.testing.assert_array_equal(dist2, want_dist2)
+
+
+# ---------------------------------------------------------------- the rank-weight fast path
+
+
+def numpy_rank_changes(model: KNN, candidates: np.ndarray, population: Population,
+                       loss: str) -> tuple[float, np.ndarray]:
+    """``KNN._rank_changes`` as it was before its compiled kernels (commit 5c4a545), unscaled points only: every
+    point whose loss can change is scored, and the (candidate, point) pairs are found and summed in numpy."""
+    points = population.X
+    labels, dist2 = model._brute_neighbourhoods(points)
+    k = model.n_classes_
+    n_points, K = labels.shape
+    grows = model.X_train_.shape[0] < model.k
+    n_new = K + grows
+    weights = model._rank_weights(n_new)
+    proba = model._proba(labels)
+    current = pointwise_loss(population.proba, proba, loss)
+    changing = np.arange(n_points)
+    if loss == "error" and not grows:
+        lead = np.diff(np.sort(proba, axis=1)[:, -2:], axis=1)[:, 0]
+        changing = np.flatnonzero(lead <= 2 * weights[0] + 1e-9)
+    residual = np.zeros((n_points, K, k))
+    last = np.zeros((n_points, k))
+    rows = changing
+    new_labels = _inserted(labels[rows], n_new, k)
+    change = (pointwise_loss(population.proba[rows], _weighted_votes(new_labels, weights, k), loss)
+              - current[rows, None, None])
+    if grows:
+        last[rows] = change[:, K]
+        residual[rows] = change[:, :K] - last[rows, None, :]
+    else:
+        residual[rows] = change
+    base = float(population.mean(current))
+    out = np.tile(base + population.mean(last), (candidates.shape[0], 1))
+    relevant = np.flatnonzero(np.any(residual != 0, axis=(1, 2)))
+    weighted = [np.ascontiguousarray(residual[relevant, :, j] * population.weights[relevant, None]).ravel()
+                for j in range(k)]
+    by_rank = np.ascontiguousarray(dist2[relevant].T)
+    for rows, tile, d2 in _blocks(candidates, points[relevant], by_rank[-1]):
+        hit, col = np.nonzero(d2 < by_rank[-1, tile])
+        point = tile[col]
+        delta = d2[hit, col]
+        slot = point * K
+        for s in range(K - 1):
+            slot += by_rank[s, point] <= delta
+        for j in range(k):
+            out[rows, j] += np.bincount(hit, weighted[j][slot], minlength=rows.size)
+    return base, out
+
+
+def rank_state(rng: np.random.Generator, n_train: int, n_candidates: int, size: int, n_classes: int = 3,
+               grid: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, Population]:
+    """Training data, candidates and a population with random label rows and weights."""
+    if grid:
+        X, C = tied_data(rng, n_train, 2, n_candidates)
+        P = tied_data(rng, 1, 2, size)[1]
+    else:
+        X, C, P = rng.normal(size=(n_train, 2)), rng.normal(size=(n_candidates, 2)), rng.normal(size=(size, 2))
+    y = rng.integers(0, n_classes, n_train)
+    return X, y, C, Population(P, rng.dirichlet(np.ones(n_classes), size), rng.uniform(0.5, 1.0, size))
+
+
+@pytest.mark.parametrize("loss", ["error", "log", "lc"])
+@pytest.mark.parametrize("grid", [False, True])
+@pytest.mark.parametrize("n_train", [3, 12, 60])  # 3 < k: the candidate joins every neighbourhood
+@pytest.mark.parametrize("n_candidates", [1, 2, 40])
+def test_rank_changes_are_bit_identical_to_the_numpy_path_on_one_tile(loss, grid, n_train, n_candidates):
+    """Populations under 512 points are one tile: the same additions in the same order, so the same bits."""
+    rng = np.random.default_rng(1000 * grid + 10 * n_train + n_candidates)
+    X, y, C, pop = rank_state(rng, n_train, n_candidates, 400, grid=grid)
+    model = KNN(5, kernel="optimal").fit(X, y, 3)
+    base, out = model.retraining_losses(C, pop, loss)
+    want_base, want = numpy_rank_changes(model, C, pop, loss)
+    assert base == want_base
+    np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("loss", ["error", "log"])
+@pytest.mark.parametrize("n_candidates", [2, 100])
+def test_rank_changes_equal_the_numpy_path_on_many_tiles(monkeypatch, loss, n_candidates):
+    """Larger populations are tiled by the points that some candidate enters, now fewer: the sums group
+    differently, so they agree to rounding."""
+    monkeypatch.setattr(knn_module, "_CHUNK_CELLS", 4096)  # the change table in small blocks
+    rng = np.random.default_rng(n_candidates)
+    X, y, C, pop = rank_state(rng, 80, n_candidates, 6000)
+    model = KNN(5, kernel="optimal").fit(X, y, 3)
+    base, out = model.retraining_losses(C, pop, loss)
+    want_base, want = numpy_rank_changes(model, C, pop, loss)
+    assert base == want_base
+    np.testing.assert_allclose(out, want, rtol=1e-15, atol=1e-15)  # the log loss is about 7 here
+
+
+@pytest.mark.parametrize("grid", [False, True])
+def test_reached_equals_all_pairs(grid):
+    rng = np.random.default_rng(3 + grid)
+    X, y, C, pop = rank_state(rng, 20, 30, 500, grid=grid)
+    reach2 = KNN(4).fit(X, y, 3)._brute_neighbourhoods(pop.X)[1][:, -1]
+    want = np.any(squared_distances(C, pop.X) < reach2[None, :], axis=0)
+    assert 0 < want.sum() < want.size
+    np.testing.assert_array_equal(_reached(C, pop.X, reach2), want)
+
+
+@pytest.mark.parametrize("grid", [False, True])
+def test_pure_python_runs_of_the_rank_kernels_equal_the_compiled_ones(grid):
+    rng = np.random.default_rng(11 + grid)
+    X, y, C, pop = rank_state(rng, 15, 12, 300, grid=grid)
+    model = KNN(5, kernel="optimal").fit(X, y, 3)
+    _, dist2 = model._brute_neighbourhoods(pop.X)
+    order = np.argsort(C[:, 0], kind="stable")
+    reached = [np.zeros(300, dtype=np.bool_) for _ in range(2)]
+    for kernel, out in zip((_compiled_reach(), _reach_rows), reached, strict=True):
+        kernel(np.ascontiguousarray(C[order]), np.ascontiguousarray(pop.X), np.ascontiguousarray(dist2[:, -1]), out)
+    np.testing.assert_array_equal(reached[0], reached[1])
+    points = np.ascontiguousarray(pop.X[reached[0]])
+    weighted = rng.normal(size=(points.shape[0], 5, 3))
+    starts = np.array([0, points.shape[0] // 3, points.shape[0]], dtype=np.int64)  # two tiles
+    sums = [np.ones((12, 3)) for _ in range(2)]
+    for kernel, out in zip((_compiled_rank_sums(), _rank_sum_rows), sums, strict=True):
+        kernel(C, points, np.ascontiguousarray(dist2[reached[0]]), weighted, starts, out)
+    np.testing.assert_array_equal(sums[0], sums[1])
+    assert not np.array_equal(sums[0], np.ones((12, 3)))
