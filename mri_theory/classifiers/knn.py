@@ -62,6 +62,7 @@ __all__ = ["KNN", "KERNELS", "MAX_COORDINATE", "optimal_weights", "squared_dista
 KERNELS: tuple[str, ...] = ("rectangular", "optimal")
 
 _CHUNK_CELLS = 2**21
+_COMPILED_LOSSES = ("error", "lc")  # the rank-weight fast path's losses scored by _change_rows (code 0, 1)
 _TREE_MIN_TRAIN = 2048  # above this many training points, neighbours are shortlisted with a k-d tree
 
 #: Scaled coordinates must be 0 or of magnitude in ``[1 / MAX_COORDINATE, MAX_COORDINATE]``: then no
@@ -424,9 +425,15 @@ class KNN(Classifier):
             changing = changing[_reached(candidates, points[changing], dist2[changing, -1])]
         residual = np.zeros((n_points, K, k))
         last = np.zeros((n_points, k))
+        scored = changing  # by numpy below; the error and lc losses in compiled code, the same operations
+        if loss in _COMPILED_LOSSES:
+            _compiled_changes()(np.ascontiguousarray(labels, dtype=np.int64), np.ascontiguousarray(population.proba),
+                                current, weights, changing.astype(np.int64), grows, _COMPILED_LOSSES.index(loss),
+                                residual, last)
+            scored = changing[:0]
         step = max(1, _CHUNK_CELLS // (n_new * n_new * k * k))
-        for start in range(0, changing.size, step):
-            rows = changing[start:start + step]
+        for start in range(0, scored.size, step):
+            rows = scored[start:start + step]
             new_labels = _inserted(labels[rows], n_new, k)  # (n, n_new, k, n_new): rank, label, neighbours
             change = (pointwise_loss(population.proba[rows], _weighted_votes(new_labels, weights, k), loss)
                       - current[rows, None, None])
@@ -635,6 +642,85 @@ def _rank_sum_rows(candidates, points, dist2, weighted, starts,
             if entered:
                 for j in range(k):
                     out[a, j] += total[j]
+
+
+@functools.cache
+def _compiled_changes() -> Any:
+    """:func:`_change_rows` compiled by numba on first use (cached on disk next to this module when it can be)."""
+    import numba
+
+    return numba.njit(cache=True, nogil=True)(_change_rows)
+
+
+def _change_rows(labels, rows, current, weights, changing, grows, loss_code, residual,
+                 last):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
+    """The loss changes of ``_rank_changes`` at the points ``changing``, for the error (``loss_code`` 0) and
+    lc (1) losses, into ``residual`` (and ``last`` when ``grows``).
+
+    For each point, rank ``r`` and label ``j`` the neighbour labels are
+    those of :func:`_inserted`, the class weights those of
+    :func:`_weighted_votes` (added rank by rank; classes within
+    ``TIE_TOLERANCE`` of the largest share their mean, summed in class
+    order) and the loss that of
+    :func:`~mri_theory.engine.losses.pointwise_loss` (its tie floor, the
+    lowest near-maximal class; or ``1 - max``), each operation the numpy
+    code's on the same values in the same order (a weight times 0 adds
+    nothing; no fused multiply-add), so the changes are its bits.  With
+    ``grows`` rank ``K`` goes to ``last`` and the other ranks store their
+    change minus it.
+    """
+    K = labels.shape[1]
+    k = rows.shape[1]
+    n_new = weights.shape[0]
+    tolerance = 1e-12  # mri_theory._utils.ties.TIE_TOLERANCE
+    votes = np.empty(k)
+    tied = np.empty(k, dtype=np.bool_)
+    for i in range(changing.shape[0]):
+        p = changing[i]
+        for step in range(n_new):
+            r = (step + n_new - 1) % n_new if grows else step  # with grows, rank K (``last``) first
+            for j in range(k):
+                for c in range(k):
+                    votes[c] = 0.0
+                for s in range(n_new):
+                    label = labels[p, s] if s < r else (j if s == r else labels[p, s - 1])
+                    votes[label] += weights[s]
+                top = votes[0]
+                for c in range(1, k):
+                    top = max(top, votes[c])
+                floor = top - tolerance * max(1.0, top)
+                count = 0
+                for c in range(k):
+                    tied[c] = votes[c] >= floor
+                    count += tied[c]
+                if count > 1:
+                    total = 0.0
+                    for c in range(k):
+                        if tied[c]:
+                            total += votes[c]
+                    mean = total / count
+                    for c in range(k):
+                        if tied[c]:
+                            votes[c] = mean
+                top = votes[0]
+                for c in range(1, k):
+                    top = max(top, votes[c])
+                if loss_code == 1:
+                    value = 1.0 - top
+                else:
+                    floor = top - tolerance * max(1.0, abs(top))
+                    kept = rows[p, k - 1]
+                    for c in range(k - 2, -1, -1):
+                        if votes[c] >= floor:
+                            kept = rows[p, c]
+                    value = 1.0 - kept
+                change = value - current[p]
+                if grows and r == K:
+                    last[p, j] = change
+                elif grows:
+                    residual[p, r, j] = change - last[p, j]
+                else:
+                    residual[p, r, j] = change
 
 
 def _inserted(labels: np.ndarray, n_new: int, n_classes: int) -> np.ndarray:

@@ -133,11 +133,11 @@ def _grow_forest(X: np.ndarray, y: np.ndarray, n_estimators: int, random_state: 
     ``RandomState(random_state)``; each tree's bootstrap is ``RandomState(seed).randint(0, n, n)``, passed
     as sample weights (the counts); the tree is grown by scikit-learn's ``DepthFirstTreeBuilder`` with its
     ``BestSplitter`` (``max_features = max(1, int(sqrt(d)))``, one sample per leaf, unlimited depth) and the
-    Gini criterion, its splitter seeded by a fresh ``RandomState(seed)``, on ``X`` as float32 and the labels
+    Gini criterion, its splitter seeded by ``RandomState(seed)``, on ``X`` as float32 and the labels
     encoded ``0..c-1``.  The two ``RandomState`` objects (the seeds' and the trees') are this thread's,
-    reseeded rather than built (:func:`_random_states`).  ``y`` must hold at least two classes.  Returns None (after a warning) when
-    scikit-learn's private tree modules are missing or their signatures changed: the caller then fits
-    the estimator.
+    reseeded rather than built (:func:`_random_states`).  ``y`` must hold at least two classes.  Returns
+    None (after a warning) when scikit-learn's private tree modules are missing or their signatures
+    changed: the caller then fits the estimator.
     """
     builder = _tree_builder()
     if builder is None:

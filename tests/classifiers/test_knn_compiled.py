@@ -238,3 +238,43 @@ def test_pure_python_runs_of_the_rank_kernels_equal_the_compiled_ones(grid):
         kernel(C, points, np.ascontiguousarray(dist2[reached[0]]), weighted, starts, out)
     np.testing.assert_array_equal(sums[0], sums[1])
     assert not np.array_equal(sums[0], np.ones((12, 3)))
+
+
+def numpy_changes(labels, rows, current, weights, grows, loss):
+    """The numpy scoring of ``_rank_changes`` (as before :func:`_change_rows`): residual and last changes."""
+    n, K = labels.shape
+    k = rows.shape[1]
+    change = (pointwise_loss(rows, _weighted_votes(_inserted(labels, weights.size, k), weights, k), loss)
+              - current[:, None, None])
+    if grows:
+        return change[:, :K] - change[:, K, None, :], change[:, K]
+    return change, np.zeros((n, k))
+
+
+@pytest.mark.parametrize("loss", ["error", "lc"])
+@pytest.mark.parametrize("K", [1, 2, 4, 5])
+@pytest.mark.parametrize("grows", [False, True])
+@pytest.mark.parametrize("k", [2, 3])
+def test_compiled_changes_equal_numpy_bit_for_bit(loss, K, grows, k):
+    """Rank weights of d = 2 are linear in the rank: class weights tie in exact arithmetic ({1, 4} and {2, 3}
+    of 5), so the tie rules of the votes and of the loss are both exercised."""
+    rng = np.random.default_rng(100 * K + 10 * k + grows)
+    n = 400
+    labels = rng.integers(0, k, size=(n, K))
+    rows = rng.dirichlet(np.ones(k), n)
+    rows[:50] = np.eye(k)[rng.integers(0, k, 50)]  # one-hot rows: the chosen class decides the loss
+    n_new = K + grows
+    weights = knn_module.optimal_weights(n_new, 2)
+    weights = weights / weights.sum()
+    current = rng.uniform(0, 1, n)
+    changing = np.sort(rng.choice(n, 300, replace=False)).astype(np.int64)
+    want_residual, want_last = numpy_changes(labels[changing], rows[changing], current[changing], weights, grows,
+                                             loss)
+    code = knn_module._COMPILED_LOSSES.index(loss)
+    for kernel in (knn_module._compiled_changes(), knn_module._change_rows):
+        residual, last = np.zeros((n, K, k)), np.zeros((n, k))
+        kernel(labels.astype(np.int64), rows, current, weights, changing, grows, code, residual, last)
+        np.testing.assert_array_equal(residual[changing], want_residual)
+        np.testing.assert_array_equal(last[changing], want_last)
+        untouched = np.setdiff1d(np.arange(n), changing)
+        assert not residual[untouched].any() and not last[untouched].any()
