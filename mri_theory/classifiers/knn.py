@@ -22,7 +22,11 @@ reaches.  Points whose loss nothing can change (a clear majority, for the
 error loss) are dropped before any candidate is looked at, and so are the
 points no candidate enters (with rank weights: a compiled search over the
 candidates sorted by first coordinate, :func:`_reach_rows`), so a step with
-two candidates scores a handful of points, not the population.  Candidates
+two candidates scores a handful of points, not the population.  With rank
+weights the error and lc losses of the retrained models at those points
+are scored in compiled code (:func:`_change_rows`: the numpy operations of
+:func:`_inserted`, :func:`_weighted_votes` and ``pointwise_loss``, tie rules
+included, in the same order, so the same bits); the log loss in numpy.  Candidates
 meet the points in spatial tiles pruned by bounding boxes (with rank
 weights in compiled code, :func:`_rank_sum_rows`: per candidate and tile
 the changes are summed in order from 0 and added, the additions of the
