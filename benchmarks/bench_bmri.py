@@ -1,5 +1,5 @@
-r"""Benchmark: one BMRI step (Algorithm 2, 25 bootstrap resamples), and the SVM's MRI-best step, in this checkout
-against a baseline checkout.
+r"""Benchmark: one BMRI step (Algorithm 2, 25 bootstrap resamples), and the MRI-best steps of the SVM and kknn5,
+in this checkout against a baseline checkout.
 
 What is measured
 ----------------
@@ -12,13 +12,15 @@ the code before the compiled SVM solver) the same steps run there too, in a subp
 interpreter, and the table gives both times, their ratio and the largest difference between the two
 checkouts' scores (they must be equal: error rates, so 0).
 
-MRI-best (the SVM only, its most expensive step after BMRI): ``SVM.retraining_losses`` of 100 candidates on
-the Four-Gaussian truth sampled on ``10^4`` points (``Population.from_problem``, the study's MRI-best
+MRI-best (the SVM and kknn5: their most expensive steps after BMRI): ``retraining_losses`` of 100 candidates
+on the Four-Gaussian truth sampled on ``10^4`` points (``Population.from_problem``, the study's MRI-best
 population), error and log loss, at ``|D_S| = 60`` and ``200``; the largest difference of the retraining
-losses between the two checkouts (equal to rounding: about ``1e-15``).
+losses between the two checkouts (equal to rounding: about ``1e-15``).  With them, the loss of the fitted
+model on that population (``Population.loss``, error rate; loss ``curve`` in the table): what every learning
+curve pays at every step.
 
 ``--classifiers`` restricts the run to some of them (e.g. ``--classifiers logreg``; the MRI-best part runs
-when ``svm`` is among them).
+for ``svm`` and ``kknn5`` when they are among them).
 
 Run: ``python benchmarks/bench_bmri.py [--baseline DIR] [--repeats 3] [--classifiers svm kknn5 logreg]`` (the exit
 status is 1 if the scores differ, or the MRI-best losses by more than ``1e-12``).
@@ -39,6 +41,7 @@ from _setting import best_time
 
 SIZES = ((60, 100), (200, 50))
 CLASSIFIERS = ("svm", "kknn5", "logreg")
+MRI_BEST_CLASSIFIERS = ("svm", "kknn5")
 MRI_BEST_SIZES = (60, 200)  # |D_S|, with 100 candidates and a population of 10^4
 MRI_BEST_LOSSES = ("error", "log")
 
@@ -70,8 +73,9 @@ def measure(repeats: int, classifiers: Sequence[str] = CLASSIFIERS) -> dict[str,
     return out
 
 
-def measure_mri_best(repeats: int) -> dict[str, dict]:
-    """CPU seconds and retraining losses of the SVM's MRI-best step (100 candidates, population 10^4)."""
+def measure_mri_best(repeats: int, classifiers: Sequence[str] = MRI_BEST_CLASSIFIERS) -> dict[str, dict]:
+    """CPU seconds and retraining losses of the MRI-best step (100 candidates, population 10^4) of each of
+    ``classifiers``, and of the fitted model's error rate on the population (key ``... curve``)."""
     from _setting import four_gaussian_setting
 
     from mri_theory._utils.backends import one_thread
@@ -79,23 +83,31 @@ def measure_mri_best(repeats: int) -> dict[str, dict]:
 
     out = {}
     with one_thread():
-        for n in MRI_BEST_SIZES:
-            problem, X, y, candidates, population = four_gaussian_setting(0, n, 100, 10**4)
-            model = get_classifier("svm").fit(X, y, problem.n_classes)
-            for loss in MRI_BEST_LOSSES:
-                def step(model=model, candidates=candidates, population=population, loss=loss):
-                    return model.retraining_losses(candidates, population, loss)[1]
+        for name in classifiers:
+            for n in MRI_BEST_SIZES:
+                problem, X, y, candidates, population = four_gaussian_setting(0, n, 100, 10**4)
+                model = get_classifier(name).fit(X, y, problem.n_classes)
+                for loss in MRI_BEST_LOSSES:
+                    def step(model=model, candidates=candidates, population=population, loss=loss):
+                        return model.retraining_losses(candidates, population, loss)[1]
 
-                step()
-                losses, best = best_time(step, repeats, time.process_time)
-                out[f"svm {n} 100 {loss}"] = {"cpu": best, "scores": losses.tolist()}
+                    step()
+                    losses, best = best_time(step, repeats, time.process_time)
+                    out[f"{name} {n} 100 {loss}"] = {"cpu": best, "scores": losses.tolist()}
+
+                def curve(model=model, population=population):
+                    return np.array([population.loss(model, "error")])
+
+                curve()
+                value, best = best_time(curve, repeats, time.process_time)
+                out[f"{name} {n} 100 curve"] = {"cpu": best, "scores": value.tolist()}
     return out
 
 
 def measure_all(repeats: int, classifiers: Sequence[str]) -> dict[str, dict]:
-    """The BMRI steps of ``classifiers`` and, if the SVM is among them, its MRI-best steps."""
+    """The BMRI steps of ``classifiers`` and the MRI-best steps of those in :data:`MRI_BEST_CLASSIFIERS`."""
     return {"bmri": measure(repeats, classifiers),
-            "mri_best": measure_mri_best(repeats) if "svm" in classifiers else {}}
+            "mri_best": measure_mri_best(repeats, [c for c in classifiers if c in MRI_BEST_CLASSIFIERS])}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -120,7 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     failed = False
     for part, title, tolerance in (
             ("bmri", f"one BMRI step (25 resamples), Four-Gaussian, CPU seconds, best of {args.repeats}", 0.0),
-            ("mri_best", "the SVM's MRI-best step (retraining_losses, population 10^4), CPU seconds", 1e-12)):
+            ("mri_best", "MRI-best steps (retraining_losses, population 10^4; curve: the model's loss on it), "
+                         "CPU seconds", 1e-12)):
         print(title + (f"; baseline: {args.baseline}" if base else ""))
         header = f"{'classifier':<10} {'|D_S|':>5} {'cands':>5} {'loss':>5} {'this (s)':>9}" + (
             f" {'baseline (s)':>12} {'ratio':>6} {'max|diff|':>9}" if base else "")

@@ -60,7 +60,8 @@ MODULES: dict[str, tuple[list[str], list[str]]] = {
                   "tests/classifiers/test_fast_path_edges.py", "tests/classifiers/test_scale_invariance.py"]),
     # the solvers of these three are hit by every test of their files: only the files written for them
     "knn": (["mri_theory/classifiers/knn.py"],
-            ["tests/classifiers/test_kknn.py", "tests/classifiers/test_fast_path_edges.py"]),
+            ["tests/classifiers/test_kknn.py", "tests/classifiers/test_knn_compiled.py",
+             "tests/classifiers/test_fast_path_edges.py"]),
     "logistic": (["mri_theory/classifiers/logistic.py"],
                  ["tests/classifiers/test_logistic.py", "tests/classifiers/test_logistic_compiled.py",
                   "tests/classifiers/test_fast_path_edges.py"]),

@@ -19,14 +19,36 @@ new vote depends on ``r``.  Either way the loss change of every population
 point under every label (and rank) is computed *once*; a candidate's future
 loss is the current loss plus the sum of those changes over the points it
 reaches.  Points whose loss nothing can change (a clear majority, for the
-error loss) are dropped before any candidate is looked at, candidates meet
-the points in spatial tiles pruned by bounding boxes, and everything is
-chunked so memory stays bounded for 10^6-point populations.
+error loss) are dropped before any candidate is looked at, and so are the
+points no candidate enters (with rank weights: a compiled search over the
+candidates sorted by first coordinate, :func:`_reach_rows`), so a step with
+two candidates scores a handful of points, not the population.  With rank
+weights the error and lc losses of the retrained models at those points
+are scored in compiled code (:func:`_change_rows`: the numpy operations of
+:func:`_inserted`, :func:`_weighted_votes` and ``pointwise_loss``, tie rules
+included, in the same order, so the same bits); the log loss in numpy.  Candidates
+meet the points in spatial tiles pruned by bounding boxes (with rank
+weights in compiled code, :func:`_rank_sum_rows`: per candidate and tile
+the changes are summed in order from 0 and added, the additions of the
+numpy loop it replaced, so where the tiles are the same the bits are too;
+populations under 512 changing points, BMRI's test sets, are one tile), and
+everything is chunked so memory stays bounded for 10^6-point populations.
+
+Neighbourhoods (every prediction, and the fast path's starting point) come
+from a compiled sweep (:func:`_sweep_rows`) up to ``_TREE_MIN_TRAIN = 2048``
+training points: the training points sorted by first coordinate, each
+query scanned outwards from its place until the first coordinate alone is
+farther than its current ``k``-th neighbour; larger training sets use a k-d
+tree shortlist.  Both give the order (squared distance, index) of a stable
+sort on :func:`squared_distances`'s bits (squares as products, no fused
+multiply-add), the order a refit and the fast path share.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -44,7 +66,8 @@ __all__ = ["KNN", "KERNELS", "MAX_COORDINATE", "optimal_weights", "squared_dista
 KERNELS: tuple[str, ...] = ("rectangular", "optimal")
 
 _CHUNK_CELLS = 2**21
-_TREE_MIN_TRAIN = 64  # above this many training points, neighbours are shortlisted with a k-d tree
+_COMPILED_LOSSES = ("error", "lc")  # the rank-weight fast path's losses scored by _change_rows (code 0, 1)
+_TREE_MIN_TRAIN = 2048  # above this many training points, neighbours are shortlisted with a k-d tree
 
 #: Scaled coordinates must be 0 or of magnitude in ``[1 / MAX_COORDINATE, MAX_COORDINATE]``: then no
 #: squared difference overflows (``(2e100)^2 d`` is finite for any practical ``d``) and none of two
@@ -236,6 +259,9 @@ class KNN(Classifier):
         self.X_scaled_ = self._scaled(X)
         self.k_eff_ = min(check.count(self.k, "k"), X.shape[0])
         self.tree_ = cKDTree(self.X_scaled_) if X.shape[0] > _TREE_MIN_TRAIN else None
+        if self.tree_ is None:  # the compiled sweep: training points in the order of their first coordinate
+            self.sweep_order_ = np.argsort(self.X_scaled_[:, 0], kind="stable")
+            self.sweep_points_ = np.ascontiguousarray(self.X_scaled_[self.sweep_order_], dtype=float)
 
     def _scaled(self, P: np.ndarray) -> np.ndarray:
         """Points in the scaled coordinates where distances are taken (out-of-range ones are refused after)."""
@@ -253,12 +279,14 @@ class KNN(Classifier):
         """Each point's ``k_eff`` neighbours in the order (squared distance, index): labels and squared distances.
 
         ``P`` is in scaled coordinates; both outputs have shape ``(n, k_eff)``.
-        Large training sets use a k-d tree to shortlist ``k_eff + 4``
-        neighbours, then order them by the exact squared distances; a point
-        whose shortlist cannot be proven complete is done by brute force.
+        Up to ``_TREE_MIN_TRAIN`` training points a compiled sweep finds
+        them (:func:`_sweep_rows`); larger training sets use a k-d tree to
+        shortlist ``k_eff + 4`` neighbours, then order them by the exact
+        squared distances; a point whose shortlist cannot be proven complete
+        is done by brute force (:meth:`_brute_neighbourhoods`).
         """
         if self.tree_ is None:
-            return self._brute_neighbourhoods(P)
+            return self._sweep_neighbourhoods(P)
         n_train, K = self.X_scaled_.shape[0], self.k_eff_
         m = min(n_train, K + 4)
         tree_dist, idx = self.tree_.query(P, k=m)
@@ -271,6 +299,15 @@ class KNN(Classifier):
         if unsure.size and m < n_train:
             labels[unsure], d2[unsure] = self._brute_neighbourhoods(P[unsure])
         return labels, d2
+
+    def _sweep_neighbourhoods(self, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_neighbourhoods` by the compiled sweep over the training points sorted by first coordinate."""
+        K = self.k_eff_
+        index = np.empty((P.shape[0], K), dtype=np.int64)
+        dist2 = np.empty((P.shape[0], K))
+        _compiled_sweep()(np.ascontiguousarray(P, dtype=float), self.sweep_points_,
+                          self.sweep_order_.astype(np.int64), index, dist2)
+        return self.y_train_[index], dist2
 
     def _brute_neighbourhoods(self, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`_neighbourhoods` by computing every distance (chunked)."""
@@ -388,11 +425,19 @@ class KNN(Classifier):
             # which telescopes to w_r <= w_1), so a lead above 2 w_1 keeps the prediction: no change.
             lead = np.diff(np.sort(proba, axis=1)[:, -2:], axis=1)[:, 0]
             changing = np.flatnonzero(lead <= 2 * weights[0] + 1e-9)
+        if not grows:  # only points that some candidate enters can change (with n < k every point does: `last`)
+            changing = changing[_reached(candidates, points[changing], dist2[changing, -1])]
         residual = np.zeros((n_points, K, k))
         last = np.zeros((n_points, k))
+        scored = changing  # by numpy below; the error and lc losses in compiled code, the same operations
+        if loss in _COMPILED_LOSSES:
+            _compiled_changes()(np.ascontiguousarray(labels, dtype=np.int64), np.ascontiguousarray(population.proba),
+                                current, weights, changing.astype(np.int64), grows, _COMPILED_LOSSES.index(loss),
+                                residual, last)
+            scored = changing[:0]
         step = max(1, _CHUNK_CELLS // (n_new * n_new * k * k))
-        for start in range(0, changing.size, step):
-            rows = changing[start:start + step]
+        for start in range(0, scored.size, step):
+            rows = scored[start:start + step]
             new_labels = _inserted(labels[rows], n_new, k)  # (n, n_new, k, n_new): rank, label, neighbours
             change = (pointwise_loss(population.proba[rows], _weighted_votes(new_labels, weights, k), loss)
                       - current[rows, None, None])
@@ -404,20 +449,282 @@ class KNN(Classifier):
         base = float(population.mean(current))
         out = np.tile(base + population.mean(last), (candidates.shape[0], 1))
         relevant = np.flatnonzero(np.any(residual != 0, axis=(1, 2)))
-        # weighted[j][p * K + r]: the weighted change at relevant point p for label j and rank r
-        weighted = [np.ascontiguousarray(residual[relevant, :, j] * population.weights[relevant, None]).ravel()
-                    for j in range(k)]
-        by_rank = np.ascontiguousarray(dist2[relevant].T)  # (K, R): the squared distance of each rank
-        for rows, tile, d2 in _blocks(candidates, points[relevant], by_rank[-1]):
-            hit, col = np.nonzero(d2 < by_rank[-1, tile])  # (candidate, point) pairs where the candidate enters
-            point = tile[col]
-            delta = d2[hit, col]
-            slot = point * K
-            for s in range(K - 1):  # the rank: how many neighbours are at most as far as the candidate
-                slot += by_rank[s, point] <= delta
-            for j in range(k):
-                out[rows, j] += np.bincount(hit, weighted[j][slot], minlength=rows.size)
+        if relevant.size == 0:
+            return base, out
+        # the relevant points tile by tile; weighted[p, r, j]: the weighted change at point p for rank r, label j
+        tiles = _tiles(points[relevant])
+        ordered = relevant[np.concatenate(tiles)]
+        starts = np.cumsum([0] + [tile.size for tile in tiles]).astype(np.int64)
+        weighted = np.ascontiguousarray(residual[ordered] * population.weights[ordered, None, None])
+        _compiled_rank_sums()(np.ascontiguousarray(candidates, dtype=float),
+                              np.ascontiguousarray(points[ordered], dtype=float),
+                              np.ascontiguousarray(dist2[ordered]), weighted, starts, out)
         return base, out
+
+
+@functools.cache
+def _compiled_sweep() -> Any:
+    """:func:`_sweep_rows` compiled by numba on first use (cached on disk next to this module when it can be)."""
+    import numba
+
+    return numba.njit(cache=True, nogil=True)(_sweep_rows)
+
+
+def _sweep_rows(P, sorted_points, order, index,
+                dist2):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
+    """The ``K = index.shape[1]`` nearest training points of each row of ``P``, ordered by (squared distance, index).
+
+    ``sorted_points`` are the training points in the order of their first
+    coordinate, ``order`` their training indices.  From the query's place
+    in that order the sweep runs right, then left, until the squared
+    difference of first coordinates alone exceeds the current ``K``-th
+    squared distance: every point beyond is strictly farther (a squared
+    distance is that term plus non-negative ones, and rounding is monotone),
+    so it can take no place, not even by a tie.  Squared distances are
+    summed coordinate by coordinate as :func:`squared_distances` does,
+    each square a product as numpy's ``square`` (not ``pow``, which may
+    round differently) and no fused multiply-add (numba's default
+    ``fastmath=False``), so they are the same bits; a point replaces the ``K``-th when it is before it in the
+    order (squared distance, training index), the order of a stable sort.
+    Fills ``index`` (training indices) and ``dist2`` row by row.
+    """
+    n_points, d = P.shape
+    n_train = sorted_points.shape[0]
+    K = index.shape[1]
+    best_d2 = np.empty(K)
+    best_index = np.empty(K, dtype=np.int64)
+    for i in range(n_points):
+        q0 = P[i, 0]
+        filled = 0
+        start = np.searchsorted(sorted_points[:, 0], q0)
+        for direction in (1, -1):
+            t = start if direction == 1 else start - 1
+            while 0 <= t < n_train:
+                gap = q0 - sorted_points[t, 0]
+                first = gap * gap
+                if filled == K and first > best_d2[K - 1]:
+                    break
+                d2 = first
+                for c in range(1, d):
+                    gap = P[i, c] - sorted_points[t, c]
+                    d2 += gap * gap
+                j = order[t]
+                if filled < K or d2 < best_d2[K - 1] or (d2 == best_d2[K - 1] and j < best_index[K - 1]):
+                    slot = filled if filled < K else K - 1  # insert before every later entry
+                    while slot > 0:
+                        prev = slot - 1
+                        if d2 > best_d2[prev] or (d2 == best_d2[prev] and j > best_index[prev]):
+                            break
+                        best_d2[slot] = best_d2[prev]
+                        best_index[slot] = best_index[prev]
+                        slot = prev
+                    best_d2[slot] = d2
+                    best_index[slot] = j
+                    if filled < K:
+                        filled += 1
+                t += direction
+        for s in range(K):
+            index[i, s] = best_index[s]
+            dist2[i, s] = best_d2[s]
+
+
+def _reached(candidates: np.ndarray, points: np.ndarray, reach2: np.ndarray) -> np.ndarray:
+    """Whether some candidate is strictly nearer ``points[p]`` than ``reach2[p]`` (squared), for each point."""
+    order = np.argsort(candidates[:, 0], kind="stable")
+    out = np.zeros(points.shape[0], dtype=np.bool_)
+    _compiled_reach()(np.ascontiguousarray(candidates[order], dtype=float), np.ascontiguousarray(points, dtype=float),
+                      np.ascontiguousarray(reach2, dtype=float), out)
+    return out
+
+
+@functools.cache
+def _compiled_reach() -> Any:
+    """:func:`_reach_rows` compiled by numba on first use (cached on disk next to this module when it can be)."""
+    import numba
+
+    return numba.njit(cache=True, nogil=True)(_reach_rows)
+
+
+def _reach_rows(sorted_candidates, points, reach2,
+                out):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
+    """Sets ``out[p]`` when some candidate's squared distance to ``points[p]`` is below ``reach2[p]``.
+
+    The candidates come in the order of their first coordinate; from the
+    point's place in it the search runs right, then left, until the
+    squared difference of first coordinates alone reaches ``reach2[p]``
+    (every candidate beyond is at least as far: no strict entry).  Squared
+    distances are :func:`squared_distances`'s bits (products, summed
+    coordinate by coordinate, no fused multiply-add).
+    """
+    n_candidates = sorted_candidates.shape[0]
+    d = points.shape[1]
+    for p in range(points.shape[0]):
+        q0 = points[p, 0]
+        reach = reach2[p]
+        start = np.searchsorted(sorted_candidates[:, 0], q0)
+        for direction in (1, -1):
+            t = start if direction == 1 else start - 1
+            while 0 <= t < n_candidates and not out[p]:
+                gap = sorted_candidates[t, 0] - q0
+                d2 = gap * gap
+                if d2 >= reach:
+                    break
+                for c in range(1, d):
+                    gap = sorted_candidates[t, c] - points[p, c]
+                    d2 += gap * gap
+                if d2 < reach:
+                    out[p] = True
+                t += direction
+
+
+@functools.cache
+def _compiled_rank_sums() -> Any:
+    """:func:`_rank_sum_rows` compiled by numba on first use (cached on disk next to this module when it can be)."""
+    import numba
+
+    return numba.njit(cache=True, nogil=True)(_rank_sum_rows)
+
+
+def _rank_sum_rows(candidates, points, dist2, weighted, starts,
+                   out):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
+    """Adds to ``out[c, j]`` the weighted loss changes of the points candidate ``c`` enters, tile by tile.
+
+    ``points`` (``R``), their ordered neighbours' squared distances
+    ``dist2`` ``(R, K)`` and ``weighted`` ``(R, K, k)`` (the weighted loss
+    change at each point for each rank and label) come tile by tile, tile
+    ``t`` being rows ``starts[t]:starts[t + 1]``.  Candidate ``c`` enters
+    point ``p`` when its squared distance is strictly below ``dist2[p, K - 1]``
+    and then takes rank ``r``, the number of the first ``K - 1`` neighbours at
+    most as far.  Per tile the changes of the points entered are summed in
+    order from 0 and the sum added to ``out[c]``: the additions of the
+    numpy loop this replaced (a ``bincount`` per tile), so the bits are its
+    own.  A tile whose bounding box is at least its largest reach away from
+    the candidate (:func:`_box_distance2`'s bound) is skipped: it holds no
+    point the candidate enters.
+    """
+    n_candidates, d = candidates.shape
+    K = dist2.shape[1]
+    k = weighted.shape[2]
+    lo = np.empty(d)
+    hi = np.empty(d)
+    total = np.empty(k)
+    for t in range(starts.shape[0] - 1):
+        first, end = starts[t], starts[t + 1]
+        reach = dist2[first, K - 1]
+        for c in range(d):
+            lo[c] = points[first, c]
+            hi[c] = points[first, c]
+        for p in range(first, end):
+            reach = max(reach, dist2[p, K - 1])
+            for c in range(d):
+                lo[c] = min(lo[c], points[p, c])
+                hi[c] = max(hi[c], points[p, c])
+        for a in range(n_candidates):
+            box = 0.0
+            for c in range(d):
+                gap = max(max(lo[c] - candidates[a, c], candidates[a, c] - hi[c]), 0.0)
+                box += gap * gap
+            if box >= reach:
+                continue
+            for j in range(k):
+                total[j] = 0.0
+            entered = False
+            for p in range(first, end):
+                gap = candidates[a, 0] - points[p, 0]
+                d2 = gap * gap
+                for c in range(1, d):
+                    gap = candidates[a, c] - points[p, c]
+                    d2 += gap * gap
+                if d2 < dist2[p, K - 1]:
+                    rank = 0
+                    for s in range(K - 1):
+                        if dist2[p, s] <= d2:
+                            rank += 1
+                    for j in range(k):
+                        total[j] += weighted[p, rank, j]
+                    entered = True
+            if entered:
+                for j in range(k):
+                    out[a, j] += total[j]
+
+
+@functools.cache
+def _compiled_changes() -> Any:
+    """:func:`_change_rows` compiled by numba on first use (cached on disk next to this module when it can be)."""
+    import numba
+
+    return numba.njit(cache=True, nogil=True)(_change_rows)
+
+
+def _change_rows(labels, rows, current, weights, changing, grows, loss_code, residual,
+                 last):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
+    """The loss changes of ``_rank_changes`` at the points ``changing``, for the error (``loss_code`` 0) and
+    lc (1) losses, into ``residual`` (and ``last`` when ``grows``).
+
+    For each point, rank ``r`` and label ``j`` the neighbour labels are
+    those of :func:`_inserted`, the class weights those of
+    :func:`_weighted_votes` (added rank by rank; classes within
+    ``TIE_TOLERANCE`` of the largest share their mean, summed in class
+    order) and the loss that of
+    :func:`~mri_theory.engine.losses.pointwise_loss` (its tie floor, the
+    lowest near-maximal class; or ``1 - max``), each operation the numpy
+    code's on the same values in the same order (a weight times 0 adds
+    nothing; no fused multiply-add), so the changes are its bits.  With
+    ``grows`` rank ``K`` goes to ``last`` and the other ranks store their
+    change minus it.
+    """
+    K = labels.shape[1]
+    k = rows.shape[1]
+    n_new = weights.shape[0]
+    tolerance = 1e-12  # mri_theory._utils.ties.TIE_TOLERANCE
+    votes = np.empty(k)
+    tied = np.empty(k, dtype=np.bool_)
+    for i in range(changing.shape[0]):
+        p = changing[i]
+        for step in range(n_new):
+            r = (step + n_new - 1) % n_new if grows else step  # with grows, rank K (``last``) first
+            for j in range(k):
+                for c in range(k):
+                    votes[c] = 0.0
+                for s in range(n_new):
+                    label = labels[p, s] if s < r else (j if s == r else labels[p, s - 1])
+                    votes[label] += weights[s]
+                top = votes[0]
+                for c in range(1, k):
+                    top = max(top, votes[c])
+                floor = top - tolerance * max(1.0, top)
+                count = 0
+                for c in range(k):
+                    tied[c] = votes[c] >= floor
+                    count += tied[c]
+                if count > 1:
+                    total = 0.0
+                    for c in range(k):
+                        if tied[c]:
+                            total += votes[c]
+                    mean = total / count
+                    for c in range(k):
+                        if tied[c]:
+                            votes[c] = mean
+                top = votes[0]
+                for c in range(1, k):
+                    top = max(top, votes[c])
+                if loss_code == 1:
+                    value = 1.0 - top
+                else:
+                    floor = top - tolerance * max(1.0, abs(top))
+                    kept = rows[p, k - 1]
+                    for c in range(k - 2, -1, -1):
+                        if votes[c] >= floor:
+                            kept = rows[p, c]
+                    value = 1.0 - kept
+                change = value - current[p]
+                if grows and r == K:
+                    last[p, j] = change
+                elif grows:
+                    residual[p, r, j] = change - last[p, j]
+                else:
+                    residual[p, r, j] = change
 
 
 def _inserted(labels: np.ndarray, n_new: int, n_classes: int) -> np.ndarray:

@@ -20,6 +20,7 @@ from sklearn.discriminant_analysis import (
 from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
 
+import mri_theory.classifiers.knn as knn_module
 from mri_theory.analytic.two_gaussians import MeanClassifier
 from mri_theory.classifiers import (
     KNN,
@@ -477,8 +478,10 @@ def test_bad_input_names_the_argument(name):
 
 @pytest.mark.parametrize("grid", [False, True])
 @pytest.mark.parametrize("k", [1, 5, 21])
-def test_knn_tree_shortlist_equals_brute_force(grid, k):
-    """Above 64 training points neighbours come from a k-d tree shortlist; it must equal brute force, ties included."""
+def test_knn_tree_shortlist_equals_brute_force(monkeypatch, grid, k):
+    """Above ``_TREE_MIN_TRAIN`` training points neighbours come from a k-d tree shortlist; it must equal brute
+    force, ties included (the threshold lowered to 64 here)."""
+    monkeypatch.setattr(knn_module, "_TREE_MIN_TRAIN", 64)
     rng = np.random.default_rng(100 + k + 7 * grid)
     if grid:  # many exact distance ties and duplicated points
         X = rng.integers(0, 6, size=(200, 2)).astype(float)

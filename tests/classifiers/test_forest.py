@@ -7,6 +7,9 @@ fallback to it when scikit-learn's private tree classes are missing or changed.
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 from _optional import given, settings, st
@@ -78,3 +81,29 @@ def test_changed_private_classes_fall_back_to_the_estimator(monkeypatch):
 def test_a_single_class_predicts_it():
     model = RandomForest(n_estimators=3).fit(np.zeros((4, 2)), np.full(4, 1), 3)
     np.testing.assert_array_equal(model.predict_proba(np.ones((2, 2))), [[0, 1, 0], [0, 1, 0]])
+
+
+def test_forests_grown_in_parallel_threads_are_the_estimators():
+    """The reseeded ``RandomState`` pair is per thread: forests grown at once in threads (and one after another
+    in each thread, whatever was drawn before) are each the estimator's."""
+    X, y, Q = data(3, 50, 2, 3, True)
+    expected = {seed: RandomForestClassifier(n_estimators=8, random_state=seed).fit(X, y).predict_proba(Q)
+                for seed in range(6)}
+
+    def grow(seed: int) -> np.ndarray:
+        return _forest_proba(_grow_forest(X, y, 8, seed), 3, Q)
+
+    seeds = list(range(6)) * 3
+    with ThreadPoolExecutor(3) as pool:
+        for seed, proba in zip(seeds, pool.map(grow, seeds), strict=True):
+            np.testing.assert_array_equal(proba, expected[seed])
+    states = [None, None]
+
+    def remember(slot: int) -> None:
+        states[slot] = sklearn_models._random_states()
+
+    for slot in range(2):
+        thread = threading.Thread(target=remember, args=(slot,))
+        thread.start()
+        thread.join()
+    assert states[0][0] is not states[1][0]

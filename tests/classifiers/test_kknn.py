@@ -138,12 +138,15 @@ def test_optimal_weights_are_linear_in_the_rank_for_d_2(k):
 
 @pytest.mark.parametrize("d", [1, 2, 3])
 @pytest.mark.parametrize("k", [1, 3, 5, 8])
-@pytest.mark.parametrize("n_train", [2, 5, 30, 100])  # n < k: all points vote with k_eff = n weights; > 64: k-d tree
-def test_predict_proba_matches_brute_force(d, k, n_train):
+@pytest.mark.parametrize("n_train", [2, 5, 30, 100])  # n < k: all points vote with k_eff = n weights
+@pytest.mark.parametrize("tree", [False, True])  # the compiled sweep, or (above 64 points here) the k-d tree
+def test_predict_proba_matches_brute_force(monkeypatch, d, k, n_train, tree):
+    if tree:
+        monkeypatch.setattr(knn_module, "_TREE_MIN_TRAIN", 64)
     rng = np.random.default_rng(100 * d + 10 * k + n_train)
     X, y, P = rng.normal(size=(n_train, d)), rng.integers(0, 3, n_train), rng.normal(size=(40, d))
     model = KNN(k, kernel="optimal").fit(X, y, 3)
-    assert (model.tree_ is not None) == (n_train > 64)
+    assert (model.tree_ is not None) == (tree and n_train > 64)
     np.testing.assert_allclose(model.predict_proba(P), reference_proba(X, y, P, k, 3), rtol=0, atol=1e-15)
 
 
@@ -187,7 +190,8 @@ def test_rectangular_kernel_is_the_default_plain_vote():
 
 @pytest.mark.parametrize("grid", [False, True])
 @pytest.mark.parametrize("k", [1, 5])
-def test_tree_shortlist_gives_the_ordered_neighbours_of_brute_force(grid, k):
+def test_tree_shortlist_gives_the_ordered_neighbours_of_brute_force(monkeypatch, grid, k):
+    monkeypatch.setattr(knn_module, "_TREE_MIN_TRAIN", 64)
     rng = np.random.default_rng(11 + k + grid)
     if grid:
         X = rng.integers(0, 5, size=(150, 2)).astype(float)
@@ -241,6 +245,7 @@ def test_fast_path_with_fewer_points_than_k(loss, n_train):
 @pytest.mark.parametrize("loss", LOSSES)
 def test_fast_path_with_the_tree_tiles_and_small_chunks(monkeypatch, loss):
     monkeypatch.setattr(knn_module, "_CHUNK_CELLS", 4096)  # the change table and the candidates in small blocks
+    monkeypatch.setattr(knn_module, "_TREE_MIN_TRAIN", 64)
     rng = np.random.default_rng(5)
     X, P, C = rng.normal(size=(90, 2)), rng.normal(scale=1.5, size=(1500, 2)), rng.normal(size=(15, 2))
     y = rng.integers(0, 3, 90)
