@@ -21,21 +21,21 @@ loss is the current loss plus the sum of those changes over the points it
 reaches.  Points whose loss nothing can change (a clear majority, for the
 error loss) are dropped before any candidate is looked at, and so are the
 points no candidate enters (with rank weights: a compiled search over the
-candidates sorted by first coordinate, :func:`_reach_rows`), so a step with
+candidates sorted by first coordinate, ``_reach_rows``), so a step with
 two candidates scores a handful of points, not the population.  With rank
 weights the error and lc losses of the retrained models at those points
-are scored in compiled code (:func:`_change_rows`: the numpy operations of
-:func:`_inserted`, :func:`_weighted_votes` and ``pointwise_loss``, tie rules
+are scored in compiled code (``_change_rows``: the numpy operations of
+``_inserted``, ``_weighted_votes`` and ``pointwise_loss``, tie rules
 included, in the same order, so the same bits); the log loss in numpy.  Candidates
 meet the points in spatial tiles pruned by bounding boxes (with rank
-weights in compiled code, :func:`_rank_sum_rows`: per candidate and tile
+weights in compiled code, ``_rank_sum_rows``: per candidate and tile
 the changes are summed in order from 0 and added, the additions of the
 numpy loop it replaced, so where the tiles are the same the bits are too;
 populations under 512 changing points, BMRI's test sets, are one tile), and
 everything is chunked so memory stays bounded for 10^6-point populations.
 
 Neighbourhoods (every prediction, and the fast path's starting point) come
-from a compiled sweep (:func:`_sweep_rows`) up to ``_TREE_MIN_TRAIN = 2048``
+from a compiled sweep (``_sweep_rows``) up to ``_TREE_MIN_TRAIN = 2048``
 training points: the training points sorted by first coordinate, each
 query scanned outwards from its place until the first coordinate alone is
 farther than its current ``k``-th neighbour; larger training sets use a k-d

@@ -59,7 +59,7 @@ the same problem from different starting points (a refit and the fast path)
 agree far below the tolerance.  The step condition matters when the ridge is
 weak in the frame (``C s^2`` large, below): the objective is then so flat
 that its gradient is below ``1e-10`` long before the optimum.  The losses,
-residuals and Hessian blocks are formed without cancellation (:func:`_newton_rows`;
+residuals and Hessian blocks are formed without cancellation (``_newton_rows``;
 with two classes from the log-odds of the label, one exponential per point),
 so they keep their relative accuracy when the training probabilities are
 within 1e-13 of 0 or 1; and the weights' sum over the classes, which the
@@ -68,7 +68,7 @@ gradient and the step are projected), so rounding in that direction, where the
 only curvature is the ridge, cannot stall the solver.  Starting point: zero
 weights and the log class frequencies as intercepts.  More than ``max_iter``
 Newton steps raise ``RuntimeError``.  The loop is compiled by numba
-(:func:`_newton_rows`, one problem after the other, ``fastmath`` off):
+(``_newton_rows``, one problem after the other, ``fastmath`` off):
 one pass over the points per Newton step forms the loss and the gradient and
 Hessian sums together; repeated points (a bootstrap resample has about a
 third) are merged into one point counted as often; deterministic.  It
