@@ -12,13 +12,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from _shared import lock_held
 from pandas.testing import assert_frame_equal
 
 from mri_theory.classifiers import get_classifier
@@ -106,20 +104,8 @@ def test_a_folder_where_a_file_belongs_is_refused_naming_out(name, tmp_path):
 
 
 def test_a_folder_another_process_writes_is_refused_with_its_pid(tmp_path):
-    lock = tmp_path / ".lock"
-    holder = subprocess.Popen([sys.executable, "-c", (  # holds the folder's lock as a writer does (fcntl.flock)
-        "import fcntl, os, sys, time\n"
-        f"fd = os.open({str(lock)!r}, os.O_RDWR | os.O_CREAT)\n"
-        "fcntl.flock(fd, fcntl.LOCK_EX); os.write(fd, b'%d\\n' % os.getpid())\n"
-        "print('held', flush=True); time.sleep(60)")], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "held"
-        time.sleep(0.05)
-        with pytest.raises(ValueError, match=f"^out: {tmp_path} is being written by another process "
-                                             f"\\(pid {holder.pid}, "):
-            run_diagnostics("four-gaussian", ["lda"], "RS", replicates=1, steps=[1], pool_size=6,
-                            population_size=200, out=tmp_path, progress=False)
-    finally:
-        holder.kill()
-        holder.wait()
+    with lock_held(tmp_path) as pid, pytest.raises(
+            ValueError, match=f"^out: {tmp_path} is being written by another process \\(pid {pid}, "):
+        run_diagnostics("four-gaussian", ["lda"], "RS", replicates=1, steps=[1], pool_size=6,
+                        population_size=200, out=tmp_path, progress=False)
     assert [p.name for p in tmp_path.iterdir()] == [".lock"]  # no classifier's folder, no summary

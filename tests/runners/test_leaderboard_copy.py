@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
-import time
 
 import pandas as pd
 import pytest
+from _shared import lock_held
 from pandas.testing import assert_frame_equal
 
 from mri_theory.runners import (
@@ -172,19 +170,7 @@ def test_a_folder_being_written_is_refused_with_the_writers_pid(run, tmp_path):
     folder, _ = run
     source = tmp_path / "source"
     copy_leaderboard(folder, source)
-    lock = source / ".lock"
-    holder = subprocess.Popen([sys.executable, "-c", (  # holds the folder's lock as a writer does (fcntl.flock)
-        "import fcntl, os, sys, time\n"
-        f"fd = os.open({str(lock)!r}, os.O_RDWR | os.O_CREAT)\n"
-        "fcntl.flock(fd, fcntl.LOCK_EX); os.write(fd, b'%d\\n' % os.getpid())\n"
-        "print('held', flush=True); time.sleep(60)")], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "held"
-        time.sleep(0.05)
-        with pytest.raises(ValueError, match=rf"^source: {source} is being written by another process \(pid "
-                                             rf"{holder.pid}, "):
-            copy_leaderboard(source, tmp_path / "target")
-    finally:
-        holder.kill()
-        holder.wait()
+    with lock_held(source) as pid, pytest.raises(
+            ValueError, match=rf"^source: {source} is being written by another process \(pid {pid}, "):
+        copy_leaderboard(source, tmp_path / "target")
     assert not (tmp_path / "target").exists()

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from _shared import LOCK_HOLDER
 from pandas.testing import assert_frame_equal
 
 from mri_theory.cli import main
@@ -237,23 +238,12 @@ def test_tables_of_an_unfinished_run_under_new_settings_are_refused(study_folder
 # ------------------------------------------------------------------ one writer per folder
 
 
-HOLDER = textwrap.dedent("""
-    import fcntl, os, sys
-    fd = os.open(os.path.join(sys.argv[1], ".lock"), os.O_RDWR | os.O_CREAT, 0o666)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    os.ftruncate(fd, 0)
-    os.write(fd, f"{os.getpid()}\\n".encode())
-    print("locked", flush=True)
-    sys.stdin.read()  # hold the lock until the test closes stdin (or kills this process)
-""")
-
-
 @pytest.fixture
 def held(tmp_path):
     """A folder whose lock another process holds: ``(folder, pid)``."""
     folder = tmp_path / "held"
     folder.mkdir()
-    child = subprocess.Popen([sys.executable, "-c", HOLDER, str(folder)], stdin=subprocess.PIPE,
+    child = subprocess.Popen([sys.executable, "-c", LOCK_HOLDER, str(folder)], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout.readline().strip() == "locked"
@@ -286,7 +276,7 @@ def test_every_writer_is_refused_while_another_process_holds_the_lock(held, monk
 
 def test_report_and_readers_are_refused_while_a_writer_holds_the_study(study_folder, tmp_path):
     folder, _ = study_folder
-    child = subprocess.Popen([sys.executable, "-c", HOLDER, str(folder)], stdin=subprocess.PIPE,
+    child = subprocess.Popen([sys.executable, "-c", LOCK_HOLDER, str(folder)], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout.readline().strip() == "locked"
