@@ -176,7 +176,7 @@ def _rbf_kernel(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:
     not depend on which other points are in ``A`` or ``B``: a refit and the
     fast path see bit-identical kernel values.
     """
-    return np.exp(-gamma * squared_distances(A, B))
+    return np.exp(squared_distances(A, B, -gamma))
 
 
 def _shifted_kernel(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:
@@ -188,7 +188,8 @@ def _shifted_kernel(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:
     :math:`e^{-\gamma |a - b|^2}` (near 1) loses.  Same distances as
     :func:`_rbf_kernel`.
     """
-    return np.expm1(-gamma * squared_distances(A, B))
+    kernel = squared_distances(A, B, -gamma)
+    return np.expm1(kernel, out=kernel)
 
 
 def _machine_classes(present: np.ndarray) -> np.ndarray:
@@ -890,8 +891,11 @@ class SVM(Classifier):
         self._check_fitted()
         X = check_points(X, dim=self.dim_)
         check_magnitude(X, "X")
-        # sum(dual_coef_) = 0 (the dual's equality constraint), so the shifted kernel gives the same values
-        return _shifted_kernel(X, self.X_train_, self.gamma_) @ self.dual_coef_.T + self.intercept_
+        # sum(dual_coef_) = 0 (the dual's equality constraint), so the shifted kernel gives the same values;
+        # only the support vectors (non-zero coefficients) enter the product
+        support = np.flatnonzero(np.any(self.dual_coef_ != 0.0, axis=0))
+        return _shifted_kernel(X, self.X_train_[support], self.gamma_) @ self.dual_coef_[:, support].T \
+            + self.intercept_
 
     def _predict_proba(self, X: np.ndarray) -> np.ndarray:
         z = self.sigmoids_[:, 0, None] * self.decision_function(X).T + self.sigmoids_[:, 1, None]
@@ -940,18 +944,23 @@ class SVM(Classifier):
         return _Retrained(types, (alpha * s).reshape(m, T, n + 1), b.reshape(m, T), sigmoids.reshape(m, T, 2),
                           moved.reshape(m, T))
 
-    def _platt_arguments(self, machines: _Retrained, K_train: np.ndarray, K_cand: np.ndarray) -> np.ndarray:
+    def _platt_arguments(self, machines: _Retrained, candidates: np.ndarray, points: np.ndarray) -> np.ndarray:
         """Platt arguments :math:`A f + B` of every retrained machine at ``N`` points, ``(m, T, N)``.
 
-        ``K_train`` ``(n, N)`` and ``K_cand`` ``(m, N)`` are the shifted kernels
-        (:func:`_shifted_kernel`) of the training points and of the candidates
-        with the points (the kernels themselves give the same values to
-        rounding: each model's coefficients sum to 0).
+        The decision values use the shifted kernel (:func:`_shifted_kernel`;
+        the kernel itself gives the same values to rounding: each model's
+        coefficients sum to 0) of the training points that are a support
+        vector of at least one of the machines (about half of them: the
+        others' coefficients are 0 in every machine) and of the ``m``
+        candidates with the points.
         """
         m, T, n1 = machines.dual_coef.shape
-        coef = machines.dual_coef
-        decision = (coef[..., :-1].reshape(m * T, n1 - 1) @ K_train).reshape(m, T, -1)
-        decision += coef[..., -1:] * K_cand[:, None, :] + machines.intercept[..., None]
+        coef = machines.dual_coef[..., :-1].reshape(m * T, n1 - 1)
+        support = np.flatnonzero(np.any(coef != 0.0, axis=0))
+        K_support = _shifted_kernel(self.X_train_[support], points, self.gamma_)
+        decision = (coef[:, support] @ K_support).reshape(m, T, -1)
+        decision += machines.dual_coef[..., -1:] * _shifted_kernel(candidates, points, self.gamma_)[:, None] \
+            + machines.intercept[..., None]
         return machines.sigmoids[..., 0, None] * decision + machines.sigmoids[..., 1, None]
 
     def _retrained_scores(self, machines: _Retrained, z: np.ndarray, j: int) -> np.ndarray:
@@ -972,13 +981,12 @@ class SVM(Classifier):
         check_magnitude(candidates, "candidates")
         check_magnitude(population.X, "population")
         k = self.n_classes_
-        K_train = _shifted_kernel(self.X_train_, population.X, self.gamma_)
         chunk = max(1, _CHUNK_CELLS // (population.size * 2 * k))
         out = np.empty((candidates.shape[0], k))
         for start in range(0, candidates.shape[0], chunk):
             block = candidates[start:start + chunk]
             machines = self._retrained_machines(block)
-            z = self._platt_arguments(machines, K_train, _shifted_kernel(block, population.X, self.gamma_))
+            z = self._platt_arguments(machines, block, population.X)
             for j in range(k):
                 scores = self._retrained_scores(machines, z, j)
                 if k == 2:

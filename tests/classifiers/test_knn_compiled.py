@@ -1,5 +1,8 @@
 """k-NN's compiled kernels (:mod:`mri_theory.classifiers.knn`) against independent computations.
 
+* The squared distances (:func:`~mri_theory.classifiers.knn.squared_distances`, compiled
+  :func:`~mri_theory.classifiers.knn._distance_rows`): bit for bit the numpy difference form they replaced, times
+  the scale, on points of very different magnitudes; the pure-Python run agrees too.
 * The neighbour sweep (:func:`~mri_theory.classifiers.knn._sweep_rows`): each query's ``K`` nearest training
   points in the order (squared distance, training index) must be those of a plain Python sort of every
   training point by that key, and those of the chunked numpy brute force (``KNN._brute_neighbourhoods``),
@@ -26,6 +29,7 @@ from mri_theory.classifiers.knn import (
     _compiled_rank_sums,
     _compiled_reach,
     _compiled_sweep,
+    _distance_rows,
     _inserted,
     _rank_sum_rows,
     _reach_rows,
@@ -65,6 +69,35 @@ def tied_data(rng: np.random.Generator, n: int, d: int, m: int) -> tuple[np.ndar
     X = rng.integers(0, 4, size=(n, d)).astype(float)
     P = rng.integers(-1, 5, size=(m, d)) + rng.choice([0.0, 0.5], size=(m, d))
     return X, P
+
+
+def numpy_squared_distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """The numpy difference form :func:`squared_distances` replaced: squares of differences, summed by coordinate."""
+    out = (A[:, None, 0] - B[None, :, 0]) ** 2
+    for t in range(1, A.shape[1]):
+        out += (A[:, None, t] - B[None, :, t]) ** 2
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 9), m=st.integers(1, 40), d=st.integers(1, 4),
+       scale=st.floats(-1e3, 1e3, allow_nan=False).filter(lambda v: v != 0))
+def test_squared_distances_equal_the_numpy_difference_form_bit_for_bit(seed, n, m, d, scale):
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(n, d)) * 10.0 ** rng.integers(-4, 5, size=d)
+    B = np.vstack([rng.normal(size=(m - 1, d)) * 10.0 ** rng.integers(-4, 5, size=d), A[:1]])  # a zero distance
+    want = numpy_squared_distances(A, B)
+    np.testing.assert_array_equal(squared_distances(A, B), want)
+    np.testing.assert_array_equal(squared_distances(A, B, scale), scale * want)
+    np.testing.assert_array_equal(squared_distances(B, A), want.T)  # whichever side a point is on
+    pure = np.empty((n, m))
+    _distance_rows(A, np.ascontiguousarray(B.T), scale, pure)
+    np.testing.assert_array_equal(pure, scale * want)
+
+
+def test_squared_distances_of_no_points_are_empty():
+    assert squared_distances(np.zeros((3, 2)), np.zeros((0, 2))).shape == (3, 0)
+    assert squared_distances(np.zeros((0, 2)), np.zeros((4, 2))).shape == (0, 4)
 
 
 @pytest.mark.parametrize("grid", [False, True])

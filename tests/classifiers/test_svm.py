@@ -216,8 +216,7 @@ def check_against_refits(model, candidates, points, unique):
     """
     k = model.n_classes_
     machines = model._retrained_machines(candidates)
-    z = model._platt_arguments(machines, _rbf_kernel(model.X_train_, points, model.gamma_),
-                               _rbf_kernel(candidates, points, model.gamma_))
+    z = model._platt_arguments(machines, candidates, points)
     for j in range(k):
         proba = special.softmax(model._retrained_scores(machines, z, j), axis=1)  # (m, k, N)
         for i, x in enumerate(candidates):
