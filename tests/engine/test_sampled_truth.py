@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from mri_theory.classifiers import LDA, QDA
+from mri_theory.classifiers import LDA, QDA, get_classifier
 from mri_theory.engine import Population, true_q_c
 from mri_theory.engine.targets import SampledQc, best_is_resolved, sampled_q_c
 from mri_theory.problems import get_problem
@@ -44,17 +44,20 @@ def test_the_standard_error_is_calibrated_against_the_exact_truth(make):
     assert 0.6 <= np.sqrt(np.mean(z**2)) <= 1.8, z
 
 
-def test_each_replicate_is_true_q_c_on_its_own_scramble_and_the_summary_their_mean():
+@pytest.mark.parametrize("name", ["lda", "svm", "kknn5"])
+def test_each_replicate_is_true_q_c_on_its_own_scramble_and_the_summary_their_mean(name):
+    """Bit for bit :func:`true_q_c` (a fit per population) on each scramble, though the model is fitted once."""
     problem, X, y, candidates = _state(3, m=5)
-    result = sampled_q_c(problem, LDA(), X, y, candidates, 600, 3, rng=np.random.default_rng(9))
+    result = sampled_q_c(problem, get_classifier(name), X, y, candidates, 600, 3, rng=np.random.default_rng(9))
     assert isinstance(result, SampledQc) and result.replicates.shape == (3, 5)
     rng = np.random.default_rng(9)
     for r in range(3):  # the same generator draws the scrambles in order
         population = Population.from_problem(problem, 200, rng, method="qmc")
-        np.testing.assert_array_equal(result.replicates[r], true_q_c(problem, LDA(), X, y, candidates, population))
+        np.testing.assert_array_equal(result.replicates[r],
+                                      true_q_c(problem, get_classifier(name), X, y, candidates, population))
     np.testing.assert_allclose(result.q_c, result.replicates.mean(axis=0), rtol=0, atol=1e-15)
     np.testing.assert_allclose(result.se, result.replicates.std(axis=0, ddof=1) / np.sqrt(3), rtol=1e-12)
-    again = sampled_q_c(problem, LDA(), X, y, candidates, 600, 3, rng=np.random.default_rng(9))
+    again = sampled_q_c(problem, get_classifier(name), X, y, candidates, 600, 3, rng=np.random.default_rng(9))
     assert again.replicates.tobytes() == result.replicates.tobytes()
 
 

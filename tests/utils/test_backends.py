@@ -16,7 +16,7 @@
   traceback from any worker.
 * The workers of the ``LocalCluster`` the runners start do not get Dask's
   ``MALLOC_TRIM_THRESHOLD_`` (a plain ``LocalCluster``'s do: the control), nor
-  does the process that starts it.
+  does the process that starts it; and they run no profiler (a plain one's do).
 """
 
 from __future__ import annotations
@@ -221,7 +221,7 @@ def test_ctrl_c_of_a_dask_run_exits_130_without_worker_tracebacks(tmp_path):
                 child.kill()
 
 
-# ------------------------------------------------------------------ glibc's malloc left alone on Dask workers
+# ------------------------------------------------------------ glibc's malloc left alone, no profiler on Dask workers
 
 #: In a fresh interpreter (a cluster started by an earlier test exports the variable into this process): the
 #: variable as a worker of a plain ``LocalCluster`` sees it (the control), then as a worker of ours, then this
@@ -232,7 +232,8 @@ import distributed
 from mri_theory._utils import backends
 
 def seen(key):
-    return key, os.environ.get("MALLOC_TRIM_THRESHOLD_")
+    profiled = "profile" in distributed.get_worker().periodic_callbacks  # the worker's stack sampler
+    return key, [os.environ.get("MALLOC_TRIM_THRESHOLD_"), profiled]
 
 with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
                               silence_logs=logging.CRITICAL) as cluster, distributed.Client(cluster) as client:
@@ -244,15 +245,18 @@ print(json.dumps({"plain": plain, "ours": ours, "parent": os.environ.get("MALLOC
 
 
 @requires("distributed")
-def test_workers_of_our_local_cluster_keep_glibcs_default_malloc_thresholds():
-    """Dask exports ``MALLOC_TRIM_THRESHOLD_=65536`` to workers; it fixes glibc's mmap threshold (BMRI 2.3x slower)."""
+def test_workers_of_our_local_cluster_keep_glibcs_default_malloc_thresholds_and_run_no_profiler():
+    """Dask exports ``MALLOC_TRIM_THRESHOLD_=65536`` to workers; it fixes glibc's mmap threshold (BMRI 2.3x slower).
+
+    And a Dask worker samples its task thread's stack every 10 ms by default (its profiler); ours do not.
+    """
     import json
 
     env = {key: value for key, value in os.environ.items() if key != "MALLOC_TRIM_THRESHOLD_"}
     done = subprocess.run([sys.executable, "-c", _MALLOC_SCRIPT], capture_output=True, text=True, env=env,
                           timeout=120, check=True)
     seen = json.loads(done.stdout.strip().splitlines()[-1])
-    if seen["plain"] is None:
-        pytest.skip("this version of distributed no longer sets MALLOC_TRIM_THRESHOLD_: nothing to compare")
-    assert seen["ours"] == {"0": None, "1": None}
+    if seen["plain"] != ["65536", True]:
+        pytest.skip(f"this version of distributed has other defaults (trim threshold, profiler): {seen['plain']}")
+    assert seen["ours"] == {"0": [None, False], "1": [None, False]}
     assert seen["parent"] is None  # nor exported into the process that started the cluster
