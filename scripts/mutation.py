@@ -7,12 +7,15 @@ Usage (from the repository root; needs ``pip install -e .[test,mutation]``)::
     python scripts/mutation.py metrics ranking    # some of them
     python scripts/mutation.py --list             # the modules and their test files
     python scripts/mutation.py --report           # the table of the runs in the workdir (even unfinished)
+    python scripts/mutation.py --resume knn       # go on with a stopped run
     python scripts/mutation.py --recheck metrics  # experimental: re-test that module's survivors only
 
 For each module the script copies ``mri_theory/``, ``tests/`` and ``pyproject.toml`` into
 ``<workdir>/<module>/`` (default workdir: ``.mutation/``, git-ignored), so the working tree is never
 mutated in place; writes there a ``[tool.mutmut]`` section that mutates only that module's file and
-runs only that module's test files (the rest of the section is the repository's own); runs
+runs only that module's test files (the rest of the section is the repository's own); makes numba
+compile the mutant under test of a compiled kernel instead of mutmut's trampoline
+(``scripts/_mutmut_numba.py``, installed first by the copy's ``tests/conftest.py``); runs
 ``mutmut run``; and prints one row per module: mutants, killed, survived, no tests, timeouts and the
 score ``killed / checked mutants`` (a timeout counts as killed, a mutant no test reaches as alive; a
 run stopped early leaves some mutants "not checked").  A test file that fails on the unmutated code is
@@ -82,6 +85,10 @@ def _has_run(workdir: Path, module: str) -> bool:
     return any((workdir / module / "mutants" / (source + ".meta")).exists() for source in MODULES[module][0])
 
 
+#: The file that makes numba compile the mutant under test (copied into each copy's tests and imported first).
+NUMBA_SHIM = "_mutmut_numba.py"
+FUTURE_IMPORT = "from __future__ import annotations\n"
+
 KILLED = ("killed", "timeout", "caught by type check", "segfault")
 
 
@@ -95,17 +102,24 @@ def _toml_value(value: object) -> str:
     return json.dumps(value)
 
 
-def _prepare(module: str, workdir: Path) -> Path:
-    """A fresh copy of the package and tests with a ``[tool.mutmut]`` section for ``module`` alone."""
+def _prepare(module: str, workdir: Path, resume: bool = False) -> Path:
+    """A copy of the package and tests with a ``[tool.mutmut]`` section for ``module`` alone: fresh, or with
+    ``resume`` the files copied over an earlier run's copy whose record (``mutants/``) is kept."""
     sources, tests = MODULES[module]
     here = workdir / module
-    if here.exists():
+    if here.exists() and not resume:
         shutil.rmtree(here)
-    here.mkdir(parents=True)
+    here.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
     for folder in ("mri_theory", "tests"):
-        shutil.copytree(ROOT / folder, here / folder, ignore=ignore)
+        shutil.copytree(ROOT / folder, here / folder, ignore=ignore, dirs_exist_ok=True)
     shutil.copy2(ROOT / "pyproject.toml", here / "pyproject.toml")  # pytest's settings for the pre-check
+    # numba compiles the version under test of each compiled kernel, not mutmut's trampoline (_mutmut_numba.py)
+    shutil.copy2(ROOT / "scripts" / NUMBA_SHIM, here / "tests" / NUMBA_SHIM)
+    conftest = here / "tests" / "conftest.py"
+    shim = f"import {NUMBA_SHIM[:-3]}  # (scripts/mutation.py)\n\n{NUMBA_SHIM[:-3]}.install()\n"
+    head, future, rest = conftest.read_text("utf-8").partition(FUTURE_IMPORT)  # a __future__ import stays first
+    conftest.write_text(head + future + shim + rest if future else shim + head, "utf-8")
     project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
     settings = dict(project["tool"]["mutmut"])
     settings["only_mutate"] = list(sources)
@@ -160,9 +174,12 @@ def _row(module: str, here: Path) -> dict[str, object]:
             "not_checked": counts.get("not checked", 0), "score": killed / checked if checked else float("nan")}
 
 
-def run_module(module: str, workdir: Path, jobs: int) -> dict[str, object]:
-    """Mutate one module, write its survivors' diffs, and return its row of the score table."""
-    here = _prepare(module, workdir)
+def run_module(module: str, workdir: Path, jobs: int, resume: bool = False) -> dict[str, object]:
+    """Mutate one module, write its survivors' diffs, and return its row of the score table.
+
+    With ``resume`` an earlier run of the module in ``workdir`` goes on: mutmut keeps the results of the
+    mutants it checked, except those of functions whose code changed since, and tests the rest."""
+    here = _prepare(module, workdir, resume and _has_run(workdir, module))
     command = ["mutmut", "run", "--max-children", str(jobs)]
     with open(here / "mutmut.log", "w") as log:
         subprocess.run(command, cwd=here, stdout=log, stderr=subprocess.STDOUT, check=False)
@@ -229,6 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="mutants tested in parallel (default 1)")
     parser.add_argument("--nice", type=int, default=15,
                         help="niceness added to this script and its pytest and mutmut processes (default 15)")
+    parser.add_argument("--resume", action="store_true",
+                        help="go on with the runs in the workdir (stopped, or from an archive of their mutants/ "
+                             "records) instead of starting afresh")
     parser.add_argument("--list", action="store_true", help="list the modules and their tests, and stop")
     parser.add_argument("--recheck", action="store_true",
                         help="experimental: re-test only the survivors of runs in the workdir with the current tests "
@@ -269,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         os.nice(args.nice)  # inherited by every pytest and mutmut process started below
     rows = []
     for module in args.modules or list(MODULES):
-        row = run_module(module, args.workdir.resolve(), args.jobs)
+        row = run_module(module, args.workdir.resolve(), args.jobs, args.resume)
         rows.append(row)
         print(f"{module}: {row['killed']}/{row['mutants']} killed ({row['score']:.1%})", flush=True)
     _print_table(rows)
