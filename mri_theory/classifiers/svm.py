@@ -113,7 +113,8 @@ machine (needed once a third class arrives) is the mirror image of the
 binary one (same alphas, labels and intercept negated); a class absent from
 the training data starts its machine from :math:`\alpha = 0`.  Every
 retrained model is then scored on the population with one matrix product per
-chunk of candidates.  A refit solves the same enlarged dual from
+chunk of candidates, over the training points that are a support vector of
+one of the chunk's machines (the others' coefficients are 0 in all of them).  A refit solves the same enlarged dual from
 :math:`\alpha = 0`.  The solver tolerance does not open a gap between the
 two: "non-violator" *means* that the warm-started solver would take no step
 (a candidate inside the margin by less than the tolerance included), and a
