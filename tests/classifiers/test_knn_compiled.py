@@ -122,6 +122,22 @@ def test_sweep_equals_a_python_sort_and_the_numpy_brute_force(grid, d, K):
 
 
 @pytest.mark.parametrize("grid", [False, True])
+@pytest.mark.parametrize("K", [2, 5])
+def test_brute_force_on_many_training_points_equals_a_python_sort(grid, K):
+    """The brute force (the path of rows a k-d tree shortlist leaves unsure) on hundreds of training points and
+    queries that differ in how many points tie at their ``K``-th distance (integer grids: dozens of duplicates per
+    node), against Python's sort by (squared distance, index)."""
+    rng = np.random.default_rng(31 + 2 * K + grid)
+    n = 600
+    X, P = tied_data(rng, n, 2, 150) if grid else (rng.normal(size=(n, 2)), rng.normal(size=(150, 2)))
+    y = rng.integers(0, 3, n)
+    labels, dist2 = KNN(K).fit(X, y, 3)._brute_neighbourhoods(P)
+    want_index, want_dist2 = sorted_neighbours(X, P, K)
+    np.testing.assert_array_equal(labels, y[want_index])
+    np.testing.assert_array_equal(dist2, want_dist2)
+
+
+@pytest.mark.parametrize("grid", [False, True])
 def test_sweep_pure_python_run_equals_the_compiled_one(grid):
     rng = np.random.default_rng(7 + grid)
     X, P = tied_data(rng, 30, 2, 50) if grid else (rng.normal(size=(30, 2)), rng.normal(size=(50, 2)))
