@@ -70,7 +70,8 @@ MODULES: dict[str, tuple[list[str], list[str]]] = {
                   "tests/classifiers/test_fast_path_edges.py"]),
     "svm": (["mri_theory/classifiers/svm.py"],
             ["tests/classifiers/test_svm.py", "tests/classifiers/test_svm_compiled.py",
-             "tests/classifiers/test_svm_platt_polish.py", "tests/classifiers/test_fast_path_edges.py"]),
+             "tests/classifiers/test_svm_platt_polish.py", "tests/classifiers/test_svm_solve_compiled.py",
+             "tests/classifiers/test_fast_path_edges.py"]),
 }
 
 

@@ -36,6 +36,21 @@ def x_scale__mutmut_1(a, out):
 
 
 mutants_x_scale__mutmut = {"_mutmut_orig": x_scale__mutmut_orig, "x_scale__mutmut_1": x_scale__mutmut_1}
+
+
+def x_shifted__mutmut_orig(a, out):
+    scale(a, out)
+    for i in range(a.shape[0]):
+        out[i] += 1.0
+
+
+def x_shifted__mutmut_1(a, out):
+    scale(a, out)
+    for i in range(a.shape[0]):
+        out[i] += 5.0
+
+
+mutants_x_shifted__mutmut = {"_mutmut_orig": x_shifted__mutmut_orig, "x_shifted__mutmut_1": x_shifted__mutmut_1}
 """
 
 
@@ -49,15 +64,20 @@ def shim():
 
 @pytest.fixture(scope="module")
 def mutated():
-    """The mutated module, with ``scale`` the trampoline mutmut would have put in its place."""
+    """The mutated module, with ``scale`` and ``shifted`` (which calls ``scale``) the trampolines mutmut would
+    have put in their place."""
     module = types.ModuleType(MODULE)
     exec(compile(SOURCE, f"<{MODULE}>", "exec"), module.__dict__)
 
     def scale(a, out):  # the body mutmut keeps under its trampoline (never called)
         raise AssertionError("the trampoline's own body is not run")
 
-    scale.__module__ = MODULE
+    def shifted(a, out):  # a kernel calling another, as the SVM's compiled solve calls SMO and the polish
+        raise AssertionError("the trampoline's own body is not run")
+
+    scale.__module__ = shifted.__module__ = MODULE
     module.scale = mutmut_trampoline.wrap_in_trampoline(module.mutants_x_scale__mutmut)(scale)
+    module.shifted = mutmut_trampoline.wrap_in_trampoline(module.mutants_x_shifted__mutmut)(shifted)
     sys.modules[MODULE] = module
     yield module
     del sys.modules[MODULE]
@@ -82,6 +102,47 @@ def test_the_compiled_call_runs_what_the_trampoline_runs(shim, mutated, monkeypa
     np.testing.assert_array_equal(_run(kernel, a), factor * a)
     np.testing.assert_array_equal(_run(mutated.scale, a), factor * a)  # the trampoline, in Python
     assert all(version.signatures for version in kernel.compiled.values())  # numba-compiled, not Python
+
+
+def _composed(shim, module):
+    """``shifted`` compiled as the package compiles a kernel calling another: a copy of its function whose
+    globals name the callee's compiled dispatcher (``mri_theory.classifiers.svm._compiled_solve``)."""
+    callee = shim.njit(cache=False, nogil=True)(module.scale)
+    caller = module.shifted
+    copy = types.FunctionType(caller.__code__, dict(vars(module), scale=callee), caller.__name__,
+                              caller.__defaults__, caller.__closure__)
+    return shim.njit(cache=False, nogil=True)(copy)
+
+
+@pytest.mark.parametrize(("under_test", "expected"), [
+    ("", lambda a: 2.0 * a + 1.0),
+    (f"{MODULE}.x_scale__mutmut_1", lambda a: 3.0 * a + 1.0),  # the callee's mutant, reached through the caller
+    (f"{MODULE}.x_shifted__mutmut_1", lambda a: 2.0 * a + 5.0),  # the caller's own mutant
+])
+def test_a_kernel_calling_a_kernel_runs_the_versions_under_test(shim, mutated, monkeypatch, under_test, expected):
+    monkeypatch.setenv("MUTANT_UNDER_TEST", under_test)
+    a = np.arange(1.0, 6.0)
+    kernel = _composed(shim, mutated)
+    np.testing.assert_array_equal(_run(mutated.shifted, a), expected(a))  # the trampolines, in Python
+    np.testing.assert_array_equal(_run(kernel, a), expected(a))
+    assert all(version.signatures for version in kernel.compiled.values())
+
+
+def test_a_composed_kernel_follows_the_mutant_under_test_within_a_process(shim, mutated, monkeypatch):
+    a = np.arange(1.0, 4.0)
+    kernel = _composed(shim, mutated)
+    sequence = [("", 2.0 * a + 1.0), (f"{MODULE}.x_scale__mutmut_1", 3.0 * a + 1.0), ("", 2.0 * a + 1.0)]
+    for under_test, expected in sequence:
+        monkeypatch.setenv("MUTANT_UNDER_TEST", under_test)
+        np.testing.assert_array_equal(_run(kernel, a), expected)
+
+
+def test_stats_mode_records_a_composed_kernel_and_its_callees(shim, mutated, monkeypatch):
+    monkeypatch.setenv("MUTANT_UNDER_TEST", "stats")
+    recorded = []
+    monkeypatch.setattr(shim, "record_trampoline_hit", lambda name, caller=None: recorded.append(name))
+    np.testing.assert_array_equal(_run(_composed(shim, mutated), np.arange(3.0)), 2.0 * np.arange(3.0) + 1.0)
+    assert sorted(recorded) == [f"{MODULE}.x_scale", f"{MODULE}.x_shifted"]
 
 
 def test_fail_mode_raises_as_the_trampoline_does(shim, mutated, monkeypatch):

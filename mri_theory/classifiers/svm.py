@@ -10,8 +10,7 @@ C-SVC dual
     Q_{it} = s_i s_t K(x_i, x_t), \quad K(x, x') = e^{-\gamma |x - x'|^2},
 
 with our own SMO (libsvm's solver: second-order working-set selection
-of Fan, Chen & Lin 2005, ties to the lowest index; its loop compiled with
-numba, one problem at a time, as are the polish and Platt's fit), stopped when the maximal
+of Fan, Chen & Lin 2005, ties to the lowest index), stopped when the maximal
 violating pair's gap :math:`m(\alpha) - M(\alpha)` is at most
 ``1e-11 * max(1, C)``, and a *polish*: with the free set
 :math:`F = \{0 < \alpha_i < C\}` the KKT equalities :math:`s_i f(x_i) = 1`
@@ -20,8 +19,12 @@ directly (LAPACK ``gesv``; where that fails or leaves the box, the
 least-norm correction of the current iterate, by an SVD).  SMO runs to gaps ``1e-4``, ``1e-7`` and ``1e-11`` (times
 ``max(1, C)``), polishing after each round; a loose gap usually identifies the
 active set, the polish then lands on the exact solution and the later rounds
-take no step.  Two safeguards against rounding: alphas within ``1e-12 C`` of
-a bound are put on it (else an alpha that misses ``C`` by an ulp counts as
+take no step.  A problem's whole solve (SMO rounds, polishes, gap tests, the
+gradients recomputed after a polish, the intercept) is one compiled routine
+(numba, one problem at a time, as is Platt's fit); it equals the numpy solver
+it replaced to rounding (tests: only the order of the sums differs).  Two
+safeguards against rounding: alphas within ``1e-12 C`` of a bound are put
+on it (else an alpha that misses ``C`` by an ulp counts as
 free and moves the intercept), and the second index ``j`` must violate by
 more than the tolerance (libsvm's rule lets a duplicate point whose gradient
 differs by rounding win with zero curvature, and SMO then cycles).  The
@@ -136,6 +139,7 @@ value move when a point is added, so no fast path could be exact).
 from __future__ import annotations
 
 import functools
+import types
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -252,37 +256,6 @@ class _Gram:
             out = np.where((i == self.n) & (j == self.n), 0.0, out)
         return out
 
-    def matvec(self, problems: np.ndarray, beta: np.ndarray) -> np.ndarray:
-        """``K_b @ beta[a]`` for each problem ``b = problems[a]``, shape ``(len(problems), size)``."""
-        if self.extra is None:
-            return beta @ self.K
-        extra = self.extra[problems]
-        head = beta[:, :self.n] @ self.K + beta[:, self.n:] * extra
-        tail = np.sum(extra * beta[:, :self.n], axis=1)  # the extra point's own value is 0
-        return np.concatenate([head, tail[:, None]], axis=1)
-
-
-def _violating_pairs(s: np.ndarray, alpha: np.ndarray, G: np.ndarray, C: float):
-    """libsvm's index sets and the maximal violating pair's ends (Fan, Chen & Lin 2005, Eq. 9)."""
-    up = np.where(s > 0, alpha < C, alpha > 0)
-    low = np.where(s > 0, alpha > 0, alpha < C)
-    v = -s * G
-    v_up = np.where(up, v, -np.inf)
-    i = np.argmax(v_up, axis=1)  # ties to the lowest index
-    m = v_up[np.arange(v.shape[0]), i]
-    M = np.min(np.where(low, v, np.inf), axis=1)
-    return up, low, v, i, m, M
-
-
-def _snap(alpha: np.ndarray, C: float) -> np.ndarray:
-    """Alphas within ``1e-12 C`` of a bound put on it.
-
-    libsvm's clipping computes e.g. ``C - diff``, which can miss ``C`` by an
-    ulp; such a variable would count as free, and with no other free vector
-    the intercept (the mean over free vectors) would hinge on that rounding.
-    """
-    return np.where(alpha >= C * (1 - _BOUND_SNAP), C, np.where(alpha <= C * _BOUND_SNAP, 0.0, alpha))
-
 
 @functools.cache
 def _compiled_smo() -> Any:
@@ -294,12 +267,13 @@ def _compiled_smo() -> Any:
 
 def _smo_rows(K, extra, problems, s, alpha, G, C, tol, tau, upper_snap, lower_snap, max_iter,
               moved):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
-    """:func:`_smo`'s loop, compiled: row ``r`` (problem ``problems[r]``, whose extra point is ``extra[b]``) to
-    convergence, in place; returns whether every row converged within ``max_iter`` steps.
+    """One SMO round (libsvm's solver, WSS 2; :func:`_solve`), compiled: row ``r`` (problem ``problems[r]``,
+    whose extra point is ``extra[b]``) to convergence, in place; returns whether every row converged within
+    ``max_iter`` steps.
 
-    The operations are :func:`_smo`'s own, element by element and in the same order (no reduction, no
-    fused multiply-add: numba's default, ``fastmath=False``), so the iterates are bit-identical to the
-    vectorised solver this replaced.
+    The operations are those of the vectorised numpy SMO this replaced (kept in the tests), element by
+    element and in the same order (no reduction, no fused multiply-add: numba's default,
+    ``fastmath=False``), so the iterates are bit-identical to it.
     """
     rows, size = s.shape
     n = K.shape[0]
@@ -400,45 +374,9 @@ def _smo_rows(K, extra, problems, s, alpha, G, C, tol, tau, upper_snap, lower_sn
     return converged
 
 
-def _smo(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.ndarray, G: np.ndarray, C: float,
-         tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    r"""SMO with WSS 2 (libsvm's ``Solver``) from a feasible ``alpha`` with gradient ``G = Q alpha - 1``.
-
-    ``problems[r]`` is the :class:`_Gram` problem of row ``r`` of ``s``,
-    ``alpha``, ``G``; each row is solved until its maximal violating pair's
-    gap is at most ``tol`` (:func:`_smo_rows`, compiled).  Returns
-    ``(alpha, G, moved)``, ``moved[r]`` whether row ``r`` took a step.
-
-    The working set: ``i`` maximises :math:`-s_t G_t` over :math:`I_{up}`
-    (ties to the lowest index); ``j`` minimises :math:`-(m - v_t)^2 / a_{it}`
-    over the :math:`t \in I_{low}` with :math:`v_t < m - tol`, where
-    :math:`a_{it} = K_{ii} + K_{tt} - 2 K_{it} = -2 (K_{it} - 1)` (RBF:
-    :math:`K_{tt} = 1`; the shifted kernel holds :math:`K - 1`), floored at
-    ``1e-12`` (libsvm's ``TAU``).  libsvm takes every :math:`v_t < m`; a
-    duplicate of :math:`x_i` whose gradient differs from ``i``'s by rounding
-    would then win (curvature 0) and SMO shuffle alpha between the duplicates
-    for ever; the maximal violating pair always qualifies.  The update is
-    libsvm's two-variable step with its clipping, then :func:`_snap`.
-    """
-    alpha, G = np.array(alpha, dtype=float, order="C"), np.array(G, dtype=float, order="C")
-    moved = np.zeros(s.shape[0], dtype=bool)
-    if s.shape[0] == 0:
-        return alpha, G, moved
-    extra = gram.extra if gram.extra is not None else np.zeros((1, gram.n))
-    max_iter = max(10_000, 100 * gram.size)
-    converged = _compiled_smo()(np.ascontiguousarray(gram.K, dtype=float), np.ascontiguousarray(extra),
-                                np.asarray(problems, dtype=np.int64), np.ascontiguousarray(s, dtype=float), alpha,
-                                G, float(C), float(tol), _TAU, C * (1 - _BOUND_SNAP), C * _BOUND_SNAP, max_iter,
-                                moved)
-    if not converged:
-        warnings.warn(f"SVM dual solver stopped after {max_iter} iterations without reaching its tolerance",
-                      RuntimeWarning, stacklevel=3)
-    return alpha, G, moved
-
-
 def _polish_rows(K, extra, problems, s, alpha, C, slack, upper_snap, lower_snap,
                  out):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
-    """:func:`_polish`'s work, compiled: row ``r`` of ``alpha`` (problem ``problems[r]``, whose extra point is
+    """The polish (:func:`_solve`), compiled: row ``r`` of ``alpha`` (problem ``problems[r]``, whose extra point is
     ``extra[b]`` when ``s`` has a column more than ``K``) polished into ``out[r]`` (which holds ``alpha[r]``
     on entry and keeps it where no feasible polish is found)."""
     rows, size = s.shape
@@ -535,97 +473,154 @@ def _compiled_polish() -> Any:
     return numba.njit(cache=True, nogil=True)(_polish_rows)
 
 
-def _polish(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.ndarray, C: float) -> np.ndarray:
-    r"""Solve each problem's KKT equalities on its free set exactly; keep ``alpha`` if no feasible solution is found.
+def _solve_rows(K, extra, problems, s, alpha, G, C, tols, tau, upper_snap, lower_snap, slack, max_iter, intercept,
+                moved):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
+    """:func:`_solve`'s work, compiled: row ``r`` of ``s``, ``alpha``, ``G`` (problem ``b = problems[r]``, whose
+    extra point is ``extra[b]`` when ``s`` has a column more than ``K``) solved in place, its intercept into
+    ``intercept[r]`` and whether it was re-solved into ``moved[r]``; returns whether every SMO round converged.
 
-    Unknowns :math:`\beta_F = s_F \alpha_F` and ``b``:
-    :math:`K_{FF} \beta_F + b = s_F - K_{FU} \beta_U` and
-    :math:`\mathbf 1^T \beta_F = -\mathbf 1^T \beta_U` (``U``: alphas at ``C``).
-    Solved directly (LAPACK ``gesv``); if that fails or leaves ``[0, C]`` (a
-    numerically singular :math:`K_{FF}`: duplicate points, or a small
-    ``gamma``, when the alphas are not unique but the decision function is),
-    the least-norm correction of the current iterate solves it instead (by
-    an SVD, singular values below ``eps * size`` times the largest treated as
-    0: ``numpy.linalg.lstsq``'s rule).  A free set holding two copies of a
-    point (shifted kernel exactly 0 off the diagonal) is singular and goes to
-    the least-norm correction at once.  The polished alphas are clipped to
-    ``[0, C]`` and snapped (:func:`_snap`).  One problem at a time, compiled
-    (:func:`_polish_rows`).
+    Per problem: the maximal violating pair's gap against the last tolerance (``tols[-1]``: a problem within
+    it is kept exactly); then for each tolerance in ``tols`` :func:`_smo_rows` and, if that took a step,
+    :func:`_polish_rows`, the polished alphas' gradient computed afresh (``Q alpha - 1``, skipping the zero
+    alphas), the polish kept only if it does not widen the gap (else the gradient is computed afresh from
+    SMO's alphas); finally libsvm's intercept.  The operations are those of the numpy solver this replaced
+    (kept in ``tests/classifiers/test_svm_solve_compiled.py``) except the order of the sums (gradients,
+    intercept): equal to rounding.
     """
-    out = np.array(alpha, dtype=float, order="C")
-    if s.shape[0] == 0:
-        return out
-    extra = gram.extra if gram.extra is not None else np.zeros((1, gram.n))
-    _compiled_polish()(np.ascontiguousarray(gram.K, dtype=float), np.ascontiguousarray(extra),
-                       np.asarray(problems, dtype=np.int64), np.ascontiguousarray(s, dtype=float),
-                       np.ascontiguousarray(alpha, dtype=float), float(C), _POLISH_SLACK * C, C * (1 - _BOUND_SNAP),
-                       C * _BOUND_SNAP, out)
-    return out
+    rows, size = s.shape
+    n = K.shape[0]
+    has_extra = size > n
+    problem = np.zeros(1, dtype=np.int64)
+    stepped = np.zeros(1, dtype=np.bool_)
+    polished = np.empty((1, size))
+    fresh = np.empty(size)
+
+    def gap(y, a, g):  # m(alpha) - M(alpha): the maximal violating pair's gap (Fan, Chen & Lin 2005, Eq. 9)
+        m = -np.inf
+        M = np.inf
+        for t in range(size):
+            v = -y[t] * g[t]
+            up = (a[t] < C) if y[t] > 0 else (a[t] > 0)
+            low = (a[t] > 0) if y[t] > 0 else (a[t] < C)
+            if up and v > m:
+                m = v
+            if low and v < M:
+                M = v
+        return m - M
+
+    def gradient(b, y, a, out):  # out = y * (K_b @ (a * y)) - 1
+        for t in range(size):
+            out[t] = 0.0
+        for u in range(n):
+            beta = a[u] * y[u]
+            if beta != 0.0:
+                for t in range(n):
+                    out[t] += beta * K[u, t]
+                if has_extra:
+                    out[n] += beta * extra[b, u]
+        if has_extra:
+            beta = a[n] * y[n]
+            if beta != 0.0:
+                for t in range(n):
+                    out[t] += beta * extra[b, t]
+        for t in range(size):
+            out[t] = y[t] * out[t] - 1.0
+
+    converged = True
+    for r in range(rows):
+        y = s[r]
+        a = alpha[r]
+        g = G[r]
+        problem[0] = problems[r]
+        moved[r] = gap(y, a, g) > tols[-1]
+        if moved[r]:
+            for tol in tols:
+                stepped[0] = False
+                if not _smo_rows(K, extra, problem, s[r:r + 1], alpha[r:r + 1], G[r:r + 1], C, tol, tau, upper_snap,
+                                 lower_snap, max_iter, stepped):
+                    converged = False
+                if stepped[0]:
+                    for t in range(size):
+                        polished[0, t] = a[t]
+                    _polish_rows(K, extra, problem, s[r:r + 1], alpha[r:r + 1], C, slack, upper_snap, lower_snap,
+                                 polished)
+                    gradient(problems[r], y, polished[0], fresh)
+                    if gap(y, polished[0], fresh) > gap(y, a, g):  # the polish widened the gap: not kept
+                        gradient(problems[r], y, a, g)
+                    else:
+                        for t in range(size):
+                            a[t] = polished[0, t]
+                            g[t] = fresh[t]
+        # libsvm's b = -rho: mean of s G over the free vectors, else the midpoint of the feasible interval
+        n_free = 0
+        total = 0.0
+        ub = np.inf
+        lb = -np.inf
+        for t in range(size):
+            v = y[t] * g[t]
+            if a[t] >= C:
+                if y[t] < 0:
+                    ub = min(ub, v)
+                else:
+                    lb = max(lb, v)
+            elif a[t] <= 0:
+                if y[t] > 0:
+                    ub = min(ub, v)
+                else:
+                    lb = max(lb, v)
+            else:
+                n_free += 1
+                total += v
+        intercept[r] = -(total / n_free if n_free > 0 else (ub + lb) / 2)
+    return converged
 
 
-def _intercept(s: np.ndarray, alpha: np.ndarray, G: np.ndarray, C: float) -> np.ndarray:
-    """libsvm's ``b = -rho``: mean of ``-s G`` over free vectors, else the midpoint of the feasible interval."""
-    v = s * G
-    upper, lower = alpha >= C, alpha <= 0
-    free = ~upper & ~lower
-    n_free = free.sum(axis=1)
-    to_ub = (upper & (s < 0)) | (lower & (s > 0))
-    to_lb = (upper & (s > 0)) | (lower & (s < 0))
-    ub = np.min(np.where(to_ub, v, np.inf), axis=1)
-    lb = np.max(np.where(to_lb, v, -np.inf), axis=1)
-    with np.errstate(invalid="ignore"):
-        rho = np.where(n_free > 0, np.sum(np.where(free, v, 0.0), axis=1) / np.maximum(n_free, 1), (ub + lb) / 2)
-    return -rho
+@functools.cache
+def _compiled_solve() -> Any:
+    """:func:`_solve_rows` compiled by numba on first use, calling the compiled :func:`_smo_rows` and
+    :func:`_polish_rows` (cached on disk next to this module when it can be)."""
+    import numba
+
+    compiled_globals = dict(globals(), _smo_rows=_compiled_smo(), _polish_rows=_compiled_polish())
+    function = types.FunctionType(_solve_rows.__code__, compiled_globals, _solve_rows.__name__,
+                                  _solve_rows.__defaults__, _solve_rows.__closure__)
+    function.__qualname__ = _solve_rows.__qualname__
+    return numba.njit(cache=True, nogil=True)(function)
 
 
-def _gap(s: np.ndarray, alpha: np.ndarray, G: np.ndarray, C: float) -> np.ndarray:
-    r"""The maximal violating pair's gap :math:`m(\alpha) - M(\alpha)` of each problem (0 or less: optimal)."""
-    _, _, _, _, m, M = _violating_pairs(s, alpha, G, C)
-    return m - M
-
-
-def _polished(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.ndarray, G: np.ndarray,
-              C: float) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_polish` each problem, keeping a polish only if it does not widen the gap.
-
-    Returns the alphas and their gradients, computed afresh from the alphas.
-    """
-    polished = _polish(gram, problems, s, alpha, C)
-    fresh = s * gram.matvec(problems, polished * s) - 1.0
-    worse = _gap(s, polished, fresh, C) > _gap(s, alpha, G, C)
-    if worse.any():
-        polished[worse] = alpha[worse]
-        fresh[worse] = s[worse] * gram.matvec(problems[worse], alpha[worse] * s[worse]) - 1.0
-    return polished, fresh
-
-
-def _solve(gram: _Gram, s: np.ndarray, alpha: np.ndarray, G: np.ndarray,
-           C: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _solve(gram: _Gram, s: np.ndarray, alpha: np.ndarray, G: np.ndarray, C: float,
+           problems: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Solve ``B`` duals from feasible ``(alpha, G)``; returns ``(alpha, G, b, moved)``.
 
-    Problems that meet the stopping rule at the start are kept exactly
-    (``moved`` False).  The others alternate SMO and :func:`_polish` with
-    tightening gaps ``(1e-4, 1e-7, 1e-11) * max(1, C)``: SMO to a loose gap
-    usually finds the active set and the polish then solves the KKT
-    equalities exactly, so the later rounds take no iteration; on
-    ill-conditioned kernels (small ``gamma``), where SMO converges slowly,
-    the intermediate polishes shortcut it.  Only the problems SMO moved in a
-    round are polished, and a polish is kept only if it does not widen the
-    gap, so the final gap is at most the tolerance.  Gradients are recomputed
-    from the alphas after every polish.
+    Row ``r`` of ``s``, ``alpha``, ``G`` is :class:`_Gram` problem ``problems[r]`` (default ``r``).
+    Problems that meet the stopping rule at the start are kept exactly (``moved`` False).  The others alternate
+    SMO (:func:`_smo_rows`) and the polish (:func:`_polish_rows`) with tightening gaps ``(1e-4, 1e-7, 1e-11) *
+    max(1, C)``: SMO to a loose gap usually finds the active set and the polish then solves the KKT equalities
+    exactly, so the later rounds take no iteration; on ill-conditioned kernels (small ``gamma``), where SMO
+    converges slowly, the intermediate polishes shortcut it.  Only a problem SMO moved in a round is polished, and
+    a polish is kept only if it does not widen the gap, so the final gap is at most the tolerance. Gradients are
+    recomputed from the alphas after every polish; the intercept is libsvm's (mean of :math:`s G` over the free
+    vectors, else the midpoint of the feasible interval).  One problem at a time,
+    start to end, compiled (:func:`_solve_rows`).
     """
     scale = max(1.0, C)
-    moved = _gap(s, alpha, G, C) > _SMO_TOLERANCE * scale
-    problems = np.flatnonzero(moved)
-    alpha, G = alpha.copy(), G.copy()
-    sp, a, g = s[problems], alpha[problems], G[problems]
-    for tol in (1e-4 * scale, 1e-7 * scale, _SMO_TOLERANCE * scale):
-        a, g, stepped = _smo(gram, problems, sp, a, g, C, tol)
-        rows = np.flatnonzero(stepped)
-        if rows.size:
-            a[rows], g[rows] = _polished(gram, problems[rows], sp[rows], a[rows], g[rows], C)
-    alpha[problems], G[problems] = a, g
-    return alpha, G, _intercept(s, alpha, G, C), moved
+    alpha, G = np.array(alpha, dtype=float, order="C"), np.array(G, dtype=float, order="C")
+    B = s.shape[0]
+    intercept, moved = np.empty(B), np.zeros(B, dtype=bool)
+    if B == 0:
+        return alpha, G, intercept, moved
+    extra = gram.extra if gram.extra is not None else np.zeros((1, gram.n))
+    max_iter = max(10_000, 100 * gram.size)
+    tols = np.array([1e-4 * scale, 1e-7 * scale, _SMO_TOLERANCE * scale])
+    problems = np.arange(B) if problems is None else np.asarray(problems, dtype=np.int64)
+    converged = _compiled_solve()(np.ascontiguousarray(gram.K, dtype=float), np.ascontiguousarray(extra),
+                                  problems, np.ascontiguousarray(s, dtype=float), alpha, G, float(C), tols, _TAU,
+                                  C * (1 - _BOUND_SNAP), C * _BOUND_SNAP, _POLISH_SLACK * C, max_iter, intercept,
+                                  moved)
+    if not converged:
+        warnings.warn(f"SVM dual solver stopped after {max_iter} iterations without reaching its tolerance",
+                      RuntimeWarning, stacklevel=3)
+    return alpha, G, intercept, moved
 
 
 # ---------------------------------------------------------------------------------------- Platt scaling
@@ -882,8 +877,8 @@ class SVM(Classifier):
         self.classes_present_ = np.unique(y)
         self.machine_classes_ = _machine_classes(self.classes_present_)
         s = np.where(y[None, :] == self.machine_classes_[:, None], 1.0, -1.0)
-        gram = _Gram(_shifted_kernel(X, X, self.gamma_))
-        alpha, G, b, _ = _solve(gram, s, np.zeros_like(s), -np.ones_like(s), self.C)
+        self._kernel = _shifted_kernel(X, X, self.gamma_)  # kept for the fast path's solves
+        alpha, G, b, _ = _solve(_Gram(self._kernel), s, np.zeros_like(s), -np.ones_like(s), self.C)
         self.dual_coef_, self.intercept_, self.gradient_ = alpha * s, b, G
         self.sigmoids_ = _platt(s * (G + 1.0) + b[:, None], s > 0)
 
@@ -934,8 +929,8 @@ class SVM(Classifier):
         alpha0 = np.concatenate([np.broadcast_to(np.abs(beta[cls]), (m, T, n)), np.zeros((m, T, 1))],
                                 axis=2).reshape(m * T, n + 1)
         G0 = np.concatenate([np.broadcast_to(G[cls], (m, T, n)), G_new[..., None]], axis=2).reshape(m * T, n + 1)
-        gram = _Gram(_shifted_kernel(X, X, self.gamma_), np.repeat(K_cand, T, axis=0))
-        alpha, G1, b, moved = _solve(gram, s, alpha0, G0, C)
+        # row a * T + t is candidate a's machine t: the extra point of problem a of the kernel
+        alpha, G1, b, moved = _solve(_Gram(self._kernel, K_cand), s, alpha0, G0, C, np.repeat(np.arange(m), T))
         # Platt's fits start from this model's sigmoid of the same class (the same minimiser, to rounding)
         start = np.full((k, 2), np.nan)  # a class absent from the training data starts cold
         start[self.machine_classes_] = self.sigmoids_
@@ -975,7 +970,8 @@ class SVM(Classifier):
         """Exact fast path: only margin violators are re-solved (warm-started); all models scored in batches.
 
         Candidates are taken in chunks that keep each array near ``2**21``
-        cells; the models of one label are scored at a time.
+        cells; the models of one label are scored at a time (the error loss: all labels at once, fused,
+        :meth:`_error_losses`).
         """
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
         assert isinstance(population, Population)  # refused an ExactPopulation: the SVM has no exact_truth

@@ -16,16 +16,14 @@ import warnings
 import numpy as np
 import pytest
 from _optional import given, settings, st
+from _svm_solver import matvec, smo, snap, violating_pairs
 
 from mri_theory.classifiers.svm import (
     _BOUND_SNAP,
     _TAU,
     _Gram,
     _shifted_kernel,
-    _smo,
     _smo_rows,
-    _snap,
-    _violating_pairs,
 )
 
 
@@ -50,7 +48,7 @@ def vectorised_smo(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.n
     max_iter = max(10_000, 100 * gram.size)
     for _ in range(max_iter):
         a, g, y = alpha[rows], G[rows], s[rows]
-        _, low, v, i, m, M = _violating_pairs(y, a, g, C)
+        _, low, v, i, m, M = violating_pairs(y, a, g, C)
         go = m - M > tol
         rows, a, g, y, low, v, i, m = (x[go] for x in (rows, a, g, y, low, v, i, m))
         if rows.size == 0:
@@ -97,13 +95,15 @@ def vectorised_smo(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.n
         clip = ~big & (si < 0)
         si, sj = np.where(clip, 0.0, si), np.where(clip, total, sj)
         same = yi == yj
-        new_i, new_j = _snap(np.where(same, si, ni), C), _snap(np.where(same, sj, nj), C)
+        new_i, new_j = snap(np.where(same, si, ni), C), snap(np.where(same, sj, nj), C)
         g += y * ((yi * (new_i - ai))[:, None] * Ki + (yj * (new_j - aj))[:, None] * Kj)
         a[r, i], a[r, j] = new_i, new_j
         alpha[rows], G[rows] = a, g
     warnings.warn(f"SVM dual solver stopped after {max_iter} iterations without reaching its tolerance",
                   RuntimeWarning, stacklevel=2)
     return alpha, G, moved
+
+
 
 
 
@@ -125,7 +125,7 @@ def problems_of(seed: int, n: int, B: int, extra: bool, warm: bool, C: float):
             alpha[b, rng.choice(np.flatnonzero(s[b] > 0))] += value
             alpha[b, rng.choice(np.flatnonzero(s[b] < 0))] += value
     problems = np.arange(B)
-    G = s * gram.matvec(problems, alpha * s) - 1.0
+    G = s * matvec(gram, problems, alpha * s) - 1.0
     return gram, problems, s, alpha, G
 
 
@@ -136,7 +136,7 @@ def test_compiled_smo_equals_the_vectorised_solver_bit_for_bit(seed, n, B, extra
     gram, problems, s, alpha, G = problems_of(seed, n, B, extra, warm, C)
     tol *= max(1.0, C)
     expected = vectorised_smo(gram, problems, s, alpha, G, C, tol)
-    got = _smo(gram, problems, s, alpha, G, C, tol)
+    got = smo(gram, problems, s, alpha, G, C, tol)
     for name, a, b in zip(("alpha", "G", "moved"), got, expected, strict=True):
         np.testing.assert_array_equal(a, b, err_msg=name)
 
@@ -144,7 +144,7 @@ def test_compiled_smo_equals_the_vectorised_solver_bit_for_bit(seed, n, B, extra
 def test_the_pure_python_loop_is_the_compiled_one():
     """numba compiles the function it is given: run uncompiled, it gives the same bits."""
     gram, problems, s, alpha, G = problems_of(3, 12, 6, True, True, 1.0)
-    compiled = _smo(gram, problems, s, alpha, G, 1.0, 1e-11)
+    compiled = smo(gram, problems, s, alpha, G, 1.0, 1e-11)
     a, g, moved = alpha.copy(), G.copy(), np.zeros(len(problems), dtype=bool)
     assert _smo_rows(gram.K, gram.extra, problems, s, a, g, 1.0, 1e-11, _TAU, 1 - _BOUND_SNAP, _BOUND_SNAP,
                      10_000, moved)
@@ -156,10 +156,10 @@ def test_a_stalled_solver_warns():
     """A tolerance no gap meets (negative) runs every problem to the iteration limit, and says so."""
     gram, problems, s, alpha, G = problems_of(1, 20, 2, False, False, 1.0)
     with pytest.warns(RuntimeWarning, match="stopped after 10000 iterations"):
-        _smo(gram, problems, s, alpha, G, 1.0, -1.0)
+        smo(gram, problems, s, alpha, G, 1.0, -1.0)
 
 
 def test_no_problem_is_no_work():
     gram, problems, s, alpha, G = problems_of(0, 5, 1, False, False, 1.0)
-    out = _smo(gram, problems[:0], s[:0], alpha[:0], G[:0], 1.0, 1e-11)
+    out = smo(gram, problems[:0], s[:0], alpha[:0], G[:0], 1.0, 1e-11)
     assert [x.shape for x in out] == [(0, 5), (0, 5), (0,)]

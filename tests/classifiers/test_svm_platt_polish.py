@@ -1,5 +1,5 @@
 """The SVM's compiled Platt fit (:func:`mri_theory.classifiers.svm._platt`, warm-startable) and compiled polish
-(:func:`mri_theory.classifiers.svm._polish`) against the numpy code they replaced.
+(``polish`` (``tests/_svm_solver.py``)) against the numpy code they replaced.
 
 The references are that code, kept here as it was (commit ac96b4b): Platt's Newton method with Lin, Lin &
 Weng's line search batched over problems in numpy, always from Platt's starting point; and the polish's
@@ -18,6 +18,7 @@ import math
 import numpy as np
 import pytest
 from _optional import given, settings, st
+from _svm_solver import polish, smo, snap
 from scipy import optimize, special
 
 from mri_theory.classifiers.svm import (
@@ -32,11 +33,8 @@ from mri_theory.classifiers.svm import (
     _Gram,
     _platt,
     _platt_rows,
-    _polish,
     _polish_rows,
     _shifted_kernel,
-    _smo,
-    _snap,
     platt_sigmoid,
 )
 
@@ -151,7 +149,7 @@ def numpy_polish(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.nda
             solution[redo] = start + correction
             ok[redo] = within_box(s_free[redo] * solution[redo, :f], C, slack)
         keep = np.flatnonzero(ok)
-        polished = _snap(np.clip(s_free[keep] * solution[keep, :f], 0.0, C), C)
+        polished = snap(np.clip(s_free[keep] * solution[keep, :f], 0.0, C), C)
         block = out[rows[keep]]
         np.put_along_axis(block, idx[keep], polished, axis=1)
         out[rows[keep]] = block
@@ -309,7 +307,7 @@ def polish_problems(seed: int, n: int, B: int, extra: bool, C: float, duplicates
     s = np.where(rng.random((B, gram.size)) < 0.5, 1.0, -1.0)
     s[:, 0], s[:, 1] = 1.0, -1.0
     problems = np.arange(B)
-    alpha, _, _ = _smo(gram, problems, s, np.zeros((B, gram.size)), -np.ones((B, gram.size)), C, 1e-4 * max(1, C))
+    alpha, _, _ = smo(gram, problems, s, np.zeros((B, gram.size)), -np.ones((B, gram.size)), C, 1e-4 * max(1, C))
     return gram, problems, s, alpha
 
 
@@ -319,7 +317,7 @@ def polish_problems(seed: int, n: int, B: int, extra: bool, C: float, duplicates
 def test_compiled_polish_equals_the_numpy_polish(seed, n, B, extra, C, duplicates):
     gram, problems, s, alpha = polish_problems(seed, n, B, extra, C, duplicates)
     expected = numpy_polish(gram, problems, s, alpha, C)
-    got = _polish(gram, problems, s, alpha, C)
+    got = polish(gram, problems, s, alpha, C)
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * C)
     # which alphas are on a bound is the same (both snap the same solutions)
     np.testing.assert_array_equal((got == 0) | (got == C), (expected == 0) | (expected == C))
@@ -334,7 +332,7 @@ def test_the_least_norm_path_is_taken_for_duplicates_and_agrees():
     singular = [np.any((K[np.ix_(np.flatnonzero(free[b, :40]), np.flatnonzero(free[b, :40]))] == 0.0)
                        & ~np.eye(free[b, :40].sum(), dtype=bool)) for b in range(12)]
     assert sum(singular) >= 3
-    np.testing.assert_allclose(_polish(gram, problems, s, alpha, 1.0), numpy_polish(gram, problems, s, alpha, 1.0),
+    np.testing.assert_allclose(polish(gram, problems, s, alpha, 1.0), numpy_polish(gram, problems, s, alpha, 1.0),
                                rtol=0, atol=1e-9)
 
 
@@ -342,14 +340,14 @@ def test_the_pure_python_polish_is_the_compiled_one():
     gram, problems, s, alpha = polish_problems(2, 30, 6, True, 1.0, True)
     out = alpha.copy()
     _polish_rows(gram.K, gram.extra, problems, s, alpha, 1.0, _POLISH_SLACK, 1 - _BOUND_SNAP, _BOUND_SNAP, out)
-    np.testing.assert_allclose(out, _polish(gram, problems, s, alpha, 1.0), rtol=0, atol=1e-13)
+    np.testing.assert_allclose(out, polish(gram, problems, s, alpha, 1.0), rtol=0, atol=1e-13)
 
 
 def test_no_free_vector_is_no_polish():
     gram, problems, s, alpha = polish_problems(4, 10, 3, False, 1.0, False)
     bounded = np.where(alpha > 0.5, 1.0, 0.0)
-    np.testing.assert_array_equal(_polish(gram, problems, s, bounded, 1.0), bounded)
-    assert _polish(gram, problems[:0], s[:0], alpha[:0], 1.0).shape == (0, gram.size)
+    np.testing.assert_array_equal(polish(gram, problems, s, bounded, 1.0), bounded)
+    assert polish(gram, problems[:0], s[:0], alpha[:0], 1.0).shape == (0, gram.size)
 
 
 @pytest.mark.parametrize("C", [1.0, 50.0])

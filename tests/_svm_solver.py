@@ -1,0 +1,119 @@
+"""The SVM solver's numpy pieces, kept for the tests after the solve was compiled whole.
+
+``violating_pairs`` and ``snap`` are the numpy index sets and bound snapping of the vectorised solver;
+``smo`` and ``polish`` run one SMO round or one polish of the compiled kernels
+(:func:`mri_theory.classifiers.svm._smo_rows`, :func:`~mri_theory.classifiers.svm._polish_rows`) on their own,
+as the numpy solver did, and ``matvec`` is the old ``_Gram.matvec``.  Together they rebuild the solver the
+compiled ``_solve_rows`` replaced (``tests/classifiers/test_svm_solve_compiled.py``).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from mri_theory.classifiers.svm import (
+    _BOUND_SNAP,
+    _POLISH_SLACK,
+    _TAU,
+    _compiled_polish,
+    _compiled_smo,
+    _Gram,
+)
+
+
+def matvec(gram: _Gram, problems: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """``K_b @ beta[a]`` for each problem ``b = problems[a]``, shape ``(len(problems), size)``."""
+    if gram.extra is None:
+        return beta @ gram.K
+    extra = gram.extra[problems]
+    head = beta[:, :gram.n] @ gram.K + beta[:, gram.n:] * extra
+    tail = np.sum(extra * beta[:, :gram.n], axis=1)  # the extra point's own value is 0
+    return np.concatenate([head, tail[:, None]], axis=1)
+
+
+def violating_pairs(s: np.ndarray, alpha: np.ndarray, G: np.ndarray, C: float):
+    """libsvm's index sets and the maximal violating pair's ends (Fan, Chen & Lin 2005, Eq. 9)."""
+    up = np.where(s > 0, alpha < C, alpha > 0)
+    low = np.where(s > 0, alpha > 0, alpha < C)
+    v = -s * G
+    v_up = np.where(up, v, -np.inf)
+    i = np.argmax(v_up, axis=1)  # ties to the lowest index
+    m = v_up[np.arange(v.shape[0]), i]
+    M = np.min(np.where(low, v, np.inf), axis=1)
+    return up, low, v, i, m, M
+
+
+def snap(alpha: np.ndarray, C: float) -> np.ndarray:
+    """Alphas within ``1e-12 C`` of a bound put on it.
+
+    libsvm's clipping computes e.g. ``C - diff``, which can miss ``C`` by an
+    ulp; such a variable would count as free, and with no other free vector
+    the intercept (the mean over free vectors) would hinge on that rounding.
+    """
+    return np.where(alpha >= C * (1 - _BOUND_SNAP), C, np.where(alpha <= C * _BOUND_SNAP, 0.0, alpha))
+
+
+def smo(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.ndarray, G: np.ndarray, C: float,
+         tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""SMO with WSS 2 (libsvm's ``Solver``) from a feasible ``alpha`` with gradient ``G = Q alpha - 1``.
+
+    ``problems[r]`` is the :class:`_Gram` problem of row ``r`` of ``s``,
+    ``alpha``, ``G``; each row is solved until its maximal violating pair's
+    gap is at most ``tol`` (:func:`_smo_rows`, compiled).  Returns
+    ``(alpha, G, moved)``, ``moved[r]`` whether row ``r`` took a step.
+
+    The working set: ``i`` maximises :math:`-s_t G_t` over :math:`I_{up}`
+    (ties to the lowest index); ``j`` minimises :math:`-(m - v_t)^2 / a_{it}`
+    over the :math:`t \in I_{low}` with :math:`v_t < m - tol`, where
+    :math:`a_{it} = K_{ii} + K_{tt} - 2 K_{it} = -2 (K_{it} - 1)` (RBF:
+    :math:`K_{tt} = 1`; the shifted kernel holds :math:`K - 1`), floored at
+    ``1e-12`` (libsvm's ``TAU``).  libsvm takes every :math:`v_t < m`; a
+    duplicate of :math:`x_i` whose gradient differs from ``i``'s by rounding
+    would then win (curvature 0) and SMO shuffle alpha between the duplicates
+    for ever; the maximal violating pair always qualifies.  The update is
+    libsvm's two-variable step with its clipping, then :func:`snap`.
+    """
+    alpha, G = np.array(alpha, dtype=float, order="C"), np.array(G, dtype=float, order="C")
+    moved = np.zeros(s.shape[0], dtype=bool)
+    if s.shape[0] == 0:
+        return alpha, G, moved
+    extra = gram.extra if gram.extra is not None else np.zeros((1, gram.n))
+    max_iter = max(10_000, 100 * gram.size)
+    converged = _compiled_smo()(np.ascontiguousarray(gram.K, dtype=float), np.ascontiguousarray(extra),
+                                np.asarray(problems, dtype=np.int64), np.ascontiguousarray(s, dtype=float), alpha,
+                                G, float(C), float(tol), _TAU, C * (1 - _BOUND_SNAP), C * _BOUND_SNAP, max_iter,
+                                moved)
+    if not converged:
+        warnings.warn(f"SVM dual solver stopped after {max_iter} iterations without reaching its tolerance",
+                      RuntimeWarning, stacklevel=3)
+    return alpha, G, moved
+
+
+def polish(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.ndarray, C: float) -> np.ndarray:
+    r"""Solve each problem's KKT equalities on its free set exactly; keep ``alpha`` if no feasible solution is found.
+
+    Unknowns :math:`\beta_F = s_F \alpha_F` and ``b``:
+    :math:`K_{FF} \beta_F + b = s_F - K_{FU} \beta_U` and
+    :math:`\mathbf 1^T \beta_F = -\mathbf 1^T \beta_U` (``U``: alphas at ``C``).
+    Solved directly (LAPACK ``gesv``); if that fails or leaves ``[0, C]`` (a
+    numerically singular :math:`K_{FF}`: duplicate points, or a small
+    ``gamma``, when the alphas are not unique but the decision function is),
+    the least-norm correction of the current iterate solves it instead (by
+    an SVD, singular values below ``eps * size`` times the largest treated as
+    0: ``numpy.linalg.lstsq``'s rule).  A free set holding two copies of a
+    point (shifted kernel exactly 0 off the diagonal) is singular and goes to
+    the least-norm correction at once.  The polished alphas are clipped to
+    ``[0, C]`` and snapped (:func:`snap`).  One problem at a time, compiled
+    (:func:`_polish_rows`).
+    """
+    out = np.array(alpha, dtype=float, order="C")
+    if s.shape[0] == 0:
+        return out
+    extra = gram.extra if gram.extra is not None else np.zeros((1, gram.n))
+    _compiled_polish()(np.ascontiguousarray(gram.K, dtype=float), np.ascontiguousarray(extra),
+                       np.asarray(problems, dtype=np.int64), np.ascontiguousarray(s, dtype=float),
+                       np.ascontiguousarray(alpha, dtype=float), float(C), _POLISH_SLACK * C, C * (1 - _BOUND_SNAP),
+                       C * _BOUND_SNAP, out)
+    return out
