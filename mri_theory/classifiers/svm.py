@@ -970,8 +970,7 @@ class SVM(Classifier):
         """Exact fast path: only margin violators are re-solved (warm-started); all models scored in batches.
 
         Candidates are taken in chunks that keep each array near ``2**21``
-        cells; the models of one label are scored at a time (the error loss: all labels at once, fused,
-        :meth:`_error_losses`).
+        cells; the models of one label are scored at a time.
         """
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
         assert isinstance(population, Population)  # refused an ExactPopulation: the SVM has no exact_truth
