@@ -289,6 +289,66 @@ def test_pure_python_runs_of_the_rank_kernels_equal_the_compiled_ones(grid):
     assert not np.array_equal(sums[0], np.ones((12, 3)))
 
 
+def brute_rank_sums(candidates, points, dist2, weighted, starts):
+    """``_rank_sum_rows`` without its pruning: every (candidate, point) pair of every tile tested, each tile's
+    changes summed in point order and the sum added per tile (the kernel's additions), in plain Python."""
+    out = np.zeros((candidates.shape[0], weighted.shape[2]))
+    K = dist2.shape[1]
+    for first, end in zip(starts[:-1], starts[1:], strict=True):
+        for a, candidate in enumerate(candidates):
+            total, entered = np.zeros(weighted.shape[2]), False
+            for p in range(first, end):
+                d2 = 0.0
+                for c in range(points.shape[1]):
+                    d2 += (candidate[c] - points[p, c]) ** 2
+                if d2 < dist2[p, K - 1]:
+                    total += weighted[p, int(np.sum(dist2[p, :K - 1] <= d2))]
+                    entered = True
+            if entered:
+                out[a] += total
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rank_sums_of_many_tiles_equal_an_unpruned_sum(seed):
+    """Tiles of points whose reaches differ widely (each point's neighbour distances drawn on their own, one
+    point of a tile far-reaching), candidates around and between them: the box pruning skips no pair that
+    counts (its reach is the tile's largest ``K``-th distance), and each tile's sum is added on its own."""
+    rng = np.random.default_rng(seed)
+    n_tiles, per_tile, K, k = 5, 7, 4, 3
+    centres = rng.uniform(-4, 4, size=(n_tiles, 2))
+    points = np.concatenate([centre + rng.normal(scale=0.3, size=(per_tile, 2)) for centre in centres])
+    reach = rng.uniform(0.01, 0.5, size=points.shape[0]) ** 2
+    reach[::per_tile] = rng.uniform(2.0, 4.0, size=n_tiles) ** 2  # the first point of each tile reaches far
+    rng.shuffle(reach.reshape(n_tiles, per_tile).T)  # ... or another point of it
+    dist2 = np.sort(rng.uniform(0, 1, size=(points.shape[0], K)), axis=1) * reach[:, None]
+    dist2[:, -1] = reach
+    weighted = rng.normal(size=(points.shape[0], K, k))
+    candidates = rng.uniform(-6, 6, size=(60, 2))
+    starts = np.arange(0, points.shape[0] + 1, per_tile, dtype=np.int64)
+    want = brute_rank_sums(candidates, points, dist2, weighted, starts)
+    assert np.count_nonzero(want.any(axis=1)) > 10
+    for kernel in (_compiled_rank_sums(), _rank_sum_rows):
+        out = np.zeros((60, k))
+        kernel(candidates, points, dist2, weighted, starts, out)
+        np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("loss", ["error", "log"])
+@pytest.mark.parametrize("n_train", [8, 60])  # 8 < k: the candidate joins every neighbourhood
+def test_rank_changes_of_a_wide_neighbourhood_equal_the_numpy_path(loss, n_train):
+    """k = 15 over three classes: a class weight ``w_1`` is small, so a point can have a narrow lead of its top
+    class over the second and a wide one of the second over the third (the error loss's shortcut must test the
+    former), and with fewer than k training points every point's votes are re-weighted (no shortcut)."""
+    rng = np.random.default_rng(n_train)
+    X, y, C, pop = rank_state(rng, n_train, 40, 400)
+    model = KNN(15, kernel="optimal").fit(X, y, 3)
+    base, out = model.retraining_losses(C, pop, loss)
+    want_base, want = numpy_rank_changes(model, C, pop, loss)
+    assert base == want_base
+    np.testing.assert_allclose(out, want, rtol=1e-14, atol=1e-15)
+
+
 def numpy_changes(labels, rows, current, weights, grows, loss):
     """The numpy scoring of ``_rank_changes`` (as before :func:`_change_rows`): residual and last changes."""
     n, K = labels.shape
