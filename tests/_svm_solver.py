@@ -3,7 +3,8 @@
 ``violating_pairs`` and ``snap`` are the numpy index sets and bound snapping of the vectorised solver;
 ``smo`` and ``polish`` run one SMO round or one polish of the compiled kernels
 (:func:`mri_theory.classifiers.svm._smo_rows`, :func:`~mri_theory.classifiers.svm._polish_rows`) on their own,
-as the numpy solver did, and ``matvec`` is the old ``_Gram.matvec``.  Together they rebuild the solver the
+as the numpy solver did, and ``matvec`` is the old ``_Gram.matvec``; ``random_duals`` draws
+problems for them.  Together they rebuild the solver the
 compiled ``_solve_rows`` replaced (``tests/classifiers/test_svm_solve_compiled.py``).
 """
 
@@ -20,7 +21,21 @@ from mri_theory.classifiers.svm import (
     _compiled_polish,
     _compiled_smo,
     _Gram,
+    _shifted_kernel,
 )
+
+
+def random_duals(rng: np.random.Generator, n: int, B: int, extra: bool, duplicates: bool) -> tuple[_Gram, np.ndarray]:
+    """A kernel of ``n`` normal points (``gamma = 0.5``; drawn with replacement when ``duplicates``: a singular
+    free set), optionally one extra point per problem, and the labels ``s`` of ``B`` problems (both signs)."""
+    X = rng.normal(size=(n, 2))
+    if duplicates:
+        X = X[rng.integers(0, n, size=n)]
+    extra_kernel = _shifted_kernel(rng.normal(size=(B, 2)), X, 0.5) if extra else None
+    gram = _Gram(_shifted_kernel(X, X, 0.5), extra_kernel)
+    s = np.where(rng.random((B, gram.size)) < 0.5, 1.0, -1.0)
+    s[:, 0], s[:, 1] = 1.0, -1.0  # both signs present
+    return gram, s
 
 
 def matvec(gram: _Gram, problems: np.ndarray, beta: np.ndarray) -> np.ndarray:

@@ -18,7 +18,7 @@ import math
 import numpy as np
 import pytest
 from _optional import given, settings, st
-from _svm_solver import polish, smo, snap
+from _svm_solver import polish, random_duals, smo, snap
 from scipy import optimize, special
 
 from mri_theory.classifiers.svm import (
@@ -34,7 +34,6 @@ from mri_theory.classifiers.svm import (
     _platt,
     _platt_rows,
     _polish_rows,
-    _shifted_kernel,
     platt_sigmoid,
 )
 
@@ -298,14 +297,7 @@ def polish_problems(seed: int, n: int, B: int, extra: bool, C: float, duplicates
     """``B`` duals on ``n`` points (drawn with replacement when ``duplicates``: a singular free set), optionally
     an extra point each, solved by SMO to the solver's loosest gap (1e-4): what the first polish sees."""
     rng = np.random.default_rng(seed)
-    gamma = 0.5
-    X = rng.normal(size=(n, 2))
-    if duplicates:
-        X = X[rng.integers(0, n, size=n)]
-    extra_kernel = _shifted_kernel(rng.normal(size=(B, 2)), X, gamma) if extra else None
-    gram = _Gram(_shifted_kernel(X, X, gamma), extra_kernel)
-    s = np.where(rng.random((B, gram.size)) < 0.5, 1.0, -1.0)
-    s[:, 0], s[:, 1] = 1.0, -1.0
+    gram, s = random_duals(rng, n, B, extra, duplicates)
     problems = np.arange(B)
     alpha, _, _ = smo(gram, problems, s, np.zeros((B, gram.size)), -np.ones((B, gram.size)), C, 1e-4 * max(1, C))
     return gram, problems, s, alpha

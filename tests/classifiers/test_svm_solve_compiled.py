@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from _optional import given, settings, st
-from _svm_solver import matvec, polish, smo, violating_pairs
+from _svm_solver import matvec, polish, random_duals, smo, violating_pairs
 
 from mri_theory.classifiers import svm
 from mri_theory.classifiers.svm import (
@@ -83,14 +83,7 @@ def problems_of(seed: int, n: int, B: int, extra: bool, warm: bool, C: float, du
     problem, started at 0 or from a feasible warm start (SMO's solution without the extra point, as the fast
     path starts)."""
     rng = np.random.default_rng(seed)
-    gamma = 0.5
-    X = rng.normal(size=(n, 2))
-    if duplicates:
-        X = X[rng.integers(0, n, size=n)]
-    extra_kernel = _shifted_kernel(rng.normal(size=(B, 2)), X, gamma) if extra else None
-    gram = _Gram(_shifted_kernel(X, X, gamma), extra_kernel)
-    s = np.where(rng.random((B, gram.size)) < 0.5, 1.0, -1.0)
-    s[:, 0], s[:, 1] = 1.0, -1.0  # both signs present
+    gram, s = random_duals(rng, n, B, extra, duplicates)
     alpha = np.zeros((B, gram.size))
     if warm:
         base, _, _, _ = numpy_solve(_Gram(gram.K), s[:, :n], np.zeros((B, n)), -np.ones((B, n)), C)
