@@ -385,3 +385,12 @@ def test_a_weak_ridge_in_the_frame_still_gives_fast_path_equal_to_refit(seed):
     fitted = model.clone().fit(X, y, 3)
     assert fitted.scale_ ** 2 * 5e7 <= 1e9 and fitted.predict_proba(X)[np.arange(12), y].min() > 1 - 1e-6
     assert_fast_equals_refit(model, X, y, rng.normal(size=(5, 2)) * 2 + 4, pop, ("error", "log"), rtol=1e-9)
+
+
+def test_the_newton_steps_of_a_fit_are_counted():
+    """``n_iter_``: the Newton steps the fit took (at least one with two classes present), 0 with one class."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 2))
+    model = LogisticRegression().fit(X, (X[:, 0] + rng.normal(size=30) > 0).astype(int), 2)
+    assert isinstance(model.n_iter_, int) and 1 <= model.n_iter_ <= model.max_iter
+    assert LogisticRegression().fit(X, np.zeros(30, dtype=int), 2).n_iter_ == 0
