@@ -16,14 +16,18 @@ ridge floor: ``tests/test_scale_invariance.py``.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from _optional import given, settings, st
 from scipy import optimize, special
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
+from mri_theory.classifiers import logistic as logistic_module
 from mri_theory.classifiers.logistic import (
     GRADIENT_TOLERANCE,
+    STEP_TOLERANCE,
     LogisticRegression,
     _compiled_newton,
     _weighted_losses,
@@ -394,3 +398,24 @@ def test_the_newton_steps_of_a_fit_are_counted():
     model = LogisticRegression().fit(X, (X[:, 0] + rng.normal(size=30) > 0).astype(int), 2)
     assert isinstance(model.n_iter_, int) and 1 <= model.n_iter_ <= model.max_iter
     assert LogisticRegression().fit(X, np.zeros(30, dtype=int), 2).n_iter_ == 0
+
+
+@pytest.mark.parametrize(("status", "message"), [
+    (1, "LogisticRegression: Newton did not converge in max_iter=7 steps (largest |gradient| 0.25, tolerance "
+        f"{GRADIENT_TOLERANCE}; largest relative step 0.125, tolerance {STEP_TOLERANCE}); increase max_iter or "
+        "decrease C"),
+    (2, "LogisticRegression: the Newton system is numerically singular (the ridge 1 / (C s^2) is negligible in "
+        "the frame of scale s); decrease C"),
+    (3, "LogisticRegression: the Newton line search failed; decrease C"),
+])
+def test_each_failure_of_the_newton_solver_has_its_message(monkeypatch, status, message):
+    """The compiled solver's status (1 not converged, 2 singular, 3 line search failed; its report: the largest
+    gradient and relative step) becomes a RuntimeError saying which and what to change."""
+    def solver(*args):
+        args[-1][:] = (0.25, 0.125)  # the report
+        return status
+
+    monkeypatch.setattr(logistic_module, "_compiled_newton", lambda: solver)
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    with pytest.raises(RuntimeError, match=f"^{re.escape(message)}$"):
+        LogisticRegression(max_iter=7).fit(X, np.arange(10) % 2, 2)
