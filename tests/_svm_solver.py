@@ -98,8 +98,8 @@ def smo(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.ndarray, G: 
     max_iter = max(10_000, 100 * gram.size)
     converged = _compiled_smo()(np.ascontiguousarray(gram.K, dtype=float), np.ascontiguousarray(extra),
                                 np.asarray(problems, dtype=np.int64), np.ascontiguousarray(s, dtype=float), alpha,
-                                G, float(C), float(tol), _TAU, C * (1 - _BOUND_SNAP), C * _BOUND_SNAP, max_iter,
-                                moved)
+                                G, np.full(gram.size, float(C)), float(tol), _TAU,
+                                np.full(gram.size, C * (1 - _BOUND_SNAP)), C * _BOUND_SNAP, max_iter, moved)
     if not converged:
         warnings.warn(f"SVM dual solver stopped after {max_iter} iterations without reaching its tolerance",
                       RuntimeWarning, stacklevel=3)
@@ -129,6 +129,6 @@ def polish(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.ndarray, 
     extra = gram.extra if gram.extra is not None else np.zeros((1, gram.n))
     _compiled_polish()(np.ascontiguousarray(gram.K, dtype=float), np.ascontiguousarray(extra),
                        np.asarray(problems, dtype=np.int64), np.ascontiguousarray(s, dtype=float),
-                       np.ascontiguousarray(alpha, dtype=float), float(C), _POLISH_SLACK * C, C * (1 - _BOUND_SNAP),
-                       C * _BOUND_SNAP, out)
+                       np.ascontiguousarray(alpha, dtype=float), np.full(gram.size, float(C)), _POLISH_SLACK * C,
+                       np.full(gram.size, C * (1 - _BOUND_SNAP)), C * _BOUND_SNAP, out)
     return out

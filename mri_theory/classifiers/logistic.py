@@ -139,6 +139,7 @@ from numpy.typing import ArrayLike
 
 from mri_theory._utils import validation as check
 from mri_theory.classifiers._frame import check_magnitude
+from mri_theory.classifiers._repeats import distinct_rows
 from mri_theory.classifiers.gaussian import reference_frame
 from mri_theory.engine.contract import Classifier, check_points, check_retraining_args
 from mri_theory.engine.exact import MixtureTruth, rule_losses
@@ -479,18 +480,6 @@ def _newton_rows(Z0, labels0, weights0, z1, labels1, theta, ridge, max_iter, com
                 theta[b, j, c] = th[j, c]
     return 0
 
-def _merged(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of ``rows`` (sorted) and how often each occurs: ``np.unique(rows, axis=0,
-    return_counts=True)`` without its byte view (a third of the time)."""
-    if rows.shape[0] == 0:
-        return rows, np.zeros(0, dtype=np.int64)
-    ordered = rows[np.lexsort(rows.T[::-1])]
-    first = np.ones(ordered.shape[0], dtype=bool)
-    np.any(ordered[1:] != ordered[:-1], axis=1, out=first[1:])
-    starts = np.flatnonzero(first)
-    return ordered[starts], np.diff(np.append(starts, ordered.shape[0]))
-
-
 def _solve(Z0: np.ndarray, labels0: np.ndarray, z1: np.ndarray, labels1: np.ndarray, theta: np.ndarray,
            ridge: float, max_iter: int) -> tuple[np.ndarray, np.ndarray]:
     """Minimise ``B`` problems (shared points ``Z0``, one extra point ``z1[b]`` each) from ``theta (B, q, p)``.
@@ -501,7 +490,7 @@ def _solve(Z0: np.ndarray, labels0: np.ndarray, z1: np.ndarray, labels1: np.ndar
     """
     theta = np.array(theta, dtype=float, order="C")
     B, q, p = theta.shape
-    rows, counts = _merged(np.column_stack([Z0, labels0]))
+    rows, counts, _ = distinct_rows(np.column_stack([Z0, labels0]))
     iterations = np.zeros(B, dtype=np.int64)
     values, gradients, hessians = np.empty(B), np.empty((B, q * p)), np.empty((B, q * p, q * p))
     report = np.zeros(2)

@@ -125,6 +125,19 @@ refit reaches the same optimum, to within the tolerance before the polish and
 to rounding after it (tests: decision values, alphas and probabilities to
 ``1e-8``; in practice ``1e-15``).
 
+**Repeated points.**  A (point, label) that occurs ``m`` times in the
+training data (a bootstrap resample of BMRI holds about ``0.632 n`` distinct
+points) is one point whose bound is :math:`m C`: the primal's ``m`` equal
+hinge terms are one term times ``m``, so the decision function is the same,
+and the solver and Platt's fit (each point's term counted ``m`` times) work
+on a problem about a third smaller, whose duals are unique where the copies'
+were not (``mri_theory.classifiers._repeats``; SMO clips a pair to its two
+bounds as libsvm does).  ``dual_coef_`` and ``gradient_`` stay indexed by
+the training points, a merged coefficient shared equally by the copies (the
+least-norm split, itself a solution of the problem with the copies).  Tests:
+libsvm with ``sample_weight = m`` on the distinct points, the KKT conditions
+and the numpy solver on the copies, Platt's fit on the repeated values.
+
 **Deviations from the paper's e1071** (Appendix C, "calibration ... for
 multi-class problems, by computing the a-posteriori class probabilities using
 quadratic optimisation", i.e. libsvm's one-vs-one with pairwise coupling):
@@ -150,6 +163,7 @@ from scipy import special
 
 from mri_theory._utils import validation as check
 from mri_theory.classifiers._frame import check_magnitude
+from mri_theory.classifiers._repeats import merged_in_order
 from mri_theory.classifiers.knn import squared_distances
 from mri_theory.engine.contract import Classifier, check_points, check_retraining_args
 from mri_theory.engine.losses import pointwise_loss_from_scores
@@ -265,11 +279,13 @@ def _compiled_smo() -> Any:
     return numba.njit(cache=True, nogil=True)(_smo_rows)
 
 
-def _smo_rows(K, extra, problems, s, alpha, G, C, tol, tau, upper_snap, lower_snap, max_iter,
+def _smo_rows(K, extra, problems, s, alpha, G, upper, tol, tau, upper_snap, lower_snap, max_iter,
               moved):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
     """One SMO round (libsvm's solver, WSS 2; :func:`_solve`), compiled: row ``r`` (problem ``problems[r]``,
     whose extra point is ``extra[b]``) to convergence, in place; returns whether every row converged within
-    ``max_iter`` steps.
+    ``max_iter`` steps.  ``upper[t]`` is point ``t``'s box bound (:math:`C` times its multiplicity,
+    :func:`_solve`) and ``upper_snap[t]`` the value from which an alpha is put on it; a pair is clipped to
+    its two bounds as libsvm clips a pair of different bounds.
 
     The operations are those of the vectorised numpy SMO this replaced (kept in the tests), element by
     element and in the same order (no reduction, no fused multiply-add: numba's default,
@@ -306,8 +322,8 @@ def _smo_rows(K, extra, problems, s, alpha, G, C, tol, tau, upper_snap, lower_sn
             M = np.inf
             for t in range(size):
                 v = -y[t] * g[t]
-                up = (a[t] < C) if y[t] > 0 else (a[t] > 0)
-                low = (a[t] > 0) if y[t] > 0 else (a[t] < C)
+                up = (a[t] < upper[t]) if y[t] > 0 else (a[t] > 0)
+                low = (a[t] > 0) if y[t] > 0 else (a[t] < upper[t])
                 if up and v > m:
                     m = v
                     i = t
@@ -321,7 +337,7 @@ def _smo_rows(K, extra, problems, s, alpha, G, C, tol, tau, upper_snap, lower_sn
             j = 0
             best = np.inf
             for t in range(size):
-                if (a[t] > 0) if y[t] > 0 else (a[t] < C):
+                if (a[t] > 0) if y[t] > 0 else (a[t] < upper[t]):
                     gap = m - (-y[t] * g[t])
                     if gap > tol:
                         curvature = -2.0 * Ki[t]
@@ -336,18 +352,21 @@ def _smo_rows(K, extra, problems, s, alpha, G, C, tol, tau, upper_snap, lower_sn
             quad = -2.0 * Ki[j]
             if not (quad > 0):
                 quad = tau
-            if yi == yj:
+            Ci, Cj = upper[i], upper[j]
+            if yi == yj:  # libsvm's clip of a pair with bounds Ci, Cj
                 total = ai + aj
                 delta = (gi - gj) / quad
                 ni, nj = ai - delta, aj + delta
-                if total > C:
-                    if ni > C:
-                        ni, nj = C, total - C
-                    if nj > C:
-                        ni, nj = total - C, C
+                if total > Ci:
+                    if ni > Ci:
+                        ni, nj = Ci, total - Ci
                 else:
                     if nj < 0:
                         ni, nj = total, 0.0
+                if total > Cj:
+                    if nj > Cj:
+                        ni, nj = total - Cj, Cj
+                else:
                     if ni < 0:
                         ni, nj = 0.0, total
             else:
@@ -356,15 +375,17 @@ def _smo_rows(K, extra, problems, s, alpha, G, C, tol, tau, upper_snap, lower_sn
                 if diff > 0:
                     if nj < 0:
                         ni, nj = diff, 0.0
-                    if ni > C:
-                        ni, nj = C, C - diff
                 else:
                     if ni < 0:
                         ni, nj = 0.0, -diff
-                    if nj > C:
-                        ni, nj = C + diff, C
-            ni = C if ni >= upper_snap else (0.0 if ni <= lower_snap else ni)
-            nj = C if nj >= upper_snap else (0.0 if nj <= lower_snap else nj)
+                if diff > Ci - Cj:
+                    if ni > Ci:
+                        ni, nj = Ci, Ci - diff
+                else:
+                    if nj > Cj:
+                        ni, nj = Cj + diff, Cj
+            ni = Ci if ni >= upper_snap[i] else (0.0 if ni <= lower_snap else ni)
+            nj = Cj if nj >= upper_snap[j] else (0.0 if nj <= lower_snap else nj)
             ci, cj = yi * (ni - ai), yj * (nj - aj)
             for t in range(size):
                 g[t] += y[t] * (ci * Ki[t] + cj * Kj[t])
@@ -374,11 +395,12 @@ def _smo_rows(K, extra, problems, s, alpha, G, C, tol, tau, upper_snap, lower_sn
     return converged
 
 
-def _polish_rows(K, extra, problems, s, alpha, C, slack, upper_snap, lower_snap,
+def _polish_rows(K, extra, problems, s, alpha, upper, slack, upper_snap, lower_snap,
                  out):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
     """The polish (:func:`_solve`), compiled: row ``r`` of ``alpha`` (problem ``problems[r]``, whose extra point is
     ``extra[b]`` when ``s`` has a column more than ``K``) polished into ``out[r]`` (which holds ``alpha[r]``
-    on entry and keeps it where no feasible polish is found)."""
+    on entry and keeps it where no feasible polish is found); ``upper`` and ``upper_snap`` are the points'
+    bounds as in :func:`_smo_rows`."""
     rows, size = s.shape
     n = K.shape[0]
     eps = 2.220446049250313e-16
@@ -396,7 +418,7 @@ def _polish_rows(K, extra, problems, s, alpha, C, slack, upper_snap, lower_snap,
         y = s[r]
         f = 0
         for t in range(size):
-            if a[t] > 0 and a[t] < C:
+            if a[t] > 0 and a[t] < upper[t]:
                 f += 1
         if f == 0:
             continue
@@ -404,11 +426,11 @@ def _polish_rows(K, extra, problems, s, alpha, C, slack, upper_snap, lower_snap,
         p = 0
         upper_sum = 0.0
         for t in range(size):
-            if a[t] > 0 and a[t] < C:
+            if a[t] > 0 and a[t] < upper[t]:
                 free[p] = t
                 p += 1
-            elif a[t] >= C:
-                upper_sum += C * y[t]
+            elif a[t] >= upper[t]:
+                upper_sum += upper[t] * y[t]
         system = np.ones((f + 1, f + 1))
         system[f, f] = 0.0
         rhs = np.empty(f + 1)
@@ -420,8 +442,8 @@ def _polish_rows(K, extra, problems, s, alpha, C, slack, upper_snap, lower_snap,
                     duplicates = True  # two copies of a point: the system is singular
             bound = 0.0
             for t in range(size):
-                if a[t] >= C:
-                    bound += entry(free[p], t, b) * (C * y[t])
+                if a[t] >= upper[t]:
+                    bound += entry(free[p], t, b) * (upper[t] * y[t])
             rhs[p] = y[free[p]] - bound
         rhs[f] = -upper_sum
         solution = np.full(f + 1, np.nan)
@@ -433,7 +455,7 @@ def _polish_rows(K, extra, problems, s, alpha, C, slack, upper_snap, lower_snap,
         ok = True
         for p in range(f):
             value = y[free[p]] * solution[p]
-            if not (value >= -slack and value <= C + slack):  # (NaN fails too)
+            if not (value >= -slack and value <= upper[free[p]] + slack):  # (NaN fails too)
                 ok = False
         if not ok:
             # the least-norm correction of the current iterate, intercept at the mean of the implied ones
@@ -457,12 +479,13 @@ def _polish_rows(K, extra, problems, s, alpha, C, slack, upper_snap, lower_snap,
             ok = True
             for p in range(f):
                 value = y[free[p]] * solution[p]
-                if not (value >= -slack and value <= C + slack):
+                if not (value >= -slack and value <= upper[free[p]] + slack):
                     ok = False
         if ok:
             for p in range(f):
-                value = min(max(y[free[p]] * solution[p], 0.0), C)
-                out[r, free[p]] = C if value >= upper_snap else (0.0 if value <= lower_snap else value)
+                t = free[p]
+                value = min(max(y[t] * solution[p], 0.0), upper[t])
+                out[r, t] = upper[t] if value >= upper_snap[t] else (0.0 if value <= lower_snap else value)
 
 
 @functools.cache
@@ -473,7 +496,7 @@ def _compiled_polish() -> Any:
     return numba.njit(cache=True, nogil=True)(_polish_rows)
 
 
-def _solve_rows(K, extra, problems, s, alpha, G, C, tols, tau, upper_snap, lower_snap, slack, max_iter, intercept,
+def _solve_rows(K, extra, problems, s, alpha, G, upper, tols, tau, upper_snap, lower_snap, slack, max_iter, intercept,
                 moved):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
     """:func:`_solve`'s work, compiled: row ``r`` of ``s``, ``alpha``, ``G`` (problem ``b = problems[r]``, whose
     extra point is ``extra[b]`` when ``s`` has a column more than ``K``) solved in place, its intercept into
@@ -500,8 +523,8 @@ def _solve_rows(K, extra, problems, s, alpha, G, C, tols, tau, upper_snap, lower
         M = np.inf
         for t in range(size):
             v = -y[t] * g[t]
-            up = (a[t] < C) if y[t] > 0 else (a[t] > 0)
-            low = (a[t] > 0) if y[t] > 0 else (a[t] < C)
+            up = (a[t] < upper[t]) if y[t] > 0 else (a[t] > 0)
+            low = (a[t] > 0) if y[t] > 0 else (a[t] < upper[t])
             if up and v > m:
                 m = v
             if low and v < M:
@@ -536,14 +559,14 @@ def _solve_rows(K, extra, problems, s, alpha, G, C, tols, tau, upper_snap, lower
         if moved[r]:
             for tol in tols:
                 stepped[0] = False
-                if not _smo_rows(K, extra, problem, s[r:r + 1], alpha[r:r + 1], G[r:r + 1], C, tol, tau, upper_snap,
-                                 lower_snap, max_iter, stepped):
+                if not _smo_rows(K, extra, problem, s[r:r + 1], alpha[r:r + 1], G[r:r + 1], upper, tol, tau,
+                                 upper_snap, lower_snap, max_iter, stepped):
                     converged = False
                 if stepped[0]:
                     for t in range(size):
                         polished[0, t] = a[t]
-                    _polish_rows(K, extra, problem, s[r:r + 1], alpha[r:r + 1], C, slack, upper_snap, lower_snap,
-                                 polished)
+                    _polish_rows(K, extra, problem, s[r:r + 1], alpha[r:r + 1], upper, slack, upper_snap,
+                                 lower_snap, polished)
                     gradient(problems[r], y, polished[0], fresh)
                     if gap(y, polished[0], fresh) > gap(y, a, g):  # the polish widened the gap: not kept
                         gradient(problems[r], y, a, g)
@@ -558,7 +581,7 @@ def _solve_rows(K, extra, problems, s, alpha, G, C, tols, tau, upper_snap, lower
         lb = -np.inf
         for t in range(size):
             v = y[t] * g[t]
-            if a[t] >= C:
+            if a[t] >= upper[t]:
                 if y[t] < 0:
                     ub = min(ub, v)
                 else:
@@ -589,10 +612,13 @@ def _compiled_solve() -> Any:
 
 
 def _solve(gram: _Gram, s: np.ndarray, alpha: np.ndarray, G: np.ndarray, C: float,
-           problems: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+           problems: np.ndarray | None = None,
+           weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Solve ``B`` duals from feasible ``(alpha, G)``; returns ``(alpha, G, b, moved)``.
 
     Row ``r`` of ``s``, ``alpha``, ``G`` is :class:`_Gram` problem ``problems[r]`` (default ``r``).
+    ``weights`` (default all 1) are the points' multiplicities: point ``t``'s bound is ``C * weights[t]``
+    (a point drawn ``m`` times is one point with bound ``m C``: module notes, "Repeated points").
     Problems that meet the stopping rule at the start are kept exactly (``moved`` False).  The others alternate
     SMO (:func:`_smo_rows`) and the polish (:func:`_polish_rows`) with tightening gaps ``(1e-4, 1e-7, 1e-11) *
     max(1, C)``: SMO to a loose gap usually finds the active set and the polish then solves the KKT equalities
@@ -610,12 +636,13 @@ def _solve(gram: _Gram, s: np.ndarray, alpha: np.ndarray, G: np.ndarray, C: floa
     if B == 0:
         return alpha, G, intercept, moved
     extra = gram.extra if gram.extra is not None else np.zeros((1, gram.n))
+    upper = np.full(gram.size, float(C)) if weights is None else C * np.asarray(weights, dtype=float)
     max_iter = max(10_000, 100 * gram.size)
     tols = np.array([1e-4 * scale, 1e-7 * scale, _SMO_TOLERANCE * scale])
     problems = np.arange(B) if problems is None else np.asarray(problems, dtype=np.int64)
     converged = _compiled_solve()(np.ascontiguousarray(gram.K, dtype=float), np.ascontiguousarray(extra),
-                                  problems, np.ascontiguousarray(s, dtype=float), alpha, G, float(C), tols, _TAU,
-                                  C * (1 - _BOUND_SNAP), C * _BOUND_SNAP, _POLISH_SLACK * C, max_iter, intercept,
+                                  problems, np.ascontiguousarray(s, dtype=float), alpha, G, upper, tols, _TAU,
+                                  upper * (1 - _BOUND_SNAP), C * _BOUND_SNAP, _POLISH_SLACK * C, max_iter, intercept,
                                   moved)
     if not converged:
         warnings.warn(f"SVM dual solver stopped after {max_iter} iterations without reaching its tolerance",
@@ -626,11 +653,12 @@ def _solve(gram: _Gram, s: np.ndarray, alpha: np.ndarray, G: np.ndarray, C: floa
 # ---------------------------------------------------------------------------------------- Platt scaling
 
 
-def _platt_rows(decision, positive, start, out, gradient_tol, ridge, flat_tol, newton_floor, well_conditioned,
+def _platt_rows(decision, positive, weights, start, out, gradient_tol, ridge, flat_tol, newton_floor, well_conditioned,
                 max_iter):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
     r""":func:`_platt`'s Newton iterations, compiled: row ``r`` of ``decision`` / ``positive`` fitted into
     ``out[r]``, from Platt's starting point or from ``start[r]`` when that is finite and has the lower
-    objective.
+    objective.  ``weights[t]`` is point ``t``'s multiplicity in every row (its term of the objective, and its
+    count in Platt's targets, taken that many times).
 
     One pass over the points gives the objective, its gradient and its Hessian at a point (one ``exp``
     and one ``log1p`` per point): :math:`-\ln P(+) = \ln(1 + e^z)` and :math:`-\ln P(-) = \ln(1 +
@@ -653,11 +681,12 @@ def _platt_rows(decision, positive, start, out, gradient_tol, ridge, flat_tol, n
             e = np.exp(-abs(z))
             shared = np.log1p(e)
             target = high if pos[t] else low
-            total += target * (max(z, 0.0) + shared) + (1.0 - target) * (max(-z, 0.0) + shared)
+            w = weights[t]
+            total += w * (target * (max(z, 0.0) + shared) + (1.0 - target) * (max(-z, 0.0) + shared))
             inverse = 1.0 / (1.0 + e)
             q = e * inverse if z >= 0 else inverse  # P(+) = 1 / (1 + e^z), without overflow
-            g = target - q  # d objective / dz
-            h = e * inverse * inverse  # P(+) P(-)
+            g = w * (target - q)  # d objective / dz
+            h = w * (e * inverse * inverse)  # P(+) P(-)
             ga += g * f[t]
             gc += g
             haa += h * f[t] * f[t]
@@ -668,22 +697,24 @@ def _platt_rows(decision, positive, start, out, gradient_tol, ridge, flat_tol, n
     for r in range(rows):
         f = decision[r]
         pos = positive[r]
-        n_pos = 0
+        n_pos = 0.0
+        n_all = 0.0
         largest = -np.inf
         smallest = np.inf
         magnitude = 1.0
         for t in range(n):
+            n_all += weights[t]
             if pos[t]:
-                n_pos += 1
+                n_pos += weights[t]
             largest = max(largest, f[t])
             smallest = min(smallest, f[t])
             magnitude = max(magnitude, abs(f[t]))
-        n_neg = n - n_pos
+        n_neg = n_all - n_pos
         high = (n_pos + 1) / (n_pos + 2)
         low = 1.0 / (n_neg + 2)
         if largest - smallest <= flat_tol * magnitude:
             # decision values all equal: A is not identified (only A f + B is), so A = 0 and B fits the mean target
-            mean_target = (n_pos * high + n_neg * low) / n
+            mean_target = (n_pos * high + n_neg * low) / n_all
             out[r, 0] = 0.0
             out[r, 1] = np.log((1.0 - mean_target) / mean_target)
             continue
@@ -695,7 +726,7 @@ def _platt_rows(decision, positive, start, out, gradient_tol, ridge, flat_tol, n
             # Platt's point has z = c everywhere: its objective in closed form (up to rounding, which only
             # decides where to start)
             targets = n_pos * high + n_neg * low
-            lower = warm[0] < targets * np.log1p(np.exp(c)) + (n - targets) * np.log1p(np.exp(-c))
+            lower = warm[0] < targets * np.log1p(np.exp(c)) + (n_all - targets) * np.log1p(np.exp(-c))
             # the Hessian's smaller eigenvalue (without the ridge) at least about ``well_conditioned``: the
             # ridge does not slow Newton down, which converges to the minimiser from either start; else the
             # fit starts cold, as a refit does (where the ridge matters the iterates depend on the start)
@@ -708,7 +739,7 @@ def _platt_rows(decision, positive, start, out, gradient_tol, ridge, flat_tol, n
             old, ga, gc, haa, hcc, hac = evaluate(f, pos, a, c, high, low)
         finishing = False
         for _ in range(max_iter):
-            if not (max(abs(ga), abs(gc)) > gradient_tol * n):
+            if not (max(abs(ga), abs(gc)) > gradient_tol * n_all):
                 if finishing:
                     break
                 finishing = True  # one more step: from there Newton lands on the minimiser to rounding
@@ -751,19 +782,22 @@ def _compiled_platt() -> Any:
     return numba.njit(cache=True, nogil=True)(_platt_rows)
 
 
-def _platt(decision: np.ndarray, positive: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
+def _platt(decision: np.ndarray, positive: np.ndarray, start: np.ndarray | None = None,
+           weights: np.ndarray | None = None) -> np.ndarray:
     """:func:`platt_sigmoid` on validated 2-D input ``(B, n)``; returns ``(B, 2)``.
 
     ``start`` ``(B, 2)``: a warm start for each problem (rows with a NaN start cold, from Platt's point);
     a start is taken only where its objective is below that of Platt's point, and Newton's method
     converges from either to the same minimiser (the objective is strictly convex unless the decision
-    values are all equal, which is decided before the start is looked at).
+    values are all equal, which is decided before the start is looked at).  ``weights`` ``(n,)``: the
+    points' multiplicities (default 1), the same in every problem.
     """
     B, n = decision.shape
     start = np.full((B, 2), np.nan) if start is None else np.ascontiguousarray(start, dtype=float)
+    weights = np.ones(n) if weights is None else np.ascontiguousarray(weights, dtype=float)
     out = np.empty((B, 2))
     _compiled_platt()(np.ascontiguousarray(decision, dtype=float), np.ascontiguousarray(positive, dtype=np.bool_),
-                      start, out, _PLATT_GRADIENT, _PLATT_RIDGE, _PLATT_FLAT, _PLATT_NEWTON_FLOOR,
+                      weights, start, out, _PLATT_GRADIENT, _PLATT_RIDGE, _PLATT_FLAT, _PLATT_NEWTON_FLOOR,
                       _PLATT_WELL_CONDITIONED, _PLATT_MAX_ITER)
     return out
 
@@ -813,7 +847,8 @@ class _Retrained:
 
     ``types[t] = (c, sign)``: machine of class ``c`` with the candidate
     labelled ``sign``.  Arrays are indexed ``[candidate, t]``; dual
-    coefficients :math:`\alpha_i s_i` over the training points, then the candidate.
+    coefficients :math:`\alpha_i s_i` over the distinct training points (module notes, "Repeated points"),
+    then the candidate.
     """
 
     types: list[tuple[int, int]]
@@ -845,7 +880,8 @@ class SVM(Classifier):
     machine_classes_ : ndarray
         Positive class of each machine (module notes).
     dual_coef_ : ndarray (machines, n)
-        :math:`\alpha_i s_i` of each machine over the training points.
+        :math:`\alpha_i s_i` of each machine over the training points (a repeated point's coefficient shared
+        equally by its copies: module notes, "Repeated points").
     intercept_ : ndarray (machines,)
     sigmoids_ : ndarray (machines, 2)
         Platt's ``(A, B)`` of each machine.
@@ -876,11 +912,18 @@ class SVM(Classifier):
         self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else check.positive_scalar(self.gamma, "gamma")
         self.classes_present_ = np.unique(y)
         self.machine_classes_ = _machine_classes(self.classes_present_)
-        s = np.where(y[None, :] == self.machine_classes_[:, None], 1.0, -1.0)
-        self._kernel = _shifted_kernel(X, X, self.gamma_)  # kept for the fast path's solves
-        alpha, G, b, _ = _solve(_Gram(self._kernel), s, np.zeros_like(s), -np.ones_like(s), self.C)
-        self.dual_coef_, self.intercept_, self.gradient_ = alpha * s, b, G
-        self.sigmoids_ = _platt(s * (G + 1.0) + b[:, None], s > 0)
+        # a repeated (point, label) is one point with bound m C (module notes, "Repeated points")
+        index, inverse = merged_in_order(np.column_stack([X, y]))
+        self._points, self._labels = X[index], y[index]
+        self._weights = np.bincount(inverse).astype(float)
+        s = np.where(self._labels[None, :] == self.machine_classes_[:, None], 1.0, -1.0)
+        self._kernel = _shifted_kernel(self._points, self._points, self.gamma_)  # kept for the fast path's solves
+        alpha, G, b, _ = _solve(_Gram(self._kernel), s, np.zeros_like(s), -np.ones_like(s), self.C,
+                                weights=self._weights)
+        self._coef, self._gradient = alpha * s, G  # over the distinct points
+        # over the training points: a repeated point's coefficient in equal shares
+        self.dual_coef_, self.intercept_, self.gradient_ = (self._coef / self._weights)[:, inverse], b, G[:, inverse]
+        self.sigmoids_ = _platt(s * (G + 1.0) + b[:, None], s > 0, weights=self._weights)
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Decision values :math:`f_c(x)` of the machines, shape ``(n, len(machine_classes_))``."""
@@ -889,9 +932,8 @@ class SVM(Classifier):
         check_magnitude(X, "X")
         # sum(dual_coef_) = 0 (the dual's equality constraint), so the shifted kernel gives the same values;
         # only the support vectors (non-zero coefficients) enter the product
-        support = np.flatnonzero(np.any(self.dual_coef_ != 0.0, axis=0))
-        return _shifted_kernel(X, self.X_train_[support], self.gamma_) @ self.dual_coef_[:, support].T \
-            + self.intercept_
+        support = np.flatnonzero(np.any(self._coef != 0.0, axis=0))
+        return _shifted_kernel(X, self._points[support], self.gamma_) @ self._coef[:, support].T + self.intercept_
 
     def _predict_proba(self, X: np.ndarray) -> np.ndarray:
         z = self.sigmoids_[:, 0, None] * self.decision_function(X).T + self.sigmoids_[:, 1, None]
@@ -908,12 +950,13 @@ class SVM(Classifier):
         return sorted(types)
 
     def _retrained_machines(self, candidates: np.ndarray) -> _Retrained:
-        """Every distinct machine after adding each candidate, warm-started from this model's solution."""
-        X, y, k, C = self.X_train_, self.y_train_, self.n_classes_, self.C
+        """Every distinct machine after adding each candidate, warm-started from this model's solution (over the
+        distinct training points, then the candidate)."""
+        X, y, k, C = self._points, self._labels, self.n_classes_, self.C
         n, m = X.shape[0], candidates.shape[0]
         # this model's solution of every "c vs rest" problem on the n training points
         beta, G = np.zeros((k, n)), -np.ones((k, n))  # alpha = 0 is optimal when one side is empty
-        beta[self.machine_classes_], G[self.machine_classes_] = self.dual_coef_, self.gradient_
+        beta[self.machine_classes_], G[self.machine_classes_] = self._coef, self._gradient
         if self.classes_present_.size == 2:  # the smaller class's machine is the mirror image
             lo, hi = self.classes_present_
             beta[lo], G[lo] = -beta[hi], G[hi]
@@ -930,13 +973,15 @@ class SVM(Classifier):
                                 axis=2).reshape(m * T, n + 1)
         G0 = np.concatenate([np.broadcast_to(G[cls], (m, T, n)), G_new[..., None]], axis=2).reshape(m * T, n + 1)
         # row a * T + t is candidate a's machine t: the extra point of problem a of the kernel
-        alpha, G1, b, moved = _solve(_Gram(self._kernel, K_cand), s, alpha0, G0, C, np.repeat(np.arange(m), T))
+        weights = np.append(self._weights, 1.0)
+        alpha, G1, b, moved = _solve(_Gram(self._kernel, K_cand), s, alpha0, G0, C, np.repeat(np.arange(m), T),
+                                     weights)
         # Platt's fits start from this model's sigmoid of the same class (the same minimiser, to rounding)
         start = np.full((k, 2), np.nan)  # a class absent from the training data starts cold
         start[self.machine_classes_] = self.sigmoids_
         if self.classes_present_.size == 2:  # the mirror image: P(lo) = 1 - P(hi) = 1 / (1 + e^{A (-f) - B})
             start[self.classes_present_[0]] = self.sigmoids_[0] * [1.0, -1.0]
-        sigmoids = _platt(s * (G1 + 1.0) + b[:, None], s > 0, np.tile(start[cls], (m, 1)))
+        sigmoids = _platt(s * (G1 + 1.0) + b[:, None], s > 0, np.tile(start[cls], (m, 1)), weights)
         return _Retrained(types, (alpha * s).reshape(m, T, n + 1), b.reshape(m, T), sigmoids.reshape(m, T, 2),
                           moved.reshape(m, T))
 
@@ -953,7 +998,7 @@ class SVM(Classifier):
         m, T, n1 = machines.dual_coef.shape
         coef = machines.dual_coef[..., :-1].reshape(m * T, n1 - 1)
         support = np.flatnonzero(np.any(coef != 0.0, axis=0))
-        K_support = _shifted_kernel(self.X_train_[support], points, self.gamma_)
+        K_support = _shifted_kernel(self._points[support], points, self.gamma_)
         decision = (coef[:, support] @ K_support).reshape(m, T, -1)
         decision += machines.dual_coef[..., -1:] * _shifted_kernel(candidates, points, self.gamma_)[:, None] \
             + machines.intercept[..., None]

@@ -26,7 +26,6 @@ from mri_theory.classifiers.logistic import (
     STEP_TOLERANCE,
     LogisticRegression,
     _compiled_newton,
-    _merged,
     _newton_rows,
     _solve,
     _starting_point,
@@ -469,21 +468,3 @@ def test_the_classifier_uses_the_compiled_solver_for_refit_and_fast_path():
     np.testing.assert_allclose(theta, expected, rtol=0, atol=1e-12 * np.max(np.abs(expected)))
 
 
-@settings(deadline=None, derandomize=True, max_examples=60)
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40), d=st.integers(1, 3), distinct=st.integers(1, 6))
-def test_merged_rows_are_numpys_unique_rows_and_counts(seed, n, d, distinct):
-    """The shared points of a bootstrap resample merged (rows drawn with replacement from a few, labels in the
-    last column, coordinates that repeat within a column): ``numpy.unique(axis=0, return_counts=True)``."""
-    rng = np.random.default_rng(seed)
-    pool = np.column_stack([rng.integers(-2, 3, size=(distinct, d)).astype(float), rng.integers(0, 3, distinct)])
-    rows = pool[rng.integers(0, distinct, n)]
-    got, counts = _merged(rows)
-    want, want_counts = np.unique(rows, axis=0, return_counts=True)
-    np.testing.assert_array_equal(got, want)
-    np.testing.assert_array_equal(counts, want_counts)
-    assert counts.dtype == np.int64
-
-
-def test_merged_of_no_rows_is_empty():
-    got, counts = _merged(np.zeros((0, 3)))
-    assert got.shape == (0, 3) and counts.shape == (0,) and counts.dtype == np.int64

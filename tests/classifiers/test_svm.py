@@ -85,6 +85,49 @@ def test_binary_decision_function_matches_sklearn(C, gamma):
     assert kkt_violation(X, s, model.dual_coef_[0], model.intercept_[0], C, gamma) < 1e-10
 
 
+
+@pytest.mark.parametrize("C, gamma, seed", [(1.0, 0.5, 0), (0.3, 2.0, 1), (10.0, 0.2, 2)])
+def test_repeated_points_are_one_point_with_bound_m_c(C, gamma, seed):
+    """A bootstrap resample: the fit (repeats merged, bound ``m C``) against libsvm on the distinct points
+    with ``sample_weight = m`` (libsvm's bound ``m C``), and against the KKT conditions of the expanded data
+    (every copy with bound ``C``, the merged coefficient shared equally)."""
+    rng = np.random.default_rng(seed)
+    X0 = rng.normal(size=(40, 2))
+    y0 = (X0[:, 0] + X0[:, 1] ** 2 + 0.7 * rng.normal(size=40) > 0.5).astype(int)
+    draw = rng.integers(0, 40, size=40)
+    X, y = X0[draw], y0[draw]
+    model = SVM(C=C, gamma=gamma).fit(X, y, 2)
+    distinct, counts = np.unique(draw, return_counts=True)
+    assert counts.max() > 1 and model._points.shape[0] == distinct.size
+    np.testing.assert_array_equal(np.sort(model._weights), np.sort(counts.astype(float)))
+    ref = SVC(kernel="rbf", C=C, gamma=gamma, tol=1e-12, shrinking=False).fit(X0[distinct], y0[distinct],
+                                                                              sample_weight=counts)
+    T = rng.normal(scale=2, size=(100, 2))
+    # libsvm caches the kernel in single precision (the bounds up to m C widen its error a little)
+    np.testing.assert_allclose(model.decision_function(T)[:, 0], ref.decision_function(T), atol=1e-5 * max(1, C))
+    s = np.where(y == 1, 1.0, -1.0)
+    beta_ref = np.zeros(distinct.size)
+    beta_ref[ref.support_] = ref.dual_coef_[0]
+    beta_ref = (beta_ref / counts)[np.searchsorted(distinct, draw)]  # libsvm's coefficients shared by the copies
+    assert dual_objective(X, s, model.dual_coef_[0], gamma) <= dual_objective(X, s, beta_ref, gamma) + 1e-12
+    assert kkt_violation(X, s, model.dual_coef_[0], model.intercept_[0], C, gamma) < 1e-10
+
+
+def test_fast_path_equals_refit_on_a_bootstrap_resample():
+    """BMRI's training sets repeat points: the warm-started solves keep each merged point's bound ``m C``."""
+    problem = get_problem("three-gaussians")
+    rng = np.random.default_rng(11)
+    X0, y0 = problem.sample(50, rng)
+    draw = rng.integers(0, 50, size=50)
+    candidates, _ = problem.sample(10, rng)
+    candidates = np.vstack([candidates, X0[draw[:2]]])  # two candidates repeat training points
+    unique = np.arange(12) < 10
+    model = SVM().fit(X0[draw], y0[draw], 3)
+    assert model._weights.max() > 1
+    machines = check_against_refits(model, candidates, problem.sample(200, rng)[0], unique)
+    assert 0.1 < machines.solved.mean() < 0.95
+
+
 def test_one_vs_rest_machines_match_sklearn_per_class():
     rng = np.random.default_rng(2)
     X, y = blobs(rng, 60, 4)
@@ -222,12 +265,13 @@ def check_against_refits(model, candidates, points, unique):
         for i, x in enumerate(candidates):
             refit = refit_model(model, x, j)
             np.testing.assert_allclose(proba[i].T, refit.predict_proba(points), atol=AGREE, rtol=0)
-            K = sk_rbf_kernel(points, refit.X_train_, gamma=model.gamma_)
+            # the fast path's coefficients are over the distinct training points (repeats merged), then x
+            K = sk_rbf_kernel(points, np.vstack([model._points, x]), gamma=model.gamma_)
             for col, c in enumerate(refit.machine_classes_):
                 t = machines.types.index((int(c), 1 if c == j else -1))
                 fast = K @ machines.dual_coef[i, t] + machines.intercept[i, t]
                 np.testing.assert_allclose(fast, refit.decision_function(points)[:, col], atol=AGREE, rtol=0)
-                if unique[i]:
+                if unique[i] and model._points.shape[0] == model.X_train_.shape[0]:
                     np.testing.assert_allclose(machines.dual_coef[i, t], refit.dual_coef_[col], atol=AGREE, rtol=0)
     return machines
 

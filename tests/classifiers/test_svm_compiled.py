@@ -146,8 +146,9 @@ def test_the_pure_python_loop_is_the_compiled_one():
     gram, problems, s, alpha, G = problems_of(3, 12, 6, True, True, 1.0)
     compiled = smo(gram, problems, s, alpha, G, 1.0, 1e-11)
     a, g, moved = alpha.copy(), G.copy(), np.zeros(len(problems), dtype=bool)
-    assert _smo_rows(gram.K, gram.extra, problems, s, a, g, 1.0, 1e-11, _TAU, 1 - _BOUND_SNAP, _BOUND_SNAP,
-                     10_000, moved)
+    size = s.shape[1]
+    assert _smo_rows(gram.K, gram.extra, problems, s, a, g, np.ones(size), 1e-11, _TAU, np.full(size, 1 - _BOUND_SNAP),
+                     _BOUND_SNAP, 10_000, moved)
     for x, y in zip((a, g, moved), compiled, strict=True):
         np.testing.assert_array_equal(x, y)
 

@@ -279,14 +279,29 @@ def test_a_nan_start_is_a_cold_start_and_a_worse_start_is_not_taken():
     np.testing.assert_array_equal(_platt(f, positive, np.tile([1e3, -1e3], (4, 1))), cold)
 
 
+
+@settings(deadline=None, derandomize=True, max_examples=40)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 40), separable=st.booleans(), warm=st.booleans())
+def test_a_weighted_point_is_the_point_repeated(seed, n, separable, warm):
+    """Weights (a bootstrap resample's multiplicities) give the sigmoid of the points repeated that often:
+    the same minimiser, to rounding."""
+    f, positive = platt_problems(seed, 3, n, 2.0, 0.3, separable)
+    weights = np.random.default_rng(seed).integers(1, 4, size=n)
+    starts = _platt(f, positive) * 1.05 if warm else None
+    got = _platt(f, positive, starts, weights.astype(float))
+    expected = _platt(np.repeat(f, weights, axis=1), np.repeat(positive, weights, axis=1), starts)
+    assert_same_sigmoid(got, expected, f, 1e-10)
+    np.testing.assert_array_equal(_platt(f, positive, starts, np.ones(n)), _platt(f, positive, starts))
+
+
 def test_the_pure_python_platt_is_the_compiled_one():
     """numba compiles the function it is given: run uncompiled, it gives the same values (its exp and log1p
     are libm's, numpy's scalar ones may differ in the last bit)."""
     f, positive = platt_problems(7, 5, 30, 3.0, 0.5, False)
     starts = np.where(np.arange(5)[:, None] % 2 == 0, np.nan, numpy_platt(f, positive) * 1.1)
     out = np.empty((5, 2))
-    _platt_rows(f, positive, starts, out, _PLATT_GRADIENT, _PLATT_RIDGE, _PLATT_FLAT, _PLATT_NEWTON_FLOOR,
-                _PLATT_WELL_CONDITIONED, _PLATT_MAX_ITER)
+    _platt_rows(f, positive, np.ones(f.shape[1]), starts, out, _PLATT_GRADIENT, _PLATT_RIDGE, _PLATT_FLAT,
+                _PLATT_NEWTON_FLOOR, _PLATT_WELL_CONDITIONED, _PLATT_MAX_ITER)
     np.testing.assert_allclose(out, _platt(f, positive, starts), rtol=1e-13, atol=1e-15)
 
 
@@ -331,7 +346,9 @@ def test_the_least_norm_path_is_taken_for_duplicates_and_agrees():
 def test_the_pure_python_polish_is_the_compiled_one():
     gram, problems, s, alpha = polish_problems(2, 30, 6, True, 1.0, True)
     out = alpha.copy()
-    _polish_rows(gram.K, gram.extra, problems, s, alpha, 1.0, _POLISH_SLACK, 1 - _BOUND_SNAP, _BOUND_SNAP, out)
+    size = s.shape[1]
+    _polish_rows(gram.K, gram.extra, problems, s, alpha, np.ones(size), _POLISH_SLACK, np.full(size, 1 - _BOUND_SNAP),
+                 _BOUND_SNAP, out)
     np.testing.assert_allclose(out, polish(gram, problems, s, alpha, 1.0), rtol=0, atol=1e-13)
 
 

@@ -132,8 +132,9 @@ def test_the_pure_python_solve_is_the_compiled_one():
     b, moved = np.empty(6), np.zeros(6, dtype=bool)
     for kernel in (_smo_rows, _polish_rows):  # what _solve_rows calls run uncompiled: the module's functions
         assert getattr(svm, kernel.__name__) is kernel and not hasattr(kernel, "signatures")
-    assert _solve_rows(gram.K, gram.extra, np.arange(6), s, a, g, 1.0, np.array([1e-4, 1e-7, 1e-11]), _TAU,
-                       1 - _BOUND_SNAP, _BOUND_SNAP, _POLISH_SLACK, 10_000, b, moved)
+    size = s.shape[1]
+    assert _solve_rows(gram.K, gram.extra, np.arange(6), s, a, g, np.ones(size), np.array([1e-4, 1e-7, 1e-11]), _TAU,
+                       np.full(size, 1 - _BOUND_SNAP), _BOUND_SNAP, _POLISH_SLACK, 10_000, b, moved)
     assert moved.any()
     assert_same_solution((a, g, b, moved), compiled, 1.0)
 
@@ -152,13 +153,24 @@ def test_no_problem_is_no_work():
 
 
 def test_a_fitted_machine_is_the_numpy_solvers():
-    """End to end: a fit (4 classes, bootstrap duplicates) has the reference solver's coefficients."""
+    """End to end: a fit (4 classes, bootstrap duplicates) has the reference solver's solution.
+
+    The fit merges a repeated (point, label) into one point with bound ``m C``; the reference solves the
+    duplicates as they are, where only the total coefficient of the copies of a point on one side of a machine
+    is determined: those totals, the intercepts and the decision values agree."""
     rng = np.random.default_rng(8)
     X = rng.normal(size=(40, 2))[rng.integers(0, 40, size=40)]
     y = rng.integers(0, 4, size=40)
     model = SVM(C=2.0).fit(X, y, 4)
+    assert model._points.shape[0] < 40  # repeats were merged
     s = np.where(y[None, :] == model.machine_classes_[:, None], 1.0, -1.0)
     alpha, G, b, _ = numpy_solve(_Gram(_shifted_kernel(X, X, model.gamma_)), s, np.zeros_like(s),
                                  -np.ones_like(s), 2.0)
-    np.testing.assert_allclose(model.dual_coef_, alpha * s, rtol=0, atol=1e-11)
+    for c in range(s.shape[0]):  # copies of a point with labels of one side are one variable of machine c
+        _, group = np.unique(np.column_stack([X, s[c]]), axis=0, return_inverse=True)
+        np.testing.assert_allclose(np.bincount(group.ravel(), weights=model.dual_coef_[c]),
+                                   np.bincount(group.ravel(), weights=alpha[c] * s[c]), rtol=0, atol=1e-11)
     np.testing.assert_allclose(model.intercept_, b, rtol=0, atol=1e-10)
+    points = rng.normal(size=(30, 2))
+    reference = _shifted_kernel(points, X, model.gamma_) @ (alpha * s).T + b
+    np.testing.assert_allclose(model.decision_function(points), reference, rtol=0, atol=1e-10)
