@@ -301,10 +301,17 @@ DASK_MALLOC_TRIM_SETTING = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRE
 #: The Dask setting that runs the workers' statistical profiler (a stack sample of the task thread every 10 ms).
 DASK_PROFILE_SETTING = "distributed.worker.profile.enabled"
 
+#: The Dask settings of two periodic checks of every scheduler, nanny and worker event loop: its health (Dask's
+#: default every 20 ms) and the process's memory (every 100 ms); ours run every second.
+DASK_POLLING_SETTINGS = ("distributed.admin.tick.interval", "distributed.worker.memory.monitor-interval")
+
+#: The interval of :data:`DASK_POLLING_SETTINGS` on a ``LocalCluster`` of ours.
+DASK_POLLING_INTERVAL = "1s"
+
 
 @contextlib.contextmanager
 def _local_worker_settings() -> Iterator[None]:
-    """Two Dask defaults changed for the workers a ``LocalCluster`` starts in the block: no malloc trim, no profiler.
+    """Dask defaults changed for the ``LocalCluster`` started in the block: no malloc trim, no profiler, slower polls.
 
     * Dask's ``MALLOC_TRIM_THRESHOLD_=65536`` is left out.  Setting any of
       glibc's malloc thresholds turns off its dynamic mmap threshold, so every
@@ -320,11 +327,22 @@ def _local_worker_settings() -> Iterator[None]:
       to walk the task thread's stack (for the dashboard's profile page, which
       a study never shows).  In the full study the workers' other threads
       used 3.6 % of a core each beside the task thread.
+    * The event loops' health check and the memory monitor
+      (:data:`DASK_POLLING_SETTINGS`) run every second instead of every 20
+      and 100 ms, in the scheduler, the nannies and the workers: an idle
+      cluster of two workers used about 10 % of a core with Dask's intervals,
+      2 % with these.  On a Dask study of 102 short LDA and naive-Bayes tasks
+      (two runs each) the tasks' wall time exceeded their CPU time by 2.1-2.3 %
+      instead of 3.7-4.8 %.  Neither check changes what a task computes; the
+      first only logs an event loop blocked for 3 s, the second pauses or
+      spills a worker near its memory limit (ours hold a few MB).
     """
     import dask
 
     # None: "do not set" (distributed.nanny); the nanny passes this process's configuration to its worker
-    with dask.config.set({DASK_MALLOC_TRIM_SETTING: None, DASK_PROFILE_SETTING: False}):
+    settings: dict[str, Any] = {DASK_MALLOC_TRIM_SETTING: None, DASK_PROFILE_SETTING: False}
+    settings.update(dict.fromkeys(DASK_POLLING_SETTINGS, DASK_POLLING_INTERVAL))
+    with dask.config.set(settings):
         yield
 
 

@@ -232,8 +232,10 @@ import distributed
 from mri_theory._utils import backends
 
 def seen(key):
-    profiled = "profile" in distributed.get_worker().periodic_callbacks  # the worker's stack sampler
-    return key, [os.environ.get("MALLOC_TRIM_THRESHOLD_"), profiled]
+    worker = distributed.get_worker()
+    profiled = "profile" in worker.periodic_callbacks  # the worker's stack sampler
+    polls = [worker._tick_interval, worker.periodic_callbacks["memory_monitor"].callback_time / 1000]  # seconds
+    return key, [os.environ.get("MALLOC_TRIM_THRESHOLD_"), profiled, polls]
 
 with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
                               silence_logs=logging.CRITICAL) as cluster, distributed.Client(cluster) as client:
@@ -248,7 +250,8 @@ print(json.dumps({"plain": plain, "ours": ours, "parent": os.environ.get("MALLOC
 def test_workers_of_our_local_cluster_keep_glibcs_default_malloc_thresholds_and_run_no_profiler():
     """Dask exports ``MALLOC_TRIM_THRESHOLD_=65536`` to workers; it fixes glibc's mmap threshold (BMRI 2.3x slower).
 
-    And a Dask worker samples its task thread's stack every 10 ms by default (its profiler); ours do not.
+    And a Dask worker samples its task thread's stack every 10 ms by default (its profiler); ours do not.  Its event
+    loop's health check and memory monitor run every 20 and 100 ms by default; ours every second.
     """
     import json
 
@@ -256,7 +259,8 @@ def test_workers_of_our_local_cluster_keep_glibcs_default_malloc_thresholds_and_
     done = subprocess.run([sys.executable, "-c", _MALLOC_SCRIPT], capture_output=True, text=True, env=env,
                           timeout=120, check=True)
     seen = json.loads(done.stdout.strip().splitlines()[-1])
-    if seen["plain"] != ["65536", True]:
-        pytest.skip(f"this version of distributed has other defaults (trim threshold, profiler): {seen['plain']}")
-    assert seen["ours"] == {"0": [None, False], "1": [None, False]}
+    if seen["plain"] != ["65536", True, [0.02, 0.1]]:
+        pytest.skip(f"this version of distributed has other defaults (trim threshold, profiler, polls): "
+                    f"{seen['plain']}")
+    assert seen["ours"] == {"0": [None, False, [1.0, 1.0]], "1": [None, False, [1.0, 1.0]]}
     assert seen["parent"] is None  # nor exported into the process that started the cluster
