@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from _optional import given, settings, st
 
 from mri_theory.classifiers._repeats import distinct_rows, merged_in_order
 
