@@ -104,7 +104,9 @@ def check_classifier(classifier: Classifier, *, seed: int = 0, n_states: int = l
        a clone per (candidate, class), Table ``Notation``'s
        :math:`L'_j = L(\theta(D_S \cup (\mathbf x, c_j)))`) to ``tol``
        (relative to ``max(1, |loss|)``),
-       twice in a row identically, without changing the model.
+       twice in a row identically, without changing the model; if the class
+       overrides ``future_retraining_losses`` too, that returns ``L'`` bit for
+       bit.
 
     The states (``STATE_KINDS``, drawn from ``seed``) are small: 1 to 10
     training points in one or two dimensions with 2 or 3 classes, 5
@@ -380,6 +382,15 @@ def _check_fast_path(model: Classifier, state: _State, loss: str, tol: float, na
     if not np.array_equal(model.predict_proba(Q), before):
         _fail(name, "fast path equals a refit", f"retraining_losses changed the model ({on})")
     current, future = outputs[0]
+    if type(model).future_retraining_losses is not Classifier.future_retraining_losses:
+        try:
+            alone = np.asarray(model.future_retraining_losses(state.candidates, state.population, loss))
+        except Exception as exc:  # noqa: BLE001
+            _fail(name, "fast path equals a refit",
+                  f"future_retraining_losses raised {type(exc).__name__}: {exc} ({on})")
+        if alone.shape != future.shape or not np.array_equal(alone, future):
+            _fail(name, "fast path equals a refit", f"future_retraining_losses must return retraining_losses' L' "
+                                                    f"bit for bit ({on})")
     refit_current = state.population.loss(model, loss)
     refit = refit_future_losses(model, state.candidates, state.population, loss)
     gap = abs(current - refit_current) / max(1.0, abs(refit_current))

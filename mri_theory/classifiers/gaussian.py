@@ -205,6 +205,21 @@ class GaussianClassifier(Classifier):
         does not depend on the frame; see the module notes).
         """
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
+        return population.loss(self, loss), self._future_losses(candidates, population, loss)
+
+    def future_retraining_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
+                                 loss: str) -> np.ndarray:
+        """:meth:`retraining_losses`' future losses alone (no current loss).
+
+        A subclass that overrides :meth:`retraining_losses` gets its ``L'`` instead (the default's rule).
+        """
+        if type(self).retraining_losses is not GaussianClassifier.retraining_losses:
+            return super().future_retraining_losses(candidates, population, loss)
+        return self._future_losses(*check_retraining_args(self, candidates, population, loss))
+
+    def _future_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
+                       loss: str) -> np.ndarray:
+        """The future losses of :meth:`retraining_losses` from validated arguments."""
         k = self.n_classes_
         candidates = self._to_frame(candidates)
         if isinstance(population, ExactPopulation):  # every retrained rule integrated exactly, all at once
@@ -212,7 +227,7 @@ class GaussianClassifier(Classifier):
             B = candidates.shape[0]
             future = self._exact_losses(population.truth, counts.reshape(B * k, k), means.reshape(B * k, k, -1),
                                         scatters.reshape((B * k, k) + scatters.shape[-2:]), loss)
-            return population.loss(self, loss), future.reshape(B, k)
+            return future.reshape(B, k)
         phi_t = np.ascontiguousarray(_features(self._to_frame(population.X)).T)
         chunk = max(1, _CHUNK_CELLS // (population.size * k * max(k - 1, 1)))
         out = np.empty((candidates.shape[0], k))
@@ -225,7 +240,7 @@ class GaussianClassifier(Classifier):
             values = pointwise_loss_from_scores(population.proba, self._model_scores(phi_t, *stats), loss,
                                                 log_odds=k == 2)
             out[start:start + B] = (values @ population.weights).reshape(B, k)
-        return population.loss(self, loss), out
+        return out
 
 
 def _log_priors(counts: np.ndarray) -> np.ndarray:

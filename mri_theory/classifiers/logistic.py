@@ -724,10 +724,31 @@ class LogisticRegression(Classifier):
         Agrees with the refit per (candidate, class) to the solver's accuracy
         (the tests hold the log loss to 1e-9).
         """
+        candidates, population, loss = self._retraining_args(candidates, population, loss)
+        return population.loss(self, loss), self._future_losses(candidates, population, loss)
+
+    def future_retraining_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
+                                 loss: str) -> np.ndarray:
+        """:meth:`retraining_losses`' future losses alone (no current loss).
+
+        A subclass that overrides :meth:`retraining_losses` gets its ``L'`` instead (the default's rule).
+        """
+        if type(self).retraining_losses is not LogisticRegression.retraining_losses:
+            return super().future_retraining_losses(candidates, population, loss)
+        return self._future_losses(*self._retraining_args(candidates, population, loss))
+
+    def _retraining_args(self, candidates: np.ndarray, population: Population | ExactPopulation,
+                         loss: str) -> tuple[np.ndarray, Population | ExactPopulation, str]:
+        """:func:`check_retraining_args`, and coordinates beyond ``1e150`` refused."""
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
         check_magnitude(candidates, "candidates")
         if not isinstance(population, ExactPopulation):
             check_magnitude(population.X, "population")
+        return candidates, population, loss
+
+    def _future_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
+                       loss: str) -> np.ndarray:
+        """The future losses of :meth:`retraining_losses` from validated arguments."""
         k, m = self.n_classes_, candidates.shape[0]
         rows = np.arange(m)
         groups = []  # (present classes, [(class, index of its models in theta)], theta)
@@ -745,7 +766,7 @@ class LogisticRegression(Classifier):
                 values = self._exact_losses(population.truth, theta, present, loss)
                 for j, index in members:
                     out[:, j] = values[index]
-            return population.loss(self, loss), out
+            return out
         phi_t = np.ascontiguousarray(self._to_frame(population.X).T)
         chunk = max(1, _SCORE_CELLS // (population.size * k))
         for present, members, theta in groups:
@@ -755,4 +776,4 @@ class LogisticRegression(Classifier):
                 values[start:start + chunk] = _weighted_losses(scores, population, loss)
             for j, index in members:
                 out[:, j] = values[index]
-        return population.loss(self, loss), out
+        return out

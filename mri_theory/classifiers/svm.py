@@ -1034,10 +1034,30 @@ class SVM(Classifier):
         Candidates are taken in chunks that keep each array near ``2**21``
         cells; the models of one label are scored at a time.
         """
+        candidates, population, loss = self._retraining_args(candidates, population, loss)
+        return population.loss(self, loss), self._future_losses(candidates, population, loss)
+
+    def future_retraining_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
+                                 loss: str) -> np.ndarray:
+        """:meth:`retraining_losses`' future losses alone (no current loss).
+
+        A subclass that overrides :meth:`retraining_losses` gets its ``L'`` instead (the default's rule).
+        """
+        if type(self).retraining_losses is not SVM.retraining_losses:
+            return super().future_retraining_losses(candidates, population, loss)
+        return self._future_losses(*self._retraining_args(candidates, population, loss))
+
+    def _retraining_args(self, candidates: np.ndarray, population: Population | ExactPopulation,
+                         loss: str) -> tuple[np.ndarray, Population, str]:
+        """:func:`check_retraining_args`, and coordinates beyond ``1e150`` refused."""
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
         assert isinstance(population, Population)  # refused an ExactPopulation: the SVM has no exact_truth
         check_magnitude(candidates, "candidates")
         check_magnitude(population.X, "population")
+        return candidates, population, loss
+
+    def _future_losses(self, candidates: np.ndarray, population: Population, loss: str) -> np.ndarray:
+        """The future losses of :meth:`retraining_losses` from validated arguments."""
         k = self.n_classes_
         chunk = max(1, _CHUNK_CELLS // (population.size * 2 * k))
         out = np.empty((candidates.shape[0], k))
@@ -1053,4 +1073,4 @@ class SVM(Classifier):
                 else:
                     values = pointwise_loss_from_scores(population.proba, scores, loss)
                 out[start:start + block.shape[0], j] = values @ population.weights
-        return population.loss(self, loss), out
+        return out

@@ -62,6 +62,14 @@ differently changes the error loss by a whole point's weight).  It must not
 change the classifier.  Validate the arguments with
 :func:`check_retraining_args`.
 
+**future_retraining_losses(candidates, population, loss)** returns ``L'``
+alone (:func:`mri_theory.engine.retraining.future_losses`, which SMRI, BMRI
+and EfeLc call: they estimate only term :math:`T_e`).  The default is
+``retraining_losses(...)[1]``; a fast path whose current loss is separate
+work overrides it to skip that work (the Gaussian family, the logistic
+regression and the SVM: about a tenth of a BMRI resample of LDA), and must
+return the same array as ``retraining_losses(...)[1]``, bit for bit.
+
 **Class attributes.**  ``name`` labels the classifier in tables and file
 names (a plain string of ``[A-Za-z0-9._+-]``); set it on an instance to tell
 two configurations apart (a clone keeps it).  ``nearest_neighbour`` is True
@@ -228,6 +236,17 @@ class Classifier(skbase.BaseEstimator):
         """
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
         return population.loss(self, loss), refit_future_losses(self, candidates, population, loss)
+
+    def future_retraining_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
+                                 loss: str) -> np.ndarray:
+        """The losses after retraining on the data plus each (candidate, class) alone: ``L'`` of
+        :meth:`retraining_losses`, shape ``(m, k)``.
+
+        The default is ``retraining_losses(...)[1]``; a fast path whose current loss is separate work
+        overrides this to skip it (module notes), returning the same array bit for bit.  Called on a fitted
+        classifier by :func:`mri_theory.engine.retraining.future_losses`.
+        """
+        return self.retraining_losses(candidates, population, loss)[1]
 
 
 def _param_repr(value: Any) -> str:

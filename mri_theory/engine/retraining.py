@@ -130,5 +130,18 @@ def future_losses(
     Returns
     -------
     ndarray (m, k)
+
+    Notes
+    -----
+    The current loss is not computed: ``"auto"`` calls the classifier's
+    :meth:`~mri_theory.engine.contract.Classifier.future_retraining_losses`
+    (the same array as :func:`current_and_future_losses`' second, bit for bit).
     """
-    return current_and_future_losses(classifier, X_train, y_train, candidates, population, loss, method)[1]
+    loss = check_loss(loss)
+    method = check_method(method)
+    population = check_population(population)
+    candidates = check_points(candidates, "candidates", dim=population.dim, min_rows=1)
+    model = fit_on(classifier, X_train, y_train, population)
+    if method == "auto":
+        return model.future_retraining_losses(candidates, population, loss)
+    return refit_future_losses(model, candidates, population, loss)

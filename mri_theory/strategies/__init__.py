@@ -7,7 +7,8 @@ within :data:`TIE_TOLERANCE` (1e-12, relative) of the maximum count as tied,
 so that a choice never depends on the last bit of a floating-point sum (see
 ``mri_theory._utils.ties``).  Every
 retrain-and-score loop (EfeLc, SMRI, BMRI, CvMRI, PoolMRI, the oracles) runs on the
-future-loss engine :func:`mri_theory.engine.retraining.current_and_future_losses`.
+future-loss engine (:func:`mri_theory.engine.retraining.future_losses` for the estimators, which need
+only the future losses; :func:`~mri_theory.engine.retraining.current_and_future_losses` for the oracles).
 
 Registry (:func:`get_strategy`, :func:`list_strategies`, :func:`register_strategy` for your own), by the
 paper's names:

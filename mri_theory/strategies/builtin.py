@@ -25,7 +25,7 @@ from mri_theory._utils import validation as check
 from mri_theory._utils.registry import made, register, registered, unregister
 from mri_theory.classifiers import KNN, Classifier, LogisticRegression, RandomForest
 from mri_theory.engine.population import Population
-from mri_theory.engine.retraining import check_method, current_and_future_losses
+from mri_theory.engine.retraining import check_method, future_losses
 from mri_theory.engine.targets import true_q_c
 from mri_theory.strategies._peers import PEERS, skactiveml_installed
 from mri_theory.strategies.base import Context, Strategy
@@ -159,8 +159,7 @@ class EfeLc(Strategy):
 
     def scores(self, ctx):
         pool = Population(ctx.pool, np.full((ctx.pool.shape[0], ctx.n_classes), 1.0 / ctx.n_classes))
-        _, future = current_and_future_losses(ctx.classifier, ctx.X, ctx.y, ctx.candidates, pool, "lc",
-                                              self.method)
+        future = future_losses(ctx.classifier, ctx.X, ctx.y, ctx.candidates, pool, "lc", self.method)
         p_hat = ctx.fitted().predict_proba(ctx.candidates)
         return -ctx.pool.shape[0] * np.sum(p_hat * future, axis=1)
 
@@ -177,7 +176,7 @@ def _minus_expected_future_loss(ctx: Context, p_data: tuple[np.ndarray, np.ndarr
     """
     p_hat = _fitted_theta2(ctx, p_data, trees, theta2).predict_proba(ctx.candidates)
     test = Population.from_labels(*e_data, ctx.n_classes)
-    _, future = current_and_future_losses(ctx.classifier, *t_data, ctx.candidates, test, "error", method)
+    future = future_losses(ctx.classifier, *t_data, ctx.candidates, test, "error", method)
     return -np.sum(p_hat * future, axis=1)
 
 
@@ -417,8 +416,8 @@ class CrossValidatedMRI(Strategy):
             train = np.ones(n, dtype=bool)
             train[test] = False
             held_out = Population.from_labels(ctx.X[test], ctx.y[test], ctx.n_classes)
-            _, errors = current_and_future_losses(ctx.classifier, ctx.X[train], ctx.y[train], ctx.candidates,
-                                                  held_out, "error", self.method)
+            errors = future_losses(ctx.classifier, ctx.X[train], ctx.y[train], ctx.candidates, held_out, "error",
+                                   self.method)
             future += (test.size / n) * errors
         return -np.sum(p_hat * future, axis=1)
 
@@ -468,8 +467,7 @@ class PoolMRI(Strategy):
     def scores(self, ctx):
         theta2 = _fitted_theta2(ctx, (ctx.X, ctx.y), theta2=self.theta2)
         pool = Population(ctx.pool, theta2.predict_proba(ctx.pool))
-        _, future = current_and_future_losses(ctx.classifier, ctx.X, ctx.y, ctx.candidates, pool, "error",
-                                              self.method)
+        future = future_losses(ctx.classifier, ctx.X, ctx.y, ctx.candidates, pool, "error", self.method)
         return -np.sum(theta2.predict_proba(ctx.candidates) * future, axis=1)
 
 

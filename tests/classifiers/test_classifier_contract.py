@@ -107,6 +107,15 @@ class OffFastPath(LDA):
         return current, future
 
 
+class FutureAloneDiffers(LDA):
+    """An LDA whose future losses alone differ from its retraining losses' in one entry."""
+
+    def future_retraining_losses(self, candidates, population, loss):
+        future = super().future_retraining_losses(candidates, population, loss).copy()
+        future[0, 1] += 1e-15
+        return future
+
+
 class NotSummingToOne(Uniform):
     def _predict_proba(self, X):
         return np.full((X.shape[0], self.n_classes_), 0.9 / self.n_classes_)
@@ -172,6 +181,8 @@ def test_a_valid_custom_classifier_passes():
     (OffFastPath(), r"OffFastPath fails 'fast path equals a refit': L'\[1, 0\] = .* but the refit .* "
                     r"off by 1e-09 \(relative; tolerance 1e-12\) "
                     r"\(loss 'error', training set '2 classes, 2-D, continuous' \(seed=0\)\)"),
+    (FutureAloneDiffers(), r"FutureAloneDiffers fails 'fast path equals a refit': future_retraining_losses must "
+                           r"return retraining_losses' L' bit for bit \(loss 'error', training set"),
     (NotSummingToOne(), r"NotSummingToOne fails 'probabilities sum to 1': a row sums to 0.(9|89+): off by 0.1 "
                         r"\(tolerance 1e-12\)"),
     (PresentColumnsOnly(), r"PresentColumnsOnly fails 'probability columns': predict_proba gave shape \(\d+, 2\) "
@@ -338,3 +349,41 @@ def test_long_estimator_reprs_are_not_truncated():
     text = repr(SklearnClassifier(pipeline))
     assert len(text) > 700 and "..." not in text and "\n" not in text
     assert "class_weight={0: 0.3333333333333333, 1: 1.3333333333333333," in text and "28: 28.333333333333332}" in text
+
+
+@pytest.mark.parametrize("name", ["lda", "qda", "nb", "logreg", "svm", "kknn5"])
+@pytest.mark.parametrize("loss", ["error", "log"])
+def test_the_future_losses_alone_are_retraining_losses_future_bit_for_bit(name, loss):
+    """``future_retraining_losses`` (what SMRI, BMRI and EfeLc call) skips the current loss, nothing else: on a
+    bootstrap resample (repeated points) with a sampled population, and on the exact truth where there is one."""
+    from mri_theory.engine.population import Population
+    from mri_theory.problems import get_problem
+
+    problem = get_problem("three-gaussians")
+    rng = np.random.default_rng(3)
+    X, y = problem.sample(30, rng)
+    draw = rng.integers(0, 30, size=30)
+    candidates = problem.sample(8, rng)[0]
+    model = get_classifier(name).fit(X[draw], y[draw], problem.n_classes)
+    populations = [Population.from_problem(problem, 500, rng)]
+    if model.exact_truth:
+        populations.append(Population.exact(problem))
+    for population in populations:
+        _, future = model.retraining_losses(candidates, population, loss)
+        np.testing.assert_array_equal(model.future_retraining_losses(candidates, population, loss), future)
+
+
+def test_a_subclass_overriding_retraining_losses_gets_its_future_losses_alone():
+    """A subclass of a built-in that overrides only ``retraining_losses`` is not bypassed by the built-in's
+    future-only path (``check_classifier`` holds the two equal)."""
+    from mri_theory.engine.population import Population
+    from mri_theory.problems import get_problem
+
+    problem = get_problem("three-gaussians")
+    rng = np.random.default_rng(4)
+    X, y = problem.sample(20, rng)
+    candidates = problem.sample(3, rng)[0]
+    population = Population.from_problem(problem, 200, rng)
+    model = OffFastPath().fit(X, y, problem.n_classes)
+    np.testing.assert_array_equal(model.future_retraining_losses(candidates, population, "error"),
+                                  model.retraining_losses(candidates, population, "error")[1])
