@@ -5,7 +5,7 @@ What is measured
 ----------------
 BMRI: Four-Gaussian, ``|D_S| = 60`` with 100 candidates and ``|D_S| = 200`` with 50 candidates (the paper
 preset's pool of 250 with its sub-sample of 100: what a step of the study sees early and late), for the
-SVM, kknn5 and logistic regression: BMRI's scores and the CPU seconds of computing them (best of
+SVM, kknn5, logistic regression, LDA, QDA and naive Bayes: BMRI's scores and the CPU seconds of computing them (best of
 ``--repeats``, one BLAS thread, after one warm-up step that compiles and loads what the first call needs).
 With ``--baseline DIR`` (a checkout of an earlier commit, e.g. ``git worktree add /tmp/base 6846dfc``,
 the code before the compiled SVM solver) the same steps run there too, in a subprocess of the same
@@ -40,7 +40,7 @@ import numpy as np
 from _setting import best_time
 
 SIZES = ((60, 100), (200, 50))
-CLASSIFIERS = ("svm", "kknn5", "logreg")
+CLASSIFIERS = ("svm", "kknn5", "logreg", "lda", "qda", "nb")
 MRI_BEST_CLASSIFIERS = ("svm", "kknn5")
 MRI_BEST_SIZES = (60, 200)  # |D_S|, with 100 candidates and a population of 10^4
 MRI_BEST_LOSSES = ("error", "log")
@@ -115,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--baseline", metavar="DIR", help="a checkout of an earlier commit to compare with")
     parser.add_argument("--classifiers", nargs="+", choices=CLASSIFIERS, default=list(CLASSIFIERS),
-                        help="the classifiers to measure (default: all three)")
+                        help="the classifiers to measure (default: all six)")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # the baseline's subprocess
     args = parser.parse_args(argv)
     if args.json:
