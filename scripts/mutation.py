@@ -69,10 +69,11 @@ MODULES: dict[str, tuple[list[str], list[str]]] = {
                  ["tests/classifiers/test_logistic.py", "tests/classifiers/test_logistic_compiled.py",
                   "tests/classifiers/test_fast_path_edges.py", "tests/engine/test_exact_population.py",
                   "tests/classifiers/test_scale_invariance.py"]),
-    "svm": (["mri_theory/classifiers/svm.py"],
+    "svm": (["mri_theory/classifiers/svm.py", "mri_theory/classifiers/_repeats.py"],
             ["tests/classifiers/test_svm.py", "tests/classifiers/test_svm_compiled.py",
-             "tests/classifiers/test_svm_platt_polish.py", "tests/classifiers/test_svm_solve_compiled.py",
-             "tests/classifiers/test_fast_path_edges.py", "tests/classifiers/test_scale_invariance.py"]),
+             "tests/classifiers/test_repeats.py", "tests/classifiers/test_svm_platt_polish.py",
+             "tests/classifiers/test_svm_solve_compiled.py", "tests/classifiers/test_fast_path_edges.py",
+             "tests/classifiers/test_scale_invariance.py"]),
 }
 
 
