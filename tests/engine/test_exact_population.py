@@ -87,6 +87,27 @@ def test_exact_losses_lie_within_a_million_point_qmc_population_bound(make, loss
     assert abs(Population.exact(problem).loss(model, loss) - sampled) <= 5 * se + 1e-6
 
 
+@pytest.mark.parametrize("make", EXACT_CLASSIFIERS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("loss", ["error", "log"])
+def test_exact_losses_with_an_absent_class_lie_within_a_qmc_population_bound(make, loss):
+    """Class 0 absent from the training data (probability 0 everywhere, never predicted): the exact loss, of the
+    model and through the fast path, within 5 i.i.d. standard errors (plus 1e-6) of a 2e5-point QMC population."""
+    problem, X, y, candidates = _data("three-gaussians", 40, 9)
+    keep = y > 0
+    model = make().fit(X[keep], y[keep], 3)
+    population = Population.from_problem(problem, 2 * 10**5, np.random.default_rng(2), method="qmc")
+    sampled, se = population.loss(model, loss), population.standard_error(model, loss)
+    exact = Population.exact(problem)
+    assert abs(model.exact_loss(exact.truth, loss) - sampled) <= 5 * se + 1e-6
+    current, future = model.retraining_losses(candidates[:2], exact, loss)
+    assert abs(current - sampled) <= 5 * se + 1e-6
+    # the retrained models with label 1 or 2 keep class 0 absent: against the same population's refits
+    for j in (1, 2):
+        refit = make().fit(np.vstack([X[keep], candidates[0]]), np.append(y[keep], j), 3)
+        bound = 5 * population.standard_error(refit, loss) + 1e-6
+        assert abs(future[0, j] - population.loss(refit, loss)) <= bound
+
+
 def test_true_q_c_on_the_exact_population_is_current_minus_expected_future():
     """Q^c = L - sum_j p_j(x) L'_j with the problem's posteriors, all exact (Eq. eqc)."""
     problem, X, y, candidates = _data("four-gaussian", 60, 11)
