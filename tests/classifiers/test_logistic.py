@@ -217,6 +217,17 @@ def test_fast_path_equals_refits(name, n, rows):
     assert_fast_equals_refit(LogisticRegression(), X, y, candidates, pop)
 
 
+def test_fast_path_equals_refits_when_the_models_are_scored_in_chunks():
+    """A population of 4000 points with 3 classes: the 36 retrained models are scored 10 at a time (the chunk
+    of ``2**17`` cells), the last chunk shorter."""
+    problem = get_problem("three-gaussians")
+    rng = np.random.default_rng(41)
+    X, y = problem.sample(15, rng)
+    candidates, _ = problem.sample(12, rng)
+    pop = Population.from_problem(problem, 4000, rng)
+    assert_fast_equals_refit(LogisticRegression(), X, y, candidates, pop)
+
+
 @pytest.mark.parametrize("k, labels", [(2, [1, 1]), (3, [0, 0, 0]), (3, [2, 0, 2, 0]), (4, [3, 1, 3, 1, 1])])
 def test_fast_path_when_the_added_class_is_absent(k, labels):
     """Adding an absent class changes the set of present classes (solved as a separate batch)."""
