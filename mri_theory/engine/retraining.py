@@ -70,6 +70,19 @@ def current_loss(
     return population.loss(model, loss)
 
 
+def _fitted_for_candidates(classifier: Classifier, X_train: ArrayLike, y_train: ArrayLike, candidates: ArrayLike,
+                           population: Population | ExactPopulation, loss: str,
+                           method: str) -> tuple[Classifier, np.ndarray, Population | ExactPopulation, str, str]:
+    """The arguments of :func:`current_and_future_losses` and :func:`future_losses` validated (loss, method,
+    population, candidates, in that order) and the classifier fitted: ``(model, candidates, population, loss,
+    method)``."""
+    loss = check_loss(loss)
+    method = check_method(method)
+    population = check_population(population)
+    candidates = check_points(candidates, "candidates", dim=population.dim, min_rows=1)
+    return fit_on(classifier, X_train, y_train, population), candidates, population, loss, method
+
+
 def current_and_future_losses(
     classifier: Classifier,
     X_train: ArrayLike,
@@ -90,11 +103,8 @@ def current_and_future_losses(
     current : float
     future : ndarray (m, k)
     """
-    loss = check_loss(loss)
-    method = check_method(method)
-    population = check_population(population)
-    candidates = check_points(candidates, "candidates", dim=population.dim, min_rows=1)
-    model = fit_on(classifier, X_train, y_train, population)
+    model, candidates, population, loss, method = _fitted_for_candidates(classifier, X_train, y_train, candidates,
+                                                                         population, loss, method)
     if method == "auto":
         return model.retraining_losses(candidates, population, loss)
     return population.loss(model, loss), refit_future_losses(model, candidates, population, loss)
@@ -137,11 +147,8 @@ def future_losses(
     :meth:`~mri_theory.engine.contract.Classifier.future_retraining_losses`
     (the same array as :func:`current_and_future_losses`' second, bit for bit).
     """
-    loss = check_loss(loss)
-    method = check_method(method)
-    population = check_population(population)
-    candidates = check_points(candidates, "candidates", dim=population.dim, min_rows=1)
-    model = fit_on(classifier, X_train, y_train, population)
+    model, candidates, population, loss, method = _fitted_for_candidates(classifier, X_train, y_train, candidates,
+                                                                         population, loss, method)
     if method == "auto":
         return model.future_retraining_losses(candidates, population, loss)
     return refit_future_losses(model, candidates, population, loss)
