@@ -105,13 +105,49 @@ def _toml_value(value: object) -> str:
     return json.dumps(value)
 
 
+#: mutmut's exit codes of the verdicts that tests added or reaching further since can change: survived, no tests.
+OPEN_VERDICTS = (0, 33)
+
+
+def _reopen_record(here: Path, sources: list[str]) -> int:
+    """Prepare an earlier run's record in ``here`` for a resumed run; return how many verdicts were reopened.
+
+    mutmut maps each function to the tests that reached it when it first collected its statistics and, on a
+    later run, collects them again only for tests it has not seen.  A test that reaches a function only after
+    the code moved (a function split, a new call) is then never run on its mutants, and a survivor of the
+    earlier run stays a survivor.  So the map and the test durations are cleared (every test is collected
+    afresh; the function hashes, by which mutmut resets the verdicts of changed functions, are kept) and the
+    verdicts that new or further-reaching tests can change, survived and no tests, are set back to unchecked.
+    A kill stays a kill."""
+    stats_path = here / "mutants" / "mutmut-stats.json"
+    if stats_path.exists():
+        stats = json.loads(stats_path.read_text("utf-8"))
+        stats["tests_by_mangled_function_name"], stats["duration_by_test"] = {}, {}
+        stats_path.write_text(json.dumps(stats), "utf-8")
+    reopened = 0
+    for source in sources:
+        record = here / "mutants" / (source + ".meta")
+        if record.exists():
+            meta = json.loads(record.read_text("utf-8"))
+            codes = meta["exit_code_by_key"]
+            for name, code in codes.items():
+                if code in OPEN_VERDICTS:
+                    codes[name] = None
+                    reopened += 1
+            record.write_text(json.dumps(meta), "utf-8")
+    return reopened
+
+
 def _prepare(module: str, workdir: Path, resume: bool = False) -> Path:
     """A copy of the package and tests with a ``[tool.mutmut]`` section for ``module`` alone: fresh, or with
-    ``resume`` the files copied over an earlier run's copy whose record (``mutants/``) is kept."""
+    ``resume`` the files copied over an earlier run's copy whose record (``mutants/``) is kept, its survivors
+    reopened (:func:`_reopen_record`)."""
     sources, tests = MODULES[module]
     here = workdir / module
     if here.exists() and not resume:
         shutil.rmtree(here)
+    if resume:
+        print(f"  {module}: {_reopen_record(here, sources)} survivors reopened, tests mapped afresh", flush=True)
     here.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
     for folder in ("mri_theory", "tests"):
@@ -180,8 +216,9 @@ def _row(module: str, here: Path) -> dict[str, object]:
 def run_module(module: str, workdir: Path, jobs: int, resume: bool = False) -> dict[str, object]:
     """Mutate one module, write its survivors' diffs, and return its row of the score table.
 
-    With ``resume`` an earlier run of the module in ``workdir`` goes on: mutmut keeps the results of the
-    mutants it checked, except those of functions whose code changed since, and tests the rest."""
+    With ``resume`` an earlier run of the module in ``workdir`` goes on: mutmut keeps the kills, except those
+    of functions whose code changed since, and tests the rest (the survivors again, with every test mapped
+    afresh to the functions it reaches)."""
     here = _prepare(module, workdir, resume and _has_run(workdir, module))
     command = ["mutmut", "run", "--max-children", str(jobs)]
     with open(here / "mutmut.log", "w") as log:

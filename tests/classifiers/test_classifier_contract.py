@@ -371,19 +371,3 @@ def test_the_future_losses_alone_are_retraining_losses_future_bit_for_bit(name, 
     for population in populations:
         _, future = model.retraining_losses(candidates, population, loss)
         np.testing.assert_array_equal(model.future_retraining_losses(candidates, population, loss), future)
-
-
-def test_a_subclass_overriding_retraining_losses_gets_its_future_losses_alone():
-    """A subclass of a built-in that overrides only ``retraining_losses`` is not bypassed by the built-in's
-    future-only path (``check_classifier`` holds the two equal)."""
-    from mri_theory.engine.population import Population
-    from mri_theory.problems import get_problem
-
-    problem = get_problem("three-gaussians")
-    rng = np.random.default_rng(4)
-    X, y = problem.sample(20, rng)
-    candidates = problem.sample(3, rng)[0]
-    population = Population.from_problem(problem, 200, rng)
-    model = OffFastPath().fit(X, y, problem.n_classes)
-    np.testing.assert_array_equal(model.future_retraining_losses(candidates, population, "error"),
-                                  model.retraining_losses(candidates, population, "error")[1])

@@ -13,6 +13,10 @@
   placed inside the margin by 1e-7 .. 1e-9 (found by bisection on the public
   ``decision_function``), where a looser tolerance would keep a machine that a
   refit moves; the fast path's decision values must equal the refit's to 1e-9.
+* A subclass of a classifier with a fast path that overrides only
+  ``retraining_losses`` (here: its future losses moved by 1e-3) gets those
+  future losses from ``future_retraining_losses`` too, not the built-in's
+  future-only path.
 * The Gaussian classifiers' rank-one fast path with unequal class counts (the
   log priors matter), a class absent from the data (k = 3 and k = 2, where it
   works on log-odds of +-inf) and one candidate per chunk, against the class
@@ -246,3 +250,32 @@ def test_platt_sigmoid_of_a_single_decision_value():
     assert np.isfinite(a) and np.isfinite(b)
     # the target of a single positive is (1 + 1) / (1 + 2) = 2/3: the fitted sigmoid reproduces it there
     assert special.expit(-(a * 0.7 + b)) == pytest.approx(2 / 3, abs=1e-6)
+
+
+@pytest.mark.parametrize("name", ["lda", "qda", "nb", "logreg", "svm"])
+def test_a_subclass_overriding_retraining_losses_gets_its_own_future_losses(name):
+    """The built-ins' future-only path (``future_retraining_losses``) is bypassed for a subclass that overrides
+    ``retraining_losses``: its future losses are the subclass's, bit for bit, and not the built-in's."""
+    from mri_theory.classifiers import get_classifier
+    from mri_theory.problems import get_problem
+
+    builtin = type(get_classifier(name))
+
+    class Shifted(builtin):
+        def retraining_losses(self, candidates, population, loss):
+            current, future = super().retraining_losses(candidates, population, loss)
+            future = future.copy()
+            future[0, 1] += 1e-3
+            return current, future
+
+    problem = get_problem("three-gaussians")
+    rng = np.random.default_rng(5)
+    X, y = problem.sample(20, rng)
+    candidates = problem.sample(3, rng)[0]
+    population = Population.from_problem(problem, 200, rng)
+    model = Shifted().fit(X, y, problem.n_classes)
+    for loss in ("error", "log"):
+        own = model.future_retraining_losses(candidates, population, loss)
+        np.testing.assert_array_equal(own, model.retraining_losses(candidates, population, loss)[1])
+        plain = builtin.future_retraining_losses(builtin().fit(X, y, problem.n_classes), candidates, population, loss)
+        assert own[0, 1] == pytest.approx(plain[0, 1] + 1e-3, abs=1e-12)
