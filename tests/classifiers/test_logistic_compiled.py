@@ -440,10 +440,15 @@ def test_failures_are_reported_by_status():
     assert status == 2
     rng = np.random.default_rng(4)
     Z0, labels0, candidates = dataset("random", 2, rng)
-    status = _compiled_newton()(Z0, labels0, np.ones(len(labels0)), candidates[:1], np.array([0]),
-                                np.zeros((1, 2, 3)), 0.1, 0, True, False, np.zeros(1, dtype=np.int64),
-                                np.empty(1), np.empty((1, 6)), np.empty((1, 6, 6)), report)
+    args = (Z0, labels0, np.ones(len(labels0)), candidates[:1], np.array([0]), np.zeros((1, 2, 3)), 0.1)
+    report, gradients = np.full(2, np.nan), np.empty((1, 6))
+    status = _compiled_newton()(*args, 0, True, False, np.zeros(1, dtype=np.int64), np.empty(1), np.empty((1, 6)),
+                                np.empty((1, 6, 6)), report)
     assert status == 1 and report[0] > GRADIENT_TOLERANCE and report[1] > 0
+    # the report's gradient is the start's (max_iter = 0: no step taken), as the evaluation alone gives it
+    assert _compiled_newton()(*args, 0, True, True, np.zeros(1, dtype=np.int64), np.empty(1), gradients,
+                              np.empty((1, 6, 6)), np.zeros(2)) == 0
+    assert report[0] == np.max(np.abs(gradients))
     with pytest.raises(RuntimeError, match="numerically singular"):
         _solve(np.tile([1.0, 1.0], (4, 1)), np.array([0, 1, 0, 1]), np.array([[1.0, 1.0]]), np.array([1]),
                np.zeros((1, 2, 2)), 0.0, 10)

@@ -25,6 +25,8 @@ fast path equals the refit to 1e-9 too, except the SVM at scale 1e-3 (1e-5:
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from _optional import given, settings, st
@@ -206,6 +208,21 @@ def test_logistic_regression_refuses_a_ridge_below_the_floor_in_the_frame():
         model.fit(X, y, 3)
     assert not hasattr(model, "n_classes_")
     LogisticRegression(C=1e12 / 4 * 1.01).fit(X / 2, y, 3)  # the same C on data half the size: accepted
+
+
+@pytest.mark.parametrize("C, shrink, pattern", [
+    (1e308, 1, r"^C=1e\+308 is too large"),  # C s^2 overflows: the ridge is 0
+    (5e-324, 1, r"^C=5e-324 is too small"),  # 1 / (C s^2) overflows
+    (5e-324, 4, r"^C=5e-324 is too small"),  # C s^2 = 5e-324 / 4 rounds to 0: 1 / 0
+])
+def test_logistic_regression_refuses_an_extreme_C_without_a_floating_point_warning(C, shrink, pattern):
+    """An extreme ``C`` gets the ``ValueError`` alone: no ``RuntimeWarning`` of the overflow or the division by
+    zero in ``1 / (C s^2)`` comes before it (data of scale 2, and 1/2 with ``shrink = 4``)."""
+    X, y, _, _ = setting(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=pattern):
+            LogisticRegression(C=C).fit(X / shrink, y, 3)
 
 
 def test_a_refused_fit_leaves_the_classifier_unfitted():
