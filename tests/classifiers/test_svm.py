@@ -20,6 +20,7 @@ from sklearn.metrics.pairwise import rbf_kernel as sk_rbf_kernel
 from sklearn.svm import SVC
 
 from mri_theory.classifiers.svm import SVM, _rbf_kernel, platt_sigmoid
+from mri_theory.engine.contract import refit_future_losses
 from mri_theory.engine.population import Population
 from mri_theory.engine.retraining import (
     current_and_future_losses,
@@ -343,6 +344,14 @@ def test_fast_path_with_absent_classes():
     check_against_refits(SVM().fit(X, np.full(12, 1), 3), candidates, points, unique)
     # a single training point
     check_against_refits(SVM(C=3.0).fit(X[:1], [0], 2), candidates, points, unique)
+    # the losses of a single present class of two (class 1: log-odds +inf while the label is 1) and of three
+    proba = rng.dirichlet(np.ones(3), size=100)
+    for label, k in ((1, 2), (0, 2), (1, 3)):
+        model = SVM().fit(X, np.full(12, label), k)
+        population = Population(points, proba[:, :k] / proba[:, :k].sum(axis=1, keepdims=True))
+        for loss in ("error", "log", "lc"):
+            np.testing.assert_allclose(model.future_retraining_losses(candidates, population, loss),
+                                       refit_future_losses(model, candidates, population, loss), atol=AGREE, rtol=0)
 
 
 def test_no_free_vector_intercept_is_the_midpoint_in_both_paths():
@@ -427,6 +436,9 @@ def test_chunks_do_not_change_the_result(monkeypatch):
     (lambda: SVM(gamma=np.inf), ValueError, r"gamma must be finite"),
     (lambda: platt_sigmoid([0.0, 1.0], [0, 1]), TypeError, r"positive must be a boolean array"),
     (lambda: platt_sigmoid([0.0, 1.0], [True]), ValueError, r"decision and positive must have the same shape"),
+    (lambda: platt_sigmoid(1.0, True), ValueError, r"same shape \(\.\.\., n\) with n >= 1, got \(\) and \(\)"),
+    (lambda: platt_sigmoid(np.empty((2, 0)), np.empty((2, 0), dtype=bool)), ValueError,
+     r"same shape \(\.\.\., n\) with n >= 1, got \(2, 0\) and \(2, 0\)"),
     (lambda: platt_sigmoid([0.0, np.nan], [True, False]), ValueError, r"decision must be finite"),
     (lambda: platt_sigmoid("ab", [True, False]), TypeError, r"decision must be numeric"),
     (lambda: SVM().decision_function([[0.0, 0.0]]), ValueError, r"not fitted"),
