@@ -60,7 +60,8 @@ MODULES: dict[str, tuple[list[str], list[str]]] = {
                        "tests/analytic/test_two_gaussians_edges.py"]),
     "gaussian": (["mri_theory/classifiers/gaussian.py"],
                  ["tests/classifiers/test_gaussian_precision.py", "tests/classifiers/test_classifiers.py",
-                  "tests/classifiers/test_fast_path_edges.py", "tests/classifiers/test_scale_invariance.py"]),
+                  "tests/classifiers/test_fast_path_edges.py", "tests/classifiers/test_scale_invariance.py",
+                  "tests/engine/test_exact_population.py"]),
     # the solvers of these three are hit by every test of their files: only the files written for them
     "knn": (["mri_theory/classifiers/knn.py"],
             ["tests/classifiers/test_kknn.py", "tests/classifiers/test_knn_compiled.py",
