@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -274,19 +275,22 @@ def _exact_iid(q, errors):
     return mean, sum(second) / len(second) - mean**2
 
 
-def test_predicted_iid_shortfall_against_exact_enumeration():
+@pytest.mark.parametrize("m_err, centred, other", [
+    ([0.0, 0.0, 0.75], [0.25, 0.25, -0.5], [-0.25, -0.25, 0.5]),  # skewed; the opposite sign differs
+    ([0.0, 0.0, 0.375], [0.125, 0.125, -0.25], [0.25, 0.25, -0.5]),  # half the size; twice the scale differs
+])
+def test_predicted_iid_shortfall_against_exact_enumeration(m_err, centred, other):
     q = [0.0, 0.25, 0.5]
-    m_err = np.array([0.0, 0.0, 0.75])  # skewed: two distinct values
     t_e = LOSS - np.array(q)
-    table = make_table([{"q": q, "estimates": {"SMRI": t_e + m_err}}])
+    table = make_table([{"q": q, "estimates": {"SMRI": t_e + np.array(m_err)}}])
     n = 20_000
     row = estimator_errors(table, per_state=True, n_draws=n, seed=7).iloc[0]
-    # The estimate of Q is Q - M + const, so the i.i.d. errors are -(M - mean M) = [0.25, 0.25, -0.5].
-    mean, var = _exact_iid(q, [0.25, 0.25, -0.5])
+    # The estimate of Q is Q - M + const, so the i.i.d. errors are -(M - mean M).
+    mean, var = _exact_iid(q, centred)
     assert row["predicted_shortfall_iid"] == pytest.approx(0.5 - mean, abs=5 * math.sqrt(var / n))
-    wrong, _ = _exact_iid(q, [-0.25, -0.25, 0.5])  # the opposite sign is distinguishable
+    wrong, _ = _exact_iid(q, other)  # the test tells the errors from these
     assert abs(wrong - mean) > 10 * math.sqrt(var / n)
-    # The score -T_e_hat = Q - M - loss = [0, 0.25, -0.25] - loss picks the middle candidate.
+    # The score -T_e_hat = Q - M - loss picks the middle candidate.
     assert row["measured_shortfall"] == 0.25
 
 
@@ -314,7 +318,9 @@ def test_q_tied_within_rounding_leaves_the_q_relative_statistics_undefined():
     for name in ["relative_bias", "corr_m_q", "corr_m_q_p", "corr_abs_q", "corr_abs_q_p", "p_identical"]:
         assert math.isnan(row[name]), name
     assert row["bias"] == pytest.approx(err.mean())
-    summary = summarise_states(table, per_state=True).iloc[0]
+    with warnings.catch_warnings():  # undefined on purpose: no numpy warning (a mean of no pairs) either
+        warnings.simplefilter("error")
+        summary = summarise_states(table, per_state=True).iloc[0]
     for name in ["spearman", "kendall", "normalised_shortfall", "lambda_hat"]:
         assert math.isnan(summary[name]), name
 

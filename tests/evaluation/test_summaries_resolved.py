@@ -295,3 +295,22 @@ def test_resolved_only_must_be_a_flag(value):
         summarise_states(good(), resolved_only=value)
     with pytest.raises(TypeError, match="resolved_only must be True or False"):
         estimator_errors(good(), resolved_only=value)
+
+
+def test_the_documented_defaults():
+    """``summarise_states``: ``top_k=5``, ``resolved_only=True``; ``estimator_errors``: ``n_draws=2000``,
+    ``seed=0``, ``resolved_only=True`` (its Monte Carlo columns change with either)."""
+    q = np.arange(9) * 0.01
+    score = q.copy()
+    score[3] = 1.0  # the choice has exactly five better candidates: a top-5 miss, a top-6 hit
+    frame = table([{"q": q, "scores": {"SMRI": score}}, {"q": q, "scores": {"SMRI": q}, "step": 1, "resolved": 0.0}])
+    out = summarise_states(frame)
+    assert out["top_k_hit"].iloc[0] == expected_ranking(q, score)["top_k_hit"] == 0.0
+    assert expected_ranking(q, score, top_k=6)["top_k_hit"] == 1.0
+    assert np.isnan(out["top_k_hit"].iloc[1])  # the unresolved state's group: no statistics
+    states = error_states(np.random.default_rng(17), [1.0, 0.0, 1.0])
+    frame = table(states)
+    default = estimator_errors(frame)
+    pd.testing.assert_frame_equal(default, estimator_errors(frame, n_draws=2000, seed=0, resolved_only=True))
+    for other in ({"n_draws": 2001}, {"seed": 1}, {"resolved_only": False}):
+        assert not default.equals(estimator_errors(frame, **other))
