@@ -321,6 +321,8 @@ def test_params_clone_and_repr():
     (lambda: LogisticRegression(C=[1.0, 2.0]), TypeError, r"C must be a scalar"),
     (lambda: LogisticRegression(max_iter=0), ValueError, r"max_iter must be >= 1"),
     (lambda: LogisticRegression(max_iter=2.5), ValueError, r"max_iter must be an integer"),
+    (lambda: LogisticRegression().fit(np.empty((0, 2)), np.empty(0, dtype=int), 2), ValueError,
+     r"^X must hold at least 1 point, got 0$"),
     (lambda: LogisticRegression(max_iter="10"), TypeError, r"max_iter must be an integer"),
     (lambda: LogisticRegression().fit([[0.0], [np.nan]], [0, 1], 2), ValueError, r"X must be finite"),
     (lambda: LogisticRegression().fit([["a"], ["b"]], [0, 1], 2), TypeError, r"X must be numeric"),

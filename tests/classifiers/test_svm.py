@@ -12,6 +12,8 @@ shifted kernel ``expm1(-gamma |x - x'|^2)``.  Shifts and scales:
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from _optional import given, settings, st
@@ -430,6 +432,8 @@ def test_chunks_do_not_change_the_result(monkeypatch):
     (lambda: SVM(C=np.nan), ValueError, r"C must be finite"),
     (lambda: SVM(C=1 + 2j), TypeError, r"C must be real"),
     (lambda: SVM(gamma=0), ValueError, r"gamma must be > 0"),
+    (lambda: SVM().fit(np.empty((0, 2)), np.empty(0, dtype=int), 2), ValueError,
+     r"^X must hold at least 1 point, got 0$"),
     (lambda: SVM(gamma=-0.5), ValueError, r"gamma must be > 0"),
     (lambda: SVM(gamma="scale"), TypeError, r"gamma must be numeric .*'scale'"),
     (lambda: SVM(gamma=[1.0, 2.0]), TypeError, r"gamma must be a scalar"),
@@ -446,8 +450,10 @@ def test_chunks_do_not_change_the_result(monkeypatch):
      r"X must have 2 columns"),
 ])
 def test_bad_inputs(make, exc, pattern):
-    with pytest.raises(exc, match=pattern):
-        make()
+    with warnings.catch_warnings():  # refused before any work: no numpy warning of work on bad data first
+        warnings.simplefilter("error")
+        with pytest.raises(exc, match=pattern):
+            make()
 
 
 def test_shifted_kernel_keeps_its_relative_accuracy_where_the_kernel_is_near_one():
