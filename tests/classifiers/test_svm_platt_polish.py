@@ -367,3 +367,41 @@ def test_numpy_least_norm_reference_is_lstsq(C):
     rhs = rng.normal(size=(3, 6))
     expected = np.stack([np.linalg.lstsq(a, b, rcond=None)[0] for a, b in zip(systems, rhs, strict=True)])
     np.testing.assert_allclose(numpy_least_norm(systems, rhs), expected, rtol=1e-9, atol=1e-9)
+
+
+def _platt_steps(decision, positive, start, weights, max_iter):
+    """The compiled Platt fit of one problem from ``start`` with at most ``max_iter`` Newton steps."""
+    from mri_theory.classifiers.svm import _compiled_platt
+
+    out = np.full((1, 2), np.nan)
+    _compiled_platt()(decision[None], positive[None], weights, np.asarray(start, dtype=float)[None], out,
+                      _PLATT_GRADIENT, _PLATT_RIDGE, _PLATT_FLAT, _PLATT_NEWTON_FLOOR, _PLATT_WELL_CONDITIONED,
+                      max_iter)
+    return out[0]
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_platt_starts_warm_only_from_a_start_below_platts_point(weighted):
+    """Where each fit starts, seen with no Newton step taken (``max_iter = 0``): from Platt's point
+    ``(A, B) = (0, ln((N_- + 1) / (N_+ + 1)))`` (counts weighted) without a start or from a start whose objective
+    is above that point's, and from the start itself when it is below (here: the minimiser, which a full fit then
+    keeps)."""
+    rng = np.random.default_rng(21)
+    positive = rng.random(40) < 0.4
+    decision = np.where(positive, 1.0, -1.0) + rng.normal(scale=1.2, size=40)
+    weights = rng.integers(1, 4, size=40).astype(float) if weighted else np.ones(40)
+    n_pos, n_neg = weights[positive].sum(), weights[~positive].sum()
+    platt_point = np.array([0.0, math.log((n_neg + 1) / (n_pos + 1))])
+    fitted = _platt(decision[None], positive[None], weights=weights)[0]
+    assert fitted[0] < -0.5  # a real slope: far from Platt's point
+    np.testing.assert_array_equal(_platt_steps(decision, positive, [np.nan, np.nan], weights, 0), platt_point)
+    np.testing.assert_array_equal(_platt_steps(decision, positive, [np.nan, 0.3], weights, 0), platt_point)
+    for worse in ([5.0, 5.0], [0.3, 1.0], [-3.0, 3.0]):  # objectives above Platt's point's, by 5-15 %; well-posed
+        np.testing.assert_array_equal(_platt_steps(decision, positive, worse, weights, 0), platt_point)
+    np.testing.assert_array_equal(_platt_steps(decision, positive, fitted, weights, 0), fitted)
+    # just below and just above Platt's point's objective, on the line through it and the minimiser (convex)
+    below, above = platt_point + 0.01 * (fitted - platt_point), platt_point - 0.01 * (fitted - platt_point)
+    np.testing.assert_array_equal(_platt_steps(decision, positive, below, weights, 0), below)
+    np.testing.assert_array_equal(_platt_steps(decision, positive, above, weights, 0), platt_point)
+    np.testing.assert_allclose(_platt_steps(decision, positive, fitted, weights, _PLATT_MAX_ITER), fitted,
+                               rtol=1e-10, atol=1e-12)
