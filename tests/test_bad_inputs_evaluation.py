@@ -285,6 +285,11 @@ ROWS = [
     # ---- ranking: rank tables
     ("aggregate-rank-1000-of-2", lambda: aggregate(RANKS.assign(rank=[1.0, 1000.0, 2.0, 1.0]), by=[]), V,
      r"rank_table\['rank'\] must be at most the number of methods ranked together, got rank 1000 among 2"),
+    ("aggregate-rank-3-of-2-in-a-ranking", lambda: aggregate(pd.DataFrame({  # c1 ranks 2 methods, c2 ranks 3
+        "classifier": ["c1"] * 4 + ["c2"] * 6, "problem": ["p", "p", "q", "q", "p", "p", "p", "q", "q", "q"],
+        "method": ["RS", "A", "RS", "A", "RS", "A", "B", "RS", "A", "B"],
+        "rank": [1.0, 3.0, 1.0, 2.0, 1.0, 2.0, 3.0, 1.0, 2.0, 3.0]}), by=["classifier"]), V,
+     r"got rank 3 among 2 methods \(row 1, ranked within \['classifier'\]\)"),
     ("aggregate-method-none", lambda: aggregate(_ranks("method", ["RS", None, "RS", "A"]), by=[]), V,
      r"rank_table\['method'\] must hold names, got a missing label"),
     ("aggregate-unit-nan", lambda: aggregate(_ranks("problem", ["p", "p", np.nan, np.nan]), by=[]), V,
@@ -310,6 +315,12 @@ ROWS = [
     ("beats-by-twice", lambda: beats_rs_counts(RANKS, by=["problem", "problem"]), V, r"by names a column twice"),
     # ---- ranking: whole studies
     ("rank_study-loss-kind", lambda: rank_study(CURVES, ASYM, loss="lc"), V, r"loss must be one of 'error', 'log'"),
+    ("rank_study-group-a-str", lambda: rank_study(CURVES, ASYM, groups={"g": "four-gaussian"}), T,
+     r"groups must be a dict group name -> list of problem names"),
+    ("rank_study-group-name-int", lambda: rank_study(CURVES, ASYM, groups={1: ["four-gaussian", "quadratic"]}), T,
+     r"groups must be a dict group name -> list of problem names"),
+    ("rank_study-group-members-int", lambda: rank_study(CURVES, ASYM, groups={"g": [1, 2]}), T,
+     r"groups must be a dict group name -> list of problem names"),
     ("rank_study-group-empty-name", lambda: rank_study(CURVES, ASYM, groups={"": ["four-gaussian", "quadratic"]}), V,
      r"groups \(a group name\) must be a name, got an empty name"),
     ("rank_study-group-member-empty", lambda: rank_study(CURVES, ASYM, groups={"g": ["four-gaussian", "quadratic",

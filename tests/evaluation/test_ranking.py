@@ -376,3 +376,18 @@ def test_bootstrap_point_ranks_use_the_given_mode_alpha_and_epsilon(seed, option
     pd.testing.assert_series_equal(point, expected, check_names=False)
     other = {"alpha": 0.5} if not options else {}
     assert not _point_ranks(curves, asymptotic, **other).equals(expected)  # the setting matters on these data
+
+
+def test_rank_pairings_ranks_each_metric_within_its_pairing():
+    """The metric ranks, their mean and the overall rank are per pairing (``keys``), by scipy's ``rankdata`` on
+    each pairing alone: here the values of pairing q all lie above those of p, so ranks over the whole table
+    would differ."""
+    table = pd.DataFrame({"problem": ["p"] * 3 + ["q"] * 3, "method": ["A", "B", "C"] * 2,
+                          "aua": [0.1, 0.3, 0.2, 0.9, 0.7, 0.8], "wi": [0.05, 0.01, 0.02, 0.6, 0.9, 0.5]})
+    out = rank_pairings(table, {"aua": True, "wi": False}, keys=["problem"])
+    for _, rows in out.groupby("problem"):
+        np.testing.assert_array_equal(rows["rank_aua"], rankdata(-rows["aua"]))
+        np.testing.assert_array_equal(rows["rank_wi"], rankdata(rows["wi"]))
+        mean = (rankdata(-rows["aua"]) + rankdata(rows["wi"])) / 2
+        np.testing.assert_array_equal(rows["mean_rank"], mean)
+        np.testing.assert_array_equal(rows["rank"], rankdata(mean))
