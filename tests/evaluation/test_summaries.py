@@ -325,6 +325,18 @@ def test_q_tied_within_rounding_leaves_the_q_relative_statistics_undefined():
         assert math.isnan(summary[name]), name
 
 
+def test_each_state_draws_its_own_simulation():
+    """Two states with the same Q and the same errors but different keys (replicates) draw independent
+    simulations: with 40 draws their predicted shortfalls differ (the generator of a state is seeded by its keys)."""
+    q = np.array([0.0, 0.25, 0.5, 0.375])
+    estimates = {"SMRI": LOSS - q + np.array([0.0, 0.3, -0.2, 0.1])}
+    table = make_table([{"q": q, "estimates": estimates, "replicate": r} for r in (0, 1)])
+    rows = estimator_errors(table, per_state=True, n_draws=40, seed=0)
+    assert rows["bias"].iloc[0] == rows["bias"].iloc[1]  # the same state but for its keys
+    assert rows["predicted_shortfall_iid"].iloc[0] != rows["predicted_shortfall_iid"].iloc[1]
+    assert rows["predicted_shortfall_gaussian"].iloc[0] != rows["predicted_shortfall_gaussian"].iloc[1]
+
+
 def test_simulations_are_deterministic_and_per_state():
     table = _error_table(np.random.default_rng(5), replicates=3)
     a = estimator_errors(table, per_state=True, n_draws=300, seed=2)
