@@ -481,3 +481,26 @@ def test_decision_values_do_not_depend_on_lowering_the_kernel_by_one():
     Q = rng.normal(size=(40, 2))
     via_k = sk_rbf_kernel(Q, X, gamma=0.8) @ model.dual_coef_.T + model.intercept_
     np.testing.assert_allclose(model.decision_function(Q), via_k, rtol=0, atol=1e-13)
+
+
+def test_retrained_platt_fits_start_from_the_models_sigmoids(monkeypatch):
+    """Platt's fit of every retrained machine starts from this model's sigmoid of the same class, the binary
+    machine's mirror image ``(A, -B)`` for the smaller class: with no Newton step allowed (``_PLATT_MAX_ITER = 0``)
+    a retrained machine of a present class keeps exactly that start (its objective is below Platt's point's),
+    and a machine of a class absent from the data starts at Platt's point ``A = 0``."""
+    from mri_theory.classifiers import svm
+
+    rng = np.random.default_rng(31)
+    X, y = blobs(rng, 24, 2)
+    model = SVM().fit(X, np.where(y == 1, 2, 0), 4)  # classes 0 and 2 of 4: one binary machine, for class 2
+    candidates = rng.normal(scale=2, size=(5, 2))
+    monkeypatch.setattr(svm, "_PLATT_MAX_ITER", 0)
+    machines = model._retrained_machines(candidates)
+    A, B = model.sigmoids_[0]
+    start = {2: (A, B), 0: (A, -B)}
+    assert {c for c, _ in machines.types} == {0, 1, 2, 3}
+    for t, (c, _) in enumerate(machines.types):
+        if c in start:
+            np.testing.assert_array_equal(machines.sigmoids[:, t], np.broadcast_to(start[c], (5, 2)))
+        else:
+            np.testing.assert_array_equal(machines.sigmoids[:, t, 0], 0.0)
