@@ -391,3 +391,11 @@ def test_rank_pairings_ranks_each_metric_within_its_pairing():
         mean = (rankdata(-rows["aua"]) + rankdata(rows["wi"])) / 2
         np.testing.assert_array_equal(rows["mean_rank"], mean)
         np.testing.assert_array_equal(rows["rank"], rankdata(mean))
+
+
+def test_rank_study_r1_has_the_group_after_the_problem():
+    """R1's key columns (as the study report writes them): problem, its group, classifier, method."""
+    curves, asymptotic = _study()
+    r1 = rank_study(curves, asymptotic, groups={"g": sorted(curves["problem"].unique())}).r1
+    assert list(r1.columns[:4]) == ["problem", "group", "classifier", "method"]
+    assert (r1["group"] == "g").all()
