@@ -12,3 +12,109 @@ def hand_loss(pop, proba, loss):
     else:
         values = -np.sum(pop.proba * np.log(np.maximum(proba, 1e-15)), axis=1)
     return float(np.sum(pop.weights * values) / np.sum(pop.weights))
+
+
+# -- k-NN from its definition, and its exact loss by brute-force line integration --------------------------------
+
+
+def knn_reference_proba(X, y, k, kernel, n_classes, P):
+    """k-NN class probabilities at the points ``P`` written out from the definitions: the ``min(k, n)`` nearest
+    training points by (squared distance, index) (a stable sort), vote shares (``"rectangular"``) or Samworth's
+    rank weights :math:`w_i \\propto 1 + d/2 - d/(2K^{2/d})(i^{1+2/d} - (i-1)^{1+2/d})` (``"optimal"``)."""
+    X, P = np.atleast_2d(X), np.atleast_2d(P)
+    n, d = X.shape
+    K = min(k, n)
+    d2 = ((P[:, None, :] - X[None, :, :]) ** 2).sum(axis=-1)
+    order = np.argsort(d2, axis=1, kind="stable")[:, :K]
+    labels = np.asarray(y)[order]
+    if kernel == "rectangular":
+        w = np.ones(K)
+    else:
+        i = np.arange(1, K + 1, dtype=float)
+        e = 1 + 2 / d
+        w = 1 + d / 2 - d / (2 * K ** (2 / d)) * (i**e - (i - 1) ** e)
+    w = w / w.sum()
+    return np.stack([(w * (labels == j)).sum(axis=1) for j in range(n_classes)], axis=1)
+
+
+def reference_pointwise(proba, y, loss):
+    """The loss of probability rows ``proba`` ``(..., k)`` for true class ``y``: error (the lowest class within
+    1e-12 of the largest probability is predicted) or log loss (floored at 1e-15)."""
+    if loss == "error":
+        top = proba.max(axis=-1, keepdims=True)
+        predicted = np.argmax(proba >= top - 1e-12 * np.maximum(1.0, top), axis=-1)
+        return (predicted != y).astype(float)
+    return -np.log(np.maximum(proba[..., y], 1e-15))
+
+
+def _phi_cdf(t):
+    from scipy import special
+
+    return special.ndtr(t)
+
+
+def knn_exact_loss_1d(X, y, k, kernel, n_classes, weights, means, sds, labels, loss):
+    """The k-NN loss under a 1-D Gaussian mixture, exactly: the prediction is constant between consecutive
+    midpoints of pairs of training points, so the loss is a sum of normal CDF differences."""
+    x = np.asarray(X, dtype=float).ravel()
+    cuts = np.unique(0.5 * (x[:, None] + x[None, :]))
+    edges = np.concatenate([[-np.inf], cuts, [np.inf]])
+    inner = np.concatenate([[cuts[0] - 1.0], 0.5 * (cuts[:-1] + cuts[1:]), [cuts[-1] + 1.0]])
+    proba = knn_reference_proba(x[:, None], y, k, kernel, n_classes, inner[:, None])
+    total = 0.0
+    for w, mu, sd, lab in zip(weights, means, sds, labels, strict=True):
+        mass = _phi_cdf((edges[1:] - mu) / sd) - _phi_cdf((edges[:-1] - mu) / sd)
+        total += w * float(np.sum(mass * reference_pointwise(proba, lab, loss)))
+    return total
+
+
+def knn_exact_loss_2d(X, y, k, kernel, n_classes, weights, means, covariances, labels, loss, radius=9.0, nodes=30):
+    """The k-NN loss under a 2-D Gaussian mixture by brute-force line integration.
+
+    In each component's whitened coordinates :math:`x = \\mu + L z` every bisector of two training points is a
+    line; along the horizontal line :math:`z_2 = t` the prediction is constant between consecutive crossings of
+    all the bisectors (found here for every pair), so the inner integral over :math:`z_1` is a sum of normal CDF
+    differences, and the outer integral over :math:`t \\in [-9, 9]` (the rest has mass below 1e-18) is smooth
+    between the :math:`t` of the bisectors' pairwise intersections, where it is split, each piece by
+    ``nodes``-point Gauss-Legendre."""
+    X = np.asarray(X, dtype=float)
+    n = X.shape[0]
+    a_idx, b_idx = np.triu_indices(n, 1)
+    gl_x, gl_w = np.polynomial.legendre.leggauss(nodes)
+    total = 0.0
+    for w, mu, cov, lab in zip(weights, means, covariances, labels, strict=True):
+        L = np.linalg.cholesky(cov)
+        # bisector (a, b) in z: 2 (b - a)^T L z = |b - mu|^2 - |a - mu|^2
+        normal = 2.0 * (X[b_idx] - X[a_idx]) @ L
+        offset = ((X[b_idx] - mu) ** 2).sum(axis=1) - ((X[a_idx] - mu) ** 2).sum(axis=1)
+        keep = np.any(normal != 0, axis=1)
+        normal, offset = normal[keep], offset[keep]
+        i, j = np.triu_indices(normal.shape[0], 1)
+        det = normal[i, 0] * normal[j, 1] - normal[i, 1] * normal[j, 0]
+        ok = det != 0
+        t_vertex = (normal[i, 0][ok] * offset[j][ok] - normal[j, 0][ok] * offset[i][ok]) / det[ok]
+        flat = normal[:, 0] == 0  # a bisector along z_1: the prediction changes across its t
+        t_flat = offset[flat] / normal[flat, 1]
+        t_all = np.concatenate([t_vertex, t_flat])
+        breaks = np.unique(np.concatenate([[-radius, radius], t_all[np.abs(t_all) < radius]]))
+        for lo, hi in zip(breaks[:-1], breaks[1:], strict=True):
+            if hi <= lo:
+                continue
+            t = 0.5 * (lo + hi) + 0.5 * (hi - lo) * gl_x
+            with np.errstate(divide="ignore", invalid="ignore"):
+                z1 = (offset[None, :] - normal[None, :, 1] * t[:, None]) / normal[None, :, 0]
+            z1 = np.sort(np.where(np.isfinite(z1), z1, np.inf), axis=1)
+            ends = np.concatenate([np.full((t.size, 1), -np.inf), z1, np.full((t.size, 1), np.inf)], axis=1)
+            finite_lo = np.where(np.isfinite(ends[:, :-1]), ends[:, :-1], np.nan)
+            finite_hi = np.where(np.isfinite(ends[:, 1:]), ends[:, 1:], np.nan)
+            mid = np.where(np.isfinite(finite_lo) & np.isfinite(finite_hi), 0.5 * (finite_lo + finite_hi),
+                           np.where(np.isfinite(finite_hi), finite_hi - 1.0, finite_lo + 1.0))
+            mid = np.where(np.isnan(mid), 0.0, mid)  # a line crossing nothing
+            z = np.stack([mid, np.broadcast_to(t[:, None], mid.shape)], axis=-1)
+            points = mu + z.reshape(-1, 2) @ L.T
+            proba = knn_reference_proba(X, y, k, kernel, n_classes, points).reshape(mid.shape + (n_classes,))
+            mass = _phi_cdf(ends[:, 1:]) - _phi_cdf(ends[:, :-1])
+            inner = np.sum(mass * reference_pointwise(proba, lab, loss), axis=1)
+            density = np.exp(-0.5 * t * t) / np.sqrt(2 * np.pi)
+            total += w * 0.5 * (hi - lo) * float(np.sum(gl_w * density * inner))
+    return total

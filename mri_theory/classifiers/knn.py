@@ -57,6 +57,7 @@ from scipy.spatial import cKDTree
 from mri_theory._utils import validation as check
 from mri_theory._utils.ties import TIE_TOLERANCE
 from mri_theory.engine.contract import Classifier, check_points, check_retraining_args
+from mri_theory.engine.exact import MixtureTruth, partition_losses
 from mri_theory.engine.losses import pointwise_loss
 from mri_theory.engine.population import ExactPopulation, Population
 
@@ -68,6 +69,13 @@ KERNELS: tuple[str, ...] = ("rectangular", "optimal")
 _CHUNK_CELLS = 2**21
 _COMPILED_LOSSES = ("error", "lc")  # the rank-weight fast path's losses scored by _change_rows (code 0, 1)
 _TREE_MIN_TRAIN = 2048  # above this many training points, neighbours are shortlisted with a k-d tree
+
+#: Half-width, in standard deviations of each truth component along each axis, that the exact partition's
+#: bounding box adds around the components' means: the mass outside is below ``4 Phi(-12) ~ 7e-33``.
+EXACT_RADIUS = 12.0
+_EXACT_LOSS_CODES = {"error": 0, "log": 1}
+# Starting sizes of the exact partition's buffers; a full buffer doubles (here, for the calls after it too)
+_EXACT_SIZES = {"vertices": 64, "stack": 512, "leaves": 4096, "table": 1 << 15, "terms": 1 << 14}
 
 #: Scaled coordinates must be 0 or of magnitude in ``[1 / MAX_COORDINATE, MAX_COORDINATE]``: then no
 #: squared difference overflows (``(2e100)^2 d`` is finite for any practical ``d``) and none of two
@@ -262,6 +270,7 @@ class KNN(Classifier):
 
     name = "knn"
     nearest_neighbour = True
+    exact_truth = True
 
     def __init__(self, k: int = 5, kernel: str = "rectangular", scale: None | str | ArrayLike = None) -> None:
         check.count(k, "k")
@@ -393,9 +402,10 @@ class KNN(Classifier):
         is used.
         """
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
-        assert isinstance(population, Population)  # refused an ExactPopulation: k-NN has no exact_truth
         if isinstance(self.scale, str):
             return super().retraining_losses(candidates, population, loss)
+        if isinstance(population, ExactPopulation):
+            return self._exact_retraining_losses(candidates, population.truth, loss)
         points, candidates = self._scaled(population.X), self._scaled(candidates)
         _check_coordinates(points, "population")
         _check_coordinates(candidates, "candidates")
@@ -403,6 +413,86 @@ class KNN(Classifier):
         if self.kernel == "rectangular":
             return self._vote_changes(candidates, points, population, loss, labels, dist2)
         return self._rank_changes(candidates, points, population, loss, labels, dist2)
+
+    def exact_loss(self, truth: MixtureTruth, loss: str) -> float:
+        """The exact loss under a Gaussian-mixture truth: the decision regions are polygons.
+
+        The ordered-neighbour partition of the plane (``_knn_exact``) integrated in closed form
+        (:func:`~mri_theory.engine.exact.partition_losses`): exact to about 1e-13 (rounding only; the box
+        beyond :data:`EXACT_RADIUS` standard deviations holds less than 1e-32), 1-D problems as 2-D ones whose
+        second coordinate no training point uses.
+        """
+        self._check_fitted()
+        points, frame_truth, box = self._exact_frame(truth)
+        lines, vertices, coefficients, groups = _exact_terms(points, self.y_train_, frame_truth.n_classes, box,
+                                                             self._exact_weights(self.k_eff_), self.kernel == "optimal",
+                                                             _EXACT_LOSS_CODES[loss], self.k_eff_)
+        return float(partition_losses(frame_truth, lines, vertices, coefficients, groups, 1)[0])
+
+    def _exact_weights(self, n_neighbours: int) -> np.ndarray:
+        """The rank weights (``"optimal"``) or vote counts (ones) of ``n_neighbours`` ranks, as predictions use."""
+        return self._rank_weights(n_neighbours) if self.kernel == "optimal" else np.ones(n_neighbours)
+
+    def _exact_frame(self, truth: MixtureTruth, candidates: np.ndarray | None = None):
+        """Training points (and candidates) in 2-D scaled coordinates centred on the training points, the truth in
+        the same coordinates (a 1-D truth gets an independent standard normal second coordinate) and the bounding
+        box ``(x0, x1, y0, y1)`` holding the points and :data:`EXACT_RADIUS` standard deviations of every component."""
+        if not isinstance(truth, MixtureTruth):
+            raise TypeError(f"truth must be a MixtureTruth, got {type(truth).__name__}")
+        if truth.dim != self.dim_ or truth.n_classes != self.n_classes_:
+            raise ValueError(f"truth has dimension {truth.dim} and {truth.n_classes} classes, but the classifier was "
+                             f"fitted on {self.dim_}-D points with n_classes={self.n_classes_}")
+        points = self.X_scaled_
+        divisors = np.ones(self.dim_) if self.scale_ is None else np.asarray(self.scale_, dtype=float)
+        means = truth.means / divisors
+        covariances = truth.covariances / np.outer(divisors, divisors)
+        if candidates is not None:
+            candidates = self._scaled(candidates)
+        origin = 0.5 * (points.min(axis=0) + points.max(axis=0))
+        if self.dim_ == 1:
+            def embed(P):
+                return np.column_stack([P[:, 0] - origin[0], np.zeros(P.shape[0])])
+            C = truth.n_components
+            cov2 = np.zeros((C, 2, 2))
+            cov2[:, 0, 0], cov2[:, 1, 1] = covariances[:, 0, 0], 1.0
+            frame = MixtureTruth(truth.weights, embed(means), cov2, truth.labels, truth.n_classes)
+        else:
+            def embed(P):
+                return P - origin
+            frame = MixtureTruth(truth.weights, means - origin, covariances, truth.labels, truth.n_classes)
+        spread = EXACT_RADIUS * np.sqrt(np.diagonal(frame.covariances, axis1=1, axis2=2))
+        lo = (frame.means - spread).min(axis=0)
+        hi = (frame.means + spread).max(axis=0)
+        placed = [embed(points)] + ([] if candidates is None else [embed(candidates)])
+        for P in placed:
+            lo, hi = np.minimum(lo, P.min(axis=0)), np.maximum(hi, P.max(axis=0))
+        margin = 1e-3 * np.max(hi - lo)
+        box = np.array([lo[0] - margin, hi[0] + margin, lo[1] - margin, hi[1] + margin])
+        out = (np.ascontiguousarray(placed[0]), frame, box)
+        return out if candidates is None else out + (np.ascontiguousarray(placed[1]),)
+
+    def _exact_retraining_losses(self, candidates: np.ndarray, truth: MixtureTruth,
+                                 loss: str) -> tuple[float, np.ndarray]:
+        """:meth:`retraining_losses` on the exact truth: the current loss plus each candidate's local change."""
+        _check_coordinates(self._scaled(candidates), "candidates")
+        points, frame, box, placed = self._exact_frame(truth, candidates)
+        k, m, K = self.n_classes_, placed.shape[0], self.k_eff_
+        ranked, code = self.kernel == "optimal", _EXACT_LOSS_CODES[loss]
+        if self.X_train_.shape[0] < self.k:  # n < k: the candidate joins every neighbourhood, all weights change
+            parts = [_exact_terms(points, self.y_train_, k, box, self._exact_weights(K), ranked, code, K)]
+            for i in range(m):
+                extended = np.vstack([points, placed[i]])
+                for j in range(k):
+                    terms = _exact_terms(extended, np.append(self.y_train_, j), k, box, self._exact_weights(K + 1),
+                                         ranked, code, K + 1)
+                    parts.append(terms[:3] + (np.full(terms[3].size, 1 + i * k + j),))
+            lines, vertices, coefficients, groups = (np.concatenate(v) for v in zip(*parts, strict=True))
+            values = partition_losses(frame, lines, vertices, coefficients, groups, 1 + m * k)
+            return float(values[0]), values[1:].reshape(m, k)
+        lines, vertices, coefficients, groups = _exact_terms(points, self.y_train_, k, box, self._exact_weights(K),
+                                                             ranked, code, K, placed)
+        values = partition_losses(frame, lines, vertices, coefficients, groups, 1 + m * k)
+        return float(values[0]), values[0] + values[1:].reshape(m, k)
 
     def _vote_changes(self, candidates: np.ndarray, points: np.ndarray, population: Population, loss: str,
                       labels: np.ndarray, dist2: np.ndarray) -> tuple[float, np.ndarray]:
@@ -850,3 +940,72 @@ def _box_distance2(candidates: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np
     for t in range(1, candidates.shape[1]):
         out += gap[:, t] ** 2
     return out
+
+
+def _exact_terms(points: np.ndarray, labels: np.ndarray, n_classes: int, box: np.ndarray, weights: np.ndarray,
+                 ranked: bool, loss_code: int, K: int, candidates: np.ndarray | None = None):
+    """The boundary terms (:func:`~mri_theory.engine.exact.partition_losses`) of the partition by the ordered ``K``
+    nearest of ``points`` (group 0: the loss itself) and, with ``candidates``, of each candidate's loss change
+    under each label (group ``1 + i * n_classes + j``).  Buffers that fill up are doubled and the call repeated."""
+    from mri_theory.classifiers import _knn_exact as compiled
+
+    n = points.shape[0]
+    M = n + 1
+    sites = np.zeros((M, 2))
+    sites[:n] = points
+    labels = np.ascontiguousarray(labels, dtype=np.int64)
+    weights = np.ascontiguousarray(weights, dtype=float)
+    sizes = _EXACT_SIZES
+    unique = np.zeros(1, dtype=np.int64)  # keys of non-canonical vertices, counted down from -1 by both calls
+    robust = candidates is not None
+    while True:
+        L = sizes["leaves"]
+        leaf_xy, leaf_kl = np.empty((L * 8, 2)), np.empty((L * 8, 3), dtype=np.int64)
+        leaf_start, leaf_order = np.empty(L + 1, dtype=np.int64), np.empty((L, K), dtype=np.int64)
+        leaf_depth, leaf_fill = np.empty(L, dtype=np.int64), np.empty(L, dtype=np.int64)
+        unique[0] = 0
+        status, n_leaves = compiled.partition(sites, labels, n, M, box, weights, n_classes, loss_code, K, robust,
+                                              sizes["vertices"], sizes["stack"], leaf_xy, leaf_kl, leaf_start,
+                                              leaf_order, leaf_depth, leaf_fill, unique)
+        if status == compiled.OK:
+            break
+        _grow(sizes, status, compiled)
+    leaves = (leaf_xy, leaf_kl, leaf_start, leaf_order, leaf_depth)
+    current = _table_terms(sizes, compiled, n_classes, n_classes, compiled.current_terms, sites, labels, M, box,
+                           weights, ranked, n_classes, loss_code, K, *leaves, leaf_fill, n_leaves)
+    if candidates is None:
+        return current
+    changes = np.empty((n_leaves, K + 1, n_classes * n_classes))
+    compiled.leaf_changes(labels, n, weights, ranked, n_classes, loss_code, K, leaf_order, leaf_depth, leaf_fill,
+                          n_leaves, changes)
+    leaf_box = compiled.leaf_boxes(sites, leaf_xy, leaf_start, leaf_order, leaf_depth, n_leaves)
+    active = np.flatnonzero(np.any(changes != 0.0, axis=(1, 2)))
+    changed = _table_terms(sizes, compiled, n_classes, n_classes * n_classes, compiled.candidate_terms, sites, n, M,
+                           box, n_classes, np.ascontiguousarray(candidates, dtype=float), *leaves, leaf_box, active,
+                           changes, extra=(unique,))
+    return tuple(np.concatenate([a, b]) for a, b in zip(current[:3], changed[:3], strict=True)) + (
+        np.concatenate([current[3], changed[3] + 1]),)
+
+
+def _table_terms(sizes: dict[str, int], compiled: Any, n_classes: int, width: int, routine: Any, *args: Any,
+                 extra: tuple = ()) -> tuple[np.ndarray, ...]:
+    """Run ``routine`` (``current_terms`` or ``candidate_terms``) with a fresh hash table and term arrays of
+    ``width`` coefficients per entry, doubling them until they suffice."""
+    while True:
+        T, E = sizes["table"], sizes["terms"]
+        table = (np.empty((T, 3), dtype=np.int64), np.zeros(T, dtype=np.bool_), np.empty((T, 2)),
+                 np.empty((T, width)), np.empty((T, width)), np.empty(T, dtype=np.int64))
+        terms = (np.empty((E, 4)), np.empty((E, 2)), np.empty((E, n_classes)), np.empty(E, dtype=np.int64))
+        status, count = routine(*args, *table, *terms, *extra)
+        if status == compiled.OK:
+            return tuple(t[:count].copy() for t in terms)
+        _grow(sizes, status, compiled)
+
+
+def _grow(sizes: dict[str, int], status: int, compiled: Any) -> None:
+    """Double the buffer a compiled routine reported full."""
+    name = {compiled.FULL_VERTICES: "vertices", compiled.FULL_STACK: "stack", compiled.FULL_LEAVES: "leaves",
+            compiled.FULL_TABLE: "table", compiled.FULL_TERMS: "terms"}[status]
+    if name == "vertices" and sizes["vertices"] >= 1 << 16:
+        raise RuntimeError("the exact k-NN partition needs polygons of more than 65536 vertices")
+    sizes[name] *= 2
