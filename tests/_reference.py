@@ -75,8 +75,8 @@ def knn_exact_loss_2d(X, y, k, kernel, n_classes, weights, means, covariances, l
     line; along the horizontal line :math:`z_2 = t` the prediction is constant between consecutive crossings of
     all the bisectors (found here for every pair), so the inner integral over :math:`z_1` is a sum of normal CDF
     differences, and the outer integral over :math:`t \\in [-9, 9]` (the rest has mass below 1e-18) is smooth
-    between the :math:`t` of the bisectors' pairwise intersections, where it is split, each piece by
-    ``nodes``-point Gauss-Legendre."""
+    between the :math:`t` of the bisectors' pairwise intersections, where it is split (and into pieces at most 1
+    wide), each piece by ``nodes``-point Gauss-Legendre."""
     X = np.asarray(X, dtype=float)
     n = X.shape[0]
     a_idx, b_idx = np.triu_indices(n, 1)
@@ -96,7 +96,8 @@ def knn_exact_loss_2d(X, y, k, kernel, n_classes, weights, means, covariances, l
         flat = normal[:, 0] == 0  # a bisector along z_1: the prediction changes across its t
         t_flat = offset[flat] / normal[flat, 1]
         t_all = np.concatenate([t_vertex, t_flat])
-        breaks = np.unique(np.concatenate([[-radius, radius], t_all[np.abs(t_all) < radius]]))
+        grid = np.linspace(-radius, radius, int(2 * radius) + 1)  # pieces at most 1 wide, for the normal density
+        breaks = np.unique(np.concatenate([grid, t_all[np.abs(t_all) < radius]]))
         for lo, hi in zip(breaks[:-1], breaks[1:], strict=True):
             if hi <= lo:
                 continue

@@ -59,7 +59,6 @@ OK, FULL_VERTICES, FULL_STACK, FULL_LEAVES, FULL_TABLE, FULL_TERMS = 0, 1, 2, 3,
 _TIE = 1e-12  # mri_theory._utils.ties.TIE_TOLERANCE
 _FLOOR = 1e-15  # mri_theory.engine.losses.LOG_LOSS_FLOOR
 _EPS = 2.220446049250313e-16
-MIN_FILL_DEPTH = 1
 
 
 # -- lines and canonical vertices ----------------------------------------------------------------------------
@@ -387,13 +386,49 @@ def _cell_range(lo, hi, origin, size, cells):  # pragma: no cover - compiled
 
 
 @_jit
-def next_rank_sites(n, xy, pts, used, geometry, start, items, cand):  # pragma: no cover - compiled
+def _nearest_in_rings(cx, cy, pts, used, x0, y0, size, gx, gy, start, items):  # pragma: no cover - compiled
+    """An unused site near ``(cx, cy)``: the nearest in the first ring of grid cells around it that holds one and
+    the ring after (-1 when every site is used)."""
+    ix = min(max(int(math.floor((cx - x0) / size)), 0), gx - 1)
+    iy = min(max(int(math.floor((cy - y0) / size)), 0), gy - 1)
+    b0 = -1
+    best = np.inf
+    ring = 0
+    found_at = -1
+    while ring <= gx + gy:
+        for jy in range(iy - ring, iy + ring + 1):
+            if jy < 0 or jy >= gy:
+                continue
+            step = 1 if (jy == iy - ring or jy == iy + ring or ring == 0) else 2 * ring
+            for jx in range(ix - ring, ix + ring + 1, step):
+                if jx < 0 or jx >= gx:
+                    continue
+                c = jy * gx + jx
+                for t in range(start[c], start[c + 1]):
+                    b = items[t]
+                    if used[b]:
+                        continue
+                    dx, dy = pts[b, 0] - cx, pts[b, 1] - cy
+                    d = dx * dx + dy * dy
+                    if d < best:
+                        best, b0 = d, b
+        if b0 >= 0 and found_at < 0:
+            found_at = ring
+        if found_at >= 0 and ring >= found_at + 1:
+            break
+        ring += 1
+    return b0
+
+
+@_jit
+def next_rank_sites(n, xy, kl, pts, M, used, geometry, start, items, cand):  # pragma: no cover - compiled
     """Sites (not ``used``) that can be the nearest of the unused sites somewhere in the polygon: a superset.
 
-    ``b0``, an unused site near the vertices' mean (the nearest one in the grid cells around it), is within
-    ``R = max_v |v - b0|`` of every point of the polygon, so only sites within ``R`` of its bounding box can be
-    nearer anywhere; of those, only the ones at least as near as ``b0`` at some vertex (the difference of
-    squared distances is linear, so this test is exact for the pair).  Returns the count written to ``cand``."""
+    ``b0``, an unused site near the vertices' mean (the nearest of the unused sites whose bisectors bound the
+    polygon, else the nearest one in the grid cells around the mean), is within ``R = max_v |v - b0|`` of every
+    point of the polygon, so only sites within ``R`` of its bounding box can be nearer anywhere; of those, only
+    the ones at least as near as ``b0`` at some vertex (the difference of squared distances is linear, so this
+    test is exact for the pair).  Returns the count written to ``cand``."""
     x0, y0, size = geometry[0], geometry[1], geometry[2]
     gx, gy = int(geometry[3]), int(geometry[4])
     cx = cy = 0.0
@@ -405,37 +440,20 @@ def next_rank_sites(n, xy, pts, used, geometry, start, items, cand):  # pragma: 
         by0, by1 = min(by0, xy[v, 1]), max(by1, xy[v, 1])
     cx /= n
     cy /= n
-    # b0: search rings of cells around the mean until one holds an unused site, then one ring more
-    ix = min(max(int(math.floor((cx - x0) / size)), 0), gx - 1)
-    iy = min(max(int(math.floor((cy - y0) / size)), 0), gy - 1)
     b0 = -1
     best = np.inf
-    ring = 0
-    found_at = -1
-    while ring <= gx + gy:
-        for jy in range(iy - ring, iy + ring + 1):
-            if jy < 0 or jy >= gy:
-                continue
-            edge = jy == iy - ring or jy == iy + ring
-            step = 1 if edge else 2 * ring
-            jx = ix - ring
-            while jx <= ix + ring:
-                if 0 <= jx < gx:
-                    c = jy * gx + jx
-                    for t in range(start[c], start[c + 1]):
-                        b = items[t]
-                        if used[b]:
-                            continue
-                        dx, dy = pts[b, 0] - cx, pts[b, 1] - cy
-                        d = dx * dx + dy * dy
-                        if d < best:
-                            best, b0 = d, b
-                jx += step if step > 0 else 1
-        if b0 >= 0 and found_at < 0:
-            found_at = ring
-        if found_at >= 0 and ring >= found_at + 1:
-            break
-        ring += 1
+    for v in range(n):  # the bisectors of the edges: sites next to the polygon
+        line = kl[v, 2]
+        if line < BOX:
+            continue
+        for b in ((line - BOX) // M, (line - BOX) % M):
+            if b < used.shape[0] and not used[b]:
+                dx, dy = pts[b, 0] - cx, pts[b, 1] - cy
+                d = dx * dx + dy * dy
+                if d < best:
+                    best, b0 = d, b
+    if b0 < 0:
+        b0 = _nearest_in_rings(cx, cy, pts, used, x0, y0, size, gx, gy, start, items)
     if b0 < 0:
         return 0
     reach = 0.0
@@ -716,6 +734,7 @@ def partition(pts, labels, n_sites, M, box, weights, kc, loss_code, K, robust, V
     new_order = np.empty(K + 1, dtype=np.int64)
     used = np.zeros(n_sites, dtype=np.bool_)
     cand = np.empty(n_sites, dtype=np.int64)
+    scratch = np.empty(n_sites, dtype=np.int64)
     geometry, start, items = build_grid(pts, n_sites)
     box_polygon(box, sxy[0], skl[0])
     snv[0] = 4
@@ -730,15 +749,24 @@ def partition(pts, labels, n_sites, M, box, weights, kc, loss_code, K, robust, V
         fill = -1
         leaf = depth == K or (loss_code == 0 and depth > 0 and settled(sorder[top], depth, labels, weights, kc, K,
                                                                        robust, n_sites, new_order, votes))
-        if not leaf and depth > 0 and not (robust and loss_code != 0) and depth >= MIN_FILL_DEPTH:
+        n_cand = 0
+        if not leaf and depth > 0:
             for s in range(depth):
                 used[sorder[top, s]] = True
-            fill = fill_class(n, sxy[top], sorder[top], depth, K, pts, labels, used, geometry, start, items, cand)
+            n_cand = next_rank_sites(n, sxy[top], skl[top], pts, M, used, geometry, start, items, cand)
+            # a region where every site that can hold a later rank has one label is a leaf (fill_class); only
+            # worth asking where the sites that can take the next rank share one
+            same = n_cand > 0
+            for i in range(1, n_cand):
+                same = same and labels[cand[i]] == labels[cand[0]]
+            if same and not (robust and loss_code != 0):
+                fill = fill_class(n, sxy[top], sorder[top], depth, K, pts, labels, used, geometry, start, items,
+                                  scratch)
+                if fill >= 0 and robust and not _inert_beyond(sorder[top], depth, labels, weights, kc, K, fill, votes,
+                                                              scores):
+                    fill = -1
             for s in range(depth):
                 used[sorder[top, s]] = False
-            if fill >= 0 and robust and not _inert_beyond(sorder[top], depth, labels, weights, kc, K, fill, votes,
-                                                          scores):
-                fill = -1
             leaf = fill >= 0
         if leaf:
             if leaves >= max_leaves or filled + n > leaf_xy.shape[0]:
@@ -771,10 +799,6 @@ def partition(pts, labels, n_sites, M, box, weights, kc, loss_code, K, robust, V
         copy_polygon(n, sxy[top], skl[top], pxy, pkl)  # the children replace this entry on the stack
         for s in range(depth):
             porder[s] = sorder[top, s]
-            used[porder[s]] = True
-        n_cand = next_rank_sites(n, pxy, pts, used, geometry, start, items, cand)
-        for s in range(depth):
-            used[porder[s]] = False
         for i in range(n_cand):
             b = cand[i]
             m, cur = voronoi_child(n, pxy, pkl, b, cand, n_cand, pts, M, box, f, wxy, wkl, unique)

@@ -34,6 +34,20 @@ numpy loop it replaced, so where the tiles are the same the bits are too;
 populations under 512 changing points, BMRI's test sets, are one tile), and
 everything is chunked so memory stays bounded for 10^6-point populations.
 
+**Exact truth.**  On a Gaussian-mixture problem in one or two dimensions
+(:meth:`Population.exact <mri_theory.engine.population.Population.exact>`) the
+loss is integrated, not sampled: the prediction depends only on the order of
+the distances to the training points, which changes only on perpendicular
+bisectors, so the decision regions are polygons and their Gaussian mass is
+closed form (:func:`~mri_theory.engine.exact.partition_losses`;
+``_knn_exact`` builds the partition, refining the Voronoi cells rank by rank
+until the prediction is decided).  A candidate changes the partition only
+where it is nearer than a region's last ranked point, so the retrained
+models' losses are the current loss plus local changes, computed once per
+region of the partition and clipped by the candidate's bisectors.  Exact to
+rounding (about 1e-14 against an independent line integration); 1-D problems
+are 2-D ones whose second coordinate no training point uses.
+
 Neighbourhoods (every prediction, and the fast path's starting point) come
 from a compiled sweep (``_sweep_rows``) up to ``_TREE_MIN_TRAIN = 2048``
 training points: the training points sorted by first coordinate, each
@@ -243,7 +257,11 @@ class KNN(Classifier):
     Notes
     -----
     ``nearest_neighbour`` is True: SMRI and BMRI estimate the class
-    probabilities with a random forest rather than 5-NN (§4).
+    probabilities with a random forest rather than 5-NN (§4).  ``exact_truth``
+    is True: on a Gaussian-mixture problem in one or two dimensions
+    :meth:`exact_loss` and :meth:`retraining_losses` integrate the loss exactly
+    (module notes), any ``k``, either kernel, a fixed ``scale`` included
+    (``scale="train"`` refits each retrained model, each integrated exactly).
 
     Tie rules, chosen so that refits and the fast path agree exactly:
     neighbours are ordered by squared distance and then by training index
@@ -397,9 +415,13 @@ class KNN(Classifier):
                           loss: str) -> tuple[float, np.ndarray]:
         """Exact fast path: only points whose k-ball contains the candidate change.
 
-        With ``scale="train"`` every point's scale, hence every distance,
-        moves with the added example: the plain refit per (candidate, label)
-        is used.
+        On a sampled :class:`~mri_theory.engine.population.Population`, the
+        loss changes of the points the candidate enters; on an
+        :class:`~mri_theory.engine.population.ExactPopulation`, the integrals
+        of the loss changes over the regions where it enters (module notes,
+        "Exact truth").  With ``scale="train"`` every point's scale, hence every
+        distance, moves with the added example: the plain refit per (candidate,
+        label) is used.
         """
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
         if isinstance(self.scale, str):

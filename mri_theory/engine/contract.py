@@ -141,7 +141,7 @@ class Classifier(skbase.BaseEstimator):
         True when :meth:`exact_loss` integrates the loss exactly over a
         Gaussian-mixture truth, so the engine accepts an
         :class:`~mri_theory.engine.population.ExactPopulation` for this
-        classifier (the Gaussian family and logistic regression: quadratic or linear scores).
+        classifier (the Gaussian family and logistic regression: quadratic or linear scores; k-NN: polygons).
     """
 
     name: str = "classifier"

@@ -141,10 +141,10 @@ class Population:
         An :class:`ExactPopulation`, accepted wherever the engine accepts a
         population (:func:`~mri_theory.engine.targets.true_q_c`,
         :func:`~mri_theory.engine.retraining.future_losses`, :meth:`ExactPopulation.loss`) for the
-        classifiers whose decision regions allow exact integration (``Classifier.exact_truth``:
-        LDA, QDA, Gaussian naive Bayes, the mean classifier, logistic regression); the others are refused with a
-        ``TypeError`` naming the population.  Error and log loss, 1-D and 2-D problems
-        (:mod:`mri_theory.engine.exact`).
+        classifiers whose decision regions allow exact integration (``Classifier.exact_truth``: quadratic or
+        linear scores, integrated along rays by :mod:`mri_theory.engine.exact`; k-NN, whose regions are
+        polygons, integrated in closed form by :func:`~mri_theory.engine.exact.partition_losses`); the others
+        are refused with a ``TypeError`` naming the population.  Error and log loss, 1-D and 2-D problems.
 
         Parameters
         ----------
@@ -280,9 +280,11 @@ class ExactPopulation:
 
     Made by :meth:`Population.exact`.  Its losses are
     :math:`\sum_c w_c E_{x \sim N(\mu_c, \Sigma_c)}[\ell(x, y_c)]` over the mixture's
-    components (:class:`~mri_theory.engine.exact.MixtureTruth`), computed by
-    :func:`~mri_theory.engine.exact.error_rates` and :func:`~mri_theory.engine.exact.log_losses`
-    to about 1e-12 rather than averaged over points: the truth of a late learning-curve step,
+    components (:class:`~mri_theory.engine.exact.MixtureTruth`), computed by each classifier's
+    ``exact_loss`` rather than averaged over points: for quadratic and linear scores by
+    :func:`~mri_theory.engine.exact.error_rates` and :func:`~mri_theory.engine.exact.log_losses` (to about
+    1e-12), for k-NN by :func:`~mri_theory.engine.exact.partition_losses` (closed forms, to rounding: about
+    1e-14).  The truth of a late learning-curve step,
     where :math:`Q^c` is smaller than a sampled population's noise, is exact.  ``"lc"`` (the
     classifier's own confidence) has no exact form here and is refused.
 
@@ -325,7 +327,7 @@ class ExactPopulation:
         """A TypeError naming the population unless ``classifier`` has an exact path (``exact_truth``)."""
         if not getattr(classifier, "exact_truth", False):
             raise TypeError(f"population: {type(classifier).__name__} has no exact path on an ExactPopulation "
-                            "(Classifier.exact_truth is False: its scores are not quadratic in x); use a "
+                            "(Classifier.exact_truth is False: its decision regions are not integrated exactly); use a "
                             "sampled Population (Population.from_problem(problem, size, rng, method='qmc'))")
 
     def loss(self, classifier: Any, loss: str = "error") -> float:

@@ -223,10 +223,10 @@ def best_is_resolved(replicates: ArrayLike, z: float = 3.0, largest: bool = True
 
 def exact_truth_available(problem: Any, classifier: Any) -> bool:
     """Whether :meth:`Population.exact(problem) <mri_theory.engine.population.Population.exact>` can score
-    ``classifier``: a Gaussian-mixture problem in one or two dimensions and a classifier whose scores are
-    quadratic in ``x`` (``Classifier.exact_truth``: LDA, QDA, Gaussian naive Bayes, the mean classifier,
-    logistic regression).  A problem that declares no truth (``has_truth`` False: real data, whose losses are
-    measured on its test set) has none to integrate."""
+    ``classifier``: a Gaussian-mixture problem in one or two dimensions and a classifier whose decision regions are
+    integrated exactly (``Classifier.exact_truth``: quadratic or linear scores, or k-NN's polygons).  A problem
+    that declares no truth (``has_truth`` False: real data, whose losses are measured on its test set) has none
+    to integrate."""
     if not getattr(classifier, "exact_truth", False) or not getattr(problem, "has_truth", True):
         return False
     try:

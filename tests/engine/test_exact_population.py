@@ -27,7 +27,7 @@ from mri_theory.classifiers import (
 from mri_theory.engine import ExactPopulation, Population, current_and_future_losses, future_losses, true_q_c
 from mri_theory.problems import get_problem
 
-EXACT_CLASSIFIERS = [LDA, QDA, GaussianNaiveBayes, GaussianMeanClassifier, LogisticRegression]
+EXACT_CLASSIFIERS = [LDA, QDA, GaussianNaiveBayes, GaussianMeanClassifier, LogisticRegression, KNN]
 
 
 def _data(problem_name: str, n: int, seed: int):
@@ -131,7 +131,7 @@ def test_late_in_a_curve_the_exact_argmax_is_not_the_sampled_one():
     assert np.max(np.abs(q_sampled - q_exact)) > np.std(q_exact)  # the sampled error exceeds the spread
 
 
-@pytest.mark.parametrize("make", [lambda: KNN(5), SVM, lambda: RandomForest(n_estimators=5)])
+@pytest.mark.parametrize("make", [SVM, lambda: RandomForest(n_estimators=5)])
 def test_classifiers_without_an_exact_path_are_refused_naming_the_population(make):
     problem, X, y, candidates = _data("four-gaussian", 20, 2)
     exact = Population.exact(problem)

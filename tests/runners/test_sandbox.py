@@ -95,14 +95,11 @@ def assert_tied_with_best(rows: pd.DataFrame) -> None:
     assert np.all(gap <= TIE_TOLERANCE * np.maximum(1.0, np.abs(rows.q_c_best))), gap.max()
 
 
-#: The classifiers with an exact path on the Gaussian-mixture problems: ``truth="auto"`` (the default) is exact for
-#: them and sampled for the others (documented in run_curves).
-EXACT_CLASSIFIERS = {"lda", "qda", "nb", "logreg"}
-
-
 def truth_population(problem, classifier: str, sampled: Population, truth: str = "auto"):
-    """The evaluation the run uses: the exact one where the documented rule says so, else the sampled one."""
-    exact = truth == "exact" or (truth == "auto" and classifier in EXACT_CLASSIFIERS)
+    """The evaluation the run uses: the exact one where the documented rule says so (``truth="auto"``, the
+    default, is exact for the classifiers with an exact path on the Gaussian-mixture problems), else the sampled
+    one."""
+    exact = truth == "exact" or (truth == "auto" and get_classifier(classifier).exact_truth)
     return Population.exact(problem) if exact else sampled
 
 

@@ -85,7 +85,7 @@ def state_of(classifier: str, trajectory: str, replicate: int, step: int, seed: 
     chosen = curves[curves.replicate == replicate].chosen.to_numpy()[:step]
     X, y = np.vstack([X0, pool_X[chosen]]), np.append(y0, pool_y[chosen])
     available = np.array(sorted(set(range(pool_size)) - set(chosen.tolist())))
-    if classifier in ("lda", "qda", "nb", "logreg"):  # truth="auto": exact for these on a Gaussian mixture
+    if get_classifier(classifier).exact_truth:  # truth="auto": exact for these on a Gaussian mixture
         population = Population.exact(problem)
     return problem, population, X, y, pool_X[available], available
 
@@ -127,8 +127,7 @@ def test_one_state_against_brute_force_refits(classifier):
         np.testing.assert_allclose(rows.t_e, t_e, rtol=0, atol=1e-12)
         np.testing.assert_allclose(rows.true_q_c, loss - t_e, rtol=0, atol=1e-12)
     assert np.array_equal(by["MRI-best"].score, by["MRI-best"].true_q_c)
-    if classifier == "lda":  # exact truth: every state resolved
-        assert (table.resolved == 1.0).all()
+    assert (table.resolved == 1.0).all()  # exact truth (both classifiers): every state resolved
 
     # SMRI (Algorithm 1): theta_2 on D_S, refits on D_S + (x, c), empirical error on D_S
     p_hat = second_classifier(base).fit(X, y, k).predict_proba(candidates)

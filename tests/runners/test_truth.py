@@ -104,8 +104,8 @@ def _q_c(problem, make, X, y, points, population) -> np.ndarray:
 
 
 @pytest.mark.parametrize("classifier, truth, recorded", [
-    ("lda", "auto", "exact"), ("kknn5", "auto", "sampled"), ("lda", "sampled", "sampled"),
-    ("lda", "exact", "exact"), ("kknn5", "sampled", "sampled")])
+    ("lda", "auto", "exact"), ("svm", "auto", "sampled"), ("lda", "sampled", "sampled"),
+    ("lda", "exact", "exact"), ("svm", "sampled", "sampled")])
 def test_config_records_the_resolved_truth(tmp_path, classifier, truth, recorded):
     run_curves(classifier=classifier, strategies=["RS"], truth=truth, out=tmp_path / "run",
                **{**SMALL, "budget": 2})
@@ -201,12 +201,12 @@ def _clear_step(q, largest):
 
 
 def test_sampled_flags_are_zero_or_one_and_recomputed_by_hand():
-    """kknn5 (sampled): each oracle's flag at every clear step (a best and a runner-up separated from the rest by
+    """the SVM (sampled): each oracle's flag at every clear step (a best and a runner-up separated from the rest by
     more than 1e-9) recomputed from the documented stream (r, 4, t)."""
     args = dict(SMALL, pool_size=12, budget=5)
-    table = run_curves(classifier="kknn5", strategies=["MRI-best", "MRI-worst", "RS"], **args)
+    table = run_curves(classifier="svm", strategies=["MRI-best", "MRI-worst", "RS"], **args)
     problem = get_problem("four-gaussian")
-    make = lambda: get_classifier("kknn5")  # noqa: E731
+    make = lambda: get_classifier("svm")  # noqa: E731
     data = _replicate(problem, args["pool_size"], args["population_size"], args["seed"])
     for name, largest in (("MRI-best", True), ("MRI-worst", False)):
         rows = table[table.strategy == name]
@@ -281,15 +281,15 @@ def test_run_curves_refuses_a_bad_truth_before_any_file(tmp_path, bad):
 
 def test_exact_truth_without_an_exact_path_is_refused_before_any_file(tmp_path):
     with pytest.raises(ValueError, match="truth"):
-        run_curves(classifier="kknn5", strategies=["RS"], truth="exact", out=tmp_path / "run", **SMALL)
+        run_curves(classifier="svm", strategies=["RS"], truth="exact", out=tmp_path / "run", **SMALL)
     with pytest.raises(ValueError, match="truth"):
         run_curves(**{**SMALL, "problem": "wine"}, classifier="lda", strategies=["RS"], truth="exact",
                    out=tmp_path / "real")
     with pytest.raises(ValueError, match="truth"):
-        score_states("four-gaussian", "kknn5", ["RS"], replicates=1, steps=[0], pool_size=6, population_size=200,
+        score_states("four-gaussian", "svm", ["RS"], replicates=1, steps=[0], pool_size=6, population_size=200,
                      truth="exact", out=tmp_path / "states", progress=False)
     with pytest.raises(ValueError, match="truth"):
-        run_study("quick", problems=["four-gaussian"], classifiers=["lda", "kknn5"], strategies=["RS"],
+        run_study("quick", problems=["four-gaussian"], classifiers=["lda", "svm"], strategies=["RS"],
                   truth="exact", out=tmp_path / "study", progress=False)
     assert list(tmp_path.iterdir()) == []
 
@@ -332,12 +332,12 @@ def _runs_or_refuses_population_size_before_any_file(tmp_path, call):
 
 def test_run_curves_with_a_tiny_sampled_population_runs_or_is_refused_up_front(tmp_path):
     _runs_or_refuses_population_size_before_any_file(tmp_path, lambda out: run_curves(
-        classifier="kknn5", strategies=["MRI-best"], **{**SMALL, "population_size": 4, "budget": 2}, out=out))
+        classifier="svm", strategies=["MRI-best"], **{**SMALL, "population_size": 4, "budget": 2}, out=out))
 
 
 def test_score_states_with_a_tiny_sampled_population_runs_or_is_refused_up_front(tmp_path):
     _runs_or_refuses_population_size_before_any_file(tmp_path, lambda out: score_states(
-        "four-gaussian", "kknn5", ["RS"], replicates=1, steps=[0], pool_size=6, population_size=4, out=out,
+        "four-gaussian", "svm", ["RS"], replicates=1, steps=[0], pool_size=6, population_size=4, out=out,
         progress=False))
 
 
@@ -355,19 +355,19 @@ def test_the_cli_refuses_a_bad_truth_with_a_usage_error(tmp_path, capsys, comman
 
 def test_run_study_records_auto_and_each_pairing_its_resolved_truth(tmp_path):
     out = tmp_path / "study"
-    run_study("quick", problems=["four-gaussian"], classifiers=["lda", "kknn5"], strategies=["RS"], replicates=1,
+    run_study("quick", problems=["four-gaussian"], classifiers=["lda", "svm"], strategies=["RS"], replicates=1,
               pool_size=6, population_size=300, asymptotic_train=50, asymptotic_replicates=1,
               asymptotic_population=300, out=out, progress=False)
     assert json.loads((out / "study.json").read_text())["settings"]["truth"] == "auto"
     assert _config(out / "four-gaussian__lda")["truth"] == "exact"
-    assert _config(out / "four-gaussian__kknn5")["truth"] == "sampled"
+    assert _config(out / "four-gaussian__svm")["truth"] == "sampled"
     # the report says which truth each pairing's curves, MRI-best and regret were measured with
     from mri_theory.runners.study import report
 
     report(out)
     text = (out / "report" / "report.md").read_text()
     assert "- Truth (the curves' losses, MRI-best and the regret): exact for four-gaussian/lda; sampled for " \
-           "four-gaussian/kknn5" in text
+           "four-gaussian/svm" in text
     # the truth the report names is verified: a pairing's config.json edited afterwards is refused, naming path
     config = out / "four-gaussian__lda" / "config.json"
     config.write_text(config.read_text().replace('"truth": "exact"', '"truth": "sampled"'))
@@ -387,7 +387,7 @@ def test_write_report_refuses_a_bad_truth_before_writing(tmp_path, truth):
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("classifier, recorded", [("lda", "exact"), ("kknn5", "sampled")])
+@pytest.mark.parametrize("classifier, recorded", [("lda", "exact"), ("svm", "sampled")])
 def test_score_states_records_the_truth_and_flags_every_state(tmp_path, classifier, recorded):
     out = tmp_path / "states"
     table = score_states("four-gaussian", classifier, ["RS", "SE"], replicates=2, steps=[0, 3], pool_size=10,
@@ -401,7 +401,7 @@ def test_score_states_records_the_truth_and_flags_every_state(tmp_path, classifi
     assert table.resolved.isin([0.0, 1.0]).all()
     # each clear state's flag by hand: the truth's best and runner-up on the replicate's population, judged on
     # the scrambles of the stream (r, 4, t); the labelled set is the initial set plus the pool points not left
-    problem, make = get_problem("four-gaussian"), (lambda: get_classifier("kknn5"))
+    problem, make = get_problem("four-gaussian"), (lambda: get_classifier("svm"))
     checked = 0
     for (r, t), rows in table[table.strategy == "RS"].groupby(["replicate", "step"]):
         data = _replicate(problem, 10, 400, 5, r)
