@@ -866,17 +866,26 @@ def add_polygon(n, xy, kl, coef, keys, used, where, sums, sizes, order, n_used):
 
 
 @_jit
-def flush(keys, used, where, sums, sizes, order, n_used, pts, M, box, group0, kc, t_line, t_vertex, t_coef,
-          t_group, n_terms):  # pragma: no cover - compiled
-    """Write the entries of the table that do not cancel as terms (a point of the line and its direction, the
-    vertex, the coefficient per true class; block ``b`` of ``kc`` coefficients to group ``group0 + b``) and
-    empty the table.  A coefficient cancels when it is within 64 ulps of the sum of the magnitudes added to it
-    (a genuine jump of the loss is far larger).  Returns the new number of terms, or -1 when they are full."""
+def _involves(line, site, M):  # pragma: no cover - compiled
+    """Whether ``line`` is a bisector of ``site`` (``site`` < 0: never)."""
+    return site >= 0 and line >= BOX and ((line - BOX) // M == site or (line - BOX) % M == site)
+
+
+@_jit
+def flush(keys, used, where, sums, sizes, order, n_used, pts, M, box, group0, kc, x_site, rows, t_row, t_coef, t_group,
+          n_terms):  # pragma: no cover - compiled
+    """Write the entries of the table that do not cancel as terms (the row of their line and vertex, the
+    coefficient per true class; block ``b`` of ``kc`` coefficients to group ``group0 + b``) and empty the table.
+    A coefficient cancels when it is within 64 ulps of the sum of the magnitudes added to it (a genuine jump of
+    the loss is far larger).  ``rows`` = ``(keys, used, index, lines, vertices, count)`` holds each distinct
+    (line, vertex) once: a key on a bisector of ``x_site`` (the candidate, whose place changes from call to
+    call) gets a row of its own.  Returns the new number of terms, or -1 when they or the rows are full."""
+    r_keys, r_used, r_index, r_line, r_vertex, r_count = rows
     cap = t_group.shape[0]
     for u in range(n_used):
         s = order[u]
         used[s] = False
-        nx, ny, mx, my = line_geometry(keys[s, 0], pts, M, box)
+        row = -1
         for block in range(sums.shape[1] // kc):
             keep = False
             for y in range(kc):
@@ -887,8 +896,25 @@ def flush(keys, used, where, sums, sizes, order, n_used, pts, M, box, group0, kc
                 continue
             if n_terms >= cap:
                 return -1
-            t_line[n_terms, 0], t_line[n_terms, 1], t_line[n_terms, 2], t_line[n_terms, 3] = mx, my, -ny, nx
-            t_vertex[n_terms, 0], t_vertex[n_terms, 1] = where[s, 0], where[s, 1]
+            if row < 0:
+                line, k1, k2 = keys[s, 0], keys[s, 1], keys[s, 2]
+                shared = not (_involves(line, x_site, M) or _involves(k1, x_site, M) or _involves(k2, x_site, M))
+                slot = _slot(r_keys, r_used, line, k1, k2) if shared else -1
+                if slot >= 0 and r_used[slot]:
+                    row = r_index[slot]
+                else:
+                    row = r_count[0]
+                    if row >= r_line.shape[0] or (slot >= 0 and 2 * (row + 1) > r_keys.shape[0]):
+                        return -1
+                    nx, ny, mx, my = line_geometry(line, pts, M, box)
+                    r_line[row, 0], r_line[row, 1], r_line[row, 2], r_line[row, 3] = mx, my, -ny, nx
+                    r_vertex[row, 0], r_vertex[row, 1] = where[s, 0], where[s, 1]
+                    r_count[0] += 1
+                    if slot >= 0:
+                        r_used[slot] = True
+                        r_keys[slot, 0], r_keys[slot, 1], r_keys[slot, 2] = line, k1, k2
+                        r_index[slot] = row
+            t_row[n_terms] = row
             for y in range(kc):
                 c = block * kc + y
                 t_coef[n_terms, y] = sums[s, c] if abs(sums[s, c]) > 64 * _EPS * sizes[s, c] else 0.0
@@ -899,7 +925,7 @@ def flush(keys, used, where, sums, sizes, order, n_used, pts, M, box, group0, kc
 
 @_jit
 def current_terms(pts, labels, M, box, weights, ranked, kc, loss_code, K, leaf_xy, leaf_kl, leaf_start, leaf_order,
-                  leaf_depth, leaf_fill, n_leaves, keys, used, where, sums, sizes, order, t_line, t_vertex, t_coef,
+                  leaf_depth, leaf_fill, n_leaves, keys, used, where, sums, sizes, order, rows, t_row, t_coef,
                   t_group):  # pragma: no cover - compiled
     """The boundary terms of the current model's loss (group 0) from its partition: ``(status, terms)``."""
     loss = np.empty(kc)
@@ -912,7 +938,7 @@ def current_terms(pts, labels, M, box, weights, ranked, kc, loss_code, K, leaf_x
         n_used = add_polygon(b - a, leaf_xy[a:b], leaf_kl[a:b], loss, keys, used, where, sums, sizes, order, n_used)
         if n_used < 0:
             return FULL_TABLE, 0
-    n_terms = flush(keys, used, where, sums, sizes, order, n_used, pts, M, box, 0, kc, t_line, t_vertex, t_coef,
+    n_terms = flush(keys, used, where, sums, sizes, order, n_used, pts, M, box, 0, kc, -1, rows, t_row, t_coef,
                     t_group, 0)
     if n_terms < 0:
         return FULL_TERMS, 0
@@ -970,8 +996,8 @@ def leaf_boxes(pts, leaf_xy, leaf_start, leaf_order, leaf_depth, n_leaves):  # p
 
 @_jit
 def candidate_terms(pts, n_sites, M, box, kc, candidates, leaf_xy, leaf_kl, leaf_start, leaf_order, leaf_depth,
-                    leaf_box, active, changes, keys, used, where, sums, sizes, order, t_line, t_vertex, t_coef,
-                    t_group, unique):  # pragma: no cover - compiled
+                    leaf_box, active, changes, keys, used, where, sums, sizes, order, rows, t_row, t_coef, t_group,
+                    unique):  # pragma: no cover - compiled
     """The boundary terms of the loss *changes* of every candidate ``i`` and label ``j`` (group ``i * kc + j``):
     the candidate is site ``n_sites`` (``pts`` has a row for it); ``changes`` is :func:`leaf_changes`' table and
     ``active`` the leaves where it is not all zero; ``leaf_box`` holds each leaf's bounding box and the largest
@@ -1019,7 +1045,7 @@ def candidate_terms(pts, n_sites, M, box, kc, candidates, leaf_xy, leaf_kl, leaf
                 n_used = add_polygon(count, wxy[0], wkl[0], coef, keys, used, where, sums, sizes, order, n_used)
                 if n_used < 0:
                     return FULL_TABLE, n_terms
-        n_terms = flush(keys, used, where, sums, sizes, order, n_used, pts, M, box, ci * kc, kc, t_line, t_vertex,
+        n_terms = flush(keys, used, where, sums, sizes, order, n_used, pts, M, box, ci * kc, kc, x_site, rows, t_row,
                         t_coef, t_group, n_terms)
         if n_terms < 0:
             return FULL_TERMS, 0

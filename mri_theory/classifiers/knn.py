@@ -446,10 +446,10 @@ class KNN(Classifier):
         """
         self._check_fitted()
         points, frame_truth, box = self._exact_frame(truth)
-        lines, vertices, coefficients, groups = _exact_terms(points, self.y_train_, frame_truth.n_classes, box,
-                                                             self._exact_weights(self.k_eff_), self.kernel == "optimal",
-                                                             _EXACT_LOSS_CODES[loss], self.k_eff_)
-        return float(partition_losses(frame_truth, lines, vertices, coefficients, groups, 1)[0])
+        lines, vertices, coefficients, groups, rows = _exact_terms(
+            points, self.y_train_, frame_truth.n_classes, box, self._exact_weights(self.k_eff_),
+            self.kernel == "optimal", _EXACT_LOSS_CODES[loss], self.k_eff_)
+        return float(partition_losses(frame_truth, lines, vertices, coefficients, groups, 1, rows)[0])
 
     def _exact_weights(self, n_neighbours: int) -> np.ndarray:
         """The rank weights (``"optimal"``) or vote counts (ones) of ``n_neighbours`` ranks, as predictions use."""
@@ -507,13 +507,14 @@ class KNN(Classifier):
                 for j in range(k):
                     terms = _exact_terms(extended, np.append(self.y_train_, j), k, box, self._exact_weights(K + 1),
                                          ranked, code, K + 1)
-                    parts.append(terms[:3] + (np.full(terms[3].size, 1 + i * k + j),))
-            lines, vertices, coefficients, groups = (np.concatenate(v) for v in zip(*parts, strict=True))
-            values = partition_losses(frame, lines, vertices, coefficients, groups, 1 + m * k)
+                    parts.append(terms[:3] + (np.full(terms[3].size, 1 + i * k + j), terms[4]))
+            offsets = np.cumsum([0] + [part[0].shape[0] for part in parts[:-1]])
+            lines, vertices, coefficients, groups = (np.concatenate(v) for v in list(zip(*parts, strict=True))[:4])
+            rows = np.concatenate([part[4] + offset for part, offset in zip(parts, offsets, strict=True)])
+            values = partition_losses(frame, lines, vertices, coefficients, groups, 1 + m * k, rows)
             return float(values[0]), values[1:].reshape(m, k)
-        lines, vertices, coefficients, groups = _exact_terms(points, self.y_train_, k, box, self._exact_weights(K),
-                                                             ranked, code, K, placed)
-        values = partition_losses(frame, lines, vertices, coefficients, groups, 1 + m * k)
+        terms = _exact_terms(points, self.y_train_, k, box, self._exact_weights(K), ranked, code, K, placed)
+        values = partition_losses(frame, *terms[:4], 1 + m * k, terms[4])
         return float(values[0]), values[0] + values[1:].reshape(m, k)
 
     def _vote_changes(self, candidates: np.ndarray, points: np.ndarray, population: Population, loss: str,
@@ -966,9 +967,10 @@ def _box_distance2(candidates: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np
 
 def _exact_terms(points: np.ndarray, labels: np.ndarray, n_classes: int, box: np.ndarray, weights: np.ndarray,
                  ranked: bool, loss_code: int, K: int, candidates: np.ndarray | None = None):
-    """The boundary terms (:func:`~mri_theory.engine.exact.partition_losses`) of the partition by the ordered ``K``
-    nearest of ``points`` (group 0: the loss itself) and, with ``candidates``, of each candidate's loss change
-    under each label (group ``1 + i * n_classes + j``).  Buffers that fill up are doubled and the call repeated."""
+    """The boundary terms (:func:`~mri_theory.engine.exact.partition_losses`: ``lines, vertices, coefficients,
+    groups, rows``) of the partition by the ordered ``K`` nearest of ``points`` (group 0: the loss itself) and,
+    with ``candidates``, of each candidate's loss change under each label (group ``1 + i * n_classes + j``).
+    Buffers that fill up are doubled and the call repeated."""
     from mri_theory.classifiers import _knn_exact as compiled
 
     n = points.shape[0]
@@ -1005,22 +1007,28 @@ def _exact_terms(points: np.ndarray, labels: np.ndarray, n_classes: int, box: np
     changed = _table_terms(sizes, compiled, n_classes, n_classes * n_classes, compiled.candidate_terms, sites, n, M,
                            box, n_classes, np.ascontiguousarray(candidates, dtype=float), *leaves, leaf_box, active,
                            changes, extra=(unique,))
-    return tuple(np.concatenate([a, b]) for a, b in zip(current[:3], changed[:3], strict=True)) + (
-        np.concatenate([current[3], changed[3] + 1]),)
+    lines, vertices = np.concatenate([current[0], changed[0]]), np.concatenate([current[1], changed[1]])
+    return (lines, vertices, np.concatenate([current[2], changed[2]]), np.concatenate([current[3], changed[3] + 1]),
+            np.concatenate([current[4], changed[4] + current[0].shape[0]]))
 
 
 def _table_terms(sizes: dict[str, int], compiled: Any, n_classes: int, width: int, routine: Any, *args: Any,
                  extra: tuple = ()) -> tuple[np.ndarray, ...]:
     """Run ``routine`` (``current_terms`` or ``candidate_terms``) with a fresh hash table and term arrays of
-    ``width`` coefficients per entry, doubling them until they suffice."""
+    ``width`` coefficients per entry, doubling them until they suffice: ``(lines, vertices, coefficients, groups,
+    rows)``, ``rows`` the (line, vertex) row of each term."""
     while True:
         T, E = sizes["table"], sizes["terms"]
         table = (np.empty((T, 3), dtype=np.int64), np.zeros(T, dtype=np.bool_), np.empty((T, 2)),
                  np.empty((T, width)), np.empty((T, width)), np.empty(T, dtype=np.int64))
-        terms = (np.empty((E, 4)), np.empty((E, 2)), np.empty((E, n_classes)), np.empty(E, dtype=np.int64))
-        status, count = routine(*args, *table, *terms, *extra)
+        rows = (np.empty((2 * E, 3), dtype=np.int64), np.zeros(2 * E, dtype=np.bool_), np.empty(2 * E, dtype=np.int64),
+                np.empty((E, 4)), np.empty((E, 2)), np.zeros(1, dtype=np.int64))
+        terms = (np.empty(E, dtype=np.int64), np.empty((E, n_classes)), np.empty(E, dtype=np.int64))
+        status, count = routine(*args, *table, rows, *terms, *extra)
         if status == compiled.OK:
-            return tuple(t[:count].copy() for t in terms)
+            used = rows[5][0]
+            return (rows[3][:used].copy(), rows[4][:used].copy(), terms[1][:count].copy(), terms[2][:count].copy(),
+                    terms[0][:count].copy())
         _grow(sizes, status, compiled)
 
 

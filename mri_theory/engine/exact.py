@@ -973,7 +973,7 @@ def rule_losses(truth: MixtureTruth, A: ArrayLike, b: ArrayLike, c: ArrayLike, p
 
 
 def partition_losses(truth: MixtureTruth, lines: ArrayLike, vertices: ArrayLike, coefficients: ArrayLike,
-                     groups: ArrayLike, n_groups: int) -> np.ndarray:
+                     groups: ArrayLike, n_groups: int, rows: ArrayLike | None = None) -> np.ndarray:
     r"""Exact losses of piecewise-constant functions on polygonal partitions of the plane, from boundary terms.
 
     The Gaussian mass of a convex polygon with counter-clockwise vertices :math:`v_1, \dots, v_m` is the sum
@@ -1007,17 +1007,20 @@ def partition_losses(truth: MixtureTruth, lines: ArrayLike, vertices: ArrayLike,
     ----------
     truth : MixtureTruth
         Two-dimensional.
-    lines : array_like (E, 4)
-        Per term, a point ``(x, y)`` of the edge's line and the line's direction ``(dx, dy)`` (not zero; the same
-        direction for every term of a line, as the sign of :math:`h` and of :math:`s` depend on it).
-    vertices : array_like (E, 2)
-        The term's vertex (on the line).
+    lines : array_like (R, 4)
+        Per (line, vertex) row, a point ``(x, y)`` of the edge's line and the line's direction ``(dx, dy)`` (not
+        zero; the same direction for every row of a line, as the sign of :math:`h` and of :math:`s` depend on it).
+    vertices : array_like (R, 2)
+        The row's vertex (on the line).
     coefficients : array_like (E, k)
-        The coefficient per true class ``y`` (``k = truth.n_classes``).
+        Per term, the coefficient per true class ``y`` (``k = truth.n_classes``).
     groups : array_like of int (E,)
         The output each term adds to, in ``0 .. n_groups - 1``.
     n_groups : int
         Number of outputs, ``>= 1``.
+    rows : array_like of int (E,), optional
+        The (line, vertex) row of each term, in ``0 .. R - 1``: terms of several groups on the same row share
+        its evaluation (Owen's T once per row and component).  Default: term ``e`` is row ``e`` (``R = E``).
 
     Returns
     -------
@@ -1035,21 +1038,31 @@ def partition_losses(truth: MixtureTruth, lines: ArrayLike, vertices: ArrayLike,
         raise ValueError(f"truth must be two-dimensional for polygonal partitions, got dimension {truth.dim}")
     n_groups = check.count(n_groups, "n_groups", maximum=check.MAX_SIZE)
     lines = check.finite_array(lines, "lines")
-    E = lines.shape[0] if lines.ndim == 2 else -1
+    R = lines.shape[0] if lines.ndim == 2 else -1
     if lines.ndim != 2 or lines.shape[1] != 4:
-        raise ValueError(f"lines must have shape (E, 4), got {lines.shape}")
+        raise ValueError(f"lines must have shape (R, 4), got {lines.shape}")
     vertices = check.finite_array(vertices, "vertices")
-    if vertices.shape != (E, 2):
-        raise ValueError(f"vertices must have shape (E, 2) = ({E}, 2), got {vertices.shape}")
+    if vertices.shape != (R, 2):
+        raise ValueError(f"vertices must have shape (R, 2) = ({R}, 2), got {vertices.shape}")
     coefficients = check.finite_array(coefficients, "coefficients")
-    if coefficients.shape != (E, truth.n_classes):
-        raise ValueError(f"coefficients must have shape (E, k) = ({E}, {truth.n_classes}), got {coefficients.shape}")
+    if coefficients.ndim != 2 or coefficients.shape[1] != truth.n_classes:
+        raise ValueError(f"coefficients must have shape (E, k) = (E, {truth.n_classes}), got {coefficients.shape}")
+    E = coefficients.shape[0]
     groups = np.asarray(groups)
     if groups.dtype.kind not in "iu" or groups.shape != (E,):
         raise TypeError(f"groups must be an integer array of shape ({E},), got dtype {groups.dtype} and shape "
                         f"{groups.shape}")
     if E and (groups.min() < 0 or groups.max() >= n_groups):
         raise ValueError(f"groups must lie in 0 .. n_groups - 1 = {n_groups - 1}")
+    if rows is None:
+        if E != R:
+            raise ValueError(f"coefficients must have one row per line ({R}) when rows is not given, got {E}")
+        rows = np.arange(E)
+    rows = np.asarray(rows)
+    if rows.dtype.kind not in "iu" or rows.shape != (E,):
+        raise TypeError(f"rows must be an integer array of shape ({E},), got dtype {rows.dtype} and shape {rows.shape}")
+    if E and (rows.min() < 0 or rows.max() >= R):
+        raise ValueError(f"rows must lie in 0 .. R - 1 = {R - 1} (the rows of lines and vertices)")
     direction = lines[:, 2:]
     if np.any(np.all(direction == 0.0, axis=1)):
         raise ValueError("lines: every direction must be non-zero")
@@ -1059,12 +1072,14 @@ def partition_losses(truth: MixtureTruth, lines: ArrayLike, vertices: ArrayLike,
         use = coef != 0.0
         if not np.any(use):
             continue
+        needed = np.zeros(R, dtype=bool)
+        needed[rows[use]] = True
         inverse = np.linalg.inv(truth.cholesky[c])
-        point = (lines[use, :2] - truth.means[c]) @ inverse.T
-        dz = direction[use] @ inverse.T
+        point = (lines[needed, :2] - truth.means[c]) @ inverse.T
+        dz = direction[needed] @ inverse.T
         u = dz / np.hypot(dz[:, 0], dz[:, 1])[:, None]
         h = point[:, 0] * u[:, 1] - point[:, 1] * u[:, 0]
-        z = (vertices[use] - truth.means[c]) @ inverse.T
+        z = (vertices[needed] - truth.means[c]) @ inverse.T
         s = z[:, 0] * u[:, 0] + z[:, 1] * u[:, 1]
         H = np.abs(h)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -1072,6 +1087,7 @@ def partition_losses(truth: MixtureTruth, lines: ArrayLike, vertices: ArrayLike,
             G = np.arctan(a) / (2 * np.pi)
             near = H < OWEN_T_CUTOFF
             G[near] -= special.owens_t(H[near], a[near])
-        value = np.where(H > 0, np.sign(h) * G, 0.0) * coef[use] * truth.weights[c]
-        out += np.bincount(groups[use], weights=value, minlength=n_groups)
+        per_row = np.zeros(R)
+        per_row[needed] = np.where(H > 0, np.sign(h) * G, 0.0) * truth.weights[c]
+        out += np.bincount(groups[use], weights=per_row[rows[use]] * coef[use], minlength=n_groups)
     return out

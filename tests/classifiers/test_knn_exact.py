@@ -232,8 +232,10 @@ def test_partition_losses_cancels_a_shared_edge_and_groups_terms():
 
 @pytest.mark.parametrize(("change", "match"), [
     ({"truth": "four-gaussian"}, "truth must be a MixtureTruth"),
-    ({"lines": np.zeros((2, 3))}, r"lines must have shape \(E, 4\)"),
+    ({"lines": np.zeros((2, 3))}, r"lines must have shape \(R, 4\)"),
     ({"vertices": np.zeros((3, 2))}, r"vertices must have shape"),
+    ({"rows": np.array([0, 2])}, r"rows must lie in 0 \.\. R - 1"),
+    ({"rows": np.array([0.0, 1.0])}, "rows must be an integer array"),
     ({"coefficients": np.zeros((2, 3))}, r"coefficients must have shape"),
     ({"groups": np.array([0.0, 0.0])}, "groups must be an integer array"),
     ({"groups": np.array([0, 2])}, r"groups must lie in 0 \.\. n_groups - 1"),
