@@ -8,16 +8,19 @@ curve the noise can therefore outweigh the differences between candidates, and
 a ranking of the candidates by the sampled :math:`Q^c` (MRI-best's choice, the
 reference of the estimator diagnostics) is partly noise.
 
-The figure measures this.  For LDA, QDA and logistic regression, whose
-population loss on a Gaussian-mixture problem is available exactly
-(:meth:`Population.exact <mri_theory.engine.population.Population.exact>`), each
-panel shows the Spearman correlation over candidates between :math:`Q^c` on a
-scrambled-Sobol' population (:meth:`Population.from_problem
+The figure measures this.  For LDA, QDA, logistic regression and the paper's
+5-NN (``kknn5``), whose population loss on a Gaussian-mixture problem is
+available exactly (:meth:`Population.exact
+<mri_theory.engine.population.Population.exact>`), each panel shows the
+Spearman correlation over candidates between :math:`Q^c` on a scrambled-Sobol'
+population (:meth:`Population.from_problem
 <mri_theory.engine.population.Population.from_problem>` with ``method="qmc"``)
-and the exact :math:`Q^c`.  For the paper's 5-NN (``kknn5``) and the SVM, which
-have no exact path, it shows the Spearman correlation between :math:`Q^c` on two
-independent populations of the same size: a correlation near 1 means the
-population resolves the ranking; near 0, that it ranks by noise.
+and the exact :math:`Q^c`.  For the SVM, which has no exact path, it shows the
+Spearman correlation between :math:`Q^c` on two independent populations of the
+same size: a correlation near 1 means the population resolves the ranking;
+near 0, that it ranks by noise.  (The runners do not rank on one such
+population: :func:`~mri_theory.engine.targets.decisive_q_c` races the
+competing candidates on enlarged populations until the choice is resolved.)
 
 States follow random selection: :math:`D_S` is one point per class
 (:func:`~mri_theory.problems.initial_labelled_set`) followed by i.i.d. draws
@@ -27,17 +30,15 @@ an independent sample.  Error loss throughout.
 
 Sizes (:data:`SETTINGS`): 4 replicates of 5 states, 40 candidates per state;
 populations of :math:`10^4`, :math:`10^5` and :math:`10^6` points for the
-classifiers with an exact truth, but only :math:`10^4` and :math:`10^5` for 5-NN
-and the SVM: one :math:`Q^c` step of the SVM on :math:`10^6` points at
-:math:`|D_S| = 200` takes about 25 s (its prediction cost grows with the number
-of support vectors) and one of 5-NN about 2 s, and each of their states needs two
-populations.  The full run takes about 135 s of CPU on one core (under 3
-minutes), the quick one a few seconds.
+classifiers with an exact truth, but only :math:`10^4` and :math:`10^5` for the
+SVM: one :math:`Q^c` step of the SVM on :math:`10^6` points at :math:`|D_S| =
+200` takes about 25 s (its prediction cost grows with the number of support
+vectors), and each of its states needs two populations.
 
 A Spearman correlation between two independent noisy rankings is lower than each
 one's correlation with the exact ranking (roughly its square when the noise is
-small), so the 5-NN and SVM panels understate how well one population resolves
-the truth.
+small), so the SVM panels understate how well one population resolves the
+truth.
 """
 
 from __future__ import annotations
@@ -58,14 +59,16 @@ from mri_theory.engine.targets import true_q_c
 from mri_theory.figures import register
 from mri_theory.problems import Problem, get_problem, initial_labelled_set
 
-__all__ = ["CLASSIFIER_LABELS", "COLUMNS", "EXACT_CLASSIFIERS", "PROBLEMS", "PROBLEM_LABELS", "SAMPLED_CLASSIFIERS",
+__all__ = ["CLASSIFIERS", "CLASSIFIER_LABELS", "COLUMNS", "EXACT_CLASSIFIERS", "PROBLEMS", "PROBLEM_LABELS", "SAMPLED_CLASSIFIERS",
            "SETTINGS", "draw_states", "plot_truth_resolution", "truth_resolution_data"]
 
 PROBLEMS = ("four-gaussian", "quadratic")
-#: Classifiers compared with the exact truth (``reference = "exact"``).
-EXACT_CLASSIFIERS = ("lda", "qda", "logreg")
-#: Classifiers without an exact path, compared between two independent populations (``reference = "independent"``).
-SAMPLED_CLASSIFIERS = ("kknn5", "svm")
+#: The classifiers drawn, one column each: LDA, QDA, logistic regression, the paper's 5-NN, the SVM.
+CLASSIFIERS = ("lda", "qda", "logreg", "kknn5", "svm")
+#: Those with an exact truth (``Classifier.exact_truth``), compared with it (``reference = "exact"``).
+EXACT_CLASSIFIERS = tuple(name for name in CLASSIFIERS if get_classifier(name).exact_truth)
+#: The others, compared between two independent populations (``reference = "independent"``).
+SAMPLED_CLASSIFIERS = tuple(name for name in CLASSIFIERS if name not in EXACT_CLASSIFIERS)
 PROBLEM_LABELS = {"four-gaussian": "Four-Gaussian", "quadratic": "Quadratic"}
 CLASSIFIER_LABELS = {"lda": "LDA", "qda": "QDA", "logreg": "logistic regression", "kknn5": "5-NN (kknn)",
                      "svm": "SVM"}
@@ -179,7 +182,7 @@ def truth_resolution_data(quick: bool, rng: np.random.Generator) -> pd.DataFrame
             first = {n: Population.from_problem(problem, n, first_rng, method="qmc") for n in s["sizes"]}
             second = {n: Population.from_problem(problem, n, second_rng, method="qmc") for n in s["sampled_sizes"]}
             for X, y, candidates in states:
-                for classifier in EXACT_CLASSIFIERS + SAMPLED_CLASSIFIERS:
+                for classifier in CLASSIFIERS:
                     clf = get_classifier(classifier)
                     if classifier in EXACT_CLASSIFIERS:
                         reference, q_exact = "exact", true_q_c(problem, clf, X, y, candidates, exact)
@@ -248,8 +251,8 @@ def plot_truth_resolution(data: pd.DataFrame, note: str = "") -> Figure:
     fig.legend(handles.values(), handles.keys(), loc="outside lower center", ncols=len(handles),
                title="population size (scrambled Sobol')")
     fig.suptitle(r"How well a sampled true $Q^c$ ranks the candidates: Spearman correlation with the exact $Q^c$ "
-                 "(LDA, QDA, logistic regression)\nor between two independent populations of the same size "
-                 "(5-NN, SVM); error loss, random-selection states, mean ± 1 SE over replicates"
+                 "(LDA, QDA, logistic regression, 5-NN)\nor between two independent populations of the same size "
+                 "(SVM); error loss, random-selection states, mean ± 1 SE over replicates"
                  + (f"\n{note}" if note else ""), fontsize=10)
     return fig
 
@@ -260,7 +263,7 @@ def make(quick: bool, rng: np.random.Generator) -> Figure:
     """:func:`truth_resolution_data` at the sizes of :data:`SETTINGS` ``[quick]``, drawn by
     :func:`plot_truth_resolution` with the sizes as the title's last line."""
     s = SETTINGS[quick]
-    note = (f"{s['replicates']} replicates, {s['n_candidates']} candidates per state. 5-NN and SVM: populations up "
+    note = (f"{s['replicates']} replicates, {s['n_candidates']} candidates per state. SVM: populations up "
             f"to {_count(max(s['sampled_sizes']))} points only (a $10^6$-point SVM step costs ~25 s at "
             r"$|D_S| = 200$).")
     return plot_truth_resolution(truth_resolution_data(quick, rng), note)
