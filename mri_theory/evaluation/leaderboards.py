@@ -206,7 +206,7 @@ def _draw_weights(per: pd.DataFrame, n_boot: int, seed: int) -> tuple[np.ndarray
 
 
 def _phase_rows(per: pd.DataFrame, rows: np.ndarray, strategies: list[str], unit: np.ndarray,
-                weights: np.ndarray, level: float) -> list[dict[str, Any]]:
+                weights: np.ndarray, level: float, resolved_only: bool) -> list[dict[str, Any]]:
     """One row per strategy present in ``rows`` of ``per``: means and percentile intervals of the statistics."""
     sub = per.iloc[rows]
     index = {name: i for i, name in enumerate(strategies)}
@@ -227,11 +227,12 @@ def _phase_rows(per: pd.DataFrame, rows: np.ndarray, strategies: list[str], unit
         low, high = np.nanquantile(boot, [tail, 1 - tail], axis=0)
     present = np.bincount(s, minlength=len(strategies))
     resolved = np.bincount(s, weights=sub["resolved"].to_numpy(dtype=float), minlength=len(strategies))
+    averaged = np.rint(resolved).astype(np.int64) if resolved_only else present  # the states the means are over
     out = []
     for i, name in enumerate(strategies):
         if present[i] == 0:
             continue
-        row: dict[str, Any] = {"strategy": name, "anchor": name in ANCHORS, "states": int(present[i]),
+        row: dict[str, Any] = {"strategy": name, "anchor": name in ANCHORS, "states": int(averaged[i]),
                                "resolved": resolved[i] / present[i]}
         for j, stat in enumerate(LEADERBOARD_STATISTICS):
             row[stat], row[f"{stat}_ci_low"], row[f"{stat}_ci_high"] = point[i, j], low[i, j], high[i, j]
@@ -326,8 +327,10 @@ def leaderboard(
         One row per (phase, strategy): ``phase`` (phases in edge order, then
         ``"all"``; a phase without states has no rows), ``strategy``,
         ``anchor`` (True for :data:`ANCHORS`), ``states`` (the phase's
-        states, i.e. (pairing, replicate, step, trajectory)), ``resolved``
-        (the fraction of them resolved), then for each statistic of
+        states the means are over, i.e. (pairing, replicate, step,
+        trajectory): the resolved ones with ``resolved_only``, every one
+        otherwise), ``resolved`` (the fraction of the phase's states that are
+        resolved), then for each statistic of
         :data:`LEADERBOARD_STATISTICS` its mean and ``<statistic>_ci_low``,
         ``<statistic>_ci_high`` (NaN where no state, or no draw, has a
         value).  With ``cost``: ``cpu_s``, the mean CPU seconds of the
@@ -359,7 +362,7 @@ def leaderboard(
         members = np.flatnonzero(phase_of == p) if p >= 0 else np.arange(len(per))
         if members.size:
             rows += [{"phase": name, **row} for row in _sorted(_phase_rows(per, members, strategies, unit, weights,
-                                                                           options["level"]))]
+                                                                           options["level"], resolved_only))]
     table = pd.DataFrame(rows)
     if checked_cost is not None:
         spent = _cost_columns(per, checked_cost, phase_of, labels)

@@ -286,16 +286,18 @@ def _per_state_frame(blocks: list[_Block], row: Callable[[_Block], dict], column
 # ------------------------------------------------------------------ aggregation
 
 
-def _aggregate(per: pd.DataFrame, columns: list[str], states: pd.DataFrame) -> pd.DataFrame:
+def _aggregate(per: pd.DataFrame, columns: list[str], states: pd.DataFrame, resolved_only: bool) -> pd.DataFrame:
     """Mean and standard error over replicates of ``columns`` per :data:`_GROUP`; NaN values are skipped.
 
-    ``states`` counts every state of the group (resolved or not); ``resolved`` is the fraction resolved.
+    ``states`` counts the states the means are over (the resolved ones with ``resolved_only``, else every one);
+    ``resolved`` is the fraction of the group's states that are resolved.
     """
     grouped = per.groupby(_GROUP, sort=False)
     mean = grouped[columns].mean()
     # np.sqrt of a DataFrame is a DataFrame (pandas-stubs type the ufunc's result as an ndarray).
     se = cast(pd.DataFrame, grouped[columns].std(ddof=1) / np.sqrt(grouped[columns].count()))
-    out = pd.DataFrame({"states": grouped.size()})
+    counted = grouped["resolved"].sum().round().astype(np.int64) if resolved_only else grouped.size()
+    out = pd.DataFrame({"states": counted})
     for c in columns:
         out[c], out[f"{c}_se"] = mean[c], se[c]
     out["resolved"] = grouped["resolved"].mean()
@@ -436,14 +438,15 @@ def summarise_states(
         (problem, classifier, trajectory, strategy, n_labelled), strategies
         (and problems, classifiers, trajectories) in order of first appearance,
         ``n_labelled`` ascending; ``states`` (how many states, i.e.
-        replicates), then for each statistic its mean over replicates and
-        ``<statistic>_se``, the standard error of that mean (sd with
-        ``ddof=1`` over :math:`\sqrt n`; NaN with one replicate), and last
-        ``resolved``, the fraction of the group's states that are resolved.
-        NaN values (all :math:`Q` tied, or an excluded unresolved state) are
-        left out of the mean and SE; ``states`` counts every state of the
-        group, so a group without a resolved state keeps its row, with NaN
-        statistics and ``resolved`` 0.
+        replicates, the means are over: the resolved ones with
+        ``resolved_only``, every one otherwise), then for each statistic its
+        mean over replicates and ``<statistic>_se``, the standard error of
+        that mean (sd with ``ddof=1`` over :math:`\sqrt n`; NaN with one
+        replicate), and last ``resolved``, the fraction of the group's states
+        that are resolved.  NaN values (all :math:`Q` tied, or an excluded
+        unresolved state) are left out of the mean and SE; a group without a
+        resolved state keeps its row, with ``states`` 0, NaN statistics and
+        ``resolved`` 0.
 
     Raises
     ------
@@ -455,7 +458,7 @@ def summarise_states(
     resolved_only = check.flag(resolved_only, "resolved_only")
     blocks = _blocks(states, errors=False)
     per = _per_state_frame(blocks, lambda b: _ranking_row(b, top_k), _RANKING, resolved_only, states)
-    return per if per_state else _aggregate(per, _RANKING, states)
+    return per if per_state else _aggregate(per, _RANKING, states, resolved_only)
 
 
 def estimator_errors(
@@ -576,7 +579,8 @@ def estimator_errors(
     pandas.DataFrame
         Keys as in :func:`summarise_states`, then the columns above;
         per state: ``candidates``, the per-state columns, ``resolved`` (the
-        state's flag); aggregated: ``states`` (every state of the group), the
+        state's flag); aggregated: ``states`` (the states the means are over, as in
+        :func:`summarise_states`), the
         means and SEs, the verdicts and their p-values, and last ``resolved``
         (the fraction of the group's states that are resolved).
 
@@ -596,5 +600,6 @@ def estimator_errors(
     per = _per_state_frame(blocks, lambda b: _errors_row(b, n_draws, seed), _ERRORS, resolved_only, states)
     if per_state:
         return per
-    out = _aggregate(per, _ERRORS_AVERAGED, states).merge(_verdicts(per, states), on=_GROUP, sort=False)
+    out = _aggregate(per, _ERRORS_AVERAGED, states, resolved_only).merge(_verdicts(per, states), on=_GROUP,
+                                                                         sort=False)
     return out[[c for c in out.columns if c != "resolved"] + ["resolved"]]

@@ -8,10 +8,11 @@ correlation of the scores with the true :math:`Q^c`, the normalised shortfall
 (0: the best candidate, 1: the expected shortfall of random selection) and the
 empirical :math:`\hat\lambda`, the probability that the strategy orders two
 candidates like their true :math:`Q^c` (§3.3's :math:`\lambda = \frac12 + \beta`).
-The truth is exact for LDA; for 5-NN it is sampled, and the statistics are
-means over the states whose truth is resolved (``resolved`` of
-:func:`mri_theory.runners.score_states`); the first panel of a row with
-unresolved states lists how many states count at each :math:`|D_S|`.
+The truth is exact for both LDA and 5-NN (:meth:`Population.exact
+<mri_theory.engine.population.Population.exact>`), so every state counts; a
+classifier with a sampled truth would count only the states whose truth is
+resolved (``resolved`` of :func:`mri_theory.runners.score_states`), and the
+first panel of its row would list how many states count at each :math:`|D_S|`.
 """
 
 from __future__ import annotations
@@ -69,8 +70,8 @@ def plot_estimator_quality(summary: pd.DataFrame, subtitle: str = "") -> Figure:
         if "resolved" in part and (part.resolved < 1).any():  # sampled truth: say how many states count
             shares = part[part.strategy == strategies[0]].sort_values("n_labelled")
             axes[row, 0].set_title(f"{CLASSIFIER_LABELS.get(classifier, classifier)}: spearman\nresolved states: "
-                                   + ", ".join(f"{round(v * n)}/{n}" for v, n in zip(shares.resolved, shares.states,
-                                                                                    strict=True)), fontsize=10)
+                                   + ", ".join(f"{n} ({v:.0%})" for v, n in zip(shares.resolved, shares.states,
+                                                                               strict=True)), fontsize=10)
             if row == len(classifiers) - 1:
                 ax.set_xlabel(r"number of labelled examples $|D_S|$ (log scale)")
     fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncols=len(strategies))

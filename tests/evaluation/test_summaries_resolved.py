@@ -88,7 +88,7 @@ def test_statistics_over_the_resolved_states_against_scipy():
         for _, row in out.iterrows():
             group = [s for s in states if s["step"] == row["n_labelled"] - 2]
             used = [s for s in group if s["resolved"] == 1.0 or not resolved_only]
-            assert row["states"] == len(group)
+            assert row["states"] == len(used)  # the states the means are over
             assert row["resolved"] == pytest.approx(np.mean([s["resolved"] for s in group]), abs=1e-15)
             for name in RANKING:
                 v = np.array([expected_ranking(s["q"], s["scores"][row["strategy"]])[name] for s in used])
@@ -104,7 +104,7 @@ def test_a_group_without_a_resolved_state_keeps_its_row_with_nan_statistics():
     out = summarise_states(frame)
     assert len(out) == 4
     late = out[out["n_labelled"] == 5]
-    assert list(late["states"]) == [3, 3] and list(late["resolved"]) == [0.0, 0.0]
+    assert list(late["states"]) == [0, 0] and list(late["resolved"]) == [0.0, 0.0]  # none averaged
     for name in RANKING:
         assert late[name].isna().all() and late[f"{name}_se"].isna().all(), name
     early = out[out["n_labelled"] == 2]
@@ -174,7 +174,7 @@ def test_estimator_errors_measure_the_resolved_states_only():
     frame = table(states)
     row = estimator_errors(frame, n_draws=50).iloc[0]
     used = [s for s in states if s["resolved"] == 1.0]
-    assert row["states"] == 6 and row["resolved"] == pytest.approx(4 / 6)
+    assert row["states"] == 4 and row["resolved"] == pytest.approx(4 / 6)
     bias = np.array([s["err"].mean() for s in used])
     assert row["bias"] == pytest.approx(bias.mean(), abs=1e-15)
     assert row["bias_se"] == pytest.approx(bias.std(ddof=1) / 2, rel=1e-10)
@@ -184,6 +184,7 @@ def test_estimator_errors_measure_the_resolved_states_only():
     relative = [s["err"].mean() / np.std(s["q"], ddof=1) for s in used]
     assert row["centred_p"] == pytest.approx(stats.ttest_1samp(relative, 0.0).pvalue, rel=1e-10)
     every = estimator_errors(frame, n_draws=50, resolved_only=False).iloc[0]
+    assert every["states"] == 6
     all_corr = [stats.spearmanr(s["err"], s["q"]).statistic for s in states]
     assert every["corr_m_q"] == pytest.approx(np.mean(all_corr), abs=1e-12)
     assert every["resolved"] == row["resolved"]
@@ -197,12 +198,12 @@ def test_estimator_errors_per_state_and_the_unresolved_group():
     assert per.loc[[0, 2], ["bias", "sd", "corr_m_q", "predicted_shortfall_iid"]].isna().all().all()
     assert per.loc[1, "bias"] == pytest.approx(states[1]["err"].mean(), abs=1e-15)
     agg = estimator_errors(frame, n_draws=20).iloc[0]
-    assert agg["states"] == 3 and agg["resolved"] == pytest.approx(1 / 3)
+    assert agg["states"] == 1 and agg["resolved"] == pytest.approx(1 / 3)
     assert pd.isna(agg["centred"]) and pd.isna(agg["independent"])  # one resolved state: no test
     assert list(estimator_errors(frame, n_draws=20).columns)[-1] == "resolved"
     nothing = table(error_states(np.random.default_rng(18), [0.0, 0.0]))
     agg = estimator_errors(nothing, n_draws=20).iloc[0]
-    assert agg["states"] == 2 and agg["resolved"] == 0.0
+    assert agg["states"] == 0 and agg["resolved"] == 0.0
     assert math.isnan(agg["bias"]) and math.isnan(agg["measured_shortfall"]) and pd.isna(agg["centred"])
 
 
@@ -229,7 +230,7 @@ def test_resolved_only_equals_summarising_the_resolved_subset(seed, flags):
     reference = summarise_states(subset, resolved_only=False) if len(subset) else None
     for _, row in out.iterrows():
         group = [s["resolved"] for s in states if s["step"] == row["n_labelled"] - 2]
-        assert row["states"] == len(group) and row["resolved"] == pytest.approx(np.mean(group), abs=1e-15)
+        assert row["states"] == sum(group) and row["resolved"] == pytest.approx(np.mean(group), abs=1e-15)
         match = None if reference is None else reference[(reference["strategy"] == row["strategy"])
                                                          & (reference["n_labelled"] == row["n_labelled"])]
         if not any(group):
