@@ -31,9 +31,9 @@ from mri_theory.engine.retraining import current_and_future_losses, fit_on
 if TYPE_CHECKING:
     from mri_theory.problems import Problem
 
-__all__ = ["RESOLUTION_SCRAMBLES", "RESOLUTION_Z", "TRUTHS", "SampledQc", "best_is_resolved", "check_truth",
-           "choice_is_resolved", "exact_truth_available", "resolve_truth", "sampled_q_c", "true_q_c",
-           "true_q_c_and_loss", "true_q_a", "true_b_c"]
+__all__ = ["DOUBLINGS", "INDIFFERENCE", "RESOLUTION_SCRAMBLES", "RESOLUTION_Z", "TRUTHS", "DecisiveQc", "SampledQc",
+           "best_is_resolved", "check_truth", "choice_is_resolved", "decisive_q_c", "exact_truth_available",
+           "resolve_truth", "sampled_q_c", "true_q_c", "true_q_c_and_loss", "true_q_a", "true_b_c"]
 
 _MAX_BATCH = 3
 
@@ -45,8 +45,18 @@ TRUTHS = ("auto", "exact", "sampled")
 #: The multiple of the standard error by which a resolved choice beats the runner-up (:func:`best_is_resolved`).
 RESOLUTION_Z = 3.0
 
-#: Independent scrambles of the sampled populations that judge a choice (:func:`choice_is_resolved`).
+#: Independent scrambles of the sampled populations that judge a choice (:func:`choice_is_resolved`), and of each
+#: round of :func:`decisive_q_c`.
 RESOLUTION_SCRAMBLES = 8
+
+#: The indifference zone of :func:`decisive_q_c`, relative to the spread of :math:`Q^c` over the candidates (the
+#: mean shortfall of a random choice): a choice whose :math:`Q^c` is, with confidence, within this fraction of the
+#: spread of the best is resolved.
+INDIFFERENCE = 0.05
+
+#: How many times :func:`decisive_q_c` may double the contenders' populations: at most ``2**DOUBLINGS`` times
+#: ``size`` points per candidate.
+DOUBLINGS = 7
 
 
 def check_truth(problem: Any, population: Any, points: ArrayLike,
@@ -308,6 +318,272 @@ def choice_is_resolved(
         return True  # the same Q^c on every population: an exact tie, the choice is as good as the runner-up
     best, resolved = best_is_resolved(sampled.replicates, z, largest)
     return best == 0 and resolved
+
+
+class DecisiveQc(NamedTuple):
+    """The true :math:`Q^c` raced to a decision, with its standard errors and the resolved choice
+    (:func:`decisive_q_c`)."""
+
+    q_c: np.ndarray  #: (m,) :math:`Q^c` of every candidate
+    se: np.ndarray  #: (m,) standard error of each value
+    chosen: int  #: the best (``largest``) or worst candidate: the race's winner, the lowest index of ``tied``
+    tied: np.ndarray  #: the candidates tied with ``chosen`` (itself included), ascending: a choice among them is
+    #: as good (the runners break the tie with the strategy's generator, as :func:`~mri_theory.strategies.select`)
+    resolved: bool  #: whether the choice is resolved (:func:`decisive_q_c`, "The rule")
+    epsilon: float  #: the indifference zone, in units of the loss: ``indifference`` times the spread
+    loss: float  #: the current loss :math:`L(\theta(D_S))` on the first round's populations
+    points: np.ndarray  #: (m,) population points each candidate was scored on
+
+
+def _seed_sequence(seed: Any) -> np.random.SeedSequence:
+    """``seed`` (an int >= 0 or a ``numpy.random.SeedSequence``) as a SeedSequence; TypeError/ValueError otherwise."""
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int >= 0 or a numpy.random.SeedSequence, got {type(seed).__name__}")
+    return np.random.SeedSequence(check.count(seed, "seed", minimum=0))
+
+
+def _scramble(seed: np.random.SeedSequence, number: int) -> np.random.Generator:
+    """The generator of scramble ``number`` of a race: ``SeedSequence(entropy, spawn_key=(*spawn_key, number))``
+    (a pure function of the seed and the number: no state is consumed)."""
+    return np.random.default_rng(np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, number)))
+
+
+def decisive_q_c(
+    problem: Any,
+    classifier: Classifier,
+    X_S: ArrayLike,
+    y_S: ArrayLike,
+    candidates: ArrayLike,
+    *,
+    seed: int | np.random.SeedSequence,
+    size: int = 10_000,
+    scrambles: int = RESOLUTION_SCRAMBLES,
+    loss: str = "error",
+    largest: bool = True,
+    z: float = RESOLUTION_Z,
+    indifference: float = INDIFFERENCE,
+    doublings: int = DOUBLINGS,
+) -> DecisiveQc:
+    r"""The true :math:`Q^c` (Eq. ``eqc``) on sampled populations, raced until the best candidate is decided.
+
+    The sampled truth of a classifier without an exact one (:func:`exact_truth_available`: the SVM, a random
+    forest, a problem in three or more dimensions): :math:`Q^c` of every candidate on randomised quasi-Monte
+    Carlo populations *common to all candidates* (common random numbers: a difference between two candidates
+    is measured on the same points, so it is far more precise than either value), and more populations for the
+    candidates that compete for the best until the choice is resolved.
+
+    **The race.**  Round 0 scores every candidate on ``scrambles`` independent scrambled-Sobol' populations of
+    ``size // scrambles`` points each (:meth:`Population.from_problem
+    <mri_theory.engine.population.Population.from_problem>`, ``method="qmc"``; the sampled truth of
+    :func:`sampled_q_c`).  After each round the *leader* is the candidate of the best mean (``largest``: the
+    largest :math:`Q^c`, else the smallest; near-ties within
+    :data:`~mri_theory._utils.ties.TIE_TOLERANCE`: the lowest index) among those still racing, and each other
+    one is compared with it by their *paired* difference over every population both were scored on: its mean
+    :math:`\bar d` and standard error :math:`s` (each round's scrambles are independent and identically
+    distributed, so :math:`s^2` is the sum over rounds of the round's weight squared times its scrambles'
+    variance over their number; a round's weight is its share of the points).  A candidate is *eliminated*
+    when the leader beats it by more than ``z`` standard errors (:math:`\bar d > z s`).  Round ``r >= 1`` scores
+    the candidates still racing on ``scrambles`` new independent populations of ``2**(r - 1) * size //
+    scrambles`` points each, doubling their points, up to ``doublings`` rounds: at most
+    ``2**doublings * (size // scrambles) * scrambles`` points per candidate.
+
+    **The rule.**  The choice (the last leader) is *resolved* when every other candidate was eliminated, is
+    tied with it exactly (the same :math:`Q^c` to ``TIE_TOLERANCE`` on every population: either is as good,
+    e.g. two copies of a point), or is within the *indifference zone*: :math:`\bar d > z s - \varepsilon`,
+    i.e. with the confidence of ``z`` standard errors its :math:`Q^c` exceeds the choice's by less than
+    :math:`\varepsilon`.  :math:`\varepsilon` is ``indifference`` times the spread of :math:`Q^c` over the
+    candidates, :math:`\tfrac1m \sum_i (\max_j Q_j - Q_i)` (round 0's means: the mean shortfall of a random
+    choice, the denominator of :func:`~mri_theory.evaluation.summarise_states`' normalised shortfall); so a
+    resolved choice gives up at most ``indifference`` (default 5 %) of what a random choice gives up.  The
+    race stops as soon as the choice is resolved, or after ``doublings`` rounds, unresolved.  With
+    ``z = 3`` each comparison at each round calls noise a difference with a chance of about 1e-3 (normal
+    errors; with 8 scrambles, Student's t with 7 degrees of freedom, about 1e-2); the looks after each round and
+    the several candidates add to it.
+
+    **The values.**  Each candidate's :math:`Q^c` is that of the candidate that eliminated it minus their paired
+    difference on the populations both were scored on, the last leader's being its own round-0 value, and a
+    candidate racing to the end the leader's minus their paired difference over every round: so the
+    differences carry the race's precision, the common level that of round 0
+    (:math:`L(\theta(D_S))` and the future losses on the same ``size`` points), and the ordering is the
+    race's: the choice has the largest value, and every eliminated candidate is below the one that
+    eliminated it.  Every value is unbiased; ``se`` is its standard error from the scrambles' spread (as
+    :class:`SampledQc`'s), ``points`` the points it rests on.  Round 0's standard error of a value is that of
+    :func:`sampled_q_c` (about :math:`3 \cdot 10^{-4}` for the SVM's error rate at ``size = 10**4`` on the
+    abstract problems), a difference between contenders' down to the indifference zone or the cap.  The benchmark
+    ``benchmarks/bench_decisive_truth.py`` measures both against an independent reference of :math:`2^{20}`
+    points per candidate.
+
+    **Randomness.**  Scramble ``g`` of the race (``g = 0, 1, ...``, round 0's first, each round's numbered on
+    from the last one's) is drawn from ``numpy.random.default_rng(SeedSequence(seed.entropy,
+    spawn_key=(*seed.spawn_key, g)))``: a pure function of the seed and ``g``, so the same seed gives the same
+    bytes in one process or many, and a larger cap only adds rounds after the same ones.  The classifier is
+    fitted once (its fit does not depend on the population); round 0 computes the current and future losses,
+    the later rounds the future losses alone (:meth:`Classifier.future_retraining_losses
+    <mri_theory.engine.contract.Classifier.future_retraining_losses>`).
+
+    Parameters
+    ----------
+    problem, classifier, X_S, y_S, candidates, loss
+        As in :func:`true_q_c`; the problem must have the truth (``has_truth``) and a QMC sampler.
+    seed : int or numpy.random.SeedSequence
+        The race's randomness (above).
+    size : int
+        Round 0's points per candidate (at least ``scrambles``), split evenly over its scrambles.
+    scrambles : int
+        Independent scrambles per round, ``>= 2``.
+    largest : bool
+        ``True``: decide the largest :math:`Q^c` (MRI-best); ``False``: the smallest (MRI-worst).
+    z : float
+        Standard errors of a confident difference, ``> 0``.
+    indifference : float
+        The indifference zone relative to the spread, in ``[0, 1]``; 0: only a strict win resolves.
+    doublings : int
+        The most rounds after round 0, ``>= 0``.
+
+    Returns
+    -------
+    DecisiveQc
+
+    Raises
+    ------
+    TypeError
+        Naming the argument: a problem name or an object without the problem interface, a classifier that is
+        not a :class:`~mri_theory.engine.contract.Classifier`, a ``seed`` that is not an int or a SeedSequence,
+        a non-integer count, a flag that is not a bool.
+    ValueError
+        Naming the argument: a problem without the truth, points of another dimension or not finite, labels out
+        of range or not one per row, an unknown loss, counts out of range, a negative ``z``, an
+        ``indifference`` outside ``[0, 1]``, a cap above ``mri_theory._utils.validation.MAX_SIZE``; all before
+        any population is drawn.
+    """
+    seed = _seed_sequence(seed)
+    scrambles = check.count(scrambles, "scrambles", minimum=2, maximum=1000)
+    size = check.count(size, "size", minimum=scrambles, maximum=check.MAX_SIZE)
+    doublings = check.count(doublings, "doublings", minimum=0, maximum=30)
+    n0 = size // scrambles
+    if scrambles * n0 * 2**doublings > check.MAX_SIZE:
+        raise ValueError(f"doublings: size * 2**doublings must be <= {check.MAX_SIZE:_} points per candidate, got "
+                         f"{size} * 2**{doublings}")
+    z = check.positive_scalar(z, "z")
+    indifference = check.finite_scalar(indifference, "indifference")
+    if not 0.0 <= indifference <= 1.0:
+        raise ValueError(f"indifference must be in [0, 1] (a fraction of the spread of Q^c), got {indifference}")
+    sign = 1.0 if check.flag(largest, "largest") else -1.0
+    problem = check_problem_interface(problem)
+    if not getattr(problem, "has_truth", True):
+        raise ValueError(f"problem: {type(problem).__name__} has no truth (has_truth is False: real data), so no "
+                         "population can be drawn from it")
+    loss = check_loss(loss)
+    if not isinstance(classifier, Classifier):
+        raise TypeError(f"classifier must be an mri_theory.classifiers.Classifier, got {type(classifier).__name__}")
+    X_S = check_points(X_S, "X_S", dim=problem.dim, min_rows=1)
+    y_S = check_labels(y_S, problem.n_classes, "y_S")
+    if X_S.shape[0] != y_S.shape[0]:
+        raise ValueError(f"X_S and y_S must have the same length, got {X_S.shape[0]} and {y_S.shape[0]}")
+    candidates = check_points(candidates, "candidates", dim=problem.dim, min_rows=1)
+
+    m = candidates.shape[0]
+    posterior = problem.posterior(candidates)
+    racing = np.arange(m)
+    # per round: the points of each scramble, and the future-loss term T = sum_j p_j L' (scrambles, m), NaN
+    # for the candidates not scored; round 0 also the current loss of each scramble
+    sizes: list[int] = []
+    terms: list[np.ndarray] = []
+    now = np.empty(scrambles)
+    eliminator = np.full(m, -1)  # the leader that eliminated each candidate, and after which round
+    eliminated_after = np.full(m, -1)
+    model: Classifier | None = None
+    epsilon = 0.0
+    for round_ in range(doublings + 1):
+        n = n0 * 2 ** max(round_ - 1, 0)
+        term = np.full((scrambles, m), np.nan)
+        for r in range(scrambles):
+            population = Population.from_problem(problem, n, _scramble(seed, round_ * scrambles + r), method="qmc")
+            model = fit_on(classifier, X_S, y_S, population) if model is None else model
+            if round_ == 0:
+                now[r], future = model.retraining_losses(candidates, population, loss)
+            else:
+                future = model.future_retraining_losses(candidates[racing], population, loss)
+            term[r, racing] = np.sum(posterior[racing] * future, axis=1)
+        sizes.append(n)
+        terms.append(term)
+        # the look: the leader among the candidates racing, and each one's paired difference from it
+        weights = np.array(sizes, dtype=float) / sum(sizes)  # each round's share of the points (equal counts)
+        T = np.stack([t[:, racing] for t in terms])  # (rounds, scrambles, racing)
+        means = -sign * np.einsum("k,ks->s", weights, T.mean(axis=1))  # the signed Q^c, up to the common L
+        lead = int(np.flatnonzero(near_maximum(means))[0])
+        gaps = sign * (T - T[:, :, [lead]])  # signed Q_lead - Q_i on every scramble
+        d = np.einsum("k,ks->s", weights, gaps.mean(axis=1))
+        se = np.sqrt(np.einsum("k,ks->s", weights**2, gaps.var(axis=1, ddof=1)) / scrambles)
+        tol = TIE_TOLERANCE * max(1.0, float(np.max(np.abs(T))))
+        tied = np.all(np.abs(gaps) <= tol, axis=(0, 1))
+        if round_ == 0:
+            epsilon = indifference * float(np.mean(d))
+        beaten = ~tied & np.where(se > 0, d > z * se, d > tol)
+        resolved = bool(np.all(tied | beaten | (d > z * se - epsilon)))
+        eliminator[racing[beaten]], eliminated_after[racing[beaten]] = racing[lead], round_
+        leader = int(racing[lead])
+        racing = racing[~beaten]
+        if resolved:
+            break
+    q, se = _race_values(now, terms, sizes, leader, racing, eliminator, eliminated_after)
+    same = _exactly_tied(terms, racing, leader)  # an exact tie: the same value and error, bit for bit
+    q, se = np.where(same, q[leader], q), np.where(same, se[leader], se)
+    tied_with = np.union1d([leader], np.flatnonzero(near_maximum(sign * q)))
+    points = np.array([scrambles * sum(sizes[: (k + 1 if k >= 0 else len(sizes))])
+                       for k in eliminated_after], dtype=np.int64)
+    return DecisiveQc(q, se, leader, tied_with, resolved, epsilon, float(now.mean()), points)
+
+
+def _exactly_tied(terms: list[np.ndarray], racing: np.ndarray, leader: int) -> np.ndarray:
+    """Mask (m,) of the candidates racing to the end with the same future-loss term as ``leader`` on every
+    scramble (to :data:`~mri_theory._utils.ties.TIE_TOLERANCE`), the leader included."""
+    T = np.stack([t[:, racing] for t in terms])
+    tol = TIE_TOLERANCE * max(1.0, float(np.max(np.abs(T))))
+    mask = np.zeros(terms[0].shape[1], dtype=bool)
+    mask[racing[np.all(np.abs(T - T[:, :, [int(np.flatnonzero(racing == leader)[0])]]) <= tol, axis=(0, 1))]] = True
+    return mask
+
+
+def _race_values(now: np.ndarray, terms: list[np.ndarray], sizes: list[int], leader: int, racing: np.ndarray,
+                 eliminator: np.ndarray, eliminated_after: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""The values of :func:`decisive_q_c` and their standard errors.
+
+    Each value is a linear combination of the rounds' scramble means: of the current loss (round 0) and of the
+    future-loss terms :math:`T_i` of the candidates.  ``coef[i, k]`` holds candidate ``i``'s coefficients of
+    round ``k``'s :math:`T` (and ``level[i]`` that of round 0's current loss), so that the value is
+    :math:`\sum_k` (the mean over round ``k``'s scrambles of the per-scramble combination) and its variance
+    the sum over rounds of the per-scramble combination's variance over the number of scrambles.
+    """
+    rounds, (scrambles, m) = len(terms), terms[0].shape
+    coef = np.zeros((m, rounds, m))
+    level = np.ones(m)  # every value carries round 0's current loss once: Q = L - T
+    coef[leader, 0, leader] = -1.0  # the leader's own round-0 value
+    share = np.array(sizes, dtype=float)
+
+    def minus_difference(i: int, anchor: int, last: int) -> None:
+        # Q_i = Q_anchor - (Q_anchor - Q_i), the difference over rounds 0..last (weights: their share of points)
+        w = share[: last + 1] / share[: last + 1].sum()
+        coef[i] = coef[anchor]
+        coef[i, : last + 1, i] -= w
+        coef[i, : last + 1, anchor] += w
+
+    for i in racing:
+        if i != leader:
+            minus_difference(int(i), leader, rounds - 1)
+    for i in np.argsort(-eliminated_after, kind="stable"):  # the last eliminated first: its eliminator is known
+        if eliminated_after[i] >= 0:
+            minus_difference(int(i), int(eliminator[i]), int(eliminated_after[i]))
+    values, variances = np.zeros(m), np.zeros(m)
+    for k, term in enumerate(terms):
+        per_scramble = np.nan_to_num(term) @ coef[:, k, :].T  # (scrambles, m); unscored entries have coefficient 0
+        if k == 0:
+            per_scramble = per_scramble + now[:, None] * level[None, :]
+        values += per_scramble.mean(axis=0)
+        variances += per_scramble.var(axis=0, ddof=1) / scrambles
+    return values, np.sqrt(variances)
 
 
 def true_q_a(
