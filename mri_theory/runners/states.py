@@ -126,12 +126,11 @@ import pandas as pd
 from mri_theory._utils import backends, limits
 from mri_theory._utils import validation as check
 from mri_theory._utils.backends import DEFAULT, Default, Execution
-from mri_theory._utils.ties import near_maximum
 from mri_theory.classifiers import Classifier
 from mri_theory.engine.targets import true_q_c_and_loss
 from mri_theory.problems import Problem
 from mri_theory.runners import _curves, _resolve, _store
-from mri_theory.strategies import Context, Strategy
+from mri_theory.strategies import Context, MRIBest, Strategy
 from mri_theory.strategies.base import checked_scores
 
 __all__ = ["STATE_COLUMNS", "STATE_TIMING_COLUMNS", "Execution", "StatesPlan", "execute_states", "plan_states",
@@ -216,19 +215,27 @@ def _score_state(states: _States, replicate: int, step: int) -> _Scored:
     available = np.setdiff1d(np.arange(cfg.pool_size), chosen)  # ascending
     candidates = pool_X[available]
     base = copy.deepcopy(states.classifier)
-    loss, true_q = true_q_c_and_loss(problem, base, X, y, candidates, population, "error")
-    best = int(np.flatnonzero(near_maximum(true_q))[0])  # the truth's choice (near-ties: the lowest index)
-    resolved = _curves.choice_resolved(curve.config, problem, base, replicate, step, X, y, candidates, true_q, best)
+    cpu, wall = time.thread_time(), time.perf_counter()
+    if cfg.truth == "sampled":  # the decisive truth: raced until its best candidate is resolved
+        decided = _curves.decided_truth(curve.config, problem, base, replicate, step, X, y, candidates)
+        loss, true_q, resolved = decided.loss, decided.q_c, decided.resolved
+    else:  # exact: no noise, every state resolved
+        loss, true_q = true_q_c_and_loss(problem, base, X, y, candidates, population, "error")
+        resolved = True
+    truth_cost = (time.thread_time() - cpu, time.perf_counter() - wall)
     blocks, cost = [], {}
     for name, strategy in states.strategies.items():
         strategy = copy.deepcopy(strategy)  # fresh for every state, as a worker gets it
         rng = np.random.default_rng(np.random.SeedSequence(
             cfg.seed, spawn_key=(replicate, _SCORE_KEY, step, zlib.crc32(name.encode()))))
-        truth = (problem, population) if strategy.needs_truth else (None, None)  # practical ones never see it
-        ctx = Context(X, y, candidates, candidates, base, problem.n_classes, rng, *truth)
-        cpu, wall = time.thread_time(), time.perf_counter()
-        scores = checked_scores(strategy, ctx)
-        cost[name] = (time.thread_time() - cpu, time.perf_counter() - wall)
+        if isinstance(strategy, MRIBest) and cfg.truth == "sampled":  # the oracles score by the state's truth
+            scores, cost[name] = strategy.sign * true_q, truth_cost
+        else:
+            truth = (problem, population) if strategy.needs_truth else (None, None)  # practical ones never see it
+            ctx = Context(X, y, candidates, candidates, base, problem.n_classes, rng, *truth)
+            cpu, wall = time.thread_time(), time.perf_counter()
+            scores = checked_scores(strategy, ctx)
+            cost[name] = (time.thread_time() - cpu, time.perf_counter() - wall)
         blocks.append(pd.DataFrame({
             "strategy": name, "candidate": available, "score": scores, "true_q_c": true_q, "loss": loss,
             "t_e": loss - true_q, "t_e_estimate": -scores if strategy.estimates_t_e else np.nan,
