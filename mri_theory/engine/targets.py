@@ -37,6 +37,10 @@ __all__ = ["DOUBLINGS", "INDIFFERENCE", "RESOLUTION_SCRAMBLES", "RESOLUTION_Z", 
 
 _MAX_BATCH = 3
 
+#: The most population points :func:`decisive_q_c` keeps to score a re-admitted candidate on the rounds it missed
+#: (about 40 MB with two classes); scrambles beyond are drawn again from their seeds (the same points).
+_KEPT_POINTS = 2**20
+
 #: How the runners evaluate the truth: ``"exact"`` (:meth:`Population.exact`, integrated), ``"sampled"``
 #: (a QMC population of the problem, or real data's test set) or ``"auto"`` (exact where
 #: :func:`exact_truth_available`, sampled otherwise).
@@ -285,7 +289,9 @@ def choice_is_resolved(
     standard errors of their paired difference (:func:`best_is_resolved`), or when the two have the same
     :math:`Q^c` (to :data:`~mri_theory._utils.ties.TIE_TOLERANCE`) on every population, an exact tie in
     which either choice is best (e.g. k-NN candidates that change no neighbourhood).  The cost is that of
-    :func:`true_q_c` for two candidates on ``size`` points.
+    :func:`true_q_c` for two candidates on ``size`` points.  The runners no longer choose on one population and
+    check afterwards: they decide with :func:`decisive_q_c`, whose race subsumes this judgement (and enlarges
+    the populations until the choice is resolved); this function stays as a building block.
 
     Parameters
     ----------
@@ -326,7 +332,7 @@ class DecisiveQc(NamedTuple):
 
     q_c: np.ndarray  #: (m,) :math:`Q^c` of every candidate
     se: np.ndarray  #: (m,) standard error of each value
-    chosen: int  #: the best (``largest``) or worst candidate: the race's winner, the lowest index of ``tied``
+    chosen: int  #: the best (``largest``) or worst candidate: the race's winner (near-ties: the lowest index)
     tied: np.ndarray  #: the candidates tied with ``chosen`` (itself included), ascending: a choice among them is
     #: as good (the runners break the tie with the strategy's generator, as :func:`~mri_theory.strategies.select`)
     resolved: bool  #: whether the choice is resolved (:func:`decisive_q_c`, "The rule")
@@ -377,24 +383,25 @@ def decisive_q_c(
     **The race.**  Round 0 scores every candidate on ``scrambles`` independent scrambled-Sobol' populations of
     ``size // scrambles`` points each (:meth:`Population.from_problem
     <mri_theory.engine.population.Population.from_problem>`, ``method="qmc"``; the sampled truth of
-    :func:`sampled_q_c`).  After each round the *leader* is the candidate of the best mean (``largest``: the
-    largest :math:`Q^c`, else the smallest; near-ties within
-    :data:`~mri_theory._utils.ties.TIE_TOLERANCE`: the lowest index) among those still racing, and each other
-    one is compared with it by their *paired* difference over every population both were scored on: its mean
-    :math:`\bar d` and standard error :math:`s` (each round's scrambles are independent and identically
-    distributed, so :math:`s^2` is the sum over rounds of the round's weight squared times its scrambles'
-    variance over their number; a round's weight is its share of the points).  A candidate is *eliminated*
-    when the leader beats it by more than ``z`` standard errors (:math:`\bar d > z s`).  Round ``r >= 1`` scores
-    the candidates still racing on ``scrambles`` new independent populations of ``2**(r - 1) * size //
-    scrambles`` points each, doubling their points, up to ``doublings`` rounds: at most
-    ``2**doublings * (size // scrambles) * scrambles`` points per candidate.
+    :func:`sampled_q_c`).  Round ``r >= 1`` scores the candidates still racing on ``scrambles`` new independent
+    populations of ``2**(r - 1) * (size // scrambles)`` points each, doubling their points, up to ``doublings``
+    rounds: at most ``2**doublings * (size // scrambles) * scrambles`` points per candidate.  After each round
+    the *leader* is the candidate of the best mean (``largest``: the largest :math:`Q^c`, else the smallest;
+    near-ties within :data:`~mri_theory._utils.ties.TIE_TOLERANCE`: the lowest index) among those racing, and
+    every candidate is compared with it by their *paired* difference over the candidate's rounds (the same
+    points): its mean :math:`\bar d` (the rounds weighted by their points) and standard error :math:`s` (each
+    round's scrambles are independent and identically distributed: :math:`s^2` is the sum over rounds of the
+    round's weight squared times its scrambles' variance over their number).  A candidate is *eliminated* when
+    the leader beats it by more than ``z`` standard errors (:math:`\bar d > z s`); one eliminated earlier that
+    the leader does not beat so is scored on the rounds it missed (their populations drawn again from their
+    seeds) and races again, so that every eliminated candidate is beaten by the final leader itself.
 
-    **The rule.**  The choice (the last leader) is *resolved* when every other candidate was eliminated, is
+    **The rule.**  The choice (the last leader) is *resolved* when every other candidate is beaten by it, is
     tied with it exactly (the same :math:`Q^c` to ``TIE_TOLERANCE`` on every population: either is as good,
     e.g. two copies of a point), or is within the *indifference zone*: :math:`\bar d > z s - \varepsilon`,
     i.e. with the confidence of ``z`` standard errors its :math:`Q^c` exceeds the choice's by less than
     :math:`\varepsilon`.  :math:`\varepsilon` is ``indifference`` times the spread of :math:`Q^c` over the
-    candidates, :math:`\tfrac1m \sum_i (\max_j Q_j - Q_i)` (round 0's means: the mean shortfall of a random
+    candidates, :math:`\tfrac1m \sum_i (\max_j Q_j - Q_i)` (round 0's values: the mean shortfall of a random
     choice, the denominator of :func:`~mri_theory.evaluation.summarise_states`' normalised shortfall); so a
     resolved choice gives up at most ``indifference`` (default 5 %) of what a random choice gives up.  The
     race stops as soon as the choice is resolved, or after ``doublings`` rounds, unresolved.  With
@@ -402,18 +409,19 @@ def decisive_q_c(
     errors; with 8 scrambles, Student's t with 7 degrees of freedom, about 1e-2); the looks after each round and
     the several candidates add to it.
 
-    **The values.**  Each candidate's :math:`Q^c` is that of the candidate that eliminated it minus their paired
-    difference on the populations both were scored on, the last leader's being its own round-0 value, and a
-    candidate racing to the end the leader's minus their paired difference over every round: so the
-    differences carry the race's precision, the common level that of round 0
-    (:math:`L(\theta(D_S))` and the future losses on the same ``size`` points), and the ordering is the
-    race's: the choice has the largest value, and every eliminated candidate is below the one that
-    eliminated it.  Every value is unbiased; ``se`` is its standard error from the scrambles' spread (as
-    :class:`SampledQc`'s), ``points`` the points it rests on.  Round 0's standard error of a value is that of
-    :func:`sampled_q_c` (about :math:`3 \cdot 10^{-4}` for the SVM's error rate at ``size = 10**4`` on the
-    abstract problems), a difference between contenders' down to the indifference zone or the cap.  The benchmark
-    ``benchmarks/bench_decisive_truth.py`` measures both against an independent reference of :math:`2^{20}`
-    points per candidate.
+    **The values.**  The choice's value is its round-0 :math:`Q^c` (:math:`L(\theta(D_S))` and the future losses
+    on the same ``size`` points); every other candidate's is the choice's minus their paired difference over
+    the candidate's rounds.  So a candidate eliminated in round 0 has its own round-0 value (the sampled truth
+    of :func:`sampled_q_c`, unbiased); a contender's difference from the choice carries the race's precision;
+    the choice has the largest value and every eliminated candidate's is below it by more than ``z`` standard
+    errors of their difference.  ``se`` is each value's standard error from the scrambles' spread (as
+    :class:`SampledQc`'s), ``points`` the points it rests on.  Accuracy (``benchmarks/bench_decisive_truth.py``,
+    against an independent reference of :math:`2^{20}` points per candidate; the SVM's error rate, the abstract
+    problems, 100 candidates): round 0's standard error of a value is about :math:`3 \cdot 10^{-4}`, a few
+    hundredths of the spread of :math:`Q^c` early in a curve (``|D_S|`` up to 30) but as large as the spread
+    late (``|D_S| = 150``, spreads of :math:`10^{-3}`), where only the contenders' differences from the choice
+    are precise; the standard errors come from 8 scrambles and understate the error of a value that rests on
+    a region few points reach.
 
     **Randomness.**  Scramble ``g`` of the race (``g = 0, 1, ...``, round 0's first, each round's numbered on
     from the last one's) is drawn from ``numpy.random.default_rng(SeedSequence(seed.entropy,
@@ -486,105 +494,120 @@ def decisive_q_c(
 
     m = candidates.shape[0]
     posterior = problem.posterior(candidates)
-    racing = np.arange(m)
-    # per round: the points of each scramble, and the future-loss term T = sum_j p_j L' (scrambles, m), NaN
-    # for the candidates not scored; round 0 also the current loss of each scramble
-    sizes: list[int] = []
-    terms: list[np.ndarray] = []
-    now = np.empty(scrambles)
-    eliminator = np.full(m, -1)  # the leader that eliminated each candidate, and after which round
-    eliminated_after = np.full(m, -1)
-    model: Classifier | None = None
-    epsilon = 0.0
-    for round_ in range(doublings + 1):
-        n = n0 * 2 ** max(round_ - 1, 0)
-        term = np.full((scrambles, m), np.nan)
+    fit: list[Classifier] = []  # the model, fitted once (its fit does not depend on the population)
+    sizes: list[int] = []  # points of each scramble of each round
+    terms: list[np.ndarray] = []  # per round, the future-loss term T = sum_j p_j L' (scrambles, m); NaN: not scored
+    now = np.empty(scrambles)  # round 0's current loss on each scramble
+    last = np.full(m, -1)  # the last round each candidate was scored in: its rounds are 0..last
+
+    kept: dict[int, Population] = {}  # the scrambles drawn, while they hold at most _KEPT_POINTS points
+
+    def score(indices: np.ndarray, round_: int) -> None:
+        """Score the candidates ``indices`` on round ``round_``'s scrambles (kept, or drawn again from their seeds)."""
         for r in range(scrambles):
-            population = Population.from_problem(problem, n, _scramble(seed, round_ * scrambles + r), method="qmc")
-            model = fit_on(classifier, X_S, y_S, population) if model is None else model
+            number = round_ * scrambles + r
+            population = kept.get(number)
+            if population is None:
+                population = Population.from_problem(problem, sizes[round_], _scramble(seed, number), method="qmc")
+                if sum(p.size for p in kept.values()) + population.size <= _KEPT_POINTS:
+                    kept[number] = population
+            if not fit:
+                fit.append(fit_on(classifier, X_S, y_S, population))
             if round_ == 0:
-                now[r], future = model.retraining_losses(candidates, population, loss)
+                now[r], future = fit[0].retraining_losses(candidates[indices], population, loss)
             else:
-                future = model.future_retraining_losses(candidates[racing], population, loss)
-            term[r, racing] = np.sum(posterior[racing] * future, axis=1)
-        sizes.append(n)
-        terms.append(term)
-        # the look: the leader among the candidates racing, and each one's paired difference from it
-        weights = np.array(sizes, dtype=float) / sum(sizes)  # each round's share of the points (equal counts)
-        T = np.stack([t[:, racing] for t in terms])  # (rounds, scrambles, racing)
-        means = -sign * np.einsum("k,ks->s", weights, T.mean(axis=1))  # the signed Q^c, up to the common L
-        lead = int(np.flatnonzero(near_maximum(means))[0])
-        gaps = sign * (T - T[:, :, [lead]])  # signed Q_lead - Q_i on every scramble
-        d = np.einsum("k,ks->s", weights, gaps.mean(axis=1))
-        se = np.sqrt(np.einsum("k,ks->s", weights**2, gaps.var(axis=1, ddof=1)) / scrambles)
-        tol = TIE_TOLERANCE * max(1.0, float(np.max(np.abs(T))))
-        tied = np.all(np.abs(gaps) <= tol, axis=(0, 1))
+                future = fit[0].future_retraining_losses(candidates[indices], population, loss)
+            terms[round_][r, indices] = np.sum(posterior[indices] * future, axis=1)
+        last[indices] = round_
+
+    epsilon, resolved, leader = 0.0, False, 0
+    racing = np.ones(m, dtype=bool)
+    for round_ in range(doublings + 1):
+        sizes.append(n0 * 2 ** max(round_ - 1, 0))
+        terms.append(np.full((scrambles, m), np.nan))
+        score(np.flatnonzero(racing), round_)
+        while True:  # the leader, and every candidate compared with it on the rounds both were scored in
+            means = _pooled(sizes, last, -sign * np.nan_to_num(np.stack(terms)))  # the signed Q^c, less L
+            leader = int(np.flatnonzero(racing)[np.flatnonzero(near_maximum(means[racing]))[0]])
+            d, se, tied = _paired(terms, sizes, last, leader, sign)
+            beaten = ~tied & np.where(se > 0, d > z * se, d > TIE_TOLERANCE * _scale(terms))
+            back = ~racing & ~beaten  # eliminated, but not beaten by this leader: race again, on every round
+            if not back.any():
+                break
+            for k in range(int(last[back].min()) + 1, round_ + 1):
+                score(np.flatnonzero(back & (last < k)), k)
+            racing |= back
         if round_ == 0:
             epsilon = indifference * float(np.mean(d))
-        beaten = ~tied & np.where(se > 0, d > z * se, d > tol)
         resolved = bool(np.all(tied | beaten | (d > z * se - epsilon)))
-        eliminator[racing[beaten]], eliminated_after[racing[beaten]] = racing[lead], round_
-        leader = int(racing[lead])
-        racing = racing[~beaten]
+        racing &= ~beaten
         if resolved:
             break
-    q, se = _race_values(now, terms, sizes, leader, racing, eliminator, eliminated_after)
-    same = _exactly_tied(terms, racing, leader)  # an exact tie: the same value and error, bit for bit
+    q, se = _race_values(now, terms, sizes, last, leader)
+    d, _, tied = _paired(terms, sizes, last, leader, sign)
+    same = tied & racing  # an exact tie with the choice: the same value and error, bit for bit
     q, se = np.where(same, q[leader], q), np.where(same, se[leader], se)
     tied_with = np.union1d([leader], np.flatnonzero(near_maximum(sign * q)))
-    points = np.array([scrambles * sum(sizes[: (k + 1 if k >= 0 else len(sizes))])
-                       for k in eliminated_after], dtype=np.int64)
+    points = np.array([scrambles * sum(sizes[: k + 1]) for k in last], dtype=np.int64)
     return DecisiveQc(q, se, leader, tied_with, resolved, epsilon, float(now.mean()), points)
 
 
-def _exactly_tied(terms: list[np.ndarray], racing: np.ndarray, leader: int) -> np.ndarray:
-    """Mask (m,) of the candidates racing to the end with the same future-loss term as ``leader`` on every
-    scramble (to :data:`~mri_theory._utils.ties.TIE_TOLERANCE`), the leader included."""
-    T = np.stack([t[:, racing] for t in terms])
-    tol = TIE_TOLERANCE * max(1.0, float(np.max(np.abs(T))))
-    mask = np.zeros(terms[0].shape[1], dtype=bool)
-    mask[racing[np.all(np.abs(T - T[:, :, [int(np.flatnonzero(racing == leader)[0])]]) <= tol, axis=(0, 1))]] = True
-    return mask
+def _scale(terms: list[np.ndarray]) -> float:
+    """``max(1, max |T|)`` over the scored terms: the scale of a tie (:data:`~mri_theory._utils.ties.TIE_TOLERANCE`)."""
+    return max(1.0, float(np.nanmax(np.abs(np.stack(terms)))))
 
 
-def _race_values(now: np.ndarray, terms: list[np.ndarray], sizes: list[int], leader: int, racing: np.ndarray,
-                 eliminator: np.ndarray, eliminated_after: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _shares(sizes: list[int], last: np.ndarray) -> np.ndarray:
+    """``(rounds, m)``: each round's share of a candidate's points over its rounds ``0..last`` (0 after them)."""
+    n = np.array(sizes, dtype=float)[:, None] * (np.arange(len(sizes))[:, None] <= last[None, :])
+    return n / n.sum(axis=0, keepdims=True)
+
+
+def _pooled(sizes: list[int], last: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Each candidate's points-weighted mean of ``values`` ``(rounds, scrambles, m)`` over its rounds."""
+    return np.einsum("km,km->m", _shares(sizes, last), values.mean(axis=1))
+
+
+def _paired(terms: list[np.ndarray], sizes: list[int], last: np.ndarray, leader: int,
+            sign: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every candidate against ``leader`` over the candidate's rounds: the mean of the signed difference
+    :math:`Q_{leader} - Q_i` (the rounds weighted by their points), its standard error (each round's weight squared
+    times its scrambles' variance over their number, summed), and whether the two are tied (to
+    :data:`~mri_theory._utils.ties.TIE_TOLERANCE`) on every scramble."""
+    T = np.nan_to_num(np.stack(terms))  # (rounds, scrambles, m); a candidate's unscored rounds have weight 0
+    gaps = sign * (T - T[:, :, [leader]])  # Q_leader - Q_i = T_i - T_leader (the current loss cancels)
+    w = _shares(sizes, last)
+    d = np.einsum("km,km->m", w, gaps.mean(axis=1))
+    se = np.sqrt(np.einsum("km,km->m", w**2, gaps.var(axis=1, ddof=1)) / T.shape[1])
+    scored = np.arange(len(terms))[:, None, None] <= last[None, None, :]
+    tied = np.all((np.abs(gaps) <= TIE_TOLERANCE * _scale(terms)) | ~scored, axis=(0, 1))
+    return d, se, tied
+
+
+def _race_values(now: np.ndarray, terms: list[np.ndarray], sizes: list[int], last: np.ndarray,
+                 leader: int) -> tuple[np.ndarray, np.ndarray]:
     r"""The values of :func:`decisive_q_c` and their standard errors.
 
-    Each value is a linear combination of the rounds' scramble means: of the current loss (round 0) and of the
-    future-loss terms :math:`T_i` of the candidates.  ``coef[i, k]`` holds candidate ``i``'s coefficients of
-    round ``k``'s :math:`T` (and ``level[i]`` that of round 0's current loss), so that the value is
-    :math:`\sum_k` (the mean over round ``k``'s scrambles of the per-scramble combination) and its variance
-    the sum over rounds of the per-scramble combination's variance over the number of scrambles.
+    The choice's value is its round-0 :math:`Q^c`, :math:`\bar L_0 - \bar T_{c,0}`; every other candidate's is the
+    choice's minus their difference over the candidate's rounds, :math:`\sum_k w_k (\bar T_{i,k} - \bar T_{c,k})`.
+    Each value is a linear combination of the rounds' scramble means (``coef[i, k]``: candidate ``i``'s
+    coefficients of round ``k``'s :math:`T`; every value carries round 0's current loss once), so it is the sum
+    over rounds of the mean of a per-scramble combination, and its variance the sum over rounds of that
+    combination's variance over the number of scrambles.
     """
     rounds, (scrambles, m) = len(terms), terms[0].shape
+    w = _shares(sizes, last)  # (rounds, m)
     coef = np.zeros((m, rounds, m))
-    level = np.ones(m)  # every value carries round 0's current loss once: Q = L - T
-    coef[leader, 0, leader] = -1.0  # the leader's own round-0 value
-    share = np.array(sizes, dtype=float)
-
-    def minus_difference(i: int, anchor: int, last: int) -> None:
-        # Q_i = Q_anchor - (Q_anchor - Q_i), the difference over rounds 0..last (weights: their share of points)
-        w = share[: last + 1] / share[: last + 1].sum()
-        coef[i] = coef[anchor]
-        coef[i, : last + 1, i] -= w
-        coef[i, : last + 1, anchor] += w
-
-    for i in racing:
-        if i != leader:
-            minus_difference(int(i), leader, rounds - 1)
-    for i in np.argsort(-eliminated_after, kind="stable"):  # the last eliminated first: its eliminator is known
-        if eliminated_after[i] >= 0:
-            minus_difference(int(i), int(eliminator[i]), int(eliminated_after[i]))
+    coef[:, 0, leader] = -1.0  # the choice's round-0 value: L - T_c
+    candidates = np.arange(m)
+    coef[candidates, :, candidates] -= w.T  # minus (T_i - T_c) over the candidate's rounds
+    coef[:, :, leader] += w.T
     values, variances = np.zeros(m), np.zeros(m)
     for k, term in enumerate(terms):
-        per_scramble = np.nan_to_num(term) @ coef[:, k, :].T  # (scrambles, m); unscored entries have coefficient 0
-        if k == 0:
-            per_scramble = per_scramble + now[:, None] * level[None, :]
+        per_scramble = np.nan_to_num(term) @ coef[:, k, :].T + (now[:, None] if k == 0 else 0.0)
         values += per_scramble.mean(axis=0)
         variances += per_scramble.var(axis=0, ddof=1) / scrambles
     return values, np.sqrt(variances)
-
 
 def true_q_a(
     problem: Any,
