@@ -21,7 +21,14 @@ from mri_theory._utils import limits
 from mri_theory._utils import validation as check
 from mri_theory.classifiers import Classifier
 from mri_theory.engine.population import Population
-from mri_theory.engine.targets import RESOLUTION_SCRAMBLES, DecisiveQc, decisive_q_c, resolve_truth, true_q_c_and_loss
+from mri_theory.engine.targets import (
+    DOUBLINGS,
+    RESOLUTION_SCRAMBLES,
+    DecisiveQc,
+    decisive_q_c,
+    resolve_truth,
+    true_q_c_and_loss,
+)
 from mri_theory.problems import Problem
 from mri_theory.runners import _store
 from mri_theory.runners._resolve import spec
@@ -37,7 +44,7 @@ from mri_theory.runners._store import (
 )
 from mri_theory.strategies import Context, MRIBest, Strategy, select
 
-__all__ = ["RESULT_COLUMNS", "CurveConfig", "Run", "decided_truth", "run_pair"]
+__all__ = ["CURVE_DOUBLINGS", "RESULT_COLUMNS", "CurveConfig", "Run", "decided_truth", "run_pair"]
 
 #: Columns of the tidy results.
 RESULT_COLUMNS = ["problem", "classifier", "strategy", "replicate", "n_labelled", "loss", "loss_se",
@@ -46,6 +53,12 @@ RESULT_COLUMNS = ["problem", "classifier", "strategy", "replicate", "n_labelled"
 #: The second spawn key of the streams of the decisive sampled truth (:func:`decided_truth`: the populations of
 #: the oracles' race; the sandbox's data, strategies and sub-samples use 0, 1 and 2; the diagnostics' strategies 3).
 RESOLUTION_KEY = 4
+
+#: The most doublings of the decisive truth's race at a step of a learning curve (:func:`run_pair`): a curve races
+#: at every step (250 steps of 100 candidates a curve in the study), the late ones over Q^c spreads of 1e-4, where
+#: each doubling costs more than the step did before; the scored states race to the engine's
+#: :data:`~mri_theory.engine.targets.DOUBLINGS` (``benchmarks/bench_decisive_truth.py``, "Curves").
+CURVE_DOUBLINGS = 3
 
 @dataclass(frozen=True)
 class CurveConfig:
@@ -137,7 +150,8 @@ def run_pair(run: Run, label: str, replicate: int, data: tuple | None = None,
         loss_se = np.nan
         truth_now = None  # the state's decisive sampled truth (its best decided), where the run needs it
         if not done and cfg.truth == "sampled" and (cfg.record_q_c or (oracle and strategy.sign > 0)):
-            truth_now = decided_truth(cfg, problem, base, replicate, step, X, y, pool_X[scored])
+            truth_now = decided_truth(cfg, problem, base, replicate, step, X, y, pool_X[scored],
+                                      doublings=CURVE_DOUBLINGS)
         if not done and cfg.record_q_c and truth_now is None and not oracle:  # the engine gives the current loss too
             loss_now, q = true_q_c_and_loss(problem, base, X, y, pool_X[scored], population, cfg.loss)
             if losses:
@@ -156,7 +170,8 @@ def run_pair(run: Run, label: str, replicate: int, data: tuple | None = None,
         ctx = Context(X, y, pool_X[scored], pool_X[available], base, problem.n_classes, rng, *truth)
         if oracle and cfg.truth == "sampled":  # the decisive truth chooses; its ties are broken as select's
             decided = (truth_now if strategy.sign > 0 and truth_now is not None
-                       else decided_truth(cfg, problem, base, replicate, step, X, y, pool_X[scored], strategy.sign > 0))
+                       else decided_truth(cfg, problem, base, replicate, step, X, y, pool_X[scored], strategy.sign > 0,
+                                          doublings=CURVE_DOUBLINGS))
             i, scores = int(decided.tied[rng.integers(decided.tied.size)]), strategy.sign * decided.q_c
             resolved = decided.resolved
         else:
@@ -182,20 +197,23 @@ def run_pair(run: Run, label: str, replicate: int, data: tuple | None = None,
     return out[RESULT_COLUMNS]
 
 def decided_truth(cfg: CurveConfig, problem: Problem, classifier: Classifier, replicate: int, step: int,
-                  X: np.ndarray, y: np.ndarray, candidates: np.ndarray, largest: bool = True) -> DecisiveQc:
+                  X: np.ndarray, y: np.ndarray, candidates: np.ndarray, largest: bool = True,
+                  doublings: int = DOUBLINGS) -> DecisiveQc:
     """The decisive sampled truth of a state: :func:`~mri_theory.engine.targets.decisive_q_c` of ``candidates``.
 
     Round 0 has ``population_size`` points per candidate (at least one per scramble) in
-    :data:`~mri_theory.engine.targets.RESOLUTION_SCRAMBLES` scrambles, the other settings the defaults
-    (:data:`~mri_theory.engine.targets.RESOLUTION_Z`, :data:`~mri_theory.engine.targets.INDIFFERENCE`,
-    :data:`~mri_theory.engine.targets.DOUBLINGS`); the race's populations come from
+    :data:`~mri_theory.engine.targets.RESOLUTION_SCRAMBLES` scrambles, the other settings the engine's
+    (:data:`~mri_theory.engine.targets.RESOLUTION_Z`, :data:`~mri_theory.engine.targets.INDIFFERENCE`), the cap
+    ``doublings`` (:data:`~mri_theory.engine.targets.DOUBLINGS` for the scored states,
+    :data:`CURVE_DOUBLINGS` at a step of a curve); the race's populations come from
     ``SeedSequence(seed, spawn_key=(replicate, RESOLUTION_KEY, step))``.  ``largest=False`` decides the smallest
     :math:`Q^c` (MRI-worst).  Used where the truth is sampled (``cfg.truth == "sampled"``) by the oracles of
     :func:`run_pair` and by the states of :func:`mri_theory.runners.score_states`.
     """
     return decisive_q_c(problem, classifier, X, y, candidates,
                         seed=np.random.SeedSequence(cfg.seed, spawn_key=(replicate, RESOLUTION_KEY, step)),
-                        size=max(cfg.population_size, RESOLUTION_SCRAMBLES), loss=cfg.loss, largest=largest)
+                        size=max(cfg.population_size, RESOLUTION_SCRAMBLES), loss=cfg.loss, largest=largest,
+                        doublings=doublings)
 
 
 def config_text(cfg: CurveConfig) -> str:

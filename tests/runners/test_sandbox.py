@@ -199,7 +199,7 @@ def hand_run(args: dict, strategy_name: str, replicate: int, loss: str = "error"
     """Iterated AL written from the module docstring: seeds, sub-samples, true loss after each label (on the
     evaluation ``args["truth"]`` names: the replicate's QMC population, or the exact one drawn after it); with a
     sampled truth the recorded Q^c and the oracles' choices are the state's decisive truth (``decisive_q_c`` of
-    the stream ``(r, 4, t)``, round 0 of ``population_size`` points)."""
+    the stream ``(r, 4, t)``, round 0 of ``population_size`` points, up to 3 doublings)."""
     problem = get_problem(args["problem"])
     seed, k = args["seed"], problem.n_classes
     data_rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(replicate, 0)))
@@ -224,7 +224,7 @@ def hand_run(args: dict, strategy_name: str, replicate: int, loss: str = "error"
         ctx = Context(X, y, pool_X[scored], pool_X[available], base, k, rng, problem, population)
         if isinstance(population, Population):  # sampled truth: the state's decisive truth (stream (r, 4, t))
             race = dict(seed=np.random.SeedSequence(seed, spawn_key=(replicate, 4, step)),
-                        size=args["population_size"], loss=loss)
+                        size=args["population_size"], loss=loss, doublings=3)
             decided = decisive_q_c(problem, base, X, y, pool_X[scored], **race)
             if isinstance(strategy, MRIBest):  # the oracles choose by it, one draw of their stream for the tie
                 choice = decided if strategy.sign > 0 else decisive_q_c(problem, base, X, y, pool_X[scored],

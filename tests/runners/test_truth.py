@@ -194,9 +194,10 @@ def test_exact_oracles_are_resolved_at_every_step_and_other_strategies_have_no_f
     assert table[table.strategy == "RS"].resolved.isna().all()
 
 
-def _decided(problem, make, X, y, candidates, seed, replicate, step, size, largest=True):
-    """The documented decisive truth of a state: decisive_q_c with the stream (r, 4, t), round 0 of ``size``."""
-    return decisive_q_c(problem, make(), X, y, candidates, size=size, largest=largest,
+def _decided(problem, make, X, y, candidates, seed, replicate, step, size, largest=True, doublings=7):
+    """The documented decisive truth of a state: decisive_q_c with the stream (r, 4, t), round 0 of ``size``, up
+    to 7 doublings (a scored state) or 3 (a step of a curve)."""
+    return decisive_q_c(problem, make(), X, y, candidates, size=size, largest=largest, doublings=doublings,
                         seed=np.random.SeedSequence(seed, spawn_key=(replicate, 4, step)))
 
 
@@ -211,9 +212,9 @@ def _round_0_value(problem, make, X, y, point, seed, replicate, step, size) -> f
 @pytest.mark.parametrize("record_q_c", [True, False])
 def test_sampled_oracles_choose_by_the_decisive_truth_and_record_its_flag(record_q_c):
     """kknn5 (sampled): at every step each oracle's choice is a candidate tied with the decisive truth's choice
-    (decisive_q_c of the stream (r, 4, t)), the tie broken by one draw of the strategy's stream (r, 1,
-    crc32(label)) as select's; its flag is the race's; its q_c columns the race's values; the winner's value is
-    its Q^c by refits on the documented round-0 scrambles."""
+    (decisive_q_c of the stream (r, 4, t), up to 3 doublings), the tie broken by one draw of the strategy's stream
+    (r, 1, crc32(label)) as select's; its flag is the race's; its q_c columns the race's values; the winner's value
+    is its Q^c by refits on the documented round-0 scrambles."""
     args = dict(SMALL, pool_size=12, budget=5)
     table = run_curves(classifier="kknn5", strategies=["MRI-best", "MRI-worst", "RS"], record_q_c=record_q_c,
                        **args)
@@ -230,7 +231,7 @@ def test_sampled_oracles_choose_by_the_decisive_truth_and_record_its_flag(record
             X, y = _labelled(data, chosen[:t])
             available = np.setdiff1d(np.arange(args["pool_size"]), chosen[:t])  # fewer than subsample: all scored
             decided = _decided(problem, make, X, y, data[2][available], args["seed"], 0, t,
-                               args["population_size"], largest)
+                               args["population_size"], largest, doublings=3)
             assert chosen[t] == available[decided.tied[draws.integers(decided.tied.size)]]
             assert flags[t] == float(decided.resolved)
             if record_q_c:
