@@ -33,14 +33,20 @@ the table holds :math:`\hat T_e = -` score, so the error
 
 The truth is exact or sampled (``truth``, recorded in the settings; as in
 :func:`mri_theory.runners.sandbox.run_curves`: ``"auto"`` is exact where the
-(problem, classifier) pair allows it).  Each state says whether its truth can
-decide (``resolved``): always with exact truth; with sampled truth when the
-truth's best candidate beats the runner-up (both by the state's population)
-on independent populations of ``population_size`` points (8 scrambles) by
-more than 3 standard errors of their difference, or ties it exactly
-(:func:`mri_theory.engine.targets.choice_is_resolved`, drawn from
-``SeedSequence(seed, spawn_key=(r, 4, t))``).  The summaries
-(:func:`mri_theory.evaluation.summarise_states`) use it.
+(problem, classifier) pair allows it).  A sampled truth is the *decisive* one
+(:func:`mri_theory.engine.targets.decisive_q_c`, drawn from
+``SeedSequence(seed, spawn_key=(r, 4, t))``): every candidate on 8 scrambles of
+``population_size`` points in all, the contenders for the best on doubling
+populations (up to ``2**7`` times) until the best is resolved; the state's
+``true_q_c``, ``loss`` and ``t_e`` are the race's (the current loss on its
+first round's populations, so that ``t_e = loss - true_q_c`` rests on the same
+points), and the oracles (MRI-best, MRI-worst) score by it.  Each state says
+whether its truth can decide (``resolved``): always with exact truth; with
+sampled truth when the race resolved its best (every rival beaten by more
+than 3 standard errors of their paired difference, tied exactly, or, with that
+confidence, better by less than 5 % of the spread of :math:`Q^c` over the
+candidates).  The summaries (:func:`mri_theory.evaluation.summarise_states`)
+use it.
 
 Seeds: the data of replicate ``r`` and the reference trajectory come from the
 sandbox's streams (``SeedSequence(seed, spawn_key=(r, 0))`` and ``(r, 1,
@@ -439,8 +445,9 @@ def score_states(
         (in the given order) and candidate.  ``t_e = loss - true_q_c``;
         ``t_e_estimate = -score`` for the strategies with ``estimates_t_e``
         (SMRI, BMRI), NaN otherwise; ``resolved`` (1 or 0, the same on every
-        row of a state) whether the truth's best candidate is resolved from
-        its runner-up (module docstring).
+        row of a state) whether the truth's best candidate is decided (the
+        decisive truth's race with a sampled truth, always with exact truth:
+        module docstring).
 
     Raises
     ------
