@@ -185,6 +185,7 @@ _PLATT_MAX_ITER = 100  # Newton steps per sigmoid
 _PLATT_NEWTON_FLOOR = 1e-12  # Newton decrements below this (times the objective) take the full step
 _PLATT_WELL_CONDITIONED = 1e-4  # a warm start is taken where the Hessian's smaller eigenvalue is about this or more
 _CHUNK_CELLS = 2**21  # population points x candidates x machines (or classes) per chunk
+_MACHINE_CACHE = 4  # blocks of retrained machines a fitted model keeps (the same candidates on several populations)
 
 
 def _rbf_kernel(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:
@@ -910,6 +911,7 @@ class SVM(Classifier):
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
         self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else check.positive_scalar(self.gamma, "gamma")
+        self._machine_store: dict = {}  # retrained machines by block of candidates (_retrained_machines)
         self.classes_present_ = np.unique(y)
         self.machine_classes_ = _machine_classes(self.classes_present_)
         # a repeated (point, label) is one point with bound m C (module notes, "Repeated points")
@@ -963,7 +965,23 @@ class SVM(Classifier):
 
     def _retrained_machines(self, candidates: np.ndarray) -> _Retrained:
         """Every distinct machine after adding each candidate, warm-started from this model's solution (over the
-        distinct training points, then the candidate)."""
+        distinct training points, then the candidate).
+
+        They do not depend on the population: the last ``_MACHINE_CACHE`` blocks of candidates are kept with
+        their machines, so that the same candidates scored on several populations (the scrambles of
+        :func:`~mri_theory.engine.targets.sampled_q_c` and :func:`~mri_theory.engine.targets.decisive_q_c`) are
+        re-solved once; a fit empties the store.
+        """
+        key = (candidates.shape, candidates.tobytes())
+        store = self.__dict__.setdefault("_machine_store", {})
+        if key not in store:
+            if len(store) >= _MACHINE_CACHE:
+                del store[next(iter(store))]  # the oldest block
+            store[key] = self._solved_machines(candidates)
+        return store[key]
+
+    def _solved_machines(self, candidates: np.ndarray) -> _Retrained:
+        """:meth:`_retrained_machines` computed."""
         X, y, k, C = self._points, self._labels, self.n_classes_, self.C
         n, m = X.shape[0], candidates.shape[0]
         beta, G = self._class_solutions()

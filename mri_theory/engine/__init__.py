@@ -8,7 +8,7 @@
 ``contract``    the :class:`Classifier` base class: the engine's hook ``retraining_losses`` and the refit path
 ``retraining``  current and future losses of any classifier (exact fast paths or refits)
 ``targets``     the true :math:`Q^c`, :math:`Q^a`, :math:`B^c` of a known problem; sampled :math:`Q^c` with its
-                standard error (randomised QMC) and whether the best candidate is resolved
+                standard error (randomised QMC), raced until the best candidate is resolved (``decisive_q_c``)
 ==============  ========================================================================================
 
 The engine knows problems only through the interface a :class:`~mri_theory.problems.Problem` declares
@@ -47,12 +47,16 @@ from mri_theory.engine.retraining import (
     future_losses,
 )
 from mri_theory.engine.targets import (
+    DOUBLINGS,
+    INDIFFERENCE,
     RESOLUTION_SCRAMBLES,
     RESOLUTION_Z,
     TRUTHS,
+    DecisiveQc,
     SampledQc,
     best_is_resolved,
     choice_is_resolved,
+    decisive_q_c,
     exact_truth_available,
     resolve_truth,
     sampled_q_c,
@@ -63,12 +67,16 @@ from mri_theory.engine.targets import (
 )
 
 __all__ = [
+    "DOUBLINGS",
+    "INDIFFERENCE",
     "RESOLUTION_SCRAMBLES",
     "RESOLUTION_Z",
     "TRUTHS",
+    "DecisiveQc",
     "SampledQc",
     "best_is_resolved",
     "choice_is_resolved",
+    "decisive_q_c",
     "exact_truth_available",
     "resolve_truth",
     "sampled_q_c",

@@ -30,11 +30,13 @@ candidates can be smaller than the population's noise, and the truth's own
 ordering is then noise: a statistic computed from it measures the noise of
 the population, not the strategy.  The optional ``resolved`` column of the
 table (1.0 or 0.0, the same on every row of a state) says whether the
-truth's best candidate of the state beats its runner-up on independent
-sampled populations by more than 3 standard errors of their difference, or
-ties it exactly (:func:`mri_theory.engine.targets.choice_is_resolved`,
-recorded by :func:`mri_theory.runners.score_states`); with exact truth
-(:meth:`mri_theory.engine.Population.exact`) every state is resolved.  By
+truth's best candidate of the state is decided: with a sampled truth,
+whether the race of :func:`mri_theory.engine.targets.decisive_q_c` (recorded
+by :func:`mri_theory.runners.score_states`) resolved it (every rival beaten
+by more than 3 standard errors of their paired difference, tied exactly, or,
+with that confidence, better by less than 5 % of the spread of :math:`Q^c`,
+so that the truth's own normalised shortfall is at most 0.05); with exact
+truth (:meth:`mri_theory.engine.Population.exact`) every state is resolved.  By
 default (``resolved_only=True``) both summaries compute their statistics
 over the resolved states only, and report the fraction of resolved states
 (column ``resolved``).  A table without the column (written before it

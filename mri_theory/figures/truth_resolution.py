@@ -59,8 +59,8 @@ from mri_theory.engine.targets import true_q_c
 from mri_theory.figures import register
 from mri_theory.problems import Problem, get_problem, initial_labelled_set
 
-__all__ = ["CLASSIFIERS", "CLASSIFIER_LABELS", "COLUMNS", "EXACT_CLASSIFIERS", "PROBLEMS", "PROBLEM_LABELS", "SAMPLED_CLASSIFIERS",
-           "SETTINGS", "draw_states", "plot_truth_resolution", "truth_resolution_data"]
+__all__ = ["CLASSIFIERS", "CLASSIFIER_LABELS", "COLUMNS", "EXACT_CLASSIFIERS", "PROBLEMS", "PROBLEM_LABELS",
+           "SAMPLED_CLASSIFIERS", "SETTINGS", "draw_states", "plot_truth_resolution", "truth_resolution_data"]
 
 PROBLEMS = ("four-gaussian", "quadratic")
 #: The classifiers drawn, one column each: LDA, QDA, logistic regression, the paper's 5-NN, the SVM.

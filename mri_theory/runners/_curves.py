@@ -19,10 +19,16 @@ import pandas as pd
 
 from mri_theory._utils import limits
 from mri_theory._utils import validation as check
-from mri_theory._utils.ties import near_maximum
 from mri_theory.classifiers import Classifier
 from mri_theory.engine.population import Population
-from mri_theory.engine.targets import RESOLUTION_SCRAMBLES, choice_is_resolved, resolve_truth, true_q_c_and_loss
+from mri_theory.engine.targets import (
+    DOUBLINGS,
+    RESOLUTION_SCRAMBLES,
+    DecisiveQc,
+    decisive_q_c,
+    resolve_truth,
+    true_q_c_and_loss,
+)
 from mri_theory.problems import Problem
 from mri_theory.runners import _store
 from mri_theory.runners._resolve import spec
@@ -38,15 +44,21 @@ from mri_theory.runners._store import (
 )
 from mri_theory.strategies import Context, MRIBest, Strategy, select
 
-__all__ = ["RESULT_COLUMNS", "CurveConfig", "Run", "choice_resolved", "run_pair"]
+__all__ = ["CURVE_DOUBLINGS", "RESULT_COLUMNS", "CurveConfig", "Run", "decided_truth", "run_pair"]
 
 #: Columns of the tidy results.
 RESULT_COLUMNS = ["problem", "classifier", "strategy", "replicate", "n_labelled", "loss", "loss_se",
                   "chosen", "q_c_chosen", "q_c_best", "resolved"]
 
-#: The second spawn key of the streams that judge the oracles' choices on sampled truth (the sandbox's data,
-#: strategies and sub-samples use 0, 1 and 2; the diagnostics' strategies 3).
+#: The second spawn key of the streams of the decisive sampled truth (:func:`decided_truth`: the populations of
+#: the oracles' race; the sandbox's data, strategies and sub-samples use 0, 1 and 2; the diagnostics' strategies 3).
 RESOLUTION_KEY = 4
+
+#: The most doublings of the decisive truth's race at a step of a learning curve (:func:`run_pair`): a curve races
+#: at every step (250 steps of 100 candidates a curve in the study), the late ones over Q^c spreads of 1e-4, where
+#: each doubling costs more than the step did before; the scored states race to the engine's
+#: :data:`~mri_theory.engine.targets.DOUBLINGS` (``benchmarks/bench_decisive_truth.py``, "Curves").
+CURVE_DOUBLINGS = 3
 
 @dataclass(frozen=True)
 class CurveConfig:
@@ -111,7 +123,14 @@ def run_pair(run: Run, label: str, replicate: int, data: tuple | None = None,
 
     ``data`` is the replicate's :func:`replicate_data`, if already drawn.
     ``losses=False`` replays the choices only: the ``loss`` column is NaN
-    (the choices never depend on it), unless ``record_q_c`` computes it anyway.
+    (the choices never depend on it), unless ``record_q_c`` computes it anyway (exact truth).
+
+    With a sampled truth (``cfg.truth == "sampled"``) the oracles choose by the state's decisive truth
+    (:func:`decided_truth`; MRI-worst races for the smallest :math:`Q^c`), its tied candidates broken by one
+    draw of the strategy's generator (as :func:`~mri_theory.strategies.select`), and record its ``resolved``;
+    with ``record_q_c`` every strategy's ``q_c_chosen`` and ``q_c_best`` are the state's decisive truth (its
+    best decided), so that they mean the same for every strategy.  With exact truth the oracles' scores are
+    the exact :math:`Q^c` and their choices are always resolved.
     """
     cfg, problem = run.config, run.problem
     X, y, pool_X, pool_y, population = replicate_data(problem, cfg, replicate) if data is None else data
@@ -129,7 +148,11 @@ def run_pair(run: Run, label: str, replicate: int, data: tuple | None = None,
             sub_rng = np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(replicate, 2, step)))
             scored = np.sort(sub_rng.choice(available, cfg.subsample, replace=False))
         loss_se = np.nan
-        if not done and cfg.record_q_c and not oracle:  # the engine gives the current loss too
+        truth_now = None  # the state's decisive sampled truth (its best decided), where the run needs it
+        if not done and cfg.truth == "sampled" and (cfg.record_q_c or (oracle and strategy.sign > 0)):
+            truth_now = decided_truth(cfg, problem, base, replicate, step, X, y, pool_X[scored],
+                                      doublings=CURVE_DOUBLINGS)
+        if not done and cfg.record_q_c and truth_now is None and not oracle:  # the engine gives the current loss too
             loss_now, q = true_q_c_and_loss(problem, base, X, y, pool_X[scored], population, cfg.loss)
             if losses:
                 loss_se = population.loss_and_standard_error(base.clone().fit(X, y, problem.n_classes), cfg.loss)[1]
@@ -145,12 +168,21 @@ def run_pair(run: Run, label: str, replicate: int, data: tuple | None = None,
             break
         truth = (problem, population) if strategy.needs_truth else (None, None)  # practical ones never see it
         ctx = Context(X, y, pool_X[scored], pool_X[available], base, problem.n_classes, rng, *truth)
-        i, scores = select(strategy, ctx)
+        if oracle and cfg.truth == "sampled":  # the decisive truth chooses; its ties are broken as select's
+            decided = (truth_now if strategy.sign > 0 and truth_now is not None
+                       else decided_truth(cfg, problem, base, replicate, step, X, y, pool_X[scored], strategy.sign > 0,
+                                          doublings=CURVE_DOUBLINGS))
+            i, scores = int(decided.tied[rng.integers(decided.tied.size)]), strategy.sign * decided.q_c
+            resolved = decided.resolved
+        else:
+            i, scores = select(strategy, ctx)
+            resolved = True  # exact truth: its Q^c has no noise (a tie is a tie between equally good choices)
         if oracle and losses:
-            row["resolved"] = float(choice_resolved(cfg, problem, run.classifier, replicate, step, X, y,
-                                                    pool_X[scored], scores, i, strategy.sign > 0))
+            row["resolved"] = float(resolved)
         if cfg.record_q_c:
-            if oracle:
+            if truth_now is not None:  # every strategy's Q^c is the state's decisive truth
+                q = truth_now.q_c
+            elif oracle:
                 q = strategy.sign * scores
             row.update(q_c_chosen=float(q[i]), q_c_best=float(q.max()))
         pick = scored[i]
@@ -164,25 +196,24 @@ def run_pair(run: Run, label: str, replicate: int, data: tuple | None = None,
     out.insert(0, "problem", cfg.problem)
     return out[RESULT_COLUMNS]
 
-def choice_resolved(cfg: CurveConfig, problem: Problem, classifier: Classifier, replicate: int, step: int,
-                    X: np.ndarray, y: np.ndarray, candidates: np.ndarray, scores: np.ndarray, chosen: int,
-                    largest: bool = True) -> bool:
-    """Whether the choice ``chosen`` among ``candidates`` by the truth's ``scores`` is the true best (worst).
+def decided_truth(cfg: CurveConfig, problem: Problem, classifier: Classifier, replicate: int, step: int,
+                  X: np.ndarray, y: np.ndarray, candidates: np.ndarray, largest: bool = True,
+                  doublings: int = DOUBLINGS) -> DecisiveQc:
+    """The decisive sampled truth of a state: :func:`~mri_theory.engine.targets.decisive_q_c` of ``candidates``.
 
-    Exact truth: always (its :math:`Q^c` has no noise; a tie is a tie between equally good choices).
-    Sampled truth: the choice and the runner-up by ``scores`` are judged on independent populations of
-    ``population_size`` points (at least one per scramble; :func:`~mri_theory.engine.targets.choice_is_resolved`)
-    drawn from ``SeedSequence(seed, spawn_key=(replicate, RESOLUTION_KEY, step))``.  ``scores`` are the
-    oracle's (``largest=False`` for MRI-worst, whose scores are :math:`-Q^c`: its choice is judged as a
-    minimum) or the truth's :math:`Q^c` itself (the diagnostics' states).
+    Round 0 has ``population_size`` points per candidate (at least one per scramble) in
+    :data:`~mri_theory.engine.targets.RESOLUTION_SCRAMBLES` scrambles, the other settings the engine's
+    (:data:`~mri_theory.engine.targets.RESOLUTION_Z`, :data:`~mri_theory.engine.targets.INDIFFERENCE`), the cap
+    ``doublings`` (:data:`~mri_theory.engine.targets.DOUBLINGS` for the scored states,
+    :data:`CURVE_DOUBLINGS` at a step of a curve); the race's populations come from
+    ``SeedSequence(seed, spawn_key=(replicate, RESOLUTION_KEY, step))``.  ``largest=False`` decides the smallest
+    :math:`Q^c` (MRI-worst).  Used where the truth is sampled (``cfg.truth == "sampled"``) by the oracles of
+    :func:`run_pair` and by the states of :func:`mri_theory.runners.score_states`.
     """
-    if cfg.truth == "exact" or scores.size < 2:
-        return True
-    others = np.delete(np.arange(scores.size), chosen)
-    runner_up = others[np.flatnonzero(near_maximum(scores[others]))[0]]  # near-ties: the lowest index
-    rng = np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(replicate, RESOLUTION_KEY, step)))
-    return choice_is_resolved(problem, classifier, X, y, candidates[chosen], candidates[runner_up],
-                              max(cfg.population_size, RESOLUTION_SCRAMBLES), rng=rng, loss=cfg.loss, largest=largest)
+    return decisive_q_c(problem, classifier, X, y, candidates,
+                        seed=np.random.SeedSequence(cfg.seed, spawn_key=(replicate, RESOLUTION_KEY, step)),
+                        size=max(cfg.population_size, RESOLUTION_SCRAMBLES), loss=cfg.loss, largest=largest,
+                        doublings=doublings)
 
 
 def config_text(cfg: CurveConfig) -> str:

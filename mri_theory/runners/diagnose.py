@@ -196,7 +196,7 @@ def run_diagnostics(
                  "Library versions: " + ", ".join(f"{k}=={v}" for k, v in library_versions().items()) + ".", "",
                  "## Ranking quality (mean over replicates; all columns in summary.csv)", "",
                  "Statistics over the resolved states only (`resolved`: the fraction of states whose truth's best "
-                 "candidate is resolved from its runner-up; 1 with exact truth).", "", "```",
+                 "candidate is decided by the sampled truth's race, decisive_q_c; 1 with exact truth).", "", "```",
                  summary[_SHOWN].round(3).to_string(index=False), "```", "",
                  "## Errors M of the T_e estimators (all columns in errors.csv)", ""]
         lines += (["```", errors[_ERRORS_SHOWN].round(3).to_string(index=False), "```", ""] if errors is not None

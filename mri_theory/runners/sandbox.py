@@ -251,15 +251,21 @@ def run_curves(
         (:func:`~mri_theory.engine.targets.exact_truth_available`) and
         sampled otherwise.  The resolved value is recorded in
         ``config.json`` (``truth``), so a resume never mixes the two.  The
-        pool and the initial set are the same either way.  The ``resolved``
-        column says, at each step of MRI-best and MRI-worst, whether the
-        choice is the true best (worst): always with exact truth; with
-        sampled truth when the choice beats the runner-up on independent
-        populations of ``population_size`` points (8 scrambles, at least 8 points) by more than
-        3 standard errors of their difference
-        (:func:`~mri_theory.engine.targets.choice_is_resolved`, drawn from
-        ``SeedSequence(seed, spawn_key=(r, 4, t))``; this costs about one
-        :math:`Q^c` evaluation of two candidates per oracle step).
+        pool and the initial set are the same either way.  With sampled
+        truth the oracles choose by the *decisive* truth
+        (:func:`~mri_theory.engine.targets.decisive_q_c`: every candidate on
+        8 scrambles of ``population_size`` points in all, the contenders
+        for the best (worst) on doubling populations, up to ``2**3`` times
+        (``CURVE_DOUBLINGS``), until the choice is resolved; drawn from
+        ``SeedSequence(seed, spawn_key=(r, 4, t))``; ties broken by the
+        strategy's generator), and ``record_q_c``'s columns are that truth
+        for every strategy.  The ``resolved`` column says, at each step of
+        MRI-best and MRI-worst, whether the choice is the true best (worst):
+        always with exact truth; with sampled truth when the race resolved
+        it (every rival beaten by more than 3 standard errors of their
+        paired difference, exactly tied, or, with that confidence, better
+        by less than 5 % of the spread of :math:`Q^c` over the
+        candidates).
     backend : {"local", "dask"}, optional
         Where the tasks run (:class:`Execution`; default ``"local"``).
     scheduler : str, optional

@@ -33,14 +33,20 @@ the table holds :math:`\hat T_e = -` score, so the error
 
 The truth is exact or sampled (``truth``, recorded in the settings; as in
 :func:`mri_theory.runners.sandbox.run_curves`: ``"auto"`` is exact where the
-(problem, classifier) pair allows it).  Each state says whether its truth can
-decide (``resolved``): always with exact truth; with sampled truth when the
-truth's best candidate beats the runner-up (both by the state's population)
-on independent populations of ``population_size`` points (8 scrambles) by
-more than 3 standard errors of their difference, or ties it exactly
-(:func:`mri_theory.engine.targets.choice_is_resolved`, drawn from
-``SeedSequence(seed, spawn_key=(r, 4, t))``).  The summaries
-(:func:`mri_theory.evaluation.summarise_states`) use it.
+(problem, classifier) pair allows it).  A sampled truth is the *decisive* one
+(:func:`mri_theory.engine.targets.decisive_q_c`, drawn from
+``SeedSequence(seed, spawn_key=(r, 4, t))``): every candidate on 8 scrambles of
+``population_size`` points in all, the contenders for the best on doubling
+populations (up to ``2**7`` times) until the best is resolved; the state's
+``true_q_c``, ``loss`` and ``t_e`` are the race's (the current loss on its
+first round's populations, so that ``t_e = loss - true_q_c`` rests on the same
+points), and the oracles (MRI-best, MRI-worst) score by it.  Each state says
+whether its truth can decide (``resolved``): always with exact truth; with
+sampled truth when the race resolved its best (every rival beaten by more
+than 3 standard errors of their paired difference, tied exactly, or, with that
+confidence, better by less than 5 % of the spread of :math:`Q^c` over the
+candidates).  The summaries (:func:`mri_theory.evaluation.summarise_states`)
+use it.
 
 Seeds: the data of replicate ``r`` and the reference trajectory come from the
 sandbox's streams (``SeedSequence(seed, spawn_key=(r, 0))`` and ``(r, 1,
@@ -126,12 +132,11 @@ import pandas as pd
 from mri_theory._utils import backends, limits
 from mri_theory._utils import validation as check
 from mri_theory._utils.backends import DEFAULT, Default, Execution
-from mri_theory._utils.ties import near_maximum
 from mri_theory.classifiers import Classifier
 from mri_theory.engine.targets import true_q_c_and_loss
 from mri_theory.problems import Problem
 from mri_theory.runners import _curves, _resolve, _store
-from mri_theory.strategies import Context, Strategy
+from mri_theory.strategies import Context, MRIBest, Strategy
 from mri_theory.strategies.base import checked_scores
 
 __all__ = ["STATE_COLUMNS", "STATE_TIMING_COLUMNS", "Execution", "StatesPlan", "execute_states", "plan_states",
@@ -216,19 +221,27 @@ def _score_state(states: _States, replicate: int, step: int) -> _Scored:
     available = np.setdiff1d(np.arange(cfg.pool_size), chosen)  # ascending
     candidates = pool_X[available]
     base = copy.deepcopy(states.classifier)
-    loss, true_q = true_q_c_and_loss(problem, base, X, y, candidates, population, "error")
-    best = int(np.flatnonzero(near_maximum(true_q))[0])  # the truth's choice (near-ties: the lowest index)
-    resolved = _curves.choice_resolved(curve.config, problem, base, replicate, step, X, y, candidates, true_q, best)
+    cpu, wall = time.thread_time(), time.perf_counter()
+    if cfg.truth == "sampled":  # the decisive truth: raced until its best candidate is resolved
+        decided = _curves.decided_truth(curve.config, problem, base, replicate, step, X, y, candidates)
+        loss, true_q, resolved = decided.loss, decided.q_c, decided.resolved
+    else:  # exact: no noise, every state resolved
+        loss, true_q = true_q_c_and_loss(problem, base, X, y, candidates, population, "error")
+        resolved = True
+    truth_cost = (time.thread_time() - cpu, time.perf_counter() - wall)
     blocks, cost = [], {}
     for name, strategy in states.strategies.items():
         strategy = copy.deepcopy(strategy)  # fresh for every state, as a worker gets it
         rng = np.random.default_rng(np.random.SeedSequence(
             cfg.seed, spawn_key=(replicate, _SCORE_KEY, step, zlib.crc32(name.encode()))))
-        truth = (problem, population) if strategy.needs_truth else (None, None)  # practical ones never see it
-        ctx = Context(X, y, candidates, candidates, base, problem.n_classes, rng, *truth)
-        cpu, wall = time.thread_time(), time.perf_counter()
-        scores = checked_scores(strategy, ctx)
-        cost[name] = (time.thread_time() - cpu, time.perf_counter() - wall)
+        if isinstance(strategy, MRIBest) and cfg.truth == "sampled":  # the oracles score by the state's truth
+            scores, cost[name] = strategy.sign * true_q, truth_cost
+        else:
+            truth = (problem, population) if strategy.needs_truth else (None, None)  # practical ones never see it
+            ctx = Context(X, y, candidates, candidates, base, problem.n_classes, rng, *truth)
+            cpu, wall = time.thread_time(), time.perf_counter()
+            scores = checked_scores(strategy, ctx)
+            cost[name] = (time.thread_time() - cpu, time.perf_counter() - wall)
         blocks.append(pd.DataFrame({
             "strategy": name, "candidate": available, "score": scores, "true_q_c": true_q, "loss": loss,
             "t_e": loss - true_q, "t_e_estimate": -scores if strategy.estimates_t_e else np.nan,
@@ -432,8 +445,9 @@ def score_states(
         (in the given order) and candidate.  ``t_e = loss - true_q_c``;
         ``t_e_estimate = -score`` for the strategies with ``estimates_t_e``
         (SMRI, BMRI), NaN otherwise; ``resolved`` (1 or 0, the same on every
-        row of a state) whether the truth's best candidate is resolved from
-        its runner-up (module docstring).
+        row of a state) whether the truth's best candidate is decided (the
+        decisive truth's race with a sampled truth, always with exact truth:
+        module docstring).
 
     Raises
     ------

@@ -309,6 +309,34 @@ def test_future_losses_fast_path_equals_refit(name, n_train, seed, loss):
     np.testing.assert_allclose(fast[1], refit[1], atol=AGREE, rtol=0)
 
 
+
+def test_the_retrained_machines_of_a_block_are_solved_once_and_give_the_same_bytes(monkeypatch):
+    """The same candidates on several populations (the scrambles of the sampled truths): the machines are solved
+    once per fitted model, the losses are those of a fresh model's bit for bit; at most four blocks are kept,
+    and a fit empties the store."""
+    X, y, candidates, _, population = setting("four-gaussian", 20, 12, 600, 4)
+    other = Population(population.X[::-1][:300], population.proba[::-1][:300])
+    model = fit_on(SVM(), X, y, population)
+    solves = []
+    solve = SVM._solved_machines
+    monkeypatch.setattr(SVM, "_solved_machines", lambda self, c: solves.append(c.shape[0]) or solve(self, c))
+    first = model.retraining_losses(candidates, population, "error")
+    second = model.retraining_losses(candidates, other, "log")
+    m = candidates.shape[0]
+    assert solves == [m]  # one block, solved once
+    for got, pop, loss in ((first, population, "error"), (second, other, "log")):
+        fresh = fit_on(SVM(), X, y, population).retraining_losses(candidates, pop, loss)
+        assert got[0] == fresh[0]
+        np.testing.assert_array_equal(got[1], fresh[1])
+    solves.clear()
+    for i in range(5):  # five other blocks: the oldest ones are dropped
+        model.future_retraining_losses(candidates[i:i + 3], population, "error")
+    assert len(model._machine_store) == 4
+    model.retraining_losses(candidates, population, "error")
+    assert solves == [3] * 5 + [m]  # the first block was dropped: solved again
+    model.fit(X, y, 2)
+    assert model._machine_store == {}
+
 def test_non_violators_keep_their_solution_and_violators_are_resolved():
     """Both cases occur; a candidate with margin s f(x) >= 1 leaves the machine's alphas exactly unchanged."""
     problem = get_problem("three-gaussians")

@@ -8,7 +8,10 @@ SVM's methods; the random forests of the QBC committee and of SMRI's and BMRI's 
 costliest of every classifier) are recomputed here, on a part of that grid, and must choose the same
 points with the same losses (replicate 0: a replicate's data and seeds do not depend on how many
 replicates run).  The 5-NN's curves are recomputed with the sampled truth they were stored with (its
-truth is exact since issue 36).
+truth is exact since issue 36).  The SVM's MRI-best is no longer compared: with a sampled truth the oracle
+now chooses by the decisive truth (:func:`mri_theory.engine.targets.decisive_q_c`), not on the replicate's
+population, so its choices differ by design (its choices are checked against the race in
+``tests/runners/test_truth.py``).
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ def _same(new: pd.DataFrame, stored: pd.DataFrame) -> None:
 
 
 @pytest.mark.parametrize(("problem", "classifier", "strategies"), [
-    ("four-gaussian", "svm", ["SE", "EfeLc", "SMRI", "BMRI", "MRI-best"]),
+    ("four-gaussian", "svm", ["SE", "EfeLc", "SMRI", "BMRI"]),
     ("sharp", "svm", ["BMRI"]),
     ("four-gaussian", "kknn5", ["BMRI"]),
     ("sharp", "logreg", ["BMRI"]),

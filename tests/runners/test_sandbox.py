@@ -36,7 +36,7 @@ import mri_theory.runners.sandbox as sandbox
 from mri_theory.classifiers import get_classifier, list_classifiers
 from mri_theory.cli import main
 from mri_theory.engine.population import ExactPopulation, Population
-from mri_theory.engine.targets import true_q_c
+from mri_theory.engine.targets import decisive_q_c, true_q_c
 from mri_theory.problems import get_problem, list_problems
 from mri_theory.runners import _curves
 from mri_theory.runners.sandbox import (
@@ -48,6 +48,7 @@ from mri_theory.runners.sandbox import (
 from mri_theory.strategies import (
     TIE_TOLERANCE,
     Context,
+    MRIBest,
     get_strategy,
     list_strategies,
     select,
@@ -193,7 +194,9 @@ def test_initial_labelled_set_has_one_point_per_class(name):
 
 def hand_run(args: dict, strategy_name: str, replicate: int, loss: str = "error") -> tuple[list, list, list, list]:
     """Iterated AL written from the module docstring: seeds, sub-samples, true loss after each label (on the
-    evaluation ``args["truth"]`` names: the replicate's QMC population, or the exact one drawn after it)."""
+    evaluation ``args["truth"]`` names: the replicate's QMC population, or the exact one drawn after it); with a
+    sampled truth the recorded Q^c and the oracles' choices are the state's decisive truth (``decisive_q_c`` of
+    the stream ``(r, 4, t)``, round 0 of ``population_size`` points, up to 3 doublings)."""
     problem = get_problem(args["problem"])
     seed, k = args["seed"], problem.n_classes
     data_rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(replicate, 0)))
@@ -216,8 +219,20 @@ def hand_run(args: dict, strategy_name: str, replicate: int, loss: str = "error"
             sub_rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(replicate, 2, step)))
             scored = np.sort(sub_rng.choice(scored, subsample, replace=False))
         ctx = Context(X, y, pool_X[scored], pool_X[available], base, k, rng, problem, population)
-        i, _ = select(strategy, ctx)
-        q = true_q_c(problem, base, X, y, pool_X[scored], population, loss)
+        if isinstance(population, Population):  # sampled truth: the state's decisive truth (stream (r, 4, t))
+            race = dict(seed=np.random.SeedSequence(seed, spawn_key=(replicate, 4, step)),
+                        size=args["population_size"], loss=loss, doublings=3)
+            decided = decisive_q_c(problem, base, X, y, pool_X[scored], **race)
+            if isinstance(strategy, MRIBest):  # the oracles choose by it, one draw of their stream for the tie
+                choice = decided if strategy.sign > 0 else decisive_q_c(problem, base, X, y, pool_X[scored],
+                                                                         largest=False, **race)
+                i = int(choice.tied[rng.integers(choice.tied.size)])
+            else:
+                i, _ = select(strategy, ctx)
+            q = decided.q_c
+        else:
+            i, _ = select(strategy, ctx)
+            q = true_q_c(problem, base, X, y, pool_X[scored], population, loss)
         q_chosen.append(q[i])
         q_best.append(q.max())
         pick = int(scored[i])

@@ -3,7 +3,7 @@ where it is sampled, never mixed on resume, refused when bad before any file.
 
 Independent expectations: the data of a replicate are rebuilt from the documented streams
 (:mod:`mri_theory.runners.sandbox`: ``SeedSequence(seed, spawn_key=(r, 0))`` for the data, ``(r, 2, t)`` for the
-sub-sample of step ``t``, ``(r, 4, t)`` for the judgement of an oracle's choice); the exact loss of a two-class LDA
+sub-sample of step ``t``, ``(r, 4, t)`` for the decisive sampled truth of a state); the exact loss of a two-class LDA
 rule is written here as a sum of normal CDFs (each Gaussian component's mass on the wrong side of the fitted
 hyperplane), with ``w`` and ``b`` computed from the training data by the textbook LDA formula (checked against the
 fitted model's probabilities); :math:`Q^c` on a sampled population by plain refits and this file's own error rate.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import time
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +23,7 @@ from scipy.special import expit, ndtr
 from mri_theory.classifiers import LDA, get_classifier
 from mri_theory.cli import main
 from mri_theory.engine import Population
+from mri_theory.engine.targets import decisive_q_c
 from mri_theory.problems import GaussianMixtureProblem, get_problem
 from mri_theory.runners import score_states
 from mri_theory.runners.diagnose import run_diagnostics
@@ -30,7 +32,7 @@ from mri_theory.runners.study import run_study
 
 SMALL = dict(problem="four-gaussian", pool_size=10, budget=4, replicates=1, population_size=400, seed=7,
              progress=False)
-Z, SCRAMBLES = 3.0, 8  # the documented judgement: 8 scrambles, 3 standard errors of the paired gap
+SCRAMBLES = 8  # the documented race: 8 scrambles per round
 
 
 def _config(folder: Path) -> dict:
@@ -192,52 +194,55 @@ def test_exact_oracles_are_resolved_at_every_step_and_other_strategies_have_no_f
     assert table[table.strategy == "RS"].resolved.isna().all()
 
 
-def _clear_step(q, largest):
-    """The (best, runner-up) positions by ``q`` (largest or smallest) when both are separated from the rest."""
-    order = np.argsort(-q if largest else q, kind="stable")
-    signed = np.sort(q)[::-1] if largest else np.sort(q)
-    gaps = np.abs(np.diff(signed[:3]))
-    return (int(order[0]), int(order[1])) if np.all(gaps > 1e-9) else None
+def _decided(problem, make, X, y, candidates, seed, replicate, step, size, largest=True, doublings=7):
+    """The documented decisive truth of a state: decisive_q_c with the stream (r, 4, t), round 0 of ``size``, up
+    to 7 doublings (a scored state) or 3 (a step of a curve)."""
+    return decisive_q_c(problem, make(), X, y, candidates, size=size, largest=largest, doublings=doublings,
+                        seed=np.random.SeedSequence(seed, spawn_key=(replicate, 4, step)))
 
 
-def test_sampled_flags_are_zero_or_one_and_recomputed_by_hand():
-    """the SVM (sampled): each oracle's flag at every clear step (a best and a runner-up separated from the rest by
-    more than 1e-9) recomputed from the documented stream (r, 4, t)."""
+def _round_0_value(problem, make, X, y, point, seed, replicate, step, size) -> float:
+    """A candidate's Q^c by refits, averaged over the documented round-0 scrambles of the stream (r, 4, t)."""
+    def scramble(r):
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(replicate, 4, step, r)))
+        return Population.from_problem(problem, size // SCRAMBLES, rng, method="qmc")
+    return float(np.mean([_q_c(problem, make, X, y, point[None], scramble(r))[0] for r in range(SCRAMBLES)]))
+
+
+@pytest.mark.parametrize("record_q_c", [True, False])
+def test_sampled_oracles_choose_by_the_decisive_truth_and_record_its_flag(record_q_c):
+    """the SVM (sampled): at every step each oracle's choice is a candidate tied with the decisive truth's choice
+    (decisive_q_c of the stream (r, 4, t), up to 3 doublings), the tie broken by one draw of the strategy's stream
+    (r, 1, crc32(label)) as select's; its flag is the race's; its q_c columns the race's values; the winner's value
+    is its Q^c by refits on the documented round-0 scrambles."""
     args = dict(SMALL, pool_size=12, budget=5)
-    table = run_curves(classifier="svm", strategies=["MRI-best", "MRI-worst", "RS"], **args)
+    table = run_curves(classifier="svm", strategies=["MRI-best", "MRI-worst", "RS"], record_q_c=record_q_c,
+                       **args)
     problem = get_problem("four-gaussian")
     make = lambda: get_classifier("svm")  # noqa: E731
     data = _replicate(problem, args["pool_size"], args["population_size"], args["seed"])
+    assert table[table.strategy == "RS"].resolved.isna().all()
     for name, largest in (("MRI-best", True), ("MRI-worst", False)):
         rows = table[table.strategy == name]
         flags, chosen = rows.resolved.to_numpy(), rows.chosen.to_numpy()
-        assert np.isin(flags[:-1], (0.0, 1.0)).all() and np.isnan(flags[-1])
-        assert table[table.strategy == "RS"].resolved.isna().all()
-        checked = 0
+        assert np.isnan(flags[-1])
+        draws = np.random.default_rng(np.random.SeedSequence(args["seed"], spawn_key=(0, 1, zlib.crc32(name.encode()))))
         for t in range(args["budget"]):
             X, y = _labelled(data, chosen[:t])
             available = np.setdiff1d(np.arange(args["pool_size"]), chosen[:t])  # fewer than subsample: all scored
-            q = _q_c(problem, make, X, y, data[2][available], data[4])
-            clear = _clear_step(q, largest)
-            if clear is None:  # tied candidates (k-NN): the runner-up is not well defined to 1e-9
-                continue
-            best, runner_up = clear
-            assert available[best] == chosen[t]  # the oracle's choice on the replicate's population
-            rng = np.random.default_rng(np.random.SeedSequence(args["seed"], spawn_key=(0, 4, t)))
-            values = np.array([
-                _q_c(problem, make, X, y, data[2][available[[best, runner_up]]],
-                     Population.from_problem(problem, args["population_size"] // SCRAMBLES, rng, method="qmc"))
-                for _ in range(SCRAMBLES)])
-            gaps = (values[:, 0] - values[:, 1]) * (1 if largest else -1)
-            if np.all(np.abs(gaps) <= 1e-12):
-                expected = True  # an exact tie on every population
+            decided = _decided(problem, make, X, y, data[2][available], args["seed"], 0, t,
+                               args["population_size"], largest, doublings=3)
+            assert chosen[t] == available[decided.tied[draws.integers(decided.tied.size)]]
+            assert flags[t] == float(decided.resolved)
+            if record_q_c:
+                assert rows.q_c_best.iloc[t] == decided.q_c.max()
+                assert rows.q_c_chosen.iloc[t] == decided.q_c[np.flatnonzero(available == chosen[t])[0]]
             else:
-                se = gaps.std(ddof=1) / np.sqrt(SCRAMBLES)
-                assert abs(gaps.mean() - Z * se) > 1e-9  # not a knife edge
-                expected = bool(gaps.mean() > Z * se)
-            assert flags[t] == float(expected), (name, t, gaps)
-            checked += 1
-        assert checked >= 1, f"{name}: no step with a clear best and runner-up"
+                assert np.isnan(rows.q_c_best.iloc[t])
+            if t == 0:
+                assert decided.q_c[decided.chosen] == pytest.approx(_round_0_value(
+                    problem, make, X, y, data[2][available[decided.chosen]], args["seed"], 0, t,
+                    args["population_size"]), abs=1e-12)
 
 
 # ------------------------------------------------------------------ resume never mixes the truths
@@ -390,8 +395,8 @@ def test_write_report_refuses_a_bad_truth_before_writing(tmp_path, truth):
 @pytest.mark.parametrize("classifier, recorded", [("lda", "exact"), ("svm", "sampled")])
 def test_score_states_records_the_truth_and_flags_every_state(tmp_path, classifier, recorded):
     out = tmp_path / "states"
-    table = score_states("four-gaussian", classifier, ["RS", "SE"], replicates=2, steps=[0, 3], pool_size=10,
-                         population_size=400, seed=5, out=out, progress=False)
+    table = score_states("four-gaussian", classifier, ["RS", "SE", "MRI-best"], replicates=2, steps=[0, 3],
+                         pool_size=10, population_size=400, seed=5, out=out, progress=False)
     assert json.loads((out / "diagnostics.json").read_text())["settings"]["truth"] == recorded
     per_state = table.groupby(["replicate", "step"]).resolved
     assert (per_state.nunique() == 1).all()  # one flag per state
@@ -399,29 +404,21 @@ def test_score_states_records_the_truth_and_flags_every_state(tmp_path, classifi
         assert (table.resolved == 1.0).all()
         return
     assert table.resolved.isin([0.0, 1.0]).all()
-    # each clear state's flag by hand: the truth's best and runner-up on the replicate's population, judged on
-    # the scrambles of the stream (r, 4, t); the labelled set is the initial set plus the pool points not left
+    # each state's truth: the decisive truth of the stream (r, 4, t), its values, loss and flag; the labelled set
+    # is the initial set plus the pool points not left; MRI-best scores by it; its winner's value by refits
     problem, make = get_problem("four-gaussian"), (lambda: get_classifier("svm"))
-    checked = 0
     for (r, t), rows in table[table.strategy == "RS"].groupby(["replicate", "step"]):
         data = _replicate(problem, 10, 400, 5, r)
         available = rows.candidate.to_numpy()
         X, y = _labelled(data, np.setdiff1d(np.arange(10), available))
-        q = _q_c(problem, make, X, y, data[2][available], data[4])
-        np.testing.assert_allclose(rows.true_q_c.to_numpy(), q, rtol=0, atol=1e-12)
-        clear = _clear_step(q, True)
-        if clear is None:
-            continue
-        rng = np.random.default_rng(np.random.SeedSequence(5, spawn_key=(int(r), 4, int(t))))
-        values = np.array([_q_c(problem, make, X, y, data[2][available[list(clear)]],
-                                Population.from_problem(problem, 400 // SCRAMBLES, rng, method="qmc"))
-                           for _ in range(SCRAMBLES)])
-        gaps = values[:, 0] - values[:, 1]
-        se = gaps.std(ddof=1) / np.sqrt(SCRAMBLES)
-        expected = True if np.all(np.abs(gaps) <= 1e-12) else bool(gaps.mean() > Z * se)
-        assert rows.resolved.iloc[0] == float(expected), (r, t, gaps)
-        checked += 1
-    assert checked >= 1
+        decided = _decided(problem, make, X, y, data[2][available], 5, int(r), int(t), 400)
+        np.testing.assert_array_equal(rows.true_q_c.to_numpy(), decided.q_c)
+        assert (rows.loss == decided.loss).all() and rows.resolved.iloc[0] == float(decided.resolved)
+        np.testing.assert_array_equal(rows.t_e.to_numpy(), decided.loss - decided.q_c)
+        oracle = table[(table.strategy == "MRI-best") & (table.replicate == r) & (table.step == t)]
+        np.testing.assert_array_equal(oracle.score.to_numpy(), decided.q_c)
+        assert decided.q_c[decided.chosen] == pytest.approx(_round_0_value(
+            problem, make, X, y, data[2][available[decided.chosen]], 5, int(r), int(t), 400), abs=1e-12)
 
 
 # ------------------------------------------------------------------ acceptance: the exact argmax at |D_S| = 200
