@@ -196,7 +196,7 @@ def test_states_follow_the_sandbox_curves(trajectory):
         X0, y0, pool_X, pool_y, _ = problem.draw_replicate(
             10, 800, np.random.default_rng(np.random.SeedSequence(2, spawn_key=(replicate, 0))))
         model = get_classifier("knn5").fit(np.vstack([X0, pool_X[picked]]), np.append(y0, pool_y[picked]), 2)
-        race = [Population.from_problem(problem, 100, np.random.default_rng(
+        race = [Population.from_problem(problem, 64, np.random.default_rng(  # 800 // 8 = 100: 64, a power of two
             np.random.SeedSequence(2, spawn_key=(replicate, 4, step, r))), method="qmc").loss(model) for r in range(8)]
         np.testing.assert_allclose(rows.loss, np.mean(race), rtol=0, atol=1e-12)
         assert abs(rows.loss.iloc[0] - curve.loss.iloc[step]) < 4 * np.hypot(curve.loss_se.iloc[step],
