@@ -421,10 +421,10 @@ def decisive_q_c(
     against an independent reference of :math:`2^{20}` points per candidate; the SVM's error rate, the abstract
     problems, 100 candidates, 20 states): the choice was the reference's best in every state; round 0's standard
     error of a value is about :math:`3 \cdot 10^{-4}`, a few hundredths of the spread of :math:`Q^c` early in a
-    curve (median error at most 0.022 of the spread, largest 0.071, at ``|D_S| <= 30``) but as large as the spread
-    late (``|D_S| = 150``, spreads of :math:`4 \cdot 10^{-4}` to :math:`2 \cdot 10^{-3}`: largest error 1.3 of
+    curve (median error at most 0.022 of the spread, largest 0.106, at ``|D_S| <= 30``) but as large as the spread
+    late (``|D_S| = 150``, spreads of :math:`4 \cdot 10^{-4}` to :math:`2 \cdot 10^{-3}`: largest error 1.2 of
     it), where only the contenders' differences from the choice are precise; the standard errors are honest to a
-    factor of about 1.5 (root mean square of the standardised errors 0.63 to 1.68), and, coming from 8 scrambles,
+    factor of about 1.5 (root mean square of the standardised errors 0.56 to 1.66), and, coming from 8 scrambles,
     understate the error of a value that rests on a region few points reach.
 
     **Randomness.**  Scramble ``g`` of the race (``g = 0, 1, ...``, round 0's first, each round's numbered on
