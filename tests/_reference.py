@@ -127,8 +127,9 @@ def decisive_race_by_hand(q_c_on, problem, candidates, seed, size, scrambles=8, 
     times an eliminated candidate raced again).
 
     ``q_c_on(indices, population)`` gives ``(loss, q)``: the current loss and the whole Q^c of the candidates
-    ``indices`` on a population (the loss of round 0 is the race's ``loss``).  Scramble ``g`` of
-    ``size // scrambles * 2**max(k - 1, 0)`` points (round ``k``) is drawn from ``SeedSequence(seed.entropy,
+    ``indices`` on a population (the loss of round 0 is the race's ``loss``).  Scramble ``g`` of ``n0 * 2**max(k - 1,
+    0)`` points (round ``k``; ``n0`` the largest power of two not above ``size // scrambles``) is drawn from
+    ``SeedSequence(seed.entropy,
     spawn_key=(*seed.spawn_key, g))``.  Every candidate's rounds are ``0..last``; its comparison with the leader
     and its value are over them, the rounds weighted by their points; the values are built as per-scramble
     arrays, round by round (a value's error: the sum over rounds of its per-scramble variance over the number of
@@ -166,7 +167,8 @@ def decisive_race_by_hand(q_c_on, problem, candidates, seed, size, scrambles=8, 
 
     racing, epsilon, resolved, leader, readmitted = set(range(m)), 0.0, False, 0, 0
     for k in range(doublings + 1):
-        sizes.append(size // R * 2 ** max(k - 1, 0))
+        n0 = 2 ** int(np.floor(np.log2(size // R)))
+        sizes.append(n0 * 2 ** max(k - 1, 0))
         rounds.append(np.full((R, m), np.nan))
         score(sorted(racing), k)
         while True:

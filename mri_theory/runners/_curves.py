@@ -201,8 +201,8 @@ def decided_truth(cfg: CurveConfig, problem: Problem, classifier: Classifier, re
                   doublings: int = DOUBLINGS) -> DecisiveQc:
     """The decisive sampled truth of a state: :func:`~mri_theory.engine.targets.decisive_q_c` of ``candidates``.
 
-    Round 0 has ``population_size`` points per candidate (at least one per scramble) in
-    :data:`~mri_theory.engine.targets.RESOLUTION_SCRAMBLES` scrambles, the other settings the engine's
+    Round 0 has about ``population_size`` points per candidate (``size=population_size``, at least one per
+    scramble) in :data:`~mri_theory.engine.targets.RESOLUTION_SCRAMBLES` scrambles, the other settings the engine's
     (:data:`~mri_theory.engine.targets.RESOLUTION_Z`, :data:`~mri_theory.engine.targets.INDIFFERENCE`), the cap
     ``doublings`` (:data:`~mri_theory.engine.targets.DOUBLINGS` for the scored states,
     :data:`CURVE_DOUBLINGS` at a step of a curve); the race's populations come from

@@ -254,7 +254,7 @@ def run_curves(
         pool and the initial set are the same either way.  With sampled
         truth the oracles choose by the *decisive* truth
         (:func:`~mri_theory.engine.targets.decisive_q_c`: every candidate on
-        8 scrambles of ``population_size`` points in all, the contenders
+        8 scrambles of about ``population_size`` points in all, the contenders
         for the best (worst) on doubling populations, up to ``2**3`` times
         (``CURVE_DOUBLINGS``), until the choice is resolved; drawn from
         ``SeedSequence(seed, spawn_key=(r, 4, t))``; ties broken by the

@@ -36,7 +36,7 @@ The truth is exact or sampled (``truth``, recorded in the settings; as in
 (problem, classifier) pair allows it).  A sampled truth is the *decisive* one
 (:func:`mri_theory.engine.targets.decisive_q_c`, drawn from
 ``SeedSequence(seed, spawn_key=(r, 4, t))``): every candidate on 8 scrambles of
-``population_size`` points in all, the contenders for the best on doubling
+about ``population_size`` points in all, the contenders for the best on doubling
 populations (up to ``2**7`` times) until the best is resolved; the state's
 ``true_q_c``, ``loss`` and ``t_e`` are the race's (the current loss on its
 first round's populations, so that ``t_e = loss - true_q_c`` rests on the same

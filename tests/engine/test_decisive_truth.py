@@ -23,7 +23,8 @@ from mri_theory.engine.targets import (
 )
 from mri_theory.problems import get_problem
 
-SIZE = 800  # round 0: 8 scrambles of 100 points
+SIZE = 800  # round 0: 8 scrambles of 64 points (the largest power of two not above 800 // 8)
+ROUND_0 = 512
 
 
 def _state(seed: int, n: int = 40, m: int = 10, problem: str = "four-gaussian"):
@@ -54,7 +55,8 @@ def _hand_race(problem, make, X, y, candidates, seed, **kwargs):
 
 @pytest.mark.parametrize("seed, indifference, largest, readmits", [
     (0, INDIFFERENCE, True, False), (3, INDIFFERENCE, True, False), (2, 0.0, True, True),
-    (5, INDIFFERENCE, False, False), (6, 0.2, True, False), (9, INDIFFERENCE, False, True)])
+    (5, INDIFFERENCE, False, False), (7, 0.2, True, False), (16, INDIFFERENCE, True, True),
+    (46, INDIFFERENCE, False, True)])
 def test_the_race_equals_the_documented_race_by_hand(seed, indifference, largest, readmits):
     """Including races in which a candidate eliminated by an earlier leader is not beaten by a later one, and so
     races again on the rounds it missed (``readmits``)."""
@@ -71,7 +73,7 @@ def test_the_race_equals_the_documented_race_by_hand(seed, indifference, largest
     np.testing.assert_allclose(got.se, errors, rtol=1e-8, atol=1e-15)
     assert got.epsilon == pytest.approx(epsilon, rel=1e-9, abs=1e-15)
     assert got.loss == pytest.approx(np.mean([  # round 0's current loss, on its own scrambles
-        Population.from_problem(problem, SIZE // 8, np.random.default_rng(np.random.SeedSequence(
+        Population.from_problem(problem, 64, np.random.default_rng(np.random.SeedSequence(
             seed + 100, spawn_key=(r,))), method="qmc").loss(LDA().fit(X, y, 2)) for r in range(8)]), abs=1e-14)
     # every candidate below the choice, an eliminated one by more than 3 standard errors of their difference
     signed = got.q_c if largest else -got.q_c
@@ -83,12 +85,12 @@ def test_cases_that_need_more_rounds_and_cases_that_reach_the_cap_are_both_check
     """The parameters above cover a race that enlarges the contenders and resolves, and one that stops at the cap."""
     problem, X, y, candidates = _state(3)
     enlarged = decisive_q_c(problem, LDA(), X, y, candidates, seed=103, size=SIZE, doublings=4)
-    assert enlarged.resolved and enlarged.points.max() == SIZE * 2**3 and enlarged.points.min() == 2 * SIZE
+    assert enlarged.resolved and enlarged.points.max() > 2 * ROUND_0 and enlarged.points.min() < enlarged.points.max()
     problem, X, y, candidates = _state(5)
     worst = decisive_q_c(problem, LDA(), X, y, candidates, seed=105, size=SIZE, doublings=4, largest=False)
-    assert worst.resolved and worst.points.max() == SIZE * 2**3 and worst.points.min() == SIZE
+    assert worst.resolved and worst.points.max() > ROUND_0 and worst.points.min() == ROUND_0
     capped = decisive_q_c(*_state(2)[:1], LDA(), *_state(2)[1:], seed=102, size=SIZE, indifference=0.0, doublings=4)
-    assert not capped.resolved and capped.points.max() == SIZE * 2**4
+    assert not capped.resolved and capped.points.max() == ROUND_0 * 2**4
 
 
 # ------------------------------------------------------------------ against the exact truth
@@ -105,14 +107,14 @@ def test_the_choice_and_the_values_agree_with_the_exact_truth():
     for seed in range(8):
         problem, X, y, candidates = _state(seed)
         exact = true_q_c(problem, LDA(), X, y, candidates, Population.exact(problem))
-        got = decisive_q_c(problem, LDA(), X, y, candidates, seed=seed, size=SIZE, doublings=5)
+        got = decisive_q_c(problem, LDA(), X, y, candidates, seed=seed, size=1600, doublings=5)
         assert got.chosen == np.argmax(got.q_c)
         if got.resolved:
             resolved += 1
             assert exact.max() - exact[got.chosen] <= got.epsilon + 3 * got.se.max()
         z.extend((got.q_c - exact) / got.se)
     z = np.asarray(z)
-    assert resolved >= 3
+    assert resolved >= 4
     assert 0.6 <= np.sqrt(np.mean(z**2)) <= 1.8, z
     assert np.count_nonzero(np.abs(z) > 4.5) <= 3, z
 
@@ -125,7 +127,7 @@ def test_a_clear_best_is_chosen_and_resolved_in_round_0():
     assert order[0] - order[1] > 0.05 and order[1] - order[2] > 0.05  # the construction: a clear best and worst
     got = decisive_q_c(problem, LDA(), X, y, candidates, seed=1, size=8000, indifference=0.0)
     assert got.resolved and got.chosen == np.argmax(exact)
-    assert got.points.max() == 8000
+    assert got.points.max() == 8 * 512  # round 0 only: 8 scrambles of 512 points
     worst = decisive_q_c(problem, LDA(), X, y, candidates, seed=1, size=8000, indifference=0.0, largest=False)
     assert worst.resolved and worst.chosen == np.argmin(exact) == np.argmin(worst.q_c)
 
@@ -150,34 +152,34 @@ def test_candidates_that_all_have_the_same_q_c_everywhere_are_tied_and_resolved(
     got = decisive_q_c(problem, LDA(), X, y, np.repeat(candidates, 4, axis=0), seed=0, size=SIZE, indifference=0.0)
     assert got.resolved and got.chosen == 0 and got.epsilon == 0.0
     np.testing.assert_array_equal(got.tied, np.arange(4))
-    assert np.unique(got.q_c).size == 1 and np.all(got.points == SIZE)
+    assert np.unique(got.q_c).size == 1 and np.all(got.points == ROUND_0)
 
 
 def test_one_candidate_is_resolved_at_once():
     problem, X, y, candidates = _state(5, m=1)
     got = decisive_q_c(problem, LDA(), X, y, candidates, seed=0, size=SIZE)
-    assert got.resolved and got.chosen == 0 and got.tied.tolist() == [0] and got.points.tolist() == [SIZE]
-    values = [_scramble_q_c(problem, LDA, X, y, candidates, 100, np.random.SeedSequence(0), r)[0] for r in range(8)]
+    assert got.resolved and got.chosen == 0 and got.tied.tolist() == [0] and got.points.tolist() == [ROUND_0]
+    values = [_scramble_q_c(problem, LDA, X, y, candidates, 64, np.random.SeedSequence(0), r)[0] for r in range(8)]
     assert got.q_c[0] == pytest.approx(np.mean(values), abs=1e-14)
     assert got.se[0] == pytest.approx(np.std(values, ddof=1) / np.sqrt(8), rel=1e-9)
 
 
 def test_a_near_tie_is_left_to_the_cap_without_indifference_and_resolved_by_the_zone():
     """Two nearly equal candidates at the top, far above the others (the clear best of the test above, and a
-    point 1e-3 from it: exact Q^c 7e-5 apart, 1e-3 of the spread): three doublings do not separate them, so with
-    indifference 0 the race stops at the cap unresolved, the two racing to the end; the zone (5 % of the
+    point 0.03 from it: exact Q^c 9e-4 apart, under 1 % of the spread): three doublings do not separate them, so
+    with indifference 0 the race stops at the cap unresolved, the two racing to the end; the zone (5 % of the
     spread, 5e-3) resolves it in round 0."""
     problem, X, y, candidates = _state(8, n=6, m=6)
     exact = true_q_c(problem, LDA(), X, y, candidates, Population.exact(problem))
     best = int(np.argmax(exact))
-    close = np.vstack([candidates, candidates[best] + 1e-3])
+    close = np.vstack([candidates, candidates[best] + 0.03])
     gap = abs(np.diff(true_q_c(problem, LDA(), X, y, close[[best, 6]], Population.exact(problem)))[0])
-    assert 1e-5 < gap < 1e-4
+    assert 5e-4 < gap < 2e-3
     strict = decisive_q_c(problem, LDA(), X, y, close, seed=3, size=SIZE, indifference=0.0, doublings=3)
-    assert not strict.resolved and strict.points[best] == strict.points[6] == SIZE * 2**3
-    assert strict.chosen in (best, 6) and strict.points.min() == SIZE
+    assert not strict.resolved and strict.points[best] == strict.points[6] == ROUND_0 * 2**3
+    assert strict.chosen in (best, 6) and strict.points.min() == ROUND_0
     zone = decisive_q_c(problem, LDA(), X, y, close, seed=3, size=SIZE, doublings=3)
-    assert zone.resolved and zone.chosen in (best, 6) and zone.points.max() == SIZE
+    assert zone.resolved and zone.chosen in (best, 6) and zone.points.max() == ROUND_0
     assert zone.epsilon == pytest.approx(0.05 * np.mean(zone.q_c.max() - zone.q_c), rel=0.2)
 
 
@@ -224,8 +226,8 @@ def test_classifiers_without_an_exact_truth_race_like_the_hand_computation(name)
        largest=st.booleans(), doublings=st.integers(0, 3))
 def test_the_choice_has_the_best_value_and_the_points_are_round_sums(seed, m, indifference, largest, doublings):
     """Whatever the state: the choice is the best value and in its ties; every value is finite with an error
-    >= 0; a candidate's points are round 0's doubled some number of times, the choice's the most; unresolved
-    only at the cap."""
+    >= 0; a candidate's points are round 0's (8 scrambles of 32 points for size 400: a power of two) doubled some
+    number of times, the choice's the most; unresolved only at the cap."""
     problem, X, y, candidates = _state(seed % 1000, n=12, m=m)
     got = decisive_q_c(problem, LDA(), X, y, candidates, seed=seed, size=400, indifference=indifference,
                        doublings=doublings, largest=largest)
@@ -233,10 +235,10 @@ def test_the_choice_has_the_best_value_and_the_points_are_round_sums(seed, m, in
     assert signed[got.chosen] >= signed.max() - 1e-12 * max(1.0, abs(signed.max()))
     assert got.chosen in got.tied and np.all(np.diff(got.tied) > 0)
     assert np.all(np.isfinite(got.q_c)) and np.all(got.se >= 0)
-    rounds = np.log2(got.points / 400)
+    rounds = np.log2(got.points / 256)  # round 0: 8 scrambles of 32 points
     assert np.all(rounds == np.round(rounds)) and np.all((rounds >= 0) & (rounds <= doublings))
     assert got.points[got.chosen] == got.points.max()
-    assert got.resolved or got.points.max() == 400 * 2**doublings
+    assert got.resolved or got.points.max() == 256 * 2**doublings
     assert got.epsilon >= 0
 
 
@@ -274,7 +276,7 @@ def no_population(monkeypatch):
     (dict(indifference=1.5), ValueError, r"indifference must be in \[0, 1\]"),
     (dict(indifference=np.nan), ValueError, "indifference"),
     (dict(doublings=-1), ValueError, "doublings must be >= 0"),
-    (dict(doublings=30, size=10_000), ValueError, r"doublings: size \* 2\*\*doublings"),
+    (dict(doublings=30, size=10_000), ValueError, r"doublings: round 0's points times 2\*\*doublings"),
 ])
 def test_bad_input_is_refused_naming_the_argument_before_any_population(no_population, change, error, pattern):
     problem, X, y, candidates = _state(0, n=3, m=2)

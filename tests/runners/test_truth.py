@@ -202,10 +202,11 @@ def _decided(problem, make, X, y, candidates, seed, replicate, step, size, large
 
 
 def _round_0_value(problem, make, X, y, point, seed, replicate, step, size) -> float:
-    """A candidate's Q^c by refits, averaged over the documented round-0 scrambles of the stream (r, 4, t)."""
+    """A candidate's Q^c by refits, averaged over the documented round-0 scrambles of the stream (r, 4, t): 8 of the
+    largest power of two of points not above ``size // 8``."""
     def scramble(r):
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(replicate, 4, step, r)))
-        return Population.from_problem(problem, size // SCRAMBLES, rng, method="qmc")
+        return Population.from_problem(problem, 2 ** int(np.log2(size // SCRAMBLES)), rng, method="qmc")
     return float(np.mean([_q_c(problem, make, X, y, point[None], scramble(r))[0] for r in range(SCRAMBLES)]))
 
 
