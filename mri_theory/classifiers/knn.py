@@ -513,8 +513,9 @@ class KNN(Classifier):
             rows = np.concatenate([part[4] + offset for part, offset in zip(parts, offsets, strict=True)])
             values = partition_losses(frame, lines, vertices, coefficients, groups, 1 + m * k, rows)
             return float(values[0]), values[1:].reshape(m, k)
-        terms = _exact_terms(points, self.y_train_, k, box, self._exact_weights(K), ranked, code, K, placed)
-        values = partition_losses(frame, *terms[:4], 1 + m * k, terms[4])
+        lines, vertices, coefficients, groups, rows = _exact_terms(points, self.y_train_, k, box,
+                                                                   self._exact_weights(K), ranked, code, K, placed)
+        values = partition_losses(frame, lines, vertices, coefficients, groups, 1 + m * k, rows)
         return float(values[0]), values[0] + values[1:].reshape(m, k)
 
     def _vote_changes(self, candidates: np.ndarray, points: np.ndarray, population: Population, loss: str,
@@ -965,8 +966,11 @@ def _box_distance2(candidates: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np
     return out
 
 
+_Terms = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
 def _exact_terms(points: np.ndarray, labels: np.ndarray, n_classes: int, box: np.ndarray, weights: np.ndarray,
-                 ranked: bool, loss_code: int, K: int, candidates: np.ndarray | None = None):
+                 ranked: bool, loss_code: int, K: int, candidates: np.ndarray | None = None) -> _Terms:
     """The boundary terms (:func:`~mri_theory.engine.exact.partition_losses`: ``lines, vertices, coefficients,
     groups, rows``) of the partition by the ordered ``K`` nearest of ``points`` (group 0: the loss itself) and,
     with ``candidates``, of each candidate's loss change under each label (group ``1 + i * n_classes + j``).
@@ -1013,7 +1017,7 @@ def _exact_terms(points: np.ndarray, labels: np.ndarray, n_classes: int, box: np
 
 
 def _table_terms(sizes: dict[str, int], compiled: Any, n_classes: int, width: int, routine: Any, *args: Any,
-                 extra: tuple = ()) -> tuple[np.ndarray, ...]:
+                 extra: tuple = ()) -> _Terms:
     """Run ``routine`` (``current_terms`` or ``candidate_terms``) with a fresh hash table and term arrays of
     ``width`` coefficients per entry, doubling them until they suffice: ``(lines, vertices, coefficients, groups,
     rows)``, ``rows`` the (line, vertex) row of each term."""
