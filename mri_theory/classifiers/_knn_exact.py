@@ -33,7 +33,9 @@ leaf with order ``q_1, ..., q_m`` the region where ``x`` takes new rank ``r`` is
 polygons ``leaf ∩ {x nearer than q_r}``; the loss change :math:`\Delta_r` there (``x`` labelled ``j``
 inserted at rank ``r``, minus the old loss) depends only on the leaf, so :func:`leaf_changes` computes the
 coefficients :math:`\Delta_r - \Delta_{r+1}` once, and the leaf contributes their polygons' terms, grouped
-by (candidate, label).
+by (candidate, label).  A leaf where every site that can hold the later ranks has one label (:func:`fill_class`)
+is a leaf already: its votes are known.  Terms of different candidates on the same (line, vertex) share one row,
+so that the evaluation computes each such row once per mixture component.
 
 Ties follow :class:`mri_theory.classifiers.KNN`: equidistant sites are ordered by index (a measure-zero set,
 except for coincident sites: the lower index is always nearer), and a candidate comes after every site at
@@ -316,8 +318,8 @@ def decided(order, length, labels, x_site, x_label, weights, kc, K, votes):  # p
 
 
 @_jit
-def insert_site(order, m, r, x_site, length, out):  # pragma: no cover - compiled
-    """``out[:length]``: ``order[:m]`` with ``x_site`` inserted before position ``r``, cut to ``length``."""
+def insert_site(order, r, x_site, length, out):  # pragma: no cover - compiled
+    """``out[:length]``: ``order`` with ``x_site`` inserted before position ``r``, cut to ``length``."""
     for s in range(length):
         if s < r:
             out[s] = order[s]
@@ -336,7 +338,7 @@ def settled(order, m, labels, weights, kc, K, robust, x_site, new_order, votes):
     if robust and m < K:
         length = min(m + 1, K)
         for r in range(m):
-            insert_site(order, m, r, x_site, length, new_order)
+            insert_site(order, r, x_site, length, new_order)
             for j in range(kc):
                 if not decided(new_order, length, labels, x_site, j, weights, kc, K, votes):
                     return False
@@ -633,7 +635,7 @@ def voronoi_child(n, xy, kl, b, cand, n_cand, pts, M, box, f, wxy, wkl, unique):
 
 
 @_jit
-def voronoi_cell(b, n_sites, box, pts, M, geometry, start, items, f, wxy, wkl, unique):  # pragma: no cover - compiled
+def voronoi_cell(b, box, pts, M, geometry, start, items, f, wxy, wkl, unique):  # pragma: no cover - compiled
     """Site ``b``'s Voronoi cell in the box (rank 1): the box clipped by the bisectors with the other sites in rings
     of grid cells around ``b``, until the sites beyond are at least twice as far as the cell's farthest vertex
     (their bisectors then miss the cell).  Returns ``(count, which work polygon)`` as :func:`voronoi_child`."""
@@ -783,7 +785,7 @@ def partition(pts, labels, n_sites, M, box, weights, kc, loss_code, K, robust, V
             continue
         if depth == 0:  # the Voronoi cells of the sites: the children of the box
             for b in range(n_sites - 1, -1, -1):
-                m, cur = voronoi_cell(b, n_sites, box, pts, M, geometry, start, items, f, wxy, wkl, unique)
+                m, cur = voronoi_cell(b, box, pts, M, geometry, start, items, f, wxy, wkl, unique)
                 if m < 0:
                     return FULL_VERTICES, leaves
                 if m == 0:
@@ -965,7 +967,7 @@ def leaf_changes(labels, x_site, weights, ranked, kc, loss_code, K, leaf_order, 
         for c in range(width):
             out[leaf, m, c] = 0.0
         for r in range(m - 1, -1, -1):
-            insert_site(leaf_order[leaf], m, r, x_site, length, new_order)
+            insert_site(leaf_order[leaf], r, x_site, length, new_order)
             for j in range(kc):
                 class_losses(new_order, length, labels, x_site, j, weights, ranked, kc, loss_code, K, fill, votes, new)
                 for y in range(kc):
