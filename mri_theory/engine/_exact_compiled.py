@@ -241,12 +241,17 @@ def error_panels(alpha, beta, gamma, present, label, item_of, t0, t1, tol, nodes
 
 _SQRT_HALF = math.sqrt(0.5)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_TAIL = 8.5  # Phi(-8.5) = 9.5e-18
 
 
 @_jit
 def ndtr(x: float) -> float:  # pragma: no cover - compiled by numba
     r""":math:`\Phi(x)`, the standard normal CDF, as ``scipy.special.ndtr``:
     :math:`\tfrac12\operatorname{erfc}(-x/\sqrt2)` (accurate in the lower tail, to rounding of 1 in the upper)."""
+    if x < -_TAIL:  # below 1e-17: what it would add to a loss is far below its rounding
+        return 0.0
+    if x > _TAIL:  # 1 - 1e-17 rounds to 1
+        return 1.0
     return 0.5 * math.erfc(-x * _SQRT_HALF)
 
 
