@@ -257,6 +257,32 @@ def test_two_dimensional_three_class_quadratic_rules_match_nested_quad(quadratic
         assert abs(got[m] - expected) <= 1e-10
 
 
+def test_two_dimensional_two_class_quadratic_rules_match_nested_quad():
+    """Two classes, integrated by lines in the exact path: a random pair (an ellipse or a hyperbola), a
+    near-parabola (the quadratic parts differ by a rank-one 1e-3) and a class that is absent for one rule (the
+    label of neither present class of a three-class rule)."""
+    rng = np.random.default_rng(14)
+    truth = random_truth(rng, 2, 2, 2)
+    A, b, c = random_rules(rng, 3, 2, 2)
+    A[1, 1] = -0.3 * A[1, 1]  # a convex score: the difference is definite
+    u = np.array([0.6, 0.8])
+    A[2, 1] = A[2, 0] + 1e-3 * np.outer(u, u)
+    got = error_rates(truth, A, b, c)
+    for m in range(3):
+        expected = sum(w * quad_2d(mu, S, y, A[m], b[m], c[m], "error")
+                       for w, mu, S, y in zip(truth.weights, truth.means, truth.covariances, truth.labels, strict=True))
+        assert abs(got[m] - expected) <= 1e-10
+    rng = np.random.default_rng(21)  # (on the rule of seed 14 the nested quadrature itself is 1e-7 off)
+    three = random_truth(rng, 2, 3, 3)
+    A3, b3, c3 = random_rules(rng, 1, 3, 2)
+    present = np.array([[True, False, True]])
+    got = error_rates(three, A3, b3, c3, present)[0]
+    expected = sum(w * (1.0 if y == 1 else quad_2d(mu, S, int(y == 2), A3[0, [0, 2]], b3[0, [0, 2]], c3[0, [0, 2]],
+                                                       "error"))
+                   for w, mu, S, y in zip(three.weights, three.means, three.covariances, three.labels, strict=True))
+    assert abs(got - expected) <= 1e-10
+
+
 def test_two_dimensional_three_class_linear_rules_match_nested_quad():
     # linear three-class rules (LDA, logistic regression): wedges of the plane, including one rule whose
     # boundary passes through a component's mean (a degenerate wedge)

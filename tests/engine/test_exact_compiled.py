@@ -224,3 +224,132 @@ def test_the_pure_python_functions_are_the_compiled_ones():
             exact._NEGLIGIBLE, exact._MAX_ROUNDS)
     np.testing.assert_array_equal(compiled.error_panels.py_func(*args, np.empty(item_of.size)),
                                   compiled.error_panels(*args, np.empty(item_of.size)))
+
+
+# -- two classes by lines ------------------------------------------------------------------------------------------
+
+
+def two_class_items(seed: int, k: int, n_rules: int, n_components: int) -> exact._Items:
+    """Random items with exactly two present classes (quadratic or linear), every label among them or not."""
+    items = random_items(seed, k, n_rules, n_components)
+    rng = np.random.default_rng(seed + 1)
+    present = np.zeros_like(items.present)
+    for row in range(present.shape[0]):
+        present[row, rng.choice(k, 2, replace=False)] = True
+    return exact._Items(items.alpha, items.beta, items.gamma, present, items.label, items.rule, items.weight)
+
+
+@settings(deadline=None, derandomize=True, max_examples=25)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 4), n_rules=st.integers(1, 6),
+       n_components=st.integers(1, 3))
+def test_two_class_lines_equal_the_angular_integral(seed, k, n_rules, n_components):
+    """Lines (Cartesian, Φ differences) against rays (polar, the angular integral at a tolerance of 1e-14): two
+    integrations of the same region in different coordinates."""
+    items = two_class_items(seed, k, n_rules, n_components)
+    old = TOLERANCE["error"]
+    try:
+        TOLERANCE["error"] = 1e-14
+        rays = exact._two_d(items, "error", np.inf)
+    finally:
+        TOLERANCE["error"] = old
+    np.testing.assert_allclose(exact._pair_line_errors(items), rays, rtol=0, atol=1e-12)
+
+
+def test_a_label_of_neither_class_is_always_wrong_and_linear_pairs_are_normal_cdfs():
+    from scipy import special
+
+    items = two_class_items(3, 3, 12, 2)
+    lines = exact._pair_line_errors(items)
+    neither = ~items.present[np.arange(items.label.size), items.label]
+    assert neither.any() and np.all(lines[neither] == 1.0)
+    # equal quadratic parts (the 1-D path's case, here through the lines): q = db.z + dg ~ N(dg, |db|^2)
+    j, i = np.argsort(~items.present, axis=1, kind="stable")[:, :2].T
+    rows = np.arange(items.label.size)
+    alpha = items.alpha.copy()
+    alpha[rows, i] = alpha[rows, j]
+    linear = exact._Items(alpha, items.beta, items.gamma, items.present, items.label, items.rule, items.weight)
+    db = items.beta[rows, i] - items.beta[rows, j]
+    dg = items.gamma[rows, i] - items.gamma[rows, j]
+    norm = np.linalg.norm(db, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):  # equal scores (norm 0): a tie, won by the lower label j
+        p_i = np.where(norm > 0, special.ndtr(dg / norm), (dg > 0).astype(float))  # class i wins where q > 0
+    assert np.any(norm == 0)
+    expected = np.where(neither, 1.0, np.where(items.label == i, 1.0 - p_i, p_i))
+    np.testing.assert_allclose(exact._pair_line_errors(linear), expected, rtol=0, atol=1e-14)
+
+
+def test_line_mass_is_the_normal_mass_of_the_set_where_the_quadratic_is_positive():
+    """Against scipy.integrate.quad of the normal density between the real roots of numpy.roots (on +-40)."""
+    from scipy import integrate, stats
+
+    rng = np.random.default_rng(9)
+    for _ in range(200):
+        a, b, c = rng.normal(size=3) * 10.0 ** rng.uniform(-2, 2, size=3)
+        if rng.random() < 0.1:
+            a = 0.0
+        roots = np.sort([r.real for r in np.roots(np.trim_zeros([a, b, c], "f")) if abs(r.imag) < 1e-12])
+        cuts = np.concatenate([[-np.inf], roots, [np.inf]])
+        positive = 0.0
+        for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
+            if np.isfinite(lo) and np.isfinite(hi):
+                mid = 0.5 * (lo + hi)
+            else:  # a half-line or the whole line
+                mid = hi - 1.0 if np.isfinite(hi) else (lo + 1.0 if np.isfinite(lo) else 0.0)
+            if (a * mid + b) * mid + c > 0:  # beyond +-40 the mass is below 1e-300
+                lo, hi = max(lo, -40.0), min(hi, 40.0)
+                inner = [x for x in (-1.0, 0.0, 1.0) if lo < x < hi]
+                if hi > lo:
+                    positive += integrate.quad(stats.norm.pdf, lo, hi, points=inner or None, epsabs=1e-15,
+                                               epsrel=1e-13, limit=200)[0]
+        assert compiled.line_mass(a, b, c, True) == pytest.approx(positive, abs=1e-12)
+        assert compiled.line_mass(a, b, c, False) == pytest.approx(1.0 - positive, abs=1e-12)
+
+
+@pytest.mark.parametrize("name", ["four-gaussian", "sharp"])
+@pytest.mark.parametrize("classifier", ["qda", "nb"])
+def test_a_two_class_study_step_by_lines_equals_the_angular_integral(name, classifier):
+    """The retrained rules of a QDA / naive Bayes step (|D_S| = 8): error_rates (lines) against the rays."""
+    from mri_theory.classifiers import QDA, GaussianNaiveBayes
+    from mri_theory.problems import get_problem
+
+    problem = get_problem(name)
+    rng = np.random.default_rng(6)
+    while True:
+        X, y = problem.sample(8, rng)
+        if np.unique(y).size == problem.n_classes:
+            break
+    clf = {"qda": QDA, "nb": GaussianNaiveBayes}[classifier]().fit(X, y, n_classes=problem.n_classes)
+    counts, means, scatters = clf._updated_statistics(clf._to_frame(problem.sample(10, rng)[0]))
+    A, b, c = clf._coefficients(counts.reshape(-1, 2), means.reshape(-1, 2, 2), scatters.reshape(-1, 2, 2, 2))
+    truth = MixtureTruth.from_problem(problem).in_frame(clf.origin_, clf.scale_)
+    got = exact.error_rates(truth, A, b, c)
+    A, b, c, mask = exact._check_rules(truth, A, b, c, None)
+    items = exact._whitened_items(truth, A, b, c, mask)
+    old = TOLERANCE["error"]
+    try:
+        TOLERANCE["error"] = 1e-14
+        rays = np.bincount(items.rule, weights=items.weight * exact._two_d(items, "error", np.inf))
+    finally:
+        TOLERANCE["error"] = old
+    np.testing.assert_allclose(got, rays, rtol=0, atol=1e-13)
+
+
+def test_the_pure_python_line_functions_are_the_compiled_ones():
+    rng = np.random.default_rng(4)
+    for a, b, c in rng.normal(size=(50, 3)) * 3:
+        for positive in (True, False):
+            assert compiled.line_mass.py_func(a, b, c, positive) == compiled.line_mass(a, b, c, positive)
+        assert compiled.ndtr.py_func(a) == compiled.ndtr(a)
+        lo, hi = sorted((b, c))
+        assert compiled.normal_mass.py_func(lo, hi) == compiled.normal_mass(lo, hi)
+    items = two_class_items(5, 3, 3, 2)
+    j, i = np.argsort(~items.present, axis=1, kind="stable")[:, :2].T
+    rows = np.arange(items.label.size)
+    label = np.where(items.label == i, 1, np.where(items.label == j, 0, -1)).astype(np.int64)
+    args = (np.ascontiguousarray(items.alpha[rows, i] - items.alpha[rows, j]),
+            np.ascontiguousarray(items.beta[rows, i] - items.beta[rows, j]),
+            np.ascontiguousarray(items.gamma[rows, i] - items.gamma[rows, j]), label, exact.LINE_GRID,
+            exact.LINE_GAP, exact.LINE_LIMIT, TOLERANCE["lines"], exact._NODES, exact._KRONROD, exact._GAUSS,
+            exact._ROUNDING, exact._NEGLIGIBLE, exact._MAX_ROUNDS)
+    np.testing.assert_array_equal(compiled.pair_line_errors.py_func(*args, np.empty(rows.size)),
+                                  compiled.pair_line_errors(*args, np.empty(rows.size)))
