@@ -70,7 +70,11 @@ class CurveConfig:
     or classifier refuses another of the same name.  ``truth`` is how the
     truth is evaluated, ``"exact"`` or ``"sampled"``
     (:func:`~mri_theory.engine.targets.resolve_truth` of the run's ``truth``
-    argument): recorded, so that a resume never mixes the two.
+    argument), and ``doublings`` the cap of the decisive sampled truth's race
+    (:data:`CURVE_DOUBLINGS` with ``"sampled"``, ``None`` with ``"exact"``):
+    recorded, so that a resume never mixes two truths, nor a folder of the
+    sampled truth before the race (which recorded no ``doublings``) with the
+    race's.
     """
 
     problem: str
@@ -85,6 +89,7 @@ class CurveConfig:
     problem_spec: str
     classifier_spec: str
     truth: str = "sampled"
+    doublings: int | None = None
 
 @dataclass(frozen=True)
 class Run:
@@ -150,8 +155,7 @@ def run_pair(run: Run, label: str, replicate: int, data: tuple | None = None,
         loss_se = np.nan
         truth_now = None  # the state's decisive sampled truth (its best decided), where the run needs it
         if not done and cfg.truth == "sampled" and (cfg.record_q_c or (oracle and strategy.sign > 0)):
-            truth_now = decided_truth(cfg, problem, base, replicate, step, X, y, pool_X[scored],
-                                      doublings=CURVE_DOUBLINGS)
+            truth_now = decided_truth(cfg, problem, base, replicate, step, X, y, pool_X[scored])
         if not done and cfg.record_q_c and truth_now is None and not oracle:  # the engine gives the current loss too
             loss_now, q = true_q_c_and_loss(problem, base, X, y, pool_X[scored], population, cfg.loss)
             if losses:
@@ -170,8 +174,7 @@ def run_pair(run: Run, label: str, replicate: int, data: tuple | None = None,
         ctx = Context(X, y, pool_X[scored], pool_X[available], base, problem.n_classes, rng, *truth)
         if oracle and cfg.truth == "sampled":  # the decisive truth chooses; its ties are broken as select's
             decided = (truth_now if strategy.sign > 0 and truth_now is not None
-                       else decided_truth(cfg, problem, base, replicate, step, X, y, pool_X[scored], strategy.sign > 0,
-                                          doublings=CURVE_DOUBLINGS))
+                       else decided_truth(cfg, problem, base, replicate, step, X, y, pool_X[scored], strategy.sign > 0))
             i, scores = int(decided.tied[rng.integers(decided.tied.size)]), strategy.sign * decided.q_c
             resolved = decided.resolved
         else:
@@ -197,14 +200,13 @@ def run_pair(run: Run, label: str, replicate: int, data: tuple | None = None,
     return out[RESULT_COLUMNS]
 
 def decided_truth(cfg: CurveConfig, problem: Problem, classifier: Classifier, replicate: int, step: int,
-                  X: np.ndarray, y: np.ndarray, candidates: np.ndarray, largest: bool = True,
-                  doublings: int = DOUBLINGS) -> DecisiveQc:
+                  X: np.ndarray, y: np.ndarray, candidates: np.ndarray, largest: bool = True) -> DecisiveQc:
     """The decisive sampled truth of a state: :func:`~mri_theory.engine.targets.decisive_q_c` of ``candidates``.
 
     Round 0 has about ``population_size`` points per candidate (``size=population_size``, at least one per
     scramble) in :data:`~mri_theory.engine.targets.RESOLUTION_SCRAMBLES` scrambles, the other settings the engine's
     (:data:`~mri_theory.engine.targets.RESOLUTION_Z`, :data:`~mri_theory.engine.targets.INDIFFERENCE`), the cap
-    ``doublings`` (:data:`~mri_theory.engine.targets.DOUBLINGS` for the scored states,
+    ``cfg.doublings`` (:data:`~mri_theory.engine.targets.DOUBLINGS` for the scored states,
     :data:`CURVE_DOUBLINGS` at a step of a curve); the race's populations come from
     ``SeedSequence(seed, spawn_key=(replicate, RESOLUTION_KEY, step))``.  ``largest=False`` decides the smallest
     :math:`Q^c` (MRI-worst).  Used where the truth is sampled (``cfg.truth == "sampled"``) by the oracles of
@@ -213,7 +215,7 @@ def decided_truth(cfg: CurveConfig, problem: Problem, classifier: Classifier, re
     return decisive_q_c(problem, classifier, X, y, candidates,
                         seed=np.random.SeedSequence(cfg.seed, spawn_key=(replicate, RESOLUTION_KEY, step)),
                         size=max(cfg.population_size, RESOLUTION_SCRAMBLES), loss=cfg.loss, largest=largest,
-                        doublings=doublings)
+                        doublings=DOUBLINGS if cfg.doublings is None else cfg.doublings)
 
 
 def config_text(cfg: CurveConfig) -> str:
@@ -319,7 +321,8 @@ def curve_config(problem: tuple[str, Problem], classifier: tuple[str, Classifier
                        limits.size(population_size, "population_size", limits.MAX_POPULATION_SIZE), loss,
                        None if subsample is None else check.count(subsample, "subsample"),
                        record_q_c, check.count(seed, "seed", minimum=0),
-                       spec(problem_obj, "problem"), spec(classifier_obj, "classifier"), truth)
+                       spec(problem_obj, "problem"), spec(classifier_obj, "classifier"), truth,
+                       CURVE_DOUBLINGS if truth == "sampled" else None)
 
 def check_truth(run: Run) -> None:
     """Refuse what needs the truth (§5.2) on a problem without it (``has_truth`` False, e.g. real data)."""

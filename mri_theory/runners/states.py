@@ -117,6 +117,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import json
 import os
 import time
@@ -133,7 +134,7 @@ from mri_theory._utils import backends, limits
 from mri_theory._utils import validation as check
 from mri_theory._utils.backends import DEFAULT, Default, Execution
 from mri_theory.classifiers import Classifier
-from mri_theory.engine.targets import true_q_c_and_loss
+from mri_theory.engine.targets import DOUBLINGS, true_q_c_and_loss
 from mri_theory.problems import Problem
 from mri_theory.runners import _curves, _resolve, _store
 from mri_theory.strategies import Context, MRIBest, Strategy
@@ -178,6 +179,9 @@ class _StatesConfig:
     trajectory_spec: str
     strategy_specs: tuple[str, ...]
     truth: str
+    #: The cap of the decisive sampled truth's race in a state (:data:`~mri_theory.engine.targets.DOUBLINGS`; None
+    #: with the exact truth): recorded, so that a folder of the sampled truth before the race is not resumed.
+    doublings: int | None
 
     def settings(self) -> dict[str, Any]:
         """The settings as stored in ``diagnostics.json`` (JSON types)."""
@@ -187,7 +191,7 @@ class _StatesConfig:
         """The sandbox configuration whose curves (to ``budget`` labels) give the states."""
         return _curves.CurveConfig(self.problem, self.classifier, self.pool_size, budget, self.population_size,
                                    "error", None, False, self.seed, self.problem_spec, self.classifier_spec,
-                                   self.truth)
+                                   self.truth, _curves.CURVE_DOUBLINGS if self.truth == "sampled" else None)
 
 
 @dataclass(frozen=True)
@@ -223,7 +227,8 @@ def _score_state(states: _States, replicate: int, step: int) -> _Scored:
     base = copy.deepcopy(states.classifier)
     cpu, wall = time.thread_time(), time.perf_counter()
     if cfg.truth == "sampled":  # the decisive truth: raced until its best candidate is resolved
-        decided = _curves.decided_truth(curve.config, problem, base, replicate, step, X, y, candidates)
+        decided = _curves.decided_truth(dataclasses.replace(curve.config, doublings=cfg.doublings), problem, base,
+                                        replicate, step, X, y, candidates)
         loss, true_q, resolved = decided.loss, decided.q_c, decided.resolved
     else:  # exact: no noise, every state resolved
         loss, true_q = true_q_c_and_loss(problem, base, X, y, candidates, population, "error")
@@ -564,7 +569,7 @@ def plan_states(
     cfg = _StatesConfig(curve.problem, curve.classifier, trajectory_label, tuple(objects), curve.pool_size,
                         curve.population_size, curve.seed, curve.problem_spec, curve.classifier_spec,
                         _resolve.spec(trajectory_obj, "trajectory"), tuple(map(repr, objects.values())),
-                        curve.truth)
+                        curve.truth, DOUBLINGS if curve.truth == "sampled" else None)
     states = _States(cfg, problem_item[1], classifier_item[1], trajectory_obj, objects)
     out_path = _check_storage(out, cfg)
     return StatesPlan(states, out_path, replicates, steps, execution, timings)

@@ -338,7 +338,8 @@ def test_output_folder_and_read_back(mix, tmp_path):
     config = json.loads((tmp_path / "config.json").read_text())
     assert config == dict(problem="four-gaussian", classifier="lda", pool_size=6, budget=4, population_size=500,
                           loss="error", subsample=100, record_q_c=True, seed=11, truth="exact",
-                          problem_spec=repr(get_problem("four-gaussian")), classifier_spec=repr(get_classifier("lda")))
+                          problem_spec=repr(get_problem("four-gaussian")), classifier_spec=repr(get_classifier("lda")),
+                          doublings=None)  # the race's cap: only with a sampled truth
     parts = sorted(p.name for p in (tmp_path / "parts").iterdir())
     assert len(parts) == len(MIX["strategies"]) * MIX["replicates"]
     assert not list(tmp_path.rglob(".tmp-*"))
@@ -602,7 +603,8 @@ def test_cli_curves_writes_the_results(tmp_path, capsys):
     config = json.loads((tmp_path / "config.json").read_text())
     assert config == dict(problem="four-gaussian", classifier="lda", pool_size=8, budget=4, population_size=500,
                           loss="error", subsample=100, record_q_c=True, seed=1, truth="exact",
-                          problem_spec=repr(get_problem("four-gaussian")), classifier_spec=repr(get_classifier("lda")))
+                          problem_spec=repr(get_problem("four-gaussian")), classifier_spec=repr(get_classifier("lda")),
+                          doublings=None)
     direct = run_curves("four-gaussian", "lda", ["RS", "SE"], pool_size=8, replicates=3, seed=1, budget=4,
                         population_size=500, progress=False)
     assert_frame_equal(read_curves(tmp_path), direct, check_exact=True)
