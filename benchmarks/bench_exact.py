@@ -38,7 +38,20 @@ curve of QDA and of naive Bayes on Four-Gaussian with the paper preset (pool 250
 both checkouts: CPU seconds, their ratio, whether the same points were chosen and the largest difference
 of the losses.
 
-Run: ``python benchmarks/bench_exact.py [--seed 0] [--repeats 3] [--n-train 60] [--curves] [--baseline DIR]``
+With ``--step``: one MRI-best step as the study takes it, ``true_q_c(problem, clf, D_S, candidates,
+population, loss)`` (the current loss, the ``100 k`` retrained rules' losses and the candidates' posteriors)
+for QDA and Gaussian naive Bayes with ``|D_S|`` = ``--n-train`` (60) and 100 candidates on every abstract
+problem (Four-Gaussian, Quadratic, Triangles, Oscillating, Sharp) and Three-Gaussians: on
+``Population.exact(problem)`` against a ``10^4``-point QMC population
+(``Population.from_problem(problem, 10_000, rng, method="qmc")``), CPU seconds (``time.process_time``, best of
+``--repeats``, the two measured in turn, one BLAS thread, after a warm-up call), their ratio (exact / sampled;
+below 1 the exact step is faster) and the largest difference of the two ``Q^c`` (the sampled truth's error).
+``--loss log`` for the log loss (slow: seconds per exact step).  With ``--step --baseline DIR``: also the exact
+step in that checkout (a subprocess, as below), its CPU seconds, the ratio (baseline / this) and the largest
+difference of ``Q^c``.
+
+Run: ``python benchmarks/bench_exact.py [--seed 0] [--repeats 3] [--n-train 60] [--curves | --step [--loss L]]
+[--baseline DIR]``
 """
 
 from __future__ import annotations
@@ -70,12 +83,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--n-train", type=int, default=60)
     parser.add_argument("--candidates", type=int, default=100)
     parser.add_argument("--curves", action="store_true", help="time whole MRI-best learning curves instead")
+    parser.add_argument("--step", action="store_true", help="time one MRI-best step (true_q_c) instead")
+    parser.add_argument("--loss", choices=("error", "log"), default="error", help="the loss of --step")
     parser.add_argument("--baseline", metavar="DIR", help="a checkout of an earlier commit to compare with")
-    parser.add_argument("--json", choices=("steps", "curves"), help=argparse.SUPPRESS)  # the baseline's subprocess
+    parser.add_argument("--json", choices=("steps", "curves", "qc"), help=argparse.SUPPRESS)  # the baseline's run
     args = parser.parse_args(argv)
     if args.json:
-        print(json.dumps(measure_steps(args.seed, args.repeats) if args.json == "steps" else measure_curves(args.seed)))
+        if args.json == "qc":
+            print(json.dumps(measure_qc(args.seed, args.repeats, args.n_train, args.candidates, args.loss,
+                                        sampled=False)))
+        else:
+            print(json.dumps(measure_steps(args.seed, args.repeats) if args.json == "steps"
+                             else measure_curves(args.seed)))
         return 0
+    if args.step:
+        return step(args.seed, args.repeats, args.n_train, args.candidates, args.loss, args.baseline)
     if args.baseline:
         return against_baseline(args.baseline, args.seed, args.repeats, args.curves)
     if args.curves:
@@ -120,6 +142,74 @@ def curves(seed: int) -> int:
             cost[truth] = time.process_time() - start
         print(f"{key:7s} {cost['sampled']:8.1f} {cost['exact']:8.1f} {cost['exact'] / cost['sampled']:7.2f}")
     return 0
+
+
+QC_PROBLEMS = ("four-gaussian", "quadratic", "triangles", "oscillating", "sharp", "three-gaussians")
+
+
+def _labelled(problem, n_train: int, n_candidates: int, seed: int):
+    """``D_S`` of ``n_train`` points (every class present), candidates and the generator after them."""
+    rng = np.random.default_rng(seed)
+    while True:
+        X_S, y_S = problem.sample(n_train, rng)
+        if np.unique(y_S).size == problem.n_classes:
+            break
+    candidates, _ = problem.sample(n_candidates, rng)
+    return X_S, y_S, candidates, rng
+
+
+def measure_qc(seed: int, repeats: int, n_train: int, n_candidates: int, loss: str,
+               sampled: bool = True) -> dict[str, dict]:
+    """CPU seconds and Q^c of one MRI-best step (QDA, NB) on each problem: exact, and sampled if ``sampled``."""
+    from mri_theory._utils.backends import one_thread
+    from mri_theory.engine import true_q_c
+
+    out = {}
+    with one_thread():
+        for name in QC_PROBLEMS:
+            problem = get_problem(name)
+            X_S, y_S, candidates, rng = _labelled(problem, n_train, n_candidates, seed)
+            populations = {"exact": Population.exact(problem)}
+            if sampled:
+                populations["sampled"] = Population.from_problem(problem, 10_000, rng, method="qmc")
+            for key in STEP_CLASSIFIERS:
+                steps = {kind: partial(true_q_c, problem, CLASSIFIERS[key](), X_S, y_S, candidates, population, loss)
+                         for kind, population in populations.items()}
+                result = {kind: {"cpu": np.inf, "q_c": qc().tolist()} for kind, qc in steps.items()}  # + warm-up
+                for _ in range(repeats):  # the kinds in turn: a change of the machine's load meets both alike
+                    for kind, qc in steps.items():
+                        result[kind]["cpu"] = min(result[kind]["cpu"], best_time(qc, 1, time.process_time)[1])
+                out[f"{name} {key}"] = result
+    return out
+
+
+def step(seed: int, repeats: int, n_train: int, n_candidates: int, loss: str, baseline: str | None) -> int:
+    """One MRI-best step, exact against a 10^4-point population (and against a baseline checkout's exact step)."""
+    here = measure_qc(seed, repeats, n_train, n_candidates, loss)
+    base = _in_baseline(baseline, "qc", seed, repeats, n_train, n_candidates, loss) if baseline else None
+    print(f"one MRI-best step (true_q_c): |D_S| = {n_train}, {n_candidates} candidates, {loss} loss; CPU ms, best "
+          f"of {repeats}, one thread; sampled = 10^4-point QMC population"
+          + (f"; baseline: {baseline}" if baseline else ""))
+    header = (f"{'problem':16s} {'clf':4s} {'sampled':>9s} {'exact':>9s} {'exact/sampled':>13s} "
+              f"{'max|Qc diff|':>12s}")
+    if base is not None:
+        header += f" {'baseline':>9s} {'baseline/exact':>14s} {'max|vs base|':>12s}"
+    print(header)
+    print("-" * len(header))
+    worst = 0.0
+    for key, result in here.items():
+        name, clf = key.split()
+        exact, sampled = result["exact"], result["sampled"]
+        line = (f"{name:16s} {clf:4s} {1e3 * sampled['cpu']:9.1f} {1e3 * exact['cpu']:9.1f} "
+                f"{exact['cpu'] / sampled['cpu']:13.2f} "
+                f"{np.max(np.abs(np.array(exact['q_c']) - np.array(sampled['q_c']))):12.1e}")
+        if base is not None:
+            other = base[key]["exact"]
+            diff = float(np.max(np.abs(np.array(exact["q_c"]) - np.array(other["q_c"]))))
+            worst = max(worst, diff)
+            line += f" {1e3 * other['cpu']:9.1f} {other['cpu'] / exact['cpu']:14.2f} {diff:12.1e}"
+        print(line)
+    return int(worst > 1e-10)
 
 
 STEP_SIZES = (60, 200)
@@ -170,11 +260,13 @@ def measure_curves(seed: int) -> dict[str, dict]:
     return out
 
 
-def _in_baseline(directory: str, mode: str, seed: int, repeats: int) -> dict[str, dict]:
+def _in_baseline(directory: str, mode: str, seed: int, repeats: int, n_train: int = 60, n_candidates: int = 100,
+                 loss: str = "error") -> dict[str, dict]:
+    """This script's ``--json mode`` run on the ``mri_theory`` of ``directory`` (first on the path)."""
     env = {**os.environ, "PYTHONPATH": os.path.abspath(directory)}
     done = subprocess.run([sys.executable, os.path.abspath(__file__), "--json", mode, "--seed", str(seed),
-                           "--repeats", str(repeats)], capture_output=True, text=True, env=env, check=True,
-                          cwd=directory)
+                           "--repeats", str(repeats), "--n-train", str(n_train), "--candidates", str(n_candidates),
+                           "--loss", loss], capture_output=True, text=True, env=env, check=True, cwd=directory)
     return json.loads(done.stdout)
 
 

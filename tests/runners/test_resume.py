@@ -369,3 +369,22 @@ def test_files_are_created_honouring_the_umask(umask, mode, tmp_path):
     for path in files:
         assert stat.S_IMODE(path.stat().st_mode) == mode, path
     assert np.all([not p.name.startswith(".tmp-") for p in (tmp_path / "out").rglob("*")])
+
+
+def test_a_sampled_truth_folder_from_before_the_race_is_refused(tmp_path, monkeypatch):
+    """A folder of the sampled truth written before the decisive race recorded no ``doublings``: its MRI-best chose
+    on one population, so a resume must not mix it with the race's choices."""
+    args = dict(ARGS, classifier="svm", strategies=["RS"], replicates=1, pool_size=6, budget=2, truth="sampled")
+    folder = tmp_path / "sampled"
+    run_curves(**args, out=folder)
+    config = folder / "config.json"
+    stored = json.loads(config.read_text())
+    assert stored["truth"] == "sampled" and stored["doublings"] == _curves.CURVE_DOUBLINGS
+    del stored["doublings"]
+    config.write_text(json.dumps(stored, indent=2, sort_keys=True))
+    before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    calls = count_pairs(monkeypatch)
+    with pytest.raises(ValueError, match="different study"):
+        run_curves(**args, out=folder)
+    assert calls == []
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
