@@ -358,7 +358,8 @@ def build_grid(pts, n_sites):  # pragma: no cover - compiled
         y0, y1 = min(y0, pts[i, 1]), max(y1, pts[i, 1])
     width, height = max(x1 - x0, 0.0), max(y1 - y0, 0.0)
     size = math.sqrt(2.0 * max(width * height, 1e-300) / n_sites)
-    size = max(size, 1e-6 * max(width, height), 1e-300)
+    # at least 1e-6 of the extent or of 1 (coincident sites): a box's coordinates over the size stay far below 2^63
+    size = max(size, 1e-6 * max(width, height, 1.0))
     gx = min(max(int(width / size) + 1, 1), 4096)
     gy = min(max(int(height / size) + 1, 1), 4096)
     size = max(width / gx, height / gy, size * 1e-12) * (1.0 + 1e-12)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _optional import given, settings, st
+from _optional import example, given, settings, st
 from _reference import knn_exact_loss_1d, knn_exact_loss_2d
 from scipy import integrate, special
 
@@ -126,6 +126,7 @@ def test_a_fixed_scale_keeps_the_exact_fast_path_and_a_training_scale_refits():
 @settings(max_examples=25, deadline=None)
 @given(n=st.integers(1, 9), k=st.integers(1, 6), kernel=st.sampled_from(["rectangular", "optimal"]),
        loss=st.sampled_from(["error", "log"]), seed=st.integers(0, 2**31 - 1), grid=st.booleans())
+@example(n=2, k=2, kernel="rectangular", loss="error", seed=1723, grid=True)  # two coincident sites (found)
 def test_property_the_exact_fast_path_equals_refits(n, k, kernel, loss, seed, grid):
     """Random small training sets (on a coarse grid with ``grid``, so that points and distances coincide), any k:
     the fast path equals exact refits."""
@@ -279,3 +280,18 @@ def test_a_problem_with_a_distant_component_keeps_its_mass():
                                   truth.labels, "error")
     assert value == pytest.approx(reference, abs=1e-13)
     assert value > 0.25
+
+
+@pytest.mark.parametrize("labels", [[0, 0], [0, 1], [1, 1, 1]])
+@pytest.mark.parametrize("kernel", ["rectangular", "optimal"])
+def test_coincident_sites_with_k_equal_to_n_predict_one_class_everywhere(labels, kernel):
+    """Every site at one point and k = n: every point has the same ordered neighbours, so the prediction is one
+    class everywhere (the vote's class; a tie goes to the lowest label) and the error rate is one minus that
+    class's prior.  (Their zero extent once made the search grid's cells 1e-150 wide and lost the plane: 0.)"""
+    problem = get_problem("four-gaussian")
+    y = np.array(labels)
+    X = np.tile([[-0.75, 0.5]], (y.size, 1))
+    model = KNN(y.size, kernel).fit(X, y)
+    votes = np.bincount(y, minlength=problem.n_classes)
+    predicted = int(np.argmax(votes))  # with rank weights the lower index ranks first: the same class here
+    assert Population.exact(problem).loss(model, "error") == pytest.approx(1 - problem.prior[predicted], abs=1e-14)
