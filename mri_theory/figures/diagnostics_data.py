@@ -15,11 +15,14 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from mri_theory.classifiers import get_classifier
+from mri_theory.engine import exact_truth_available
 from mri_theory.evaluation import estimator_errors, summarise_states
+from mri_theory.problems import get_problem
 from mri_theory.runners import score_states
 
 __all__ = ["CLASSIFIERS", "CLASSIFIER_LABELS", "COLOURS", "EARLY_LATE", "FIGURE_SEED", "PROBLEM", "SIZES",
-           "STRATEGIES", "DiagnosticTables", "diagnostics_tables", "figure_seed"]
+           "STRATEGIES", "DiagnosticTables", "diagnostics_tables", "figure_seed", "truth_note"]
 
 #: Registry seed of both figures (equal seeds give equal integer seeds, hence one cached run).
 FIGURE_SEED = 11
@@ -47,6 +50,17 @@ class DiagnosticTables(NamedTuple):
     summary: pd.DataFrame
     errors: pd.DataFrame
     errors_per_state: pd.DataFrame
+
+
+def truth_note(quick: bool) -> str:
+    """How each classifier's truth is evaluated in the scoring run (``truth="auto"``), for a figure's title:
+    exact where :func:`~mri_theory.engine.exact_truth_available`, else sampled on ``population_size`` points."""
+    problem = get_problem(PROBLEM)
+    exact = [CLASSIFIER_LABELS[c] for c in CLASSIFIERS if exact_truth_available(problem, get_classifier(c))]
+    sampled = [CLASSIFIER_LABELS[c] for c in CLASSIFIERS if CLASSIFIER_LABELS[c] not in exact]
+    parts = ([f"truth exact for {' and '.join(exact)}"] if exact else []) + \
+        ([f"sampled ({SIZES[quick]['population_size']} points) for {' and '.join(sampled)}"] if sampled else [])
+    return ", ".join(parts)
 
 
 def figure_seed(rng: np.random.Generator) -> int:

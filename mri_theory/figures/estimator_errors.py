@@ -20,11 +20,11 @@ The last column shows the per-state bias in units of the spread of
 measured and predicted shortfalls are those of
 :func:`mri_theory.evaluation.estimator_errors`.
 
-The truth is exact for LDA (every state resolved) and sampled for 5-NN; the
-scatter panels and the verdicts use the resolved states only (the ``resolved``
-column of :func:`mri_theory.runners.score_states`: an unresolved state's truth
-ordering is population noise), and a panel's title says how many states that is
-when some are left out.
+The truth is exact for both LDA and 5-NN (every state resolved).  A classifier
+with a sampled truth would have its scatter panels and verdicts on the resolved
+states only (the ``resolved`` column of :func:`mri_theory.runners.score_states`:
+an unresolved state's truth ordering is population noise), and a panel's title
+would say how many states that is.
 """
 
 from __future__ import annotations

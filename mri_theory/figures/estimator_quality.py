@@ -30,6 +30,7 @@ from mri_theory.figures.diagnostics_data import (
     SIZES,
     diagnostics_tables,
     figure_seed,
+    truth_note,
 )
 
 #: (summary column, axis label, the values of RS and of the oracle MRI-best) per panel column.
@@ -88,5 +89,4 @@ def make(quick: bool, rng: np.random.Generator) -> Figure:
     sizes = SIZES[quick]
     return plot_estimator_quality(diagnostics_tables(quick, figure_seed(rng)).summary,
                                   f"Four-Gaussian, pool {sizes['pool_size']} (every unlabelled pool point a "
-                                  f"candidate), {sizes['replicates']} replicates\ntruth exact for LDA, sampled "
-                                  f"({sizes['population_size']} points) for 5-NN; ")
+                                  f"candidate), {sizes['replicates']} replicates\n{truth_note(quick)}; ")
