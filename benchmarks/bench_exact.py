@@ -66,7 +66,7 @@ from collections.abc import Sequence
 from functools import partial
 
 import numpy as np
-from _setting import best_time
+from _setting import best_time, labelled_state
 
 from mri_theory.classifiers import LDA, QDA, GaussianNaiveBayes, LogisticRegression
 from mri_theory.engine import Population
@@ -147,17 +147,6 @@ def curves(seed: int) -> int:
 QC_PROBLEMS = ("four-gaussian", "quadratic", "triangles", "oscillating", "sharp", "three-gaussians")
 
 
-def _labelled(problem, n_train: int, n_candidates: int, seed: int):
-    """``D_S`` of ``n_train`` points (every class present), candidates and the generator after them."""
-    rng = np.random.default_rng(seed)
-    while True:
-        X_S, y_S = problem.sample(n_train, rng)
-        if np.unique(y_S).size == problem.n_classes:
-            break
-    candidates, _ = problem.sample(n_candidates, rng)
-    return X_S, y_S, candidates, rng
-
-
 def measure_qc(seed: int, repeats: int, n_train: int, n_candidates: int, loss: str,
                sampled: bool = True) -> dict[str, dict]:
     """CPU seconds and Q^c of one MRI-best step (QDA, NB) on each problem: exact, and sampled if ``sampled``."""
@@ -168,7 +157,7 @@ def measure_qc(seed: int, repeats: int, n_train: int, n_candidates: int, loss: s
     with one_thread():
         for name in QC_PROBLEMS:
             problem = get_problem(name)
-            X_S, y_S, candidates, rng = _labelled(problem, n_train, n_candidates, seed)
+            X_S, y_S, candidates, rng = labelled_state(problem, n_train, n_candidates, seed)
             populations = {"exact": Population.exact(problem)}
             if sampled:
                 populations["sampled"] = Population.from_problem(problem, 10_000, rng, method="qmc")

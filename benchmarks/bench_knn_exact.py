@@ -36,23 +36,13 @@ from collections.abc import Sequence
 from functools import partial
 
 import numpy as np
-from _setting import best_time
+from _setting import best_time, labelled_state
 
 from mri_theory.classifiers import get_classifier
 from mri_theory.engine import Population, choice_is_resolved, sampled_q_c, true_q_c_and_loss
 from mri_theory.problems import get_problem
 
 N_CANDIDATES, POPULATION_SIZE = 100, 10_000
-
-
-def _state(problem, n_train: int, seed: int):
-    rng = np.random.default_rng(seed)
-    while True:
-        X, y = problem.sample(n_train, rng)
-        if np.unique(y).size == problem.n_classes:
-            break
-    candidates, _ = problem.sample(N_CANDIDATES, rng)
-    return X, y, candidates, rng
 
 
 def _sampled_step(problem, clf, X, y, candidates, population):
@@ -78,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         problem = get_problem(name)
         exact = Population.exact(problem)
         for n_train in (60, 200):
-            X, y, candidates, rng = _state(problem, n_train, args.seed)
+            X, y, candidates, rng = labelled_state(problem, n_train, N_CANDIDATES, args.seed)
             population = Population.from_problem(problem, POPULATION_SIZE, rng, method="qmc")
 
             (_, q_exact), t_exact = best_time(partial(true_q_c_and_loss, problem, clf, X, y, candidates, exact),

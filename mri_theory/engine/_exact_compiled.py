@@ -161,6 +161,31 @@ def ray_error_masses(al, be, ga, present, label, out):  # pragma: no cover - com
 
 
 @_jit
+def panel_estimate(v, half, kronrod, gauss, tol, rounding, negligible):  # pragma: no cover - compiled by numba
+    """One Gauss-Kronrod panel of half-width ``half`` from its 15 integrand values ``v``: ``(kron, err, target)``,
+    the Kronrod value, QUADPACK's error estimate (the Kronrod-Gauss difference scaled by the integrand's
+    variation) and the error the panel may keep (``tol`` per unit length, the rounding of its sum, or
+    ``negligible``), as ``exact.adaptive_gauss_kronrod`` computes them."""
+    kron_sum = 0.0
+    gauss_sum = 0.0
+    abs_sum = 0.0
+    for q in range(15):
+        kron_sum += v[q] * kronrod[q]
+        gauss_sum += v[q] * gauss[q]
+        abs_sum += abs(v[q]) * kronrod[q]
+    kron = half * kron_sum
+    diff = abs(kron - half * gauss_sum)
+    level = kron / (2 * half)
+    spread_sum = 0.0
+    for q in range(15):
+        spread_sum += abs(v[q] - level) * kronrod[q]
+    spread = half * spread_sum
+    err = spread * min(1.0, (200 * diff / spread) ** 1.5) if spread > 0 and diff > 0 else diff
+    target = max(max(tol * 2 * half, rounding * half * abs_sum), negligible)
+    return kron, err, target
+
+
+@_jit
 def error_panels(alpha, beta, gamma, present, label, item_of, t0, t1, tol, nodes, kronrod, gauss, rounding,
                  negligible, max_rounds, out):  # pragma: no cover - compiled by numba
     r"""Integrals over the panels ``[t0, t1]`` of the angle of item ``item_of`` of the error integrand, into ``out``.
@@ -209,23 +234,7 @@ def error_panels(alpha, beta, gamma, present, label, item_of, t0, t1, tol, nodes
                 else:
                     mass = general_error_mass(al, be, gg, pr, y, radii)
                 v[q] = mass * jac
-            kron_sum = 0.0
-            gauss_sum = 0.0
-            abs_sum = 0.0
-            for q in range(15):
-                kron_sum += v[q] * kronrod[q]
-                gauss_sum += v[q] * gauss[q]
-                abs_sum += abs(v[q]) * kronrod[q]
-            kron = half * kron_sum
-            diff = abs(kron - half * gauss_sum)
-            level = kron / (2 * half)
-            spread_sum = 0.0
-            for q in range(15):
-                spread_sum += abs(v[q] - level) * kronrod[q]
-            spread = half * spread_sum
-            # QUADPACK's error estimate: the Kronrod-Gauss difference, scaled by the integrand's variation
-            err = spread * min(1.0, (200 * diff / spread) ** 1.5) if spread > 0 and diff > 0 else diff
-            target = max(max(tol * 2 * half, rounding * half * abs_sum), negligible)
+            kron, err, target = panel_estimate(v, half, kronrod, gauss, tol, rounding, negligible)
             if err <= target or depth == max_rounds:
                 total += kron
             else:
@@ -408,22 +417,7 @@ def pair_line_errors(Q, beta, gamma, label, grid, gap, limit, tol, nodes, kronro
                         jac = width
                     v[q] = (line_mass(a, b, (lam * t + mu) * t + g, positive) * math.exp(-0.5 * t * t)
                             * _INV_SQRT_2PI * jac)
-                kron_sum = 0.0
-                gauss_sum = 0.0
-                abs_sum = 0.0
-                for q in range(15):
-                    kron_sum += v[q] * kronrod[q]
-                    gauss_sum += v[q] * gauss[q]
-                    abs_sum += abs(v[q]) * kronrod[q]
-                kron = half * kron_sum
-                diff = abs(kron - half * gauss_sum)
-                level = kron / (2 * half)
-                spread_sum = 0.0
-                for q in range(15):
-                    spread_sum += abs(v[q] - level) * kronrod[q]
-                spread = half * spread_sum
-                err = spread * min(1.0, (200 * diff / spread) ** 1.5) if spread > 0 and diff > 0 else diff
-                target = max(max(tol * 2 * half, rounding * half * abs_sum), negligible)
+                kron, err, target = panel_estimate(v, half, kronrod, gauss, tol, rounding, negligible)
                 if err <= target or depth == max_rounds:
                     total += kron
                 else:
