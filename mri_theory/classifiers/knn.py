@@ -441,7 +441,7 @@ class KNN(Classifier):
 
         The ordered-neighbour partition of the plane (``_knn_exact``) integrated in closed form
         (:func:`~mri_theory.engine.exact.partition_losses`): exact to about 1e-13 (rounding only; the box
-        beyond :data:`EXACT_RADIUS` standard deviations holds less than 1e-32), 1-D problems as 2-D ones whose
+        beyond ``EXACT_RADIUS`` standard deviations holds less than 1e-32), 1-D problems as 2-D ones whose
         second coordinate no training point uses.
         """
         self._check_fitted()
@@ -458,7 +458,7 @@ class KNN(Classifier):
     def _exact_frame(self, truth: MixtureTruth, candidates: np.ndarray | None = None):
         """Training points (and candidates) in 2-D scaled coordinates centred on the training points, the truth in
         the same coordinates (a 1-D truth gets an independent standard normal second coordinate) and the bounding
-        box ``(x0, x1, y0, y1)`` holding the points and :data:`EXACT_RADIUS` standard deviations of every component."""
+        box ``(x0, x1, y0, y1)`` holding the points and ``EXACT_RADIUS`` standard deviations of every component."""
         if not isinstance(truth, MixtureTruth):
             raise TypeError(f"truth must be a MixtureTruth, got {type(truth).__name__}")
         if truth.dim != self.dim_ or truth.n_classes != self.n_classes_:

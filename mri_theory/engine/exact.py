@@ -104,14 +104,14 @@ integral over ``t``, weighted by :math:`\varphi(t)`, is numeric.  The line
 mass is smooth except where the discriminant :math:`b^2 - 4a\,c(t)` (a
 quadratic in ``t``) vanishes -- the line touches the boundary, a square-root
 singularity -- and constant (0 or 1) where it is negative, which is then
-integrated in closed form.  The range :math:`|t| \le` :data:`LINE_LIMIT` is
-cut at those zeros, at the discriminant's vertex and at :data:`LINE_GRID`
-(fixed cuts farther than :data:`LINE_GAP` from a tangent line, which would
+integrated in closed form.  The range :math:`|t| \le` ``LINE_LIMIT`` is
+cut at those zeros, at the discriminant's vertex and at ``LINE_GRID``
+(fixed cuts farther than ``LINE_GAP`` from a tangent line, which would
 otherwise leave a singularity just outside a piece); each piece is
 integrated by the same adaptive Gauss-Kronrod (tolerance
 ``TOLERANCE["lines"]``) after a substitution that makes a square root at a
 singular end analytic, compiled
-(:func:`mri_theory.engine._exact_compiled.pair_line_errors`).  Per item this
+(``_exact_compiled.pair_line_errors``).  Per item this
 costs a seventh to a third of the angular integral on the study's steps
 (fewer, smoother panels; no trigonometry), with a smaller error (the angular integral with the default
 tolerance was up to 1e-11 off on Oscillating and Sharp; the lines agree with
@@ -1367,7 +1367,7 @@ def partition_losses(truth: MixtureTruth, lines: ArrayLike, vertices: ArrayLike,
         \operatorname{sign}(h_{ec})\, G_{ec}(s_{ec}),
 
     the expected loss over the mixture when the coefficients are the losses per true class.  Exact: closed
-    forms only (``scipy.special.owens_t``, not evaluated at :math:`|h|` above :data:`OWEN_T_CUTOFF`, where it is
+    forms only (``scipy.special.owens_t``, not evaluated at :math:`|h|` above ``OWEN_T_CUTOFF``, where it is
     below 3e-21); each term is accurate to about 1e-16 absolute.  Used by the exact k-NN
     (:meth:`mri_theory.classifiers.KNN.exact_loss`), whose regions are polygons.
 
@@ -1375,18 +1375,18 @@ def partition_losses(truth: MixtureTruth, lines: ArrayLike, vertices: ArrayLike,
     ----------
     truth : MixtureTruth
         Two-dimensional.
-    lines : array_like (R, 4)
+    lines : array_like, shape (R, 4)
         Per (line, vertex) row, a point ``(x, y)`` of the edge's line and the line's direction ``(dx, dy)`` (not
         zero; the same direction for every row of a line, as the sign of :math:`h` and of :math:`s` depend on it).
-    vertices : array_like (R, 2)
+    vertices : array_like, shape (R, 2)
         The row's vertex (on the line).
-    coefficients : array_like (E, k)
+    coefficients : array_like, shape (E, k)
         Per term, the coefficient per true class ``y`` (``k = truth.n_classes``).
-    groups : array_like of int (E,)
+    groups : array_like of int, shape (E,)
         The output each term adds to, in ``0 .. n_groups - 1``.
     n_groups : int
         Number of outputs, ``>= 1``.
-    rows : array_like of int (E,), optional
+    rows : array_like of int, shape (E,), optional
         The (line, vertex) row of each term, in ``0 .. R - 1``: terms of several groups on the same row share
         its evaluation (Owen's T once per row and component).  Default: term ``e`` is row ``e`` (``R = E``).
 

@@ -71,7 +71,7 @@ class CurveConfig:
     truth is evaluated, ``"exact"`` or ``"sampled"``
     (:func:`~mri_theory.engine.targets.resolve_truth` of the run's ``truth``
     argument), and ``doublings`` the cap of the decisive sampled truth's race
-    (:data:`CURVE_DOUBLINGS` with ``"sampled"``, ``None`` with ``"exact"``):
+    (``CURVE_DOUBLINGS`` with ``"sampled"``, ``None`` with ``"exact"``):
     recorded, so that a resume never mixes two truths, nor a folder of the
     sampled truth before the race (which recorded no ``doublings``) with the
     race's.
