@@ -106,7 +106,7 @@ numpydoc_xref_ignore = {
     "path-like", "file-like", "instance", "object", "objects", "function", "name", "names", "row",
     "rows", "column", "columns", "int", "float", "bool", "str", "None",
     # the sizes in "ndarray of shape (n, d)" and the like
-    "n", "d", "k", "m", "M", "C", "R", "n_p", "n_candidates", "pool_size", "n_test", "pair", "triples", "them",
+    "n", "d", "k", "m", "M", "C", "R", "E", "n_p", "n_candidates", "pool_size", "n_test", "pair", "triples", "them",
     "machines", "classifier",
 }
 
