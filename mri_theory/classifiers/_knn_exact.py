@@ -424,6 +424,19 @@ def _nearest_in_rings(cx, cy, pts, used, x0, y0, size, gx, gy, start, items):  #
 
 
 @_jit
+def polygon_frame(n, xy):  # pragma: no cover - compiled
+    """The mean of a polygon's ``n`` vertices and its bounding box: ``(cx, cy, x_min, x_max, y_min, y_max)``."""
+    cx = cy = 0.0
+    bx0, bx1, by0, by1 = xy[0, 0], xy[0, 0], xy[0, 1], xy[0, 1]
+    for v in range(n):
+        cx += xy[v, 0]
+        cy += xy[v, 1]
+        bx0, bx1 = min(bx0, xy[v, 0]), max(bx1, xy[v, 0])
+        by0, by1 = min(by0, xy[v, 1]), max(by1, xy[v, 1])
+    return cx / n, cy / n, bx0, bx1, by0, by1
+
+
+@_jit
 def next_rank_sites(n, xy, kl, pts, M, used, geometry, start, items, cand):  # pragma: no cover - compiled
     """Sites (not ``used``) that can be the nearest of the unused sites somewhere in the polygon: a superset.
 
@@ -434,15 +447,7 @@ def next_rank_sites(n, xy, kl, pts, M, used, geometry, start, items, cand):  # p
     test is exact for the pair).  Returns the count written to ``cand``."""
     x0, y0, size = geometry[0], geometry[1], geometry[2]
     gx, gy = int(geometry[3]), int(geometry[4])
-    cx = cy = 0.0
-    bx0, bx1, by0, by1 = xy[0, 0], xy[0, 0], xy[0, 1], xy[0, 1]
-    for v in range(n):
-        cx += xy[v, 0]
-        cy += xy[v, 1]
-        bx0, bx1 = min(bx0, xy[v, 0]), max(bx1, xy[v, 0])
-        by0, by1 = min(by0, xy[v, 1]), max(by1, xy[v, 1])
-    cx /= n
-    cy /= n
+    cx, cy, bx0, bx1, by0, by1 = polygon_frame(n, xy)
     b0 = -1
     best = np.inf
     for v in range(n):  # the bisectors of the edges: sites next to the polygon
@@ -506,15 +511,7 @@ def fill_class(n, xy, order, m, K, pts, labels, used, geometry, start, items, sc
     ``> m`` anywhere in it."""
     x0, y0, size = geometry[0], geometry[1], geometry[2]
     gx, gy = int(geometry[3]), int(geometry[4])
-    cx = cy = 0.0
-    bx0, bx1, by0, by1 = xy[0, 0], xy[0, 0], xy[0, 1], xy[0, 1]
-    for v in range(n):
-        cx += xy[v, 0]
-        cy += xy[v, 1]
-        bx0, bx1 = min(bx0, xy[v, 0]), max(bx1, xy[v, 0])
-        by0, by1 = min(by0, xy[v, 1]), max(by1, xy[v, 1])
-    cx /= n
-    cy /= n
+    cx, cy, bx0, bx1, by0, by1 = polygon_frame(n, xy)
     need = K - m
     found = 0
     ix = min(max(int(math.floor((cx - x0) / size)), 0), gx - 1)
