@@ -122,19 +122,13 @@ numpydoc_xref_aliases = {
     "sympy.Expr": "sympy.core.expr.Expr", "sympy.Piecewise": "sympy.functions.elementary.piecewise.Piecewise",
 }
 
-#: The subpackages the reference documents, in the layers' order (``_utils`` is private; the deprecated old paths
-#: are not documented: CHANGELOG.md lists them).
+#: The subpackages the reference documents, in the layers' order (``_utils`` is private).
 PUBLIC_PACKAGES = ("engine", "problems", "classifiers", "strategies", "analytic", "evaluation", "runners",
                    "testing", "figures", "cli")
 
 
-def _is_shim(module_file: str | None) -> bool:
-    """Whether a module is one of the deprecated old paths (built with ``_utils.deprecation.forward``)."""
-    return bool(module_file) and "deprecation import forward" in Path(module_file).read_text(encoding="utf-8")
-
-
 def _public_modules() -> list[tuple[str, list[str]]]:
-    """``(package, [its public submodules])`` for every documented subpackage, shims and private modules left out."""
+    """``(package, [its public submodules])`` for every documented subpackage, private modules left out."""
     out = []
     for name in PUBLIC_PACKAGES:
         pkg = importlib.import_module(f"mri_theory.{name}")
@@ -143,10 +137,7 @@ def _public_modules() -> list[tuple[str, list[str]]]:
             for info in pkgutil.iter_modules(pkg.__path__):
                 if info.name.startswith("_"):
                     continue
-                full = f"{pkg.__name__}.{info.name}"
-                spec = importlib.util.find_spec(full)
-                if spec is not None and not _is_shim(spec.origin):
-                    subs.append(full)
+                subs.append(f"{pkg.__name__}.{info.name}")
         out.append((pkg.__name__, subs))
     return out
 

@@ -23,8 +23,8 @@ only from its own subpackage or a lower one (``scripts/layout.py`` checks it).  
 ``cli``          the ``mri-theory`` command
 ===============  ================================================================================================
 
-The old module paths (``mri_theory.sandbox``, ``mri_theory.metrics``, ...) forward to the new ones with a
-``DeprecationWarning`` until 0.2.0.  This module imports nothing.
+The old module paths (``mri_theory.sandbox``, ``mri_theory.metrics``, ...) were removed in 0.2.0 (CHANGELOG.md
+says where each name went).  This module imports nothing.
 """
 
-__version__ = "0.1.0"  # the single source of the version: pyproject.toml reads this literal statically
+__version__ = "0.2.0"  # the single source of the version: pyproject.toml reads this literal statically

@@ -1,10 +1,9 @@
 """Check the layout rules of ``mri_theory`` statically (pure ``ast``; the package is never imported).
 
-The rules (``LAYERS`` and ``DEPRECATED_SHIMS`` below are their one declaration):
+The rules (``LAYERS`` below is their one declaration):
 
-* **Layers.**  Every module belongs to exactly one layer (by its dotted prefix), or is a deprecated shim,
-  or is the root package.  A module may import only from its own layer (its own subpackage) or from a
-  lower one.  Nothing but a shim may import a shim (shims may import anything); the root package
+* **Layers.**  Every module belongs to exactly one layer (by its dotted prefix), or is the root package.
+  A module may import only from its own layer (its own subpackage) or from a lower one; the root package
   imports nothing.  Every ``import`` statement counts, at module level or inside a function, except
   those under ``if TYPE_CHECKING:`` (they never run).
 * **No import cycle** among the modules (same edges).
@@ -17,8 +16,7 @@ The rules (``LAYERS`` and ``DEPRECATED_SHIMS`` below are their one declaration):
   each resolved through re-exports to the module that defines the name.  Imports under
   ``if TYPE_CHECKING:`` count here too: an annotation naming another module's private class still
   couples the two.
-* **``__all__``** lists only names the module defines or imports at module level (shims, whose
-  ``__getattr__`` forwards names, are exempt).
+* **``__all__``** lists only names the module defines or imports at module level.
 
 Usage: ``python scripts/layout.py [--root DIR]`` prints the counts, the longest import chain and the
 largest function, then every violation; the exit status is 1 if there is any violation.
@@ -50,13 +48,6 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("figures", ["mri_theory.figures"]),
     ("cli", ["mri_theory.cli"]),
 ]
-
-#: The deprecated shims: they may import anything, and no module of the package may import them.
-DEPRECATED_SHIMS: frozenset[str] = frozenset(f"mri_theory.{name}" for name in (
-    "sandbox", "study", "metrics", "ranking", "tables", "population", "losses", "retraining", "targets",
-    "two_gaussians", "guarantee", "nonmyopic", "symbolic", "quadrature", "noisy_selection", "bayes_error",
-    "adapters", "diagnostics", "diagnostics.states", "diagnostics.summaries", "classifiers.base",
-))
 
 #: Private packages whose modules any module may import (their own ``_name`` attributes stay private).
 OPEN_PRIVATE: tuple[str, ...] = ("mri_theory._utils",)
@@ -358,11 +349,8 @@ def longest_chain(edges: dict[str, set[str]], *, budget: int = 1_000_000) -> lis
 
 # -------------------------------------------------------------------------------------------- layers
 
-def layer_of(module: str, *, layers: list[tuple[str, list[str]]] = LAYERS,
-             shims: frozenset[str] = DEPRECATED_SHIMS) -> int | str | None:
-    """The index of ``module``'s layer in ``layers``, ``"shim"``, ``"root"`` or ``None`` (in no layer)."""
-    if module in shims:
-        return "shim"
+def layer_of(module: str, *, layers: list[tuple[str, list[str]]] = LAYERS) -> int | str | None:
+    """The index of ``module``'s layer in ``layers``, ``"root"`` or ``None`` (in no layer)."""
     if "." not in module:
         return "root"
     found = [i for i, (_, prefixes) in enumerate(layers)
@@ -370,31 +358,27 @@ def layer_of(module: str, *, layers: list[tuple[str, list[str]]] = LAYERS,
     return found[0] if len(found) == 1 else None
 
 
-def unplaced_modules(root: Path = ROOT, *, layers: list[tuple[str, list[str]]] = LAYERS,
-                     shims: frozenset[str] = DEPRECATED_SHIMS) -> list[str]:
-    """The modules in no layer (or in more than one), neither shim nor root package."""
-    return [m for m in module_names(root) if layer_of(m, layers=layers, shims=shims) is None]
+def unplaced_modules(root: Path = ROOT, *, layers: list[tuple[str, list[str]]] = LAYERS) -> list[str]:
+    """The modules in no layer (or in more than one), other than the root package."""
+    return [m for m in module_names(root) if layer_of(m, layers=layers) is None]
 
 
-def layer_violations(root: Path = ROOT, *, layers: list[tuple[str, list[str]]] = LAYERS,
-                     shims: frozenset[str] = DEPRECATED_SHIMS) -> list[LayerViolation]:
-    """Every import (not under ``TYPE_CHECKING``) of a higher layer, of a shim by a non-shim, from or to a
+def layer_violations(root: Path = ROOT, *, layers: list[tuple[str, list[str]]] = LAYERS) -> list[LayerViolation]:
+    """Every import (not under ``TYPE_CHECKING``) of a higher layer, from or to a
     module in no layer, or by the root package (which imports nothing).  Imports within a layer are free,
     and so are imports of the root package; an import also counts for the packages it runs (``_parents``)."""
     modules = module_names(root)
     out = []
     for module, path in modules.items():
-        here = layer_of(module, layers=layers, shims=shims)
+        here = layer_of(module, layers=layers)
         imports = _imports(module, path, modules)
         for imp, target in ((i, t) for i in imports for t in (i.target, *i.parents)):
-            if not target or target == module or imp.type_checking or here == "shim":
+            if not target or target == module or imp.type_checking:
                 continue
-            there = layer_of(target, layers=layers, shims=shims)
+            there = layer_of(target, layers=layers)
             reason = None
             if here == "root":
                 reason = "the root package imports nothing"
-            elif there == "shim":
-                reason = "imports a deprecated shim"
             elif here is None:
                 reason = "a module in no layer"
             elif there is None:
@@ -548,15 +532,13 @@ def _public_names(module: str, modules: dict[str, Path], seen: frozenset[str] = 
     return names
 
 
-def all_violations(root: Path = ROOT, *, shims: frozenset[str] = DEPRECATED_SHIMS) -> list[AllViolation]:
+def all_violations(root: Path = ROOT) -> list[AllViolation]:
     """Every name in a module's ``__all__`` that the module neither defines nor imports at module level
-    (imports under ``if TYPE_CHECKING:`` do not bind at run time).  Shims are exempt; a module with a
-    module-level ``__getattr__`` is exempt for the names it spells as strings elsewhere."""
+    (imports under ``if TYPE_CHECKING:`` do not bind at run time).  A module with a module-level
+    ``__getattr__`` is exempt for the names it spells as strings elsewhere."""
     modules = module_names(root)
     out = []
     for module, path in modules.items():
-        if module in shims:
-            continue
         tree = _parse(path)
         listed = _all_names(tree)
         if not listed:

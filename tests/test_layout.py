@@ -59,8 +59,8 @@ def test_the_layer_table_names_the_package_s_modules():
     prefixes = [p for _, ps in layout.LAYERS for p in ps]
     assert len(set(prefixes)) == len(prefixes)
     assert not [(a, b) for a in prefixes for b in prefixes if a != b and b.startswith(a + ".")]
-    missing = [p for p in prefixes if p not in modules] + sorted(s for s in layout.DEPRECATED_SHIMS if s not in modules)
-    assert not missing, "declared layers or shims that are not modules of the package:\n" + _listing(missing)
+    missing = [p for p in prefixes if p not in modules]
+    assert not missing, "declared layers that are not modules of the package:\n" + _listing(missing)
 
 
 def test_no_private_name_is_used_outside_its_module():
@@ -78,7 +78,7 @@ def test_imports_go_down_the_layers():
     assert not found, "imports against the layer order:\n" + _listing(found)
 
 
-def test_every_module_is_in_a_layer_or_a_shim():
+def test_every_module_is_in_a_layer():
     found = layout.unplaced_modules()
     assert not found, "modules in no layer:\n" + _listing(found)
 
@@ -102,7 +102,7 @@ def test_bayes_error_needs_neither_the_engine_nor_the_problem_base():
     assert not [t for t in edges if t.startswith("mri_theory.engine") or t == "mri_theory.problems.base"], edges
 
 
-# At run time too, importing a module loads nothing from a higher layer (nor a shim): the engine no problem,
+# At run time too, importing a module loads nothing from a higher layer: the engine no problem,
 # the problems (bayes_error's package runs problems/__init__.py) no classifier.  One fresh interpreter imports
 # them from the lowest layer up; what is loaded after each import is at most that import's layer, which is the
 # same as asking a fresh interpreter per module (each earlier import loads only lower layers).
@@ -127,7 +127,7 @@ def test_importing_a_module_loads_no_module_above_it(loaded_after, first):
     assert [layout.layer_of(f) for f in FIRST_IMPORTS] == sorted(layout.layer_of(f) for f in FIRST_IMPORTS)
     assert first in loaded_after[first]
     above = [m for m in loaded_after[first] if layout.layer_of(m) != "root"
-             and (layout.layer_of(m) in ("shim", None) or layout.layer_of(m) > own)]
+             and (layout.layer_of(m) is None or layout.layer_of(m) > own)]
     assert not above, f"import {first} loads {above}"
 
 
@@ -305,18 +305,6 @@ def test_an_import_of_a_higher_layer_is_caught_at_any_depth_but_not_under_type_c
     assert found == {("engine.targets", "problems.base"), ("engine.targets", "problems")}
 
 
-def test_a_shim_may_import_anything_but_nothing_may_import_a_shim(tmp_path):
-    found = _layers(tmp_path, {
-        "sandbox.py": "from mri_theory.runners.sandbox import *\nimport mri_theory.cli\n",  # a shim
-        "runners/sandbox.py": "",
-        "classifiers/base.py": "from mri_theory.engine.contract import Classifier\n",  # a shim inside a layer
-        "classifiers/gaussian.py": "from mri_theory.classifiers.base import Classifier\n",
-        "engine/contract.py": "class Classifier: ...\n",
-        "cli.py": "def main():\n    from mri_theory import sandbox\n",
-    })
-    assert found == {("classifiers.gaussian", "classifiers.base"), ("cli", "sandbox")}
-
-
 def test_a_module_in_no_layer_and_an_importing_root_are_caught(tmp_path):
     root = _package(tmp_path, {
         "helpers.py": "from mri_theory._utils import ties\n",
@@ -329,7 +317,6 @@ def test_a_module_in_no_layer_and_an_importing_root_are_caught(tmp_path):
     assert found == {("mri_theory", "mri_theory.engine"), ("mri_theory", "mri_theory.engine.losses"),
                      ("mri_theory.helpers", "mri_theory._utils.ties"), ("mri_theory.helpers", "mri_theory._utils"),
                      ("mri_theory.engine.losses", "mri_theory.helpers")}
-    assert layout.layer_of("mri_theory.classifiers.base") == "shim"
     assert layout.layer_of("mri_theory.classifiers.knn") == 3 and layout.layer_of("mri_theory") == "root"
 
 
@@ -357,7 +344,6 @@ def test_all_names_must_be_defined_or_imported(tmp_path):
         "engine/c.py": "from mri_theory.engine.b import *\n__all__ = ['g', 'h', 'nothing']\n",
         "engine/d.py": "__all__ = ['lazy']\n_NAMES = {'lazy': 'mri_theory.engine.b'}\ndef __getattr__(name): ...\n",
         "engine/e.py": "__all__ = ['lazy', 'absent']\ndef __getattr__(name): ...\n",
-        "sandbox.py": "__all__ = ['anything']\ndef __getattr__(name): ...\n",  # a shim: exempt
     })
     found = {(v.module.removeprefix("mri_theory."), v.name) for v in layout.all_violations(root)}
     assert found == {("engine.a", "missing"), ("engine.a", "h"), ("engine.a", "Hidden"), ("engine.a", "later"),

@@ -53,6 +53,29 @@ def test_version_is_a_literal_so_the_build_imports_nothing():
     assert res.stdout.strip() == "[]"
 
 
+#: The module paths removed in 0.2.0 (deprecated in 0.1) -> a module of their new home.
+REMOVED_PATHS = {
+    "sandbox": "runners.sandbox", "study": "runners.study", "metrics": "evaluation.metrics",
+    "ranking": "evaluation.ranking", "tables": "evaluation.tables", "population": "engine.population",
+    "losses": "engine.losses", "retraining": "engine.retraining", "targets": "engine.targets",
+    "two_gaussians": "analytic.two_gaussians", "guarantee": "analytic.guarantee", "nonmyopic": "analytic.nonmyopic",
+    "symbolic": "analytic.symbolic", "quadrature": "analytic.quadrature", "noisy_selection": "runners.noisy_selection",
+    "bayes_error": "problems.bayes_error", "adapters": "strategies.skactiveml", "diagnostics": "runners.states",
+    "diagnostics.states": "runners.states", "diagnostics.summaries": "evaluation.summaries",
+    "classifiers.base": "engine.contract",
+}
+
+
+def test_the_removed_paths_are_gone_and_the_changelog_names_their_new_home():
+    """0.2.0 removed the deprecated paths: none is a module any more, and CHANGELOG.md has a row for each naming
+    its new module."""
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    for old, new in REMOVED_PATHS.items():
+        assert not (PACKAGE / (old.replace(".", "/") + ".py")).exists()
+        assert not (PACKAGE / old.replace(".", "/") / "__init__.py").exists()
+        assert f"| `mri_theory.{old}` | `mri_theory.{new}`" in changelog, old
+
+
 def test_license_file_matches_the_declared_license(pyproject):
     text = (ROOT / "LICENSE").read_text(encoding="utf-8")
     assert text.startswith("MIT License\n")

@@ -6,5 +6,4 @@
 ``limits``       the size bounds every runner applies
 ``backends``     where tasks run (local processes or Dask), one BLAS thread per task, :class:`Execution`
 ``versions``     the versions of Python and the libraries recorded beside figures and summaries
-``deprecation``  the thin modules that keep the old import paths working, with a ``DeprecationWarning``
 """
