@@ -52,7 +52,7 @@ from mri_theory.classifiers import SVM, get_classifier
 from mri_theory.engine import Population
 from mri_theory.engine.targets import DOUBLINGS, INDIFFERENCE, choice_is_resolved, decisive_q_c, true_q_c_and_loss
 from mri_theory.problems import get_problem
-from mri_theory.runners import _curves, run_curves
+from mri_theory.runners import Execution, _curves, run_curves
 from mri_theory.strategies import get_strategy
 
 PROBLEMS = ("four-gaussian", "quadratic", "triangles", "oscillating", "sharp")
@@ -199,7 +199,8 @@ def curves(replicates: int, seed: int, every: int = 5) -> None:
     for name in PROBLEMS:
         problem, svm = get_problem(name), get_classifier("svm")
         table = run_curves(name, "svm", ["MRI-best"], pool_size=250, replicates=replicates, seed=seed,
-                           population_size=10_000, subsample=100, record_q_c=False, progress=False, n_jobs=1)
+                           population_size=10_000, subsample=100, record_q_c=False,
+                           execution=Execution(n_jobs=1, progress=False))
         cfg = _curves.CurveConfig(name, "svm", 250, 250, 10_000, "error", 100, False, seed, repr(problem), repr(svm),
                                   "sampled")
         flags, clock = [[], [], []], np.zeros(4)  # today, curves (every state); 2^DOUBLINGS and today (every)

@@ -71,6 +71,7 @@ from _setting import best_time, labelled_state
 from mri_theory.classifiers import LDA, QDA, GaussianNaiveBayes, LogisticRegression
 from mri_theory.engine import Population
 from mri_theory.problems import get_problem
+from mri_theory.runners import Execution
 
 PROBLEMS = ("four-gaussian", "quadratic", "three-gaussians")
 CLASSIFIERS = {"lda": LDA, "qda": QDA, "nb": GaussianNaiveBayes, "logreg": LogisticRegression}
@@ -137,8 +138,8 @@ def curves(seed: int) -> int:
         cost = {}
         for truth in ("sampled", "exact"):
             start = time.process_time()
-            run_curves("four-gaussian", key, ["MRI-best"], replicates=1, pool_size=250, seed=seed, progress=False,
-                       record_q_c=False, truth=truth)
+            run_curves("four-gaussian", key, ["MRI-best"], replicates=1, pool_size=250, seed=seed,
+                       execution=Execution(progress=False), record_q_c=False, truth=truth)
             cost[truth] = time.process_time() - start
         print(f"{key:7s} {cost['sampled']:8.1f} {cost['exact']:8.1f} {cost['exact'] / cost['sampled']:7.2f}")
     return 0
@@ -242,8 +243,8 @@ def measure_curves(seed: int) -> dict[str, dict]:
             start = time.process_time()
             curve = run_curves("four-gaussian", key, ["MRI-best"], pool_size=preset["pool_size"], replicates=1,
                                seed=seed, population_size=preset["population_size"], loss=preset["loss"],
-                               subsample=preset["subsample"], record_q_c=preset["record_q_c"], progress=False,
-                               truth="exact")
+                               subsample=preset["subsample"], record_q_c=preset["record_q_c"],
+                               execution=Execution(progress=False), truth="exact")
             out[key] = {"cpu": time.process_time() - start, "chosen": curve["chosen"].tolist(),
                         "losses": curve["loss"].tolist()}
     return out

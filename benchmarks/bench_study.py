@@ -30,8 +30,9 @@ from pathlib import Path
 
 from pandas.testing import assert_frame_equal
 
-from mri_theory.runners import run_study
+from mri_theory.runners import Execution, run_study
 
+#: Each run's :class:`~mri_theory.runners.Execution` fields (made when the run starts: Dask is an optional extra).
 RUNS = {
     "local": dict(backend="local", n_jobs=1),
     "local, 2 jobs": dict(backend="local", n_jobs=2),
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
             for repeat in range(args.repeats):
                 out = Path(tmp) / f"{name.replace(', ', '-').replace(' ', '')}-{repeat}"  # a fresh folder each time
                 start = time.perf_counter()
-                results = run_study("quick", out=out, progress=False, **options)
+                results = run_study("quick", out=out, execution=Execution(progress=False, **options))
                 best = min(best, time.perf_counter() - start)
                 if first is None:
                     first = results

@@ -25,7 +25,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from mri_theory._utils.backends import one_thread
-from mri_theory.runners import run_curves
+from mri_theory.runners import Execution, run_curves
 from mri_theory.runners.study import CLASSIFIER_SETS, PRESETS, STRATEGY_SETS
 
 METHODS = (*STRATEGY_SETS["paper"], "MRI-best")
@@ -38,7 +38,7 @@ def curve_cost(problem: str, classifier: str, method: str) -> tuple[str, str, fl
         cpu, wall = time.process_time(), time.perf_counter()
         run_curves(problem, classifier, [method], pool_size=preset["pool_size"], replicates=1,
                    seed=preset["seed"], population_size=preset["population_size"], loss=preset["loss"],
-                   subsample=preset["subsample"], record_q_c=preset["record_q_c"], progress=False,
+                   subsample=preset["subsample"], record_q_c=preset["record_q_c"], execution=Execution(progress=False),
                    truth=preset["truth"])
         return classifier, method, time.process_time() - cpu, time.perf_counter() - wall
 

@@ -90,16 +90,11 @@ def _guarded(command: str, call: Callable[[], T], out: str | None = None, unit: 
         raise _Exit(130) from None
 
 
-def _execution_options(args: argparse.Namespace) -> dict:
-    """The ``backend``, ``scheduler`` and ``n_jobs`` of ``--jobs`` and ``--dask`` (absent: local; ``local``: a
-    LocalCluster of ``--jobs`` workers; else a scheduler's address)."""
-    return {"backend": "local" if args.dask is None else "dask",
-            "scheduler": None if args.dask in (None, "local") else args.dask, "n_jobs": args.jobs}
-
-
 def _execution(args: argparse.Namespace) -> backends.Execution:
-    """The :class:`~mri_theory.runners.sandbox.Execution` of ``--jobs`` and ``--dask``, with a progress bar."""
-    return backends.Execution(**_execution_options(args))
+    """The :class:`~mri_theory.runners.Execution` of ``--jobs`` and ``--dask`` (absent: local; ``local``: a
+    LocalCluster of ``--jobs`` workers; else a scheduler's address), with a progress bar."""
+    return backends.Execution(backend="local" if args.dask is None else "dask",
+                              scheduler=None if args.dask in (None, "local") else args.dask, n_jobs=args.jobs)
 
 
 def _curve_summary(table: pd.DataFrame, loss: str) -> pd.DataFrame:
@@ -217,7 +212,7 @@ def _diagnose(args: argparse.Namespace) -> int:
             raise ValueError(f"--classifiers must not repeat a name, got {', '.join(repeated)} more than once")
         return run_diagnostics(args.problem, args.classifiers, args.strategies, args.replicates, args.steps, args.pool,
                                trajectory=args.trajectory, population_size=args.population, seed=args.seed,
-                               truth=args.truth, out=args.out, out_name="--out", **_execution_options(args))
+                               truth=args.truth, out=args.out, out_name="--out", execution=_execution(args))
 
     result = _guarded("diagnose", run, args.out, "states")
     print(result.summary[["classifier", "strategy", "n_labelled", "spearman", "normalised_shortfall"]].round(3)
@@ -255,7 +250,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
         args.problems, args.classifiers, args.strategies, args.replicates, args.steps, args.pool, args.out,
         trajectory=args.trajectory, population_size=args.population, seed=args.seed, truth=args.truth,
         phases=args.phases, n_boot=args.boot, boot_seed=args.boot_seed, level=args.level, top_k=args.top_k,
-        resolved_only=not args.all_states, out_name="--out", **_execution_options(args)), args.out, "states")
+        resolved_only=not args.all_states, out_name="--out", execution=_execution(args)), args.out, "states")
     print(f"leaderboard: per phase of the curve (|D_S|, the labelled set's size), each statistic's mean over the "
           f"states [{100 * args.level:g} % percentile bootstrap interval over replicates, {args.boot} draws]; "
           f"sorted by normalised shortfall (0 optimal, 1 random selection); * anchors (MRI-best, RS); top_k_hit "

@@ -12,8 +12,12 @@ import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
-from mri_theory.runners import _curves
+from mri_theory.runners import Execution, _curves
 
+#: The runners' execution without a progress bar (in this process): ``run_curves(..., execution=QUIET)``.
+QUIET = Execution(progress=False)
+#: Two joblib worker processes, without a progress bar.
+TWO_WORKERS = Execution(n_jobs=2, progress=False)
 #: The Gaussian plug-in classifiers (one fitted-parameter fast path for their future losses).
 GAUSSIAN_CLASSIFIERS = ("lda", "qda", "nb", "mean")
 

@@ -21,6 +21,7 @@ import warnings
 import numpy as np
 import pytest
 from _optional import given, settings, st
+from _shared import QUIET
 
 from mri_theory._utils.validation import check_labels
 from mri_theory.analytic import guarantee as gu
@@ -75,7 +76,7 @@ def _gmp(classes=None, prior=(0.5, 0.5), name="p"):
 
 def _small_noisy(**kwargs):
     """noisy_selection_curves with tiny sizes, so a row that is not refused still ends fast."""
-    args = {"replicates": 1, "pool_size": 3, "budget": 1, "progress": False}
+    args = {"replicates": 1, "pool_size": 3, "budget": 1, "execution": QUIET}
     args.update(kwargs)
     return noisy_selection_curves(**args)
 
@@ -466,7 +467,7 @@ def test_population_does_not_freeze_the_callers_array():
 # merging them.  Every row passes tiny sizes, so a row that is *not* refused still finishes in seconds.
 
 SMALL = {"problem": "four-gaussian", "classifier": "knn5", "strategies": ["RS"], "pool_size": 3, "replicates": 1,
-         "budget": 1, "population_size": 64, "progress": False}
+         "budget": 1, "population_size": 64, "execution": QUIET}
 
 
 def _run_curves(tmp_path, **bad):
@@ -507,8 +508,7 @@ def _read_curves_non_csv(tmp_path):
 SANDBOX_ROWS = [
     ("run_curves-strategies-duplicate", lambda t: _run_curves(t, strategies=["RS", "RS"]), V, r"strategies"),
     ("run_curves-record_q_c-text", lambda t: _run_curves(t, record_q_c="no"), T, r"record_q_c"),
-    ("run_curves-n_jobs-0", lambda t: _run_curves(t, n_jobs=0), V, r"n_jobs"),
-    ("run_curves-n_jobs-text", lambda t: _run_curves(t, n_jobs="two"), T, r"n_jobs"),
+    ("run_curves-execution-text", lambda t: _run_curves(t, execution="local"), T, r"^execution must be an Execution"),
     ("run_curves-out-file", lambda t: _run_curves(t, out=_a_file(t)), V, r"\bout\b"),
     ("run_curves-out-inside-file", lambda t: _run_curves(t, out=_a_file(t) / "results"), V, r"\bout\b"),
     ("read_curves-non-csv", _read_curves_non_csv, V, r"\bpath\b"),

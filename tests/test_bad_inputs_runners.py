@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _shared import QUIET
 
 from mri_theory.classifiers import get_classifier
 from mri_theory.cli import main
@@ -55,30 +56,29 @@ def no_work(monkeypatch):
 
 def _curves(out, **change):
     return run_curves(**{**dict(problem="four-gaussian", classifier="lda", strategies=["RS"], pool_size=6,
-                                replicates=1, population_size=200, progress=False), **change}, out=out)
+                                replicates=1, population_size=200, execution=QUIET), **change}, out=out)
 
 
 def _study(out, **change):
     return run_study(**{**dict(problems=["four-gaussian"], classifiers=["lda"], strategies=["RS"], replicates=1,
                                pool_size=6, population_size=200, asymptotic_train=50, asymptotic_replicates=1,
-                               asymptotic_population=200, progress=False), **change}, out=out)
+                               asymptotic_population=200, execution=QUIET), **change}, out=out)
 
 
 def _states(out, **change):
     return score_states(**{**dict(problem="four-gaussian", classifier="lda", strategies=["RS"], replicates=1,
-                                  steps=[1], pool_size=6, population_size=200, progress=False), **change}, out=out)
+                                  steps=[1], pool_size=6, population_size=200, execution=QUIET), **change}, out=out)
 
 
 def _board(out, **change):
     return run_leaderboard(**{**dict(problems="four-gaussian", classifiers="lda", strategies=["RS"], replicates=1,
-                                     steps=[1], pool_size=6, population_size=200, progress=False), **change}, out=out)
+                                     steps=[1], pool_size=6, population_size=200, execution=QUIET), **change}, out=out)
 
 
 SIZES = [
     (_curves, "pool_size", HUGE, "pool_size must be <= 100_000"),
     (_curves, "population_size", HUGE, "population_size must be <= 1_000_000"),
     (_curves, "replicates", HUGE, "replicates must be <= 100_000"),
-    (_curves, "n_jobs", 10**6, "n_jobs must be at most 256"),
     (_curves, "budget", HUGE, "budget .* must not exceed pool_size"),
     (_study, "pool_size", HUGE, "pool_size must be <= 100_000"),
     (_study, "population_size", HUGE, "population_size must be <= 1_000_000"),
@@ -86,15 +86,12 @@ SIZES = [
     (_study, "asymptotic_train", HUGE, "asymptotic_train must be <= 1_000_000"),
     (_study, "asymptotic_population", HUGE, "asymptotic_population must be <= 1_000_000"),
     (_study, "asymptotic_replicates", HUGE, "asymptotic_replicates must be <= 100_000"),
-    (_study, "n_jobs", 10**6, "n_jobs must be at most 256"),
     (_states, "pool_size", HUGE, "pool_size must be <= 100_000"),
     (_states, "population_size", HUGE, "population_size must be <= 1_000_000"),
     (_states, "replicates", HUGE, "replicates must be <= 100_000"),
-    (_states, "n_jobs", 10**6, "n_jobs must be at most 256"),
     (_board, "pool_size", HUGE, "pool_size must be <= 100_000"),
     (_board, "population_size", HUGE, "population_size must be <= 1_000_000"),
     (_board, "replicates", HUGE, "replicates must be <= 100_000"),
-    (_board, "n_jobs", 10**6, "n_jobs must be at most 256"),
     (_board, "n_boot", HUGE, "n_boot must be <= 10_000"),
 ]
 
@@ -150,15 +147,15 @@ def test_a_pool_larger_than_the_data_is_refused_before_any_file(tmp_path, no_wor
 
 
 def test_record_q_c_defaults_to_where_the_truth_exists(tmp_path):
-    table = run_curves("wine", "lda", ["RS"], pool_size=30, budget=2, replicates=1, progress=False)
+    table = run_curves("wine", "lda", ["RS"], pool_size=30, budget=2, replicates=1, execution=QUIET)
     assert table.q_c_chosen.isna().all() and np.isfinite(table.loss).all()  # nothing recorded on real data
     with pytest.raises(ValueError, match="record_q_c must be False"):
-        run_curves("wine", "lda", ["RS"], pool_size=30, budget=2, replicates=1, record_q_c=True, progress=False)
+        run_curves("wine", "lda", ["RS"], pool_size=30, budget=2, replicates=1, record_q_c=True, execution=QUIET)
     truth = run_curves("four-gaussian", "lda", ["RS"], pool_size=5, budget=2, replicates=1, population_size=200,
-                       progress=False)
+                       execution=QUIET)
     assert np.isfinite(truth.q_c_chosen.iloc[:-1]).all()  # recorded where the truth exists, as before
     explicit = run_curves("four-gaussian", "lda", ["RS"], pool_size=5, budget=2, replicates=1, population_size=200,
-                          record_q_c=True, progress=False)
+                          record_q_c=True, execution=QUIET)
     pd.testing.assert_frame_equal(truth, explicit, check_exact=True)
     assert main(["curves", "--problem", "wine", "--classifier", "lda", "--strategies", "RS", "--replicates", "1",
                  "--pool", "30", "--budget", "2", "--out", str(tmp_path / "wine")]) == 0

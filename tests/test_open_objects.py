@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 import pytest
-from _shared import count_pairs
+from _shared import QUIET, TWO_WORKERS, count_pairs
 from pandas.testing import assert_frame_equal
 
 from mri_theory import strategies
@@ -34,7 +34,7 @@ from mri_theory.classifiers import (
     register_classifier,
 )
 from mri_theory.problems import get_problem
-from mri_theory.runners import score_states
+from mri_theory.runners import Execution, score_states
 from mri_theory.runners.sandbox import DamagedPartWarning, run_curves
 from mri_theory.runners.study import run_study
 from mri_theory.strategies import (
@@ -92,7 +92,7 @@ def replicate_data(problem: str, pool_size: int, population_size: int, seed: int
 
 
 SMALL = dict(problem="four-gaussian", pool_size=8, budget=4, replicates=2, population_size=400, seed=3,
-             progress=False)
+             execution=QUIET)
 
 
 @pytest.fixture(scope="module")
@@ -120,8 +120,8 @@ def test_own_strategy_and_classifier_in_run_curves_match_direct_computation(own_
 
 
 def test_own_objects_with_two_workers_equal_serial(own_serial):
-    parallel = run_curves(classifier=NearestCentroid(), strategies=[FarthestFromLabelled(), "SE"], n_jobs=2,
-                          **SMALL)
+    parallel = run_curves(classifier=NearestCentroid(), strategies=[FarthestFromLabelled(), "SE"],
+                          **{**SMALL, "execution": TWO_WORKERS})
     assert_frame_equal(parallel, own_serial, check_exact=True)
 
 
@@ -130,7 +130,7 @@ def test_a_registered_strategy_works_with_two_workers(own_registrations):
     register_strategy("farthest2", lambda: FarthestFromLabelled(power=2.0))
     args = dict(classifier="lda", strategies=["farthest2", "RS"], **SMALL)
     serial = run_curves(**args)
-    assert_frame_equal(run_curves(**args, n_jobs=2), serial, check_exact=True)
+    assert_frame_equal(run_curves(**{**args, "execution": TWO_WORKERS}), serial, check_exact=True)
     # squaring the distance keeps its argmax: the same picks as the object, under this label and its seed
     labelled = FarthestFromLabelled()
     labelled.name = "farthest2"
@@ -141,16 +141,16 @@ def test_a_registered_strategy_works_with_two_workers(own_registrations):
 def test_own_objects_in_run_study_on_dask_equal_serial(cluster):
     args = dict(problems=["four-gaussian"], classifiers=[NearestCentroid(), "lda"],
                 strategies=[FarthestFromLabelled(), "RS"], replicates=2, pool_size=6, population_size=300,
-                asymptotic_train=50, asymptotic_replicates=1, asymptotic_population=300, seed=2, progress=False)
+                asymptotic_train=50, asymptotic_replicates=1, asymptotic_population=300, seed=2, execution=QUIET)
     local = run_study(**args)
-    remote = run_study(**args, backend="dask", scheduler=cluster.scheduler_address)
+    remote = run_study(**{**args, "execution": Execution("dask", cluster.scheduler_address, progress=False)})
     assert_frame_equal(remote.curves, local.curves, check_exact=True)
     assert_frame_equal(remote.asymptotic, local.asymptotic, check_exact=True)
     assert list(local.curves.strategy.unique()) == ["Farthest", "RS", "MRI-best"]
     assert list(local.asymptotic.classifier) == ["centroid", "lda"]
     # the pairing's curves are run_curves' with the same objects
     alone = run_curves("four-gaussian", NearestCentroid(), [FarthestFromLabelled()], pool_size=6, replicates=2,
-                       population_size=300, seed=2, record_q_c=False, progress=False)
+                       population_size=300, seed=2, record_q_c=False, execution=QUIET)
     rows = local.curves[(local.curves.classifier == "centroid") & (local.curves.strategy == "Farthest")]
     assert_frame_equal(rows.reset_index(drop=True), alone, check_exact=True)
 
@@ -158,13 +158,13 @@ def test_own_objects_in_run_study_on_dask_equal_serial(cluster):
 def test_own_objects_in_score_states_with_two_workers_equal_serial():
     args = dict(problem="four-gaussian", classifier=NearestCentroid(), strategies=[FarthestFromLabelled(), "SE"],
                 replicates=2, steps=[0, 3], pool_size=8, population_size=300, trajectory=FarthestFromLabelled(),
-                progress=False)
+                execution=QUIET)
     serial = score_states(**args)
-    assert_frame_equal(score_states(**args, n_jobs=2), serial, check_exact=True)
+    assert_frame_equal(score_states(**{**args, "execution": TWO_WORKERS}), serial, check_exact=True)
     assert set(serial.trajectory) == {"Farthest"} and set(serial.classifier) == {"centroid"}
     # the states follow the trajectory object's curve; its scores are the distances to the labelled set
     curve = run_curves("four-gaussian", NearestCentroid(), [FarthestFromLabelled()], pool_size=8, budget=3,
-                       replicates=2, population_size=300, subsample=None, record_q_c=False, progress=False)
+                       replicates=2, population_size=300, subsample=None, record_q_c=False, execution=QUIET)
     X0, _, pool_X, _, _ = replicate_data("four-gaussian", 8, 300, 0, 1)
     picks = curve[curve.replicate == 1].chosen.to_numpy()[:3]
     rows = serial[(serial.replicate == 1) & (serial.step == 3) & (serial.strategy == "Farthest")]
@@ -178,7 +178,7 @@ def test_own_objects_in_score_states_with_two_workers_equal_serial():
 
 
 def test_objects_equal_to_registered_ones_give_the_rows_of_the_names():
-    args = dict(pool_size=8, budget=3, replicates=2, population_size=300, seed=5, progress=False)
+    args = dict(pool_size=8, budget=3, replicates=2, population_size=300, seed=5, execution=QUIET)
     names = run_curves("four-gaussian", "knn5", ["SMRI", "RS", "MRI-best"], **args)
     objects = run_curves(get_problem("four-gaussian"), KNN(5), [SimpleMRI(), get_strategy("RS"),
                                                                  strategies.MRIBest()], **args)
@@ -328,7 +328,7 @@ def blind():
 
 
 def test_without_truth_the_practical_strategies_run_and_the_rest_is_refused(blind, tmp_path):
-    args = dict(classifier="lda", pool_size=6, budget=3, replicates=1, population_size=300, progress=False)
+    args = dict(classifier="lda", pool_size=6, budget=3, replicates=1, population_size=300, execution=QUIET)
     table = run_curves(blind, strategies=["RS", "SE"], record_q_c=False, **args)
     truth = run_curves("four-gaussian", strategies=["RS", "SE"], record_q_c=False, truth="sampled", **args)
     assert_frame_equal(table.assign(problem="four-gaussian"), truth, check_exact=True)
@@ -343,7 +343,7 @@ def test_without_truth_the_practical_strategies_run_and_the_rest_is_refused(blin
     # a study of it has no MRI-best (no regret)
     study = run_study(problems=[blind], classifiers=["lda"], strategies=["RS"], replicates=1, pool_size=4,
                       population_size=200, asymptotic_train=40, asymptotic_replicates=1, asymptotic_population=200,
-                      progress=False)
+                      execution=QUIET)
     assert list(study.curves.strategy.unique()) == ["RS"]
 
 
@@ -392,7 +392,7 @@ def test_a_factory_of_the_wrong_type_is_refused_before_any_file(own_registration
     else:
         args[register] = "wrong-type"
     with pytest.raises(TypeError, match="wrong-type"):
-        run_curves(**args, pool_size=4, replicates=1, population_size=200, out=tmp_path / "out", progress=False)
+        run_curves(**args, pool_size=4, replicates=1, population_size=200, out=tmp_path / "out", execution=QUIET)
     assert not (tmp_path / "out").exists()
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from _shared import QUIET
 from scipy import integrate, stats
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
@@ -98,7 +99,7 @@ def test_run_study_asymptotic_loss_is_the_mean_over_replicates_of_closed_form_er
     RecordingLDA.fits.clear()
     result = run_study(problems=["two-gaussians"], classifiers=[RecordingLDA()], strategies=["RS"], replicates=1,
                        pool_size=6, population_size=200, seed=3, asymptotic_train=61, asymptotic_replicates=3,
-                       asymptotic_population=20_000, progress=False)
+                       asymptotic_population=20_000, execution=QUIET)
     assert result.asymptotic["asymptotic_loss"].iloc[0] == pytest.approx(_expected_from_recorded_fits(61, 3),
                                                                         abs=1e-4)
 

@@ -1,12 +1,10 @@
 """Where a runner's tasks run: in this process, in joblib workers, or on a Dask cluster.
 
-One home for the backends of :func:`mri_theory.runners.sandbox.run_curves`,
-:func:`mri_theory.runners.study.run_study` and
-:func:`mri_theory.runners.score_states`: :class:`Execution`, their one
-options object (public as :class:`mri_theory.runners.sandbox.Execution`, re-exported
-by ``study`` and ``diagnostics``), made from their ``execution`` argument or
-their ``backend``, ``scheduler``, ``n_jobs`` and ``progress`` keywords by
-:func:`resolve_execution`, and :func:`results`, which yields
+One home for the backends of every runner (:func:`mri_theory.runners.sandbox.run_curves`,
+:func:`mri_theory.runners.study.run_study`, :func:`mri_theory.runners.score_states`, ...):
+:class:`Execution`, their one options object and their one way to say where the tasks run
+(public as :class:`mri_theory.runners.Execution`; a runner's ``execution`` argument, checked by
+:func:`check_execution`), and :func:`results`, which yields
 ``compute(*task)`` for every task as it finishes.  The workers only compute;
 the caller writes every file as each result arrives.  Closing the generator
 (an interrupted run) stops the remaining tasks.
@@ -33,7 +31,6 @@ imported only by the Dask backend.
 from __future__ import annotations
 
 import contextlib
-import enum
 import functools
 import logging
 import os
@@ -49,8 +46,7 @@ import numpy as np
 from mri_theory._utils import limits
 from mri_theory._utils import validation as check
 
-__all__ = ["DEFAULT", "Default", "Execution", "check_backend", "check_n_jobs", "one_thread", "resolve_execution",
-           "results"]
+__all__ = ["Execution", "check_backend", "check_execution", "check_n_jobs", "one_thread", "results"]
 
 BACKENDS = ("local", "dask")
 
@@ -106,12 +102,10 @@ def check_backend(backend: Any, scheduler: Any, n_jobs: Any) -> tuple[str, str |
 class Execution:
     """Where and how a runner runs its tasks: one options object for every runner.
 
-    Accepted by :func:`mri_theory.runners.sandbox.run_curves`,
-    :func:`mri_theory.runners.study.run_study` and
-    :func:`mri_theory.runners.score_states` as ``execution=``; their
-    ``backend``, ``scheduler``, ``n_jobs`` and ``progress`` keywords remain
-    and mean the same.  Every field is checked when the object is made.
-    Results and files are identical whatever the execution.
+    Every runner's ``execution=`` (:func:`mri_theory.runners.sandbox.run_curves`,
+    :func:`mri_theory.runners.study.run_study`, :func:`mri_theory.runners.score_states`, ...;
+    the command line builds one from ``--jobs`` and ``--dask``).  Every field is checked when the
+    object is made.  Results and files are identical whatever the execution.
 
     Parameters
     ----------
@@ -149,39 +143,13 @@ class Execution:
         object.__setattr__(self, "progress", check.flag(self.progress, "progress"))
 
 
-class Default(enum.Enum):
-    """The type of :data:`DEFAULT`."""
-
-    TOKEN = "default"
-
-    def __repr__(self) -> str:
-        return "<default>"
-
-
-#: The default of a runner's ``backend``, ``scheduler``, ``n_jobs`` and ``progress``: not given, so the field of
-#: its ``execution``, or without one :class:`Execution`'s default (None would not do: ``scheduler=None`` means
-#: "start a LocalCluster", and ``n_jobs=None`` or ``progress=None`` are refused).
-DEFAULT = Default.TOKEN
-
-
-def resolve_execution(execution: Any = None, **keywords: Any) -> Execution:
-    """The checked :class:`Execution` of a runner called with ``execution`` and its old keywords.
-
-    ``keywords`` are the runner's ``backend``, ``scheduler``, ``n_jobs`` and
-    ``progress``, :data:`DEFAULT` when not given.  Without ``execution`` they
-    make one (a keyword not given takes :class:`Execution`'s default); with
-    it, a keyword given must agree with its field, else a ValueError naming
-    both.
-    """
-    given = {name: value for name, value in keywords.items() if value is not DEFAULT}
+def check_execution(execution: Any) -> Execution:
+    """A runner's ``execution``: an :class:`Execution`, or ``None`` for ``Execution()`` (local, in this process,
+    with a progress bar); a TypeError naming ``execution`` otherwise."""
     if execution is None:
-        return Execution(**given)
+        return Execution()
     if not isinstance(execution, Execution):
         raise TypeError(f"execution must be an Execution or None, got {type(execution).__name__}")
-    for name, value in given.items():
-        if value != getattr(execution, name):
-            raise ValueError(f"execution and {name} conflict: execution.{name} is {getattr(execution, name)!r}, "
-                             f"{name} is {value!r}; pass one of them")
     return execution
 
 

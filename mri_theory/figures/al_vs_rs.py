@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from mri_theory._utils.backends import Execution
 from mri_theory.figures import register
 from mri_theory.figures.curves import plot_mean_curves
 from mri_theory.runners.sandbox import run_curves
@@ -28,7 +29,7 @@ def make(quick: bool, rng: np.random.Generator) -> Figure:
     sizes: dict[str, Any] = dict(pool_size=60, budget=30, replicates=4, population_size=2000) if quick else \
         dict(pool_size=300, budget=120, replicates=30, population_size=10_000)
     df = run_curves(PROBLEM, "knn5", list(COLOURS), seed=int(rng.integers(2**31)), record_q_c=False,
-                    progress=False, **sizes)
+                    execution=Execution(progress=False), **sizes)
     fig = Figure(figsize=(8, 5.5), layout="constrained")
     ax = fig.subplots()
     curves = plot_mean_curves(ax, df, COLOURS)

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from mri_theory._utils.backends import Execution
 from mri_theory.figures import register
 from mri_theory.figures.curves import plot_mean_curves
 from mri_theory.problems import get_problem
@@ -21,7 +22,7 @@ def make(quick: bool, rng: np.random.Generator) -> Figure:
     sizes: dict[str, Any] = dict(pool_size=40, budget=15, replicates=3, population_size=2000) if quick else \
         dict(pool_size=250, budget=100, replicates=20, population_size=10_000)
     df = run_curves("four-gaussian", "knn5", list(COLOURS), seed=int(rng.integers(2**31)), subsample=None,
-                    record_q_c=False, progress=False, **sizes)
+                    record_q_c=False, execution=Execution(progress=False), **sizes)
     fig = Figure(figsize=(8, 5.5), layout="constrained")
     ax = fig.subplots()
     plot_mean_curves(ax, df, COLOURS)

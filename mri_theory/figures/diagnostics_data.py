@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from mri_theory._utils.backends import Execution
 from mri_theory.classifiers import get_classifier
 from mri_theory.engine import exact_truth_available
 from mri_theory.evaluation import estimator_errors, summarise_states
@@ -72,7 +73,7 @@ def figure_seed(rng: np.random.Generator) -> int:
 def diagnostics_tables(quick: bool, seed: int) -> DiagnosticTables:
     """Score the states of :data:`SIZES` ``[quick]`` for both classifiers and summarise them (cached)."""
     states = pd.concat([score_states(problem=PROBLEM, classifier=classifier, strategies=list(STRATEGIES[quick]),
-                                     seed=seed, progress=False, **SIZES[quick])
+                                     seed=seed, execution=Execution(progress=False), **SIZES[quick])
                         for classifier in CLASSIFIERS], ignore_index=True)
     return DiagnosticTables(states, summarise_states(states), estimator_errors(states),
                             estimator_errors(states, per_state=True))

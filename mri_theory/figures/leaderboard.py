@@ -58,6 +58,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from mri_theory._utils import validation as check
+from mri_theory._utils.backends import Execution
 from mri_theory.evaluation import ANCHORS, leaderboard
 from mri_theory.figures import register
 from mri_theory.runners import STRATEGY_SETS, read_leaderboard, score_states
@@ -115,8 +116,9 @@ def quick_leaderboard(rng: np.random.Generator) -> pd.DataFrame:
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     seed, boot_seed = (int(v) for v in rng.integers(2**31, size=2))
     sizes = {key: QUICK[key] for key in ("replicates", "steps", "pool_size", "population_size")}
+    quiet = Execution(progress=False)
     states = pd.concat([score_states(QUICK["problem"], classifier, list(QUICK["strategies"]), seed=seed,
-                                     progress=False, **sizes) for classifier in QUICK["classifiers"]],
+                                     execution=quiet, **sizes) for classifier in QUICK["classifiers"]],
                        ignore_index=True)
     return leaderboard(states, n_boot=QUICK["n_boot"], seed=boot_seed)
 

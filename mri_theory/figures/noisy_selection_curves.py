@@ -6,6 +6,7 @@ import numpy as np
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
+from mri_theory._utils.backends import Execution
 from mri_theory.analytic.two_gaussians import TwoGaussians
 from mri_theory.figures import register
 from mri_theory.figures.curves import plot_mean_curves
@@ -35,7 +36,7 @@ def make(quick: bool, rng: np.random.Generator) -> Figure:
     """Mean error rate after each label with +-1 SE bands (``run_curves`` results); the Bayes error dashed."""
     seed = int(rng.integers(2**31))
     df = noisy_selection_curves(DEFAULT_RELATIVE_SIGMAS, replicates=30 if quick else 400, pool_size=100, budget=30,
-                                seed=seed, progress=False)
+                                seed=seed, execution=Execution(progress=False))
     labels = {NoisyOracle(s).name: _label(s) for s in DEFAULT_RELATIVE_SIGMAS}
     df = df.assign(strategy=df.strategy.map(lambda name: labels.get(name, name)))
     fig = Figure(figsize=(8, 5.5), layout="constrained")

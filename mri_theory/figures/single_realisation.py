@@ -8,6 +8,7 @@ import numpy as np
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
+from mri_theory._utils.backends import Execution
 from mri_theory.figures import register
 from mri_theory.problems import get_problem
 from mri_theory.runners.sandbox import run_curves
@@ -24,7 +25,7 @@ def make(quick: bool, rng: np.random.Generator) -> Figure:
         dict(pool_size=250, budget=40, population_size=10_000)
     names = list(STRATEGIES)
     df = run_curves("four-gaussian", "knn5", names, replicates=1, seed=int(rng.integers(2**31)),
-                    record_q_c=False, progress=False, **sizes)
+                    record_q_c=False, execution=Execution(progress=False), **sizes)
     fig = Figure(figsize=(9, 5.5), layout="constrained")
     ax = fig.subplots()
     colours = colormaps["tab10"](np.arange(len(names)))

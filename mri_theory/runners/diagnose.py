@@ -47,7 +47,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from mri_theory._utils import backends
-from mri_theory._utils.backends import DEFAULT, Default, Execution
+from mri_theory._utils.backends import Execution
 from mri_theory._utils.versions import library_versions
 from mri_theory.classifiers import Classifier
 from mri_theory.evaluation.summaries import estimator_errors, summarise_states
@@ -97,10 +97,6 @@ def run_diagnostics(
     truth: str = "auto",
     out: str | os.PathLike,
     out_name: str = "out",
-    backend: str | Default = DEFAULT,
-    scheduler: str | None | Default = DEFAULT,
-    n_jobs: int | Default = DEFAULT,
-    progress: bool | Default = DEFAULT,
     execution: Execution | None = None,
 ) -> Diagnostics:
     r"""Score the states of ``problem`` with each classifier, and write the summaries of ranking and estimators.
@@ -132,7 +128,7 @@ def run_diagnostics(
         The output folder (module docstring); created if needed.
     out_name : str, default "out"
         How the messages name ``out`` (``mri-theory diagnose`` passes ``"--out"``).
-    backend, scheduler, n_jobs, progress, execution
+    execution : Execution, optional
         As in :func:`~mri_theory.runners.states.score_states`.
 
     Returns
@@ -170,8 +166,7 @@ def run_diagnostics(
     if not classifiers:
         raise ValueError("classifiers must name at least one classifier")
     folder = _grid.check_folder(out, out_name, SUMMARY_FILES)
-    execution = backends.resolve_execution(execution, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
-                                           progress=progress)
+    execution = backends.check_execution(execution)
     pairings = _grid.plan_grid([problem], classifiers, strategies, replicates, steps, pool_size,
                                trajectory=trajectory, population_size=population_size, seed=seed, truth=truth,
                                folder=folder, execution=execution)  # every classifier's call checked before any work

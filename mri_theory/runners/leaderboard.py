@@ -83,7 +83,7 @@ import pandas as pd
 
 from mri_theory._utils import backends
 from mri_theory._utils import validation as check
-from mri_theory._utils.backends import DEFAULT, Default, Execution
+from mri_theory._utils.backends import Execution
 from mri_theory._utils.versions import library_versions
 from mri_theory.classifiers import Classifier
 from mri_theory.evaluation.leaderboards import LEADERBOARD_STATISTICS, PHASE_EDGES, leaderboard, leaderboard_options
@@ -141,10 +141,6 @@ def run_leaderboard(
     top_k: int = 5,
     resolved_only: bool = True,
     out_name: str = "out",
-    backend: str | Default = DEFAULT,
-    scheduler: str | None | Default = DEFAULT,
-    n_jobs: int | Default = DEFAULT,
-    progress: bool | Default = DEFAULT,
     execution: Execution | None = None,
 ) -> Leaderboard:
     r"""Score every strategy beside the truth on a grid of problems and classifiers, and write the leaderboard.
@@ -196,7 +192,7 @@ def run_leaderboard(
         bootstrap draws.
     out_name : str, default "out"
         How the messages name ``out`` (``mri-theory leaderboard`` passes ``"--out"``).
-    backend, scheduler, n_jobs, progress, execution
+    execution : Execution, optional
         As in :func:`~mri_theory.runners.states.score_states`.
 
     Returns
@@ -235,8 +231,7 @@ def run_leaderboard(
     if out is None:
         raise TypeError(f"{out_name} must be a folder path (str or os.PathLike), got None")
     folder = _grid.check_folder(out, out_name, LEADERBOARD_FILES)
-    execution = backends.resolve_execution(execution, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
-                                           progress=progress)
+    execution = backends.check_execution(execution)
     pairings = _grid.plan_grid([item for item, _, _ in problem_items], [item for item, _, _ in classifier_items],
                                [item for item, _, _ in strategy_items], replicates, steps, pool_size,
                                trajectory=trajectory, population_size=population_size, seed=seed, truth=truth,

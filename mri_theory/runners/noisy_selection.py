@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from mri_theory._utils import validation as check
+from mri_theory._utils.backends import Execution
 from mri_theory.analytic.guarantee import check_sigma
 from mri_theory.engine.targets import true_q_c
 from mri_theory.runners.sandbox import run_curves
@@ -124,10 +125,9 @@ def noisy_selection_curves(
     seed: int = 0,
     population_size: int = POPULATION_SIZE,
     record_q_c: bool = False,
-    n_jobs: int = 1,
-    progress: bool = True,
     *,
     truth: str = "auto",
+    execution: Execution | None = None,
 ) -> pd.DataFrame:
     r"""Learning curves of noisy-:math:`Q^c` selection on the §3.2 problem (the §3.3 demonstration).
 
@@ -145,7 +145,7 @@ def noisy_selection_curves(
         Distinct noise levels ``>= 0`` relative to the sd of :math:`Q^c` over
         the remaining pool (:class:`NoisyOracle`); ``0`` is MRI-best's
         choice, ``inf`` is RS.  MRI-worst (argmin of :math:`Q^c`) is always added.
-    replicates, pool_size, budget, seed, n_jobs, progress
+    replicates, pool_size, budget, seed, execution
         As in :func:`~mri_theory.runners.sandbox.run_curves` (``budget <= pool_size``).
     population_size : int, default :data:`POPULATION_SIZE`
         The sampled evaluation population (``truth="sampled"``; see
@@ -183,6 +183,6 @@ def noisy_selection_curves(
         raise ValueError(f"relative_sigmas must be distinct, got {relative_sigmas!r}")
     strategies = [NoisyOracle(s) for s in levels] + [MRIWorst()]
     return run_curves(problem="two-gaussians", classifier="mean", strategies=strategies, pool_size=pool_size,
-                      replicates=replicates, seed=seed, n_jobs=n_jobs, budget=budget,
+                      replicates=replicates, seed=seed, budget=budget,
                       population_size=population_size, loss="error", subsample=None, record_q_c=record_q_c,
-                      progress=progress, truth=truth)
+                      truth=truth, execution=execution)

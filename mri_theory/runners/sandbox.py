@@ -24,7 +24,7 @@ in a study) they must be letters, digits and ``. _ + -`` without ``__``.
 The registries (``register_strategy``, ``register_classifier``,
 ``register_problem``) are consulted in the calling process only: the tasks
 carry the objects themselves to the workers (pickled by joblib or Dask), so a
-class defined in a script or a test module works with ``n_jobs > 1`` too.
+class defined in a script or a test module works with worker processes too (``Execution(n_jobs=2)``).
 Every (strategy, replicate) pair starts from fresh copies of the classifier
 and the strategy.
 
@@ -40,7 +40,7 @@ population_size, rng)``) from ``SeedSequence(seed, spawn_key=(r, 0))``;
 strategy ``s`` in replicate ``r`` draws from ``SeedSequence(seed, spawn_key=(r, 1, crc32(s)))``
 (``crc32`` of the UTF-8 label), and the sub-sample of step ``t`` from ``SeedSequence(seed, spawn_key=(r, 2, t))``
 (the same for every strategy).  So a (strategy, replicate) pair gives the same
-result whichever other pairs run, in one process or many (``n_jobs``), and an
+result whichever other pairs run, in one process or many (``execution``), and an
 interrupted run resumes pair by pair; an object equal to a registered
 strategy under the same label gives the same rows as its name.
 
@@ -77,7 +77,7 @@ Output folder (``out``):
 Every file is written to a fresh temporary file in the same folder (mode
 ``0o666`` minus the umask) and renamed over its name, so a kill never leaves a
 partial file; an ``OSError`` while writing (a full disk) names the file. Only
-the calling process writes: with ``n_jobs != 1`` the joblib workers compute
+the calling process writes: with worker processes the joblib (or Dask) workers compute
 and return a pair's table and the parent writes its part as it arrives, so a
 killed run leaves no writer behind.
 
@@ -107,7 +107,7 @@ from pathlib import Path
 import pandas as pd
 
 from mri_theory._utils import backends, limits
-from mri_theory._utils.backends import DEFAULT, Default, Execution
+from mri_theory._utils.backends import Execution
 from mri_theory.classifiers import Classifier
 from mri_theory.problems import Problem, initial_labelled_set
 from mri_theory.runners import _store
@@ -146,18 +146,14 @@ def run_curves(
     pool_size: int = 250,
     replicates: int = 10,
     seed: int = 0,
-    n_jobs: int | Default = DEFAULT,
+    *,
     budget: int | None = None,
     population_size: int = 10_000,
     loss: str = "error",
     subsample: int | None = 100,
     record_q_c: bool | None = None,
     out: str | os.PathLike | None = None,
-    progress: bool | Default = DEFAULT,
-    *,
     truth: str = "auto",
-    backend: str | Default = DEFAULT,
-    scheduler: str | None | Default = DEFAULT,
     execution: Execution | None = None,
 ) -> pd.DataFrame:
     r"""Learning curves of AL strategies on a problem (§5.2), paired over replicates.
@@ -195,12 +191,6 @@ def run_curves(
         Monte Carlo replicates (paired: all strategies share each replicate's
         data; at most 100 000).
     seed : int
-    n_jobs : int, optional
-        Parallel (strategy, replicate) jobs (joblib, or the Dask
-        ``LocalCluster``): a positive count (at most 256), or -1 for all cores
-        (joblib's other negative values are refused); default 1.  Results are
-        identical to a serial run; the workers only compute, this process
-        writes the files.
     budget : int, optional
         Labels to acquire (default: exhaust the pool).
     population_size : int
@@ -237,8 +227,6 @@ def run_curves(
         same folder is refused, naming the pid of the first.  ``curves.csv``
         is listed with its SHA-256 in ``checksums.json``
         (:func:`read_curves` verifies it).
-    progress : bool, optional
-        Show a tqdm progress bar (default True).
     truth : {"auto", "exact", "sampled"}, default "auto"
         How the truth (the curve's loss, the oracles' and the recorded
         :math:`Q^c`) is evaluated: ``"exact"`` integrates it over the
@@ -266,15 +254,10 @@ def run_curves(
         paired difference, exactly tied, or, with that confidence, better
         by less than 5 % of the spread of :math:`Q^c` over the
         candidates).
-    backend : {"local", "dask"}, optional
-        Where the tasks run (:class:`Execution`; default ``"local"``).
-    scheduler : str, optional
-        ``backend="dask"`` only: a running scheduler's address; ``None``
-        starts a ``LocalCluster`` of ``n_jobs`` workers.
     execution : Execution, optional
-        ``backend``, ``scheduler``, ``n_jobs`` and ``progress`` in one object;
-        a keyword given beside it must agree with it (a ``ValueError`` naming
-        both otherwise).
+        Where and how the tasks run (:class:`~mri_theory.runners.Execution`: local or Dask, worker processes,
+        a progress bar); default ``Execution()``, in this process with a progress bar.  Results and files are
+        identical whatever runs them.
 
     Returns
     -------
@@ -299,13 +282,12 @@ def run_curves(
         naming ``out`` when the folder holds another study (another problem
         or classifier of the same name included) or an unreadable
         ``config.json``, when another process is writing it (its pid named),
-        or when a folder stands where a part file belongs; ``ValueError``
-        naming ``execution`` and the keyword that disagrees with it.
+        or when a folder stands where a part file belongs.
     OSError
         When a file cannot be written (a full disk, ...), naming the file, or
         the ``scheduler`` cannot be reached.
     ImportError
-        ``backend="dask"`` without the ``dask`` extra installed.
+        ``Execution(backend="dask")`` without the ``dask`` extra installed.
 
     Warns
     -----
@@ -321,8 +303,7 @@ def run_curves(
     run = Run(cfg, problem_item[1], classifier_item[1], strategy_objects(strategies, cfg.loss))
     check_truth(run)
     replicates = limits.size(replicates, "replicates", limits.MAX_REPLICATES)
-    execution = backends.resolve_execution(execution, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
-                                            progress=progress)
+    execution = backends.check_execution(execution)
     out_path = check_out(out)
     pairs = [(s, r) for s in run.strategies for r in range(replicates)]
     if out_path is None:

@@ -132,7 +132,7 @@ import pandas as pd
 
 from mri_theory._utils import backends, limits
 from mri_theory._utils import validation as check
-from mri_theory._utils.backends import DEFAULT, Default, Execution
+from mri_theory._utils.backends import Execution
 from mri_theory.classifiers import Classifier
 from mri_theory.engine.targets import DOUBLINGS, true_q_c_and_loss
 from mri_theory.problems import Problem
@@ -363,10 +363,6 @@ def score_states(
     seed: int = 0,
     truth: str = "auto",
     out: str | os.PathLike | None = None,
-    backend: str | Default = DEFAULT,
-    scheduler: str | None | Default = DEFAULT,
-    n_jobs: int | Default = DEFAULT,
-    progress: bool | Default = DEFAULT,
     execution: Execution | None = None,
     timings: bool = False,
 ) -> pd.DataFrame:
@@ -421,21 +417,10 @@ def score_states(
         A folder for verified, resumable storage (module docstring).  Its
         settings record the ``repr`` of every object: rerunning with another
         object of the same name (other parameters) is refused (``out``).
-    backend : {"local", "dask"}, optional
-        As in :func:`mri_theory.runners.study.run_study` (default ``"local"``);
-        results are identical.
-    scheduler : str, optional
-        ``backend="dask"`` only: a running scheduler's address; ``None``
-        starts a ``LocalCluster`` of ``n_jobs`` workers.
-    n_jobs : int, optional
-        Local worker processes (joblib or the ``LocalCluster``): a positive
-        count or -1 (all cores); 1 with a ``scheduler``; default 1.
-    progress : bool, optional
-        A tqdm progress bar over the states (default True).
     execution : Execution, optional
-        ``backend``, ``scheduler``, ``n_jobs`` and ``progress`` in one
-        object (:class:`mri_theory.runners.sandbox.Execution`); a keyword given
-        beside it must agree with it (a ``ValueError`` naming both otherwise).
+        Where and how the tasks run (:class:`~mri_theory.runners.Execution`: local or Dask, worker processes,
+        a progress bar); default ``Execution()``, in this process with a progress bar.  Results and files are
+        identical whatever runs them.
     timings : bool, default False
         With ``out``: record the CPU and wall seconds of every strategy's
         scores in every state computed, in ``out/timings.csv`` (module
@@ -463,7 +448,7 @@ def score_states(
         other settings, a corrupt ``diagnostics.json``,
         or results of ``run_curves``/``run_study``, or when another process
         is writing it (its pid named).  ``replicates`` is at most 100 000,
-        ``pool_size`` 100 000, ``population_size`` 1 000 000, ``n_jobs`` 256.
+        ``pool_size`` 100 000, ``population_size`` 1 000 000.
     OSError
         When a file cannot be written (a full disk, ...), naming the file.
     ImportError
@@ -476,8 +461,7 @@ def score_states(
     """
     return execute_states(plan_states(
         problem, classifier, strategies, replicates, steps, pool_size, trajectory=trajectory,
-        population_size=population_size, seed=seed, truth=truth, out=out, backend=backend, scheduler=scheduler,
-        n_jobs=n_jobs, progress=progress, execution=execution, timings=timings))
+        population_size=population_size, seed=seed, truth=truth, out=out, execution=execution, timings=timings))
 
 
 class StatesPlan(NamedTuple):
@@ -518,10 +502,6 @@ def plan_states(
     seed: int = 0,
     truth: str = "auto",
     out: str | os.PathLike | None = None,
-    backend: str | Default = DEFAULT,
-    scheduler: str | None | Default = DEFAULT,
-    n_jobs: int | Default = DEFAULT,
-    progress: bool | Default = DEFAULT,
     execution: Execution | None = None,
     timings: bool = False,
 ) -> StatesPlan:
@@ -535,7 +515,7 @@ def plan_states(
     ----------
     problem, classifier, strategies, replicates, steps, pool_size, trajectory, population_size, seed, truth, out
         As in :func:`score_states`.
-    backend, scheduler, n_jobs, progress, execution, timings
+    execution, timings
         As in :func:`score_states`.
 
     Returns
@@ -561,8 +541,7 @@ def plan_states(
     steps = _check_steps(steps, curve.pool_size)
     trajectory_label, trajectory_obj = _resolve.resolve(trajectory, "trajectory", "strategy")
     trajectory_obj = _resolve.for_loss(trajectory_obj, "error")
-    execution = backends.resolve_execution(execution, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
-                                            progress=progress)
+    execution = backends.check_execution(execution)
     timings = check.flag(timings, "timings")
     if timings and out is None:
         raise ValueError("timings: True needs out (the timings are written to out/timings.csv)")

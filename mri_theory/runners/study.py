@@ -31,18 +31,16 @@ draws from ``SeedSequence(seed, spawn_key=(crc32(b"asymptotic"), crc32(problem),
 crc32(classifier)))`` (``crc32`` of the UTF-8 labels; the first key is far above
 any replicate index, the sandbox streams' first key).
 
-Backends: ``backend="local"`` runs the tasks in this process (``n_jobs=1``) or
-in joblib worker processes; ``backend="dask"`` submits them to a
+Backends (``execution=``, an :class:`~mri_theory.runners.Execution`, as for every runner):
+``Execution(backend="local")`` runs the tasks in this process (``n_jobs=1``) or
+in joblib worker processes; ``Execution(backend="dask")`` submits them to a
 ``dask.distributed`` cluster, a running one (``scheduler="tcp://host:8786"``;
 its workers need ``mri-theory`` installed, not a shared filesystem) or a
 ``LocalCluster`` of ``n_jobs`` single-threaded worker processes started for
 the run (``scheduler=None``).  Dask is an optional extra
 (``pip install "mri-theory[dask]"``), imported only by the Dask backend.
 Either way the workers only compute: this process writes every file, as each
-result arrives.  The same options, as one object, are
-:class:`~mri_theory.runners.sandbox.Execution` (``execution=``), shared with
-:func:`~mri_theory.runners.sandbox.run_curves` and
-:func:`~mri_theory.runners.score_states`.
+result arrives.
 
 A run goes through five stages: resolve (the arguments checked and resolved
 into labelled objects), plan (settings, grid and tasks), load/verify (with
@@ -131,7 +129,7 @@ import pandas as pd
 
 from mri_theory._utils import backends, limits
 from mri_theory._utils import validation as check
-from mri_theory._utils.backends import DEFAULT, Default, Execution
+from mri_theory._utils.backends import Execution
 from mri_theory.classifiers import Classifier
 from mri_theory.evaluation import metrics
 from mri_theory.problems import Problem
@@ -413,10 +411,6 @@ def run_study(
     asymptotic_replicates: int | None = None,
     asymptotic_population: int | None = None,
     out: str | os.PathLike | None = None,
-    backend: str | Default = DEFAULT,
-    scheduler: str | None | Default = DEFAULT,
-    n_jobs: int | Default = DEFAULT,
-    progress: bool | Default = DEFAULT,
     execution: Execution | None = None,
 ) -> StudyResults:
     r"""Run the experimental study of §5 on a grid of problems and classifiers (resumable).
@@ -473,23 +467,10 @@ def run_study(
         stored there is refused (``out``); the parts of a strategy whose
         ``repr`` changed under the same label are recomputed, with a
         :class:`~mri_theory.runners._store.DamagedPartWarning`.
-    backend : {"local", "dask"}, optional
-        Where the tasks run (module docstring; default ``"local"``).  Results
-        are identical.
-    scheduler : str, optional
-        ``backend="dask"`` only: the address of a running scheduler
-        (``"tcp://host:8786"``); ``None`` starts a ``LocalCluster`` of
-        ``n_jobs`` workers for the run.
-    n_jobs : int, optional
-        Local worker processes (joblib, or the ``LocalCluster``): a positive
-        count or -1 (all cores); must be 1 with a ``scheduler``, whose
-        cluster has its own workers; default 1.
-    progress : bool, optional
-        A tqdm progress bar over the tasks (default True).
     execution : Execution, optional
-        ``backend``, ``scheduler``, ``n_jobs`` and ``progress`` in one object
-        (:class:`mri_theory.runners.sandbox.Execution`); a keyword given beside it
-        must agree with it (a ``ValueError`` naming both otherwise).
+        Where and how the tasks run (:class:`~mri_theory.runners.Execution`: local or Dask, worker processes,
+        a progress bar); default ``Execution()``, in this process with a progress bar.  Results and files are
+        identical whatever runs them.
 
     Returns
     -------
@@ -507,7 +488,7 @@ def run_study(
         file names with ``out``, sizes beyond the bounds of
         :func:`~mri_theory.runners.sandbox.run_curves`, ``asymptotic_train`` or
         ``asymptotic_population`` above 1 000 000, ``asymptotic_replicates``
-        above 100 000, ``n_jobs`` above 256, a pool larger than a real-data
+        above 100 000, a pool larger than a real-data
         problem's ``max_pool_size``); ``ValueError`` naming ``out`` when the folder
         holds another study, a corrupt ``study.json`` or ``config.json``
         (another problem or classifier of the same label included), or
@@ -531,8 +512,7 @@ def run_study(
                  asymptotic_train=asymptotic_train,
                  asymptotic_replicates=asymptotic_replicates, asymptotic_population=asymptotic_population)
     study = _plan(preset, _resolve_arguments(preset, given))
-    execution = backends.resolve_execution(execution, backend=backend, scheduler=scheduler, n_jobs=n_jobs,
-                                            progress=progress)
+    execution = backends.check_execution(execution)
     out_path = _check_study_out(out)
     if out_path is None:
         found = _execute(study, {}, execution, None)

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _shared import QUIET
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 
@@ -49,7 +50,7 @@ from mri_theory.strategies import PEER_NAMES, list_strategies
 ROOT = Path(__file__).resolve().parent.parent.parent
 SCRIPT = ROOT / "scripts" / "leaderboard_tables.py"
 SMALL = dict(classifiers=["lda", "nb"], strategies=["RS", "SE", "Margin", "CvMRI"], replicates=2, steps=[1, 11],
-             pool_size=20, population_size=300, n_boot=50, progress=False)
+             pool_size=20, population_size=300, n_boot=50, execution=QUIET)
 MARKERS = {"s", "o", "D", "^", "v"}  # the groups' markers (the edge arrow is ">")
 PAPER = ("SE", "QbcV", "QbcA", "EfeLc", "SMRI", "BMRI")  # the paper's practical strategies (§5.1)
 

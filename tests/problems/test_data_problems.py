@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from _optional import given, settings, st
+from _shared import QUIET
 from sklearn.datasets import load_breast_cancer, load_wine
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import StandardScaler
@@ -419,7 +420,7 @@ def test_wine_runs_through_run_curves_and_oracles_are_refused():
     from mri_theory.runners import sandbox
 
     table = sandbox.run_curves(problem="wine", classifier="lda", strategies=["RS", "SE", "SMRI"], pool_size=30,
-                               budget=10, replicates=2, record_q_c=False, progress=False)
+                               budget=10, replicates=2, record_q_c=False, execution=QUIET)
     assert set(table.strategy) == {"RS", "SE", "SMRI"} and set(table.problem) == {"wine"}
     assert table.n_labelled.min() == 3 and table.n_labelled.max() == 13
     assert table.groupby(["strategy", "replicate"]).size().eq(11).all()
@@ -427,7 +428,7 @@ def test_wine_runs_through_run_curves_and_oracles_are_refused():
     np.testing.assert_allclose(table.loss * 54, np.round(table.loss * 54), rtol=0, atol=1e-9)
     with pytest.raises(ValueError, match="strategies"):
         sandbox.run_curves(problem="wine", classifier="lda", strategies=["MRI-best"], pool_size=30, budget=2,
-                           replicates=1, record_q_c=False, progress=False)
+                           replicates=1, record_q_c=False, execution=QUIET)
     with pytest.raises(ValueError, match="record_q_c"):
         sandbox.run_curves(problem="wine", classifier="lda", strategies=["RS"], pool_size=30, budget=2,
-                           replicates=1, record_q_c=True, progress=False)
+                           replicates=1, record_q_c=True, execution=QUIET)

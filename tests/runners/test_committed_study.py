@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mri_theory.runners import report, run_curves, run_study
+from mri_theory.runners import Execution, report, run_curves, run_study
 
 STUDY = Path(__file__).resolve().parent.parent.parent / "figures" / "study"
 ARCHIVE = STUDY / "full-run" / "study-full.tar.xz"
@@ -64,7 +64,7 @@ def test_stored_curves_are_recomputed(study, tmp_path, classifier, strategies):
     run_curves("four-gaussian", classifier, strategies, pool_size=settings["pool_size"], replicates=1,
                seed=settings["seed"], population_size=settings["population_size"], subsample=settings["subsample"],
                loss=settings["loss"], truth=settings["truth"], budget=settings["budget"],
-               record_q_c=settings["record_q_c"], out=tmp_path, n_jobs=1, progress=False)
+               record_q_c=settings["record_q_c"], out=tmp_path, execution=Execution(n_jobs=1, progress=False))
     for strategy in strategies:
         name = f"{strategy}__00000.csv"
         stored_header, stored = _part(study / f"four-gaussian__{classifier}" / "parts" / name)
@@ -92,7 +92,7 @@ def test_committed_report_is_derived_from_the_archived_curves(study, tmp_path):
     timings = "\n".join([lines[0]] + [line for line in lines[1:] if line.split(",")[0] in problems]) + "\n"
     (folder / "timings.csv").write_text(timings)
     run_study(committed["grid"]["preset"], problems=problems, classifiers=committed["grid"]["classifiers"],
-              replicates=committed["grid"]["replicates"], out=folder, n_jobs=1, progress=False)
+              replicates=committed["grid"]["replicates"], out=folder, execution=Execution(n_jobs=1, progress=False))
     assert (folder / "timings.csv").read_text() == timings  # every task was stored and verified: none computed
     written = [path for path in report(folder) if path.suffix == ".csv"]
     assert {path.name for path in written} == {path.name for path in STUDY.glob("*.csv")} - {"asymptotic.csv"}

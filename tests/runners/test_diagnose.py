@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from _shared import lock_held
+from _shared import QUIET, lock_held
 from pandas.testing import assert_frame_equal
 
 from mri_theory.classifiers import get_classifier
@@ -25,7 +25,7 @@ from mri_theory.evaluation import estimator_errors, summarise_states
 from mri_theory.runners import read_states
 from mri_theory.runners.diagnose import SUMMARY_FILES, Diagnostics, run_diagnostics
 
-SMALL = {"replicates": 2, "steps": [4, 1], "pool_size": 10, "population_size": 400, "progress": False}
+SMALL = {"replicates": 2, "steps": [4, 1], "pool_size": 10, "population_size": 400, "execution": QUIET}
 CLI_SMALL = ["--replicates", "2", "--steps", "4", "1", "--pool", "10", "--population", "400"]
 STRATEGIES = ["RS", "SMRI", "MRI-best"]
 
@@ -65,7 +65,7 @@ def test_names_objects_and_one_pass_iterables(tmp_path):
     out = tmp_path / "out"
     result = run_diagnostics("four-gaussian", (c for c in [get_classifier("lda"), "qda"]), iter(["RS", "SE"]),
                              replicates=1, steps=iter([3, 1]), pool_size=8, population_size=300, out=out,
-                             progress=False)
+                             execution=QUIET)
     assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["four-gaussian__lda", "four-gaussian__qda"]
     assert list(result.states.classifier.unique()) == ["lda", "qda"]
     assert sorted(result.states.step.unique()) == [1, 3]
@@ -83,12 +83,12 @@ def test_names_objects_and_one_pass_iterables(tmp_path):
     ({"classifiers": ["lda", "nope"]}, ValueError, "classifier: unknown classifier 'nope'"),
     ({"steps": [1, 9]}, ValueError, "steps must be <= pool_size - 2"),
     ({"out": "", "out_name": "--dir"}, ValueError, "--dir must name a folder"),
-    ({"n_jobs": 0}, ValueError, "n_jobs must be a positive number"),
+    ({"execution": "local"}, TypeError, "execution must be an Execution or None, got str"),
 ])
 def test_bad_arguments_are_refused_before_any_file(change, error, pattern, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     arguments = {"classifiers": ["lda"], "strategies": "RS", "replicates": 1, "steps": [1], "pool_size": 6,
-                 "population_size": 200, "progress": False, "out": tmp_path / "out", **change}
+                 "population_size": 200, "execution": QUIET, "out": tmp_path / "out", **change}
     with pytest.raises(error, match=pattern):
         run_diagnostics("four-gaussian", **arguments)
     assert list(tmp_path.iterdir()) == []
@@ -99,7 +99,7 @@ def test_a_folder_where_a_file_belongs_is_refused_naming_out(name, tmp_path):
     (tmp_path / name).mkdir()
     with pytest.raises(ValueError, match=f"^--dir: {tmp_path / name} should be a file$"):
         run_diagnostics("four-gaussian", ["lda"], "RS", replicates=1, steps=[1], pool_size=6, population_size=200,
-                        out=tmp_path, out_name="--dir", progress=False)
+                        out=tmp_path, out_name="--dir", execution=QUIET)
     assert [p.name for p in tmp_path.iterdir()] == [name]
 
 
@@ -107,5 +107,5 @@ def test_a_folder_another_process_writes_is_refused_with_its_pid(tmp_path):
     with lock_held(tmp_path) as pid, pytest.raises(
             ValueError, match=f"^out: {tmp_path} is being written by another process \\(pid {pid}, "):
         run_diagnostics("four-gaussian", ["lda"], "RS", replicates=1, steps=[1], pool_size=6,
-                        population_size=200, out=tmp_path, progress=False)
+                        population_size=200, out=tmp_path, execution=QUIET)
     assert [p.name for p in tmp_path.iterdir()] == [".lock"]  # no classifier's folder, no summary

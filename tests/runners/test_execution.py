@@ -1,18 +1,18 @@
-"""One execution-options object for the three runners, and the public plan/execute of ``score_states``.
+"""One execution channel: every runner's ``execution=``, and the public plan/execute of ``score_states``.
 
-* :class:`~mri_theory.runners.sandbox.Execution` checks its fields when made, naming
+* :class:`~mri_theory.runners.Execution` checks its fields when made, naming
   the field, and is the same class from ``sandbox``, ``study`` and
-  ``diagnostics``.
-* ``run_curves``, ``run_study`` and ``score_states`` take ``execution=``
-  beside their old keywords: the same files whichever is used; a keyword that
-  disagrees with ``execution`` is a ValueError naming both, before any file.
+  ``states``.
+* Every runner takes ``execution=`` (keyword, default ``None``: ``Execution()``)
+  and none of the old ``backend``, ``scheduler``, ``n_jobs``, ``progress``
+  keywords; the files are the same whatever the execution.
 * ``run_curves`` runs on Dask: a 2-worker ``LocalCluster`` writes the bytes of
   the local backend (and so does ``mri-theory curves --dask``).
 * ``score_states(...) == execute_states(plan_states(...))``, and planning
   writes nothing.
 
-The expected files are those of the old keywords and of the local backend
-(independent runs), never the code's output under test.
+The expected files are those of a serial run in this process (independent runs), never the code's output
+under test.
 """
 
 from __future__ import annotations
@@ -24,18 +24,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _optional import requires
-from _shared import snapshot
+from _shared import QUIET, TWO_WORKERS, snapshot
 from pandas.testing import assert_frame_equal
 
 import mri_theory
-from mri_theory._utils import backends
 from mri_theory.cli import main
 from mri_theory.runners import (
     StatesPlan,
     execute_states,
+    noisy_selection_curves,
     plan_states,
     read_states,
+    run_diagnostics,
+    run_leaderboard,
     sandbox,
     score_states,
     study,
@@ -84,10 +85,14 @@ def test_fields_are_normalised():
     (dict(backend="dask", scheduler="tcp://host:8786", n_jobs=2), ValueError, "n_jobs must be 1 with a scheduler"),
     (dict(n_jobs=0), ValueError, "n_jobs must be a positive number"),
     (dict(n_jobs=-2), ValueError, "n_jobs must be a positive number"),
+    (dict(n_jobs=-3), ValueError, "n_jobs must be a positive number"),
     (dict(n_jobs=1.5), ValueError, "n_jobs"),
     (dict(n_jobs=True), TypeError, "n_jobs must be an integer"),
+    (dict(n_jobs="two"), TypeError, "n_jobs must be an integer"),
+    (dict(n_jobs=None), TypeError, "n_jobs must be an integer"),
     (dict(n_jobs=10**6), ValueError, "n_jobs must be at most 256"),
-    (dict(progress="yes"), TypeError, "progress"),
+    (dict(progress="yes"), TypeError, "progress must be True or False"),
+    (dict(progress=None), TypeError, "progress must be True or False"),
 ])
 def test_bad_fields_are_named(fields, error, match):
     with pytest.raises(error, match=match):
@@ -113,34 +118,16 @@ RUNNERS = [_curves, _study, _states]
 
 
 @pytest.mark.parametrize("runner", RUNNERS)
-def test_execution_writes_the_files_of_the_old_keywords(runner, tmp_path):
-    old = runner(tmp_path / "old", n_jobs=2, progress=False)
-    new = runner(tmp_path / "new", execution=Execution(n_jobs=2, progress=False))
-    both = runner(tmp_path / "both", n_jobs=2, execution=Execution(n_jobs=2, progress=False))  # they agree
-    assert snapshot(tmp_path / "new") == snapshot(tmp_path / "old") == snapshot(tmp_path / "both")
-    assert snapshot(tmp_path / "old")
-    for table in (new, both):
-        if isinstance(old, tuple):
-            for got, expected in zip(table, old, strict=True):
-                assert_frame_equal(got, expected)
-        else:
-            assert_frame_equal(table, old)
-
-
-@pytest.mark.parametrize("runner", RUNNERS)
-@pytest.mark.parametrize("keyword, value, execution", [
-    ("n_jobs", 2, {}),
-    ("progress", True, {"progress": False}),
-    ("backend", "dask", {}),
-    ("scheduler", "tcp://localhost:1", {}),
-    pytest.param("scheduler", None, {"backend": "dask", "scheduler": "tcp://localhost:1"},
-                 marks=requires("distributed")),  # an Execution on Dask needs distributed
-])
-def test_a_keyword_that_disagrees_with_execution_is_refused_before_any_file(runner, keyword, value, execution,
-                                                                           tmp_path):
-    with pytest.raises(ValueError, match=rf"execution and {keyword} conflict"):
-        runner(tmp_path / "out", **{keyword: value}, execution=Execution(**execution))
-    assert not (tmp_path / "out").exists()
+def test_two_workers_write_the_files_of_a_serial_run(runner, tmp_path):
+    serial = runner(tmp_path / "serial", execution=QUIET)
+    parallel = runner(tmp_path / "parallel", execution=TWO_WORKERS)
+    assert snapshot(tmp_path / "parallel") == snapshot(tmp_path / "serial")
+    assert snapshot(tmp_path / "serial")
+    if isinstance(serial, tuple):
+        for got, expected in zip(parallel, serial, strict=True):
+            assert_frame_equal(got, expected)
+    else:
+        assert_frame_equal(parallel, serial)
 
 
 @pytest.mark.parametrize("runner", RUNNERS)
@@ -151,37 +138,28 @@ def test_execution_must_be_an_execution(runner, execution, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("runner", RUNNERS)
-def test_every_runner_takes_the_same_execution_keywords(runner):
-    public = {_curves: run_curves, _study: run_study, _states: score_states}[runner]
-    parameters = inspect.signature(public).parameters
-    for name in ("backend", "scheduler", "n_jobs", "progress", "execution"):
-        assert name in parameters
-        assert parameters[name].default is (None if name == "execution" else backends.DEFAULT)
+#: Every function that runs tasks on an :class:`Execution`.
+EXECUTING = [run_curves, run_study, score_states, plan_states, run_diagnostics, run_leaderboard,
+             noisy_selection_curves]
 
 
-@pytest.mark.parametrize("runner", RUNNERS)
-@pytest.mark.parametrize("keyword, error, match", [
-    ("n_jobs", TypeError, "n_jobs must be an integer"),
-    ("progress", TypeError, "progress must be True or False"),
-    ("backend", ValueError, "backend must be 'local' or 'dask'"),
-])
-def test_none_is_not_a_default(runner, keyword, error, match, tmp_path):
-    """None was refused before ``execution`` came; it still is (the keywords' default is another token)."""
-    with pytest.raises(error, match=match):
-        runner(tmp_path / "out", **{keyword: None})
-    assert not (tmp_path / "out").exists()
+@pytest.mark.parametrize("runner", EXECUTING, ids=lambda f: f.__name__)
+def test_execution_is_the_one_channel(runner):
+    """``execution`` is a keyword with default None; the old keywords are gone (a TypeError, not ignored)."""
+    parameters = inspect.signature(runner).parameters
+    assert parameters["execution"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert parameters["execution"].default is None
+    assert not {"backend", "scheduler", "n_jobs", "progress"} & set(parameters)
+    with pytest.raises(TypeError, match="n_jobs"):
+        runner(n_jobs=2)
 
 
 def test_run_curves_on_a_dask_cluster_writes_the_bytes_of_the_local_backend(cluster, tmp_path):
-    local = run_curves(**CURVES, out=tmp_path / "local", progress=False)
+    local = run_curves(**CURVES, out=tmp_path / "local", execution=QUIET)
     on_dask = run_curves(**CURVES, out=tmp_path / "dask",
                          execution=Execution("dask", cluster.scheduler_address, progress=False))
-    keywords = run_curves(**CURVES, out=tmp_path / "keywords", backend="dask", scheduler=cluster.scheduler_address,
-                          progress=False)
-    assert snapshot(tmp_path / "dask") == snapshot(tmp_path / "local") == snapshot(tmp_path / "keywords")
+    assert snapshot(tmp_path / "dask") == snapshot(tmp_path / "local")
     assert_frame_equal(on_dask, local)
-    assert_frame_equal(keywords, local)
 
 
 def test_cli_curves_dask_writes_the_bytes_of_the_local_run(cluster, tmp_path, capsys):
@@ -202,11 +180,11 @@ def test_cli_jobs_and_dask_make_one_execution(command, tmp_path, capsys):
 
 
 def test_score_states_is_execute_of_plan_and_planning_writes_nothing(tmp_path):
-    plan = plan_states(**STATES, out=tmp_path / "planned", progress=False)
+    plan = plan_states(**STATES, out=tmp_path / "planned", execution=QUIET)
     assert isinstance(plan, StatesPlan) and not (tmp_path / "planned").exists()
     assert list(plan.strategies) == ["RS", "SE"] and plan.execution == Execution(progress=False)
     table = execute_states(plan)
-    expected = score_states(**STATES, out=tmp_path / "direct", progress=False)
+    expected = score_states(**STATES, out=tmp_path / "direct", execution=QUIET)
     assert_frame_equal(table, expected)
     assert snapshot(tmp_path / "planned") == snapshot(tmp_path / "direct")
     assert_frame_equal(read_states(tmp_path / "planned"), expected)
@@ -215,8 +193,8 @@ def test_score_states_is_execute_of_plan_and_planning_writes_nothing(tmp_path):
 def test_plan_states_checks_as_score_states(tmp_path):
     with pytest.raises(ValueError, match="replicates"):
         plan_states(**{**STATES, "replicates": 0}, out=tmp_path / "out")
-    with pytest.raises(ValueError, match="execution and n_jobs conflict"):
-        plan_states(**STATES, n_jobs=2, execution=Execution())
+    with pytest.raises(TypeError, match="execution must be an Execution or None, got int"):
+        plan_states(**STATES, execution=2, out=tmp_path / "out")
     assert not (tmp_path / "out").exists()
 
 
@@ -232,14 +210,13 @@ def test_the_public_api_of_diagnostics():
 
 
 def test_the_cli_uses_no_private_name_of_the_runners():
-    """The CLI reaches the runners through public names: no ``module._name`` of sandbox, study or diagnostics."""
+    """The CLI reaches the runners through public names: no ``module._name`` of a runner module."""
     tree = ast.parse(Path(mri_theory.__file__).with_name("cli.py").read_text())
     private = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(
-                ("mri_theory.runners.sandbox", "mri_theory.runners.study", "mri_theory.diagnostics")):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("mri_theory.runners"):
             private += [alias.name for alias in node.names if alias.name.startswith("_")]
-            assert node.module in ("mri_theory.runners.sandbox", "mri_theory.runners.study", "mri_theory.diagnostics")
+            private += [part for part in node.module.split(".") if part.startswith("_")]
         if isinstance(node, ast.Attribute) and node.attr in ("_plan", "_execute"):
             private.append(node.attr)
     assert private == []

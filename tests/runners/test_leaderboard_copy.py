@@ -19,7 +19,7 @@ import json
 
 import pandas as pd
 import pytest
-from _shared import lock_held
+from _shared import QUIET, lock_held
 from pandas.testing import assert_frame_equal
 
 from mri_theory.runners import (
@@ -32,7 +32,7 @@ from mri_theory.runners import (
 )
 
 GRID = dict(problems="four-gaussian", classifiers=["lda", "nb"], strategies=["RS", "SE"], replicates=2,
-            steps=[1, 11], pool_size=20, population_size=300, seed=2, n_boot=50, progress=False)
+            steps=[1, 11], pool_size=20, population_size=300, seed=2, n_boot=50, execution=QUIET)
 
 
 @pytest.fixture(scope="module")

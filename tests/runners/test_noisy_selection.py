@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from _optional import given, settings, st
+from _shared import QUIET, TWO_WORKERS
 from pandas.testing import assert_frame_equal
 from scipy import stats
 
@@ -84,7 +85,7 @@ def test_sigma_zero_makes_mri_best_choice_in_the_same_state(seed, relative, knn)
 
 def test_sigma_zero_follows_mri_best_in_the_sandbox():
     args = {"problem": "two-gaussians", "classifier": "mean", "pool_size": 12, "replicates": 3, "seed": 4,
-            "budget": 6, "population_size": 256, "subsample": None, "progress": False}
+            "budget": 6, "population_size": 256, "subsample": None, "execution": QUIET}
     noisy = run_curves(strategies=[NoisyOracle(0.0)], **args)
     best = run_curves(strategies=["MRI-best"], **args)
     for column in ("n_labelled", "chosen", "loss", "q_c_chosen", "q_c_best"):
@@ -163,9 +164,9 @@ def test_names_and_repr_tell_the_parameters_apart():
 def test_curves_are_run_curves_with_the_same_objects():
     levels = (0.0, 1.0, np.inf)
     args = {"replicates": 2, "pool_size": 8, "budget": 3, "seed": 5, "population_size": 256}
-    table = noisy_selection_curves(levels, progress=False, **args)
+    table = noisy_selection_curves(levels, execution=QUIET, **args)
     direct = run_curves("two-gaussians", "mean", [NoisyOracle(s) for s in levels] + [MRIWorst()],
-                        subsample=None, record_q_c=False, loss="error", progress=False, **args)
+                        subsample=None, record_q_c=False, loss="error", execution=QUIET, **args)
     assert list(table.columns) == RESULT_COLUMNS
     assert list(dict.fromkeys(table.strategy)) == ["noisy-0sd", "noisy-1sd", "noisy-infsd", "MRI-worst"]
     assert_frame_equal(table, direct, check_exact=True)
@@ -178,7 +179,7 @@ def test_the_default_curve_is_the_closed_form_error_rate():
     from mri_theory.analytic.two_gaussians import MeanClassifier, TwoGaussians, error_rate
 
     args = {"replicates": 2, "pool_size": 8, "budget": 4, "seed": 9, "population_size": 64}
-    table = noisy_selection_curves((0.0, 1.0, np.inf), progress=False, **args)
+    table = noisy_selection_curves((0.0, 1.0, np.inf), execution=QUIET, **args)
     for (_, replicate), rows in table.groupby(["strategy", "replicate"], sort=False):
         rng = np.random.default_rng(np.random.SeedSequence(args["seed"], spawn_key=(replicate, 0)))
         X0, y0, pool_X, pool_y, _ = PROBLEM.draw_replicate(args["pool_size"], args["population_size"], rng)
@@ -195,14 +196,15 @@ def test_the_default_curve_is_the_closed_form_error_rate():
 def test_curves_in_worker_processes_equal_serial():
     """The NoisyOracle objects are pickled to joblib's workers; the results do not change."""
     args = {"relative_sigmas": (0.5, np.inf), "replicates": 2, "pool_size": 6, "budget": 2, "seed": 2,
-            "population_size": 128, "progress": False}
-    assert_frame_equal(noisy_selection_curves(**args, n_jobs=2), noisy_selection_curves(**args), check_exact=True)
+            "population_size": 128, "execution": QUIET}
+    assert_frame_equal(noisy_selection_curves(**{**args, "execution": TWO_WORKERS}), noisy_selection_curves(**args),
+                       check_exact=True)
 
 
 @pytest.fixture(scope="module")
 def small_study() -> pd.DataFrame:
     return noisy_selection_curves((0.0, 0.5, 2.0, np.inf), replicates=60, pool_size=40, budget=10,
-                                  population_size=256, seed=1, progress=False)
+                                  population_size=256, seed=1, execution=QUIET)
 
 
 def _paired_z(df: pd.DataFrame, a: str, b: str) -> float:
@@ -262,4 +264,4 @@ def test_bad_strategy_input_names_the_argument(make, error, pattern):
 )
 def test_bad_curves_input_names_the_argument(kwargs, error, pattern):
     with pytest.raises(error, match=pattern):
-        noisy_selection_curves(**{"replicates": 1, "pool_size": 5, "budget": 2, "progress": False, **kwargs})
+        noisy_selection_curves(**{"replicates": 1, "pool_size": 5, "budget": 2, "execution": QUIET, **kwargs})

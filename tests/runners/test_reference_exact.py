@@ -9,7 +9,8 @@ integral of :mod:`mri_theory.engine.exact`, before :mod:`mri_theory.engine._exac
     for problem in ("four-gaussian", "three-gaussians"):
         for clf in ("qda", "nb", "lda"):
             frames.append(run_curves(problem, clf, ["MRI-best"], pool_size=30, replicates=1, seed=0,
-                                     population_size=2000, subsample=20, truth="auto", n_jobs=1, progress=False))
+                                     population_size=2000, subsample=20, truth="auto",
+                                     execution=Execution(progress=False)))
     pd.concat(frames, ignore_index=True).to_csv("curves_reference_exact.csv.gz", index=False, float_format="%.17g")
 
 ``truth="auto"`` is the exact truth on these Gaussian-mixture problems: MRI-best's :math:`Q^c` and the curve's
@@ -27,11 +28,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mri_theory.runners import run_curves
+from mri_theory.runners import Execution, run_curves
 
 REFERENCE = Path(__file__).parent.parent / "data" / "curves_reference_exact.csv.gz"
-SETTINGS = dict(pool_size=30, replicates=1, seed=0, population_size=2000, subsample=20, truth="auto", n_jobs=1,
-                progress=False)
+SETTINGS = dict(pool_size=30, replicates=1, seed=0, population_size=2000, subsample=20, truth="auto",
+                execution=Execution(n_jobs=1, progress=False))
 GRID = [(problem, classifier) for problem in ("four-gaussian", "three-gaussians")
         for classifier in ("qda", "nb", "lda")]
 

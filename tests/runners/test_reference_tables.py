@@ -23,10 +23,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mri_theory.runners import run_curves
+from mri_theory.runners import Execution, run_curves
 
 REFERENCE = Path(__file__).parent.parent / "data" / "curves_reference.csv.gz"
-SETTINGS = dict(pool_size=40, replicates=1, seed=0, population_size=2000, subsample=20, n_jobs=1, progress=False)
+SETTINGS = dict(pool_size=40, replicates=1, seed=0, population_size=2000, subsample=20,
+                execution=Execution(n_jobs=1, progress=False))
 
 
 @pytest.fixture(scope="module")

@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from _optional import HealthCheck, given, settings, st
-from _shared import count_pairs
+from _shared import QUIET, count_pairs
 from pandas.testing import assert_frame_equal
 
 import mri_theory.runners._store as _storage
@@ -46,12 +46,12 @@ import mri_theory.runners.sandbox as sandbox
 from mri_theory.classifiers import get_classifier
 from mri_theory.cli import main
 from mri_theory.problems import get_problem
-from mri_theory.runners import _curves, _store
+from mri_theory.runners import Execution, _curves, _store
 from mri_theory.runners.sandbox import read_curves, run_curves
 from mri_theory.strategies import get_strategy
 
 ARGS = dict(problem="four-gaussian", classifier="lda", strategies=["RS", "SE"], pool_size=24, budget=22,
-            replicates=2, population_size=300, seed=7, progress=False)
+            replicates=2, population_size=300, seed=7, execution=QUIET)
 PAIRS = [(s, r) for s in ARGS["strategies"] for r in range(ARGS["replicates"])]
 #: The part that the tests damage, and the pair it belongs to.
 TARGET, TARGET_PAIR = "RS__00000.csv", ("RS", 0)
@@ -346,7 +346,7 @@ def test_only_the_calling_process_writes(tmp_path, clean, monkeypatch):
         return original(data, path)
 
     monkeypatch.setattr(_storage, "write_atomic", recording)
-    table = run_curves(**{**ARGS, "n_jobs": 2}, out=tmp_path)
+    table = run_curves(**{**ARGS, "execution": Execution(n_jobs=2)}, out=tmp_path)
     assert_frame_equal(table, clean, check_exact=True)
     parts = sorted(p.name for p in (tmp_path / "parts").iterdir())
     assert parts == sorted(f"{s}__{r:05d}.csv" for s, r in PAIRS)

@@ -22,6 +22,7 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
+from _shared import QUIET
 from pandas.testing import assert_frame_equal
 
 from mri_theory.cli import main
@@ -40,7 +41,7 @@ from mri_theory.runners import states as states_module
 
 GRID = dict(problems="four-gaussian", classifiers=["lda", "nb"], strategies=["RS", "SE"], replicates=2,
             steps=[11, 1], pool_size=20)
-OPTIONS = dict(population_size=300, seed=2, n_boot=50, boot_seed=4, progress=False)
+OPTIONS = dict(population_size=300, seed=2, n_boot=50, boot_seed=4, execution=QUIET)
 CLI = ["--problems", "four-gaussian", "--classifiers", "lda", "nb", "--strategies", "RS", "SE", "--replicates",
        "2", "--steps", "11", "1", "--pool", "20", "--population", "300", "--seed", "2", "--boot", "50",
        "--boot-seed", "4"]
@@ -68,7 +69,7 @@ def run(tmp_path_factory):
 @pytest.fixture(scope="module")
 def direct():
     states = pd.concat([score_states("four-gaussian", c, ["RS", "SE"], 2, [11, 1], 20, population_size=300, seed=2,
-                                     progress=False) for c in ("lda", "nb")], ignore_index=True)
+                                     execution=QUIET) for c in ("lda", "nb")], ignore_index=True)
     return states, leaderboard(states, n_boot=50, seed=4)
 
 
@@ -147,7 +148,7 @@ def test_a_rerun_reuses_every_state_and_a_grown_grid_only_adds(run, monkeypatch,
     ({"resolved_only": "no"}, TypeError, r"^resolved_only must be True or False"),
     ({"out": None}, TypeError, r"^out must be a folder path"),
     ({"out": "", "out_name": "--dir"}, ValueError, r"^--dir must name a folder"),
-    ({"n_jobs": 0}, ValueError, r"^n_jobs must be a positive number"),
+    ({"execution": "local"}, TypeError, r"^execution must be an Execution or None, got str"),
 ])
 def test_bad_arguments_are_refused_before_any_work_or_file(change, error, pattern, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -29,7 +29,7 @@ import zlib
 import numpy as np
 import pandas as pd
 import pytest
-from _shared import count_pairs
+from _shared import QUIET, count_pairs
 from pandas.testing import assert_frame_equal
 
 import mri_theory.runners.sandbox as sandbox
@@ -38,7 +38,7 @@ from mri_theory.cli import main
 from mri_theory.engine.population import ExactPopulation, Population
 from mri_theory.engine.targets import decisive_q_c, true_q_c
 from mri_theory.problems import get_problem, list_problems
-from mri_theory.runners import _curves
+from mri_theory.runners import Execution, _curves
 from mri_theory.runners.sandbox import (
     RESULT_COLUMNS,
     initial_labelled_set,
@@ -56,18 +56,18 @@ from mri_theory.strategies import (
 
 #: Every strategy with an LDA base (cheap: BMRI's theta_2 is 5-NN), the pool exhausted.
 LDA_ALL = dict(problem="four-gaussian", classifier="lda", strategies="all", pool_size=6, budget=6, replicates=2,
-               population_size=500, seed=3, progress=False)
+               population_size=500, seed=3, execution=QUIET)
 #: Every strategy with the paper's 5-NN base (BMRI fits 25 forests a step, so only 3 steps), costly
 #: strategies scoring a sub-sample of 2 while more than 2 points remain.
 KNN_ALL = dict(problem="four-gaussian", classifier="knn5", strategies="all", pool_size=3, budget=3, replicates=1,
-               population_size=500, seed=5, subsample=2, progress=False)
+               population_size=500, seed=5, subsample=2, execution=QUIET)
 #: Three classes, naive Bayes base.
 THREE_ALL = dict(problem="three-gaussians", classifier="nb", strategies="all", pool_size=4, budget=4, replicates=1,
-                 population_size=500, seed=2, progress=False)
+                 population_size=500, seed=2, execution=QUIET)
 RUNS = {"lda_all": LDA_ALL, "knn_all": KNN_ALL, "three_all": THREE_ALL}
 #: A cheaper mix for the resume tests (one of each kind: random, heuristic, retraining, bootstrap, oracle).
 MIX = dict(problem="four-gaussian", classifier="lda", strategies=["RS", "SE", "EfeLc", "SMRI", "BMRI", "MRI-best"],
-           pool_size=6, budget=4, replicates=3, population_size=500, seed=11, progress=False)
+           pool_size=6, budget=4, replicates=3, population_size=500, seed=11, execution=QUIET)
 
 
 @pytest.fixture(scope="module")
@@ -252,7 +252,7 @@ def test_run_matches_an_independent_loop(strategy, loss, truth):
     The oracles' target follows ``loss``.
     """
     args = dict(problem="four-gaussian", classifier="lda", pool_size=6, budget=4, replicates=2, population_size=500,
-                seed=21, subsample=3, loss=loss, progress=False, truth=truth)
+                seed=21, subsample=3, loss=loss, execution=QUIET, truth=truth)
     table = run_curves(strategies=[strategy], **args)
     for replicate in range(2):
         rows = pair_rows(table, strategy, replicate)
@@ -277,7 +277,7 @@ def test_oracle_orders_the_learning_curves():
     MRI-worst, so z > 2 is a margin, not a tuned pass.
     """
     table = run_curves("four-gaussian", "knn5", ["RS", "MRI-best", "MRI-worst"], pool_size=40, replicates=10, seed=0,
-                       budget=10, population_size=2000, progress=False)
+                       budget=10, population_size=2000, execution=QUIET)
     after = table[table.n_labelled > 2]  # steps 1..budget (after each label)
     curve = after.groupby(["strategy", "replicate"]).loss.mean().unstack("strategy")
     assert curve.shape == (10, 3)
@@ -305,7 +305,7 @@ def test_same_seed_same_table_other_seed_other_table(mix):
 
 
 def test_parallel_equals_serial(lda_all, tmp_path):
-    parallel = run_curves(**{**LDA_ALL, "n_jobs": 2}, out=tmp_path)
+    parallel = run_curves(**{**LDA_ALL, "execution": Execution(n_jobs=2, progress=False)}, out=tmp_path)
     assert_frame_equal(parallel, lda_all, check_exact=True)
     assert_frame_equal(read_curves(tmp_path), lda_all, check_exact=True)
     assert len(list((tmp_path / "parts").glob("*.csv"))) == len(list_strategies()) * LDA_ALL["replicates"]
@@ -350,7 +350,7 @@ def test_output_folder_and_read_back(mix, tmp_path):
 def test_read_back_without_q_c_and_with_log_loss(tmp_path):
     """All-NaN q_c columns and log losses survive the CSV round trip exactly, also through a resume."""
     args = dict(problem="four-gaussian", classifier="lda", strategies=["RS", "SE"], pool_size=4, budget=2,
-                replicates=2, population_size=500, record_q_c=False, loss="log", progress=False)
+                replicates=2, population_size=500, record_q_c=False, loss="log", execution=QUIET)
     table = run_curves(**args, out=tmp_path)
     assert table.q_c_chosen.isna().all() and table.q_c_best.isna().all()
     assert_frame_equal(read_curves(tmp_path), table, check_exact=True)
@@ -426,7 +426,7 @@ def test_a_different_study_in_the_same_folder_raises(change, tmp_path):
 
 
 SMALL = dict(problem="four-gaussian", classifier="lda", strategies=["RS"], pool_size=4, budget=2, replicates=1,
-             population_size=500, progress=False)
+             population_size=500, execution=QUIET)
 
 
 @pytest.mark.parametrize("change,pattern,known", [
@@ -460,10 +460,6 @@ def test_unknown_names_raise_and_list_the_known_ones(change, pattern, known, tmp
     ({"seed": -1}, "seed"),
     ({"strategies": []}, "strategies"),
     ({"strategies": ["RS", "SE", "RS"]}, "strategies must not repeat a name.*RS"),
-    ({"n_jobs": 0}, "n_jobs must be a positive number"),
-    ({"n_jobs": -3}, "n_jobs must be a positive number"),
-    ({"n_jobs": -2}, "n_jobs must be a positive number"),
-    ({"n_jobs": 1.5}, "n_jobs"),
 ])
 def test_bad_arguments_raise_naming_the_argument(change, pattern, tmp_path, monkeypatch):
     calls = count_pairs(monkeypatch)
@@ -480,13 +476,10 @@ def test_budget_equal_to_the_pool_is_fine():
 @pytest.mark.parametrize("change,pattern", [
     ({"record_q_c": "no"}, "record_q_c must be True or False"),
     ({"record_q_c": 1}, "record_q_c must be True or False"),
-    ({"progress": "yes"}, "progress must be True or False"),
-    ({"progress": None}, "progress must be True or False"),
-    ({"n_jobs": "two"}, "n_jobs must be an integer"),
-    ({"n_jobs": None}, "n_jobs must be an integer"),
     ({"strategies": ["RS", 3]}, "strategies must hold strategy names"),
     ({"strategies": 3}, "strategies must be 'all'"),
     ({"out": 3}, "out must be a folder path"),
+    ({"execution": "local"}, "execution must be an Execution or None, got str"),
 ])
 def test_bad_types_raise_type_error_naming_the_argument(change, pattern, tmp_path, monkeypatch):
     calls = count_pairs(monkeypatch)
@@ -498,7 +491,8 @@ def test_bad_types_raise_type_error_naming_the_argument(change, pattern, tmp_pat
 
 def test_n_jobs_minus_one_uses_all_cores_with_the_same_result():
     args = {**SMALL, "strategies": ["RS", "SE"], "replicates": 2}
-    assert_frame_equal(run_curves(**args, n_jobs=-1), run_curves(**args), check_exact=True)
+    assert_frame_equal(run_curves(**{**args, "execution": Execution(n_jobs=-1, progress=False)}), run_curves(**args),
+                       check_exact=True)
 
 
 def bad_out(kind: str, folder) -> str:
@@ -606,7 +600,7 @@ def test_cli_curves_writes_the_results(tmp_path, capsys):
                           problem_spec=repr(get_problem("four-gaussian")), classifier_spec=repr(get_classifier("lda")),
                           doublings=None)
     direct = run_curves("four-gaussian", "lda", ["RS", "SE"], pool_size=8, replicates=3, seed=1, budget=4,
-                        population_size=500, progress=False)
+                        population_size=500, execution=QUIET)
     assert_frame_equal(read_curves(tmp_path), direct, check_exact=True)
     assert str(tmp_path / "curves.csv") in capsys.readouterr().out
 
@@ -677,7 +671,7 @@ def test_cli_interrupt_exits_130_and_keeps_finished_runs(tmp_path, capsys, monke
     monkeypatch.setattr(_curves, "run_pair", original)
     assert main(["curves", *CLI_ARGS, "--out", str(tmp_path)]) == 0
     direct = run_curves("four-gaussian", "lda", ["RS", "SE"], pool_size=8, replicates=3, seed=1, budget=4,
-                        population_size=500, progress=False)
+                        population_size=500, execution=QUIET)
     assert_frame_equal(read_curves(tmp_path), direct, check_exact=True)
 
 

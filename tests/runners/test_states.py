@@ -35,14 +35,14 @@ import pandas as pd
 import pytest
 from _optional import need
 from _reference import decisive_race_by_hand
-from _shared import snapshot
+from _shared import QUIET, TWO_WORKERS, snapshot
 from pandas.testing import assert_frame_equal
 
 import mri_theory.runners.states as states
 from mri_theory.classifiers import get_classifier
 from mri_theory.engine.population import Population
 from mri_theory.problems import get_problem
-from mri_theory.runners import STATE_COLUMNS, score_states
+from mri_theory.runners import STATE_COLUMNS, Execution, score_states
 from mri_theory.runners.sandbox import DamagedPartWarning, run_curves
 from mri_theory.strategies import (
     BMRI_FOREST_TREES,
@@ -53,7 +53,7 @@ from mri_theory.strategies import (
 
 #: One small grid: two replicates, two states each, one strategy of each kind.
 SMALL = dict(problem="four-gaussian", classifier="lda", strategies=["RS", "SE", "SMRI", "MRI-best"], replicates=2,
-             steps=[3, 0], pool_size=12, population_size=1000, seed=4, progress=False)
+             steps=[3, 0], pool_size=12, population_size=1000, seed=4, execution=QUIET)
 N_B = 3  # BMRI's bootstrap resamples in the per-candidate check
 
 
@@ -86,7 +86,7 @@ def state_of(classifier: str, trajectory: str, replicate: int, step: int, seed: 
         pool_size, population_size, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(replicate, 0))))
     curves = run_curves("four-gaussian", classifier, [trajectory], pool_size=pool_size, replicates=replicate + 1,
                         seed=seed, budget=max(step, 1), population_size=population_size, subsample=None,
-                        record_q_c=False, progress=False)
+                        record_q_c=False, execution=QUIET)
     chosen = curves[curves.replicate == replicate].chosen.to_numpy()[:step]
     X, y = np.vstack([X0, pool_X[chosen]]), np.append(y0, pool_y[chosen])
     available = np.array(sorted(set(range(pool_size)) - set(chosen.tolist())))
@@ -111,7 +111,7 @@ def test_one_state_against_brute_force_refits(classifier):
     table = score_states("four-gaussian", classifier, ["SMRI", BootstrapMRI(n_b=N_B), "MRI-best", "SE"],
                          replicates=replicate + 1,
                          steps=[step], pool_size=pool_size, population_size=population_size, seed=seed,
-                         progress=False)
+                         execution=QUIET)
     table = table[table.replicate == replicate]
     problem, population, X, y, candidates, available = state_of(classifier, "RS", replicate, step, seed,
                                                                 pool_size, population_size)
@@ -182,9 +182,9 @@ def test_states_follow_the_sandbox_curves(trajectory):
     args = dict(problem="four-gaussian", classifier="knn5", pool_size=10, population_size=800, seed=2)
     steps = [0, 1, 5, 8]
     table = score_states(**args, strategies=["RS"], replicates=2, steps=steps, trajectory=trajectory,
-                         progress=False)
+                         execution=QUIET)
     curves = run_curves(**args, strategies=[trajectory], replicates=2, budget=max(steps), subsample=None,
-                        record_q_c=False, progress=False)
+                        record_q_c=False, execution=QUIET)
     problem = get_problem("four-gaussian")
     for (replicate, step), rows in table.groupby(["replicate", "step"]):
         curve = curves[curves.replicate == replicate]
@@ -231,14 +231,15 @@ def test_a_state_does_not_depend_on_the_other_states_or_replicates(small):
 
 
 def test_joblib_equals_serial(small):
-    assert_frame_equal(score_states(**SMALL, n_jobs=2), small, check_exact=True)
+    assert_frame_equal(score_states(**{**SMALL, "execution": TWO_WORKERS}), small, check_exact=True)
 
 
 def test_dask_equals_serial(small, tmp_path):
     distributed = need("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=":0") as cluster:
-        on_dask = score_states(**SMALL, backend="dask", scheduler=cluster.scheduler_address, out=tmp_path)
+        on_dask = score_states(**{**SMALL, "execution": Execution("dask", cluster.scheduler_address, progress=False)},
+                               out=tmp_path)
     assert_frame_equal(on_dask, small, check_exact=True)
     assert_frame_equal(pd.read_csv(tmp_path / "states.csv"), small, check_exact=True)
 
@@ -252,7 +253,7 @@ def test_a_missing_dask_extra_is_named_before_anything_is_written(tmp_path, monk
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
     calls = count_states(monkeypatch)
     with pytest.raises(ImportError, match=re.escape('pip install "mri-theory[dask]"')):
-        score_states(**SMALL, backend="dask", out=tmp_path / "out")
+        score_states(**{**SMALL, "execution": Execution(backend="dask")}, out=tmp_path / "out")
     assert calls == [] and not (tmp_path / "out").exists()
 
 
@@ -390,7 +391,7 @@ def test_a_corrupt_settings_file_is_named_and_nothing_written(content, finished,
 
 def test_a_folder_of_run_curves_is_refused(tmp_path, monkeypatch):
     run_curves("four-gaussian", "lda", ["RS"], pool_size=4, replicates=1, population_size=200, out=tmp_path,
-               progress=False)
+               execution=QUIET)
     before = snapshot(tmp_path)
     with pytest.raises(ValueError, match="out: .*holds results of run_curves"):
         score_states(**SMALL, out=tmp_path)
@@ -427,14 +428,7 @@ BAD = [
     ({"population_size": 0}, ValueError, "population_size must be >= 1"),
     ({"seed": -1}, ValueError, "seed must be >= 0"),
     ({"seed": "0"}, TypeError, "seed must be an integer"),
-    ({"backend": "spark"}, ValueError, "backend must be 'local' or 'dask'"),
-    ({"scheduler": "tcp://x:8786"}, ValueError, "scheduler applies to backend='dask' only"),
-    ({"backend": "dask", "scheduler": " "}, ValueError, "scheduler must be an address"),
-    ({"backend": "dask", "scheduler": 8786}, TypeError, "scheduler must be a scheduler address"),
-    ({"backend": "dask", "scheduler": "tcp://x:8786", "n_jobs": 2}, ValueError, "n_jobs must be 1 with a scheduler"),
-    ({"n_jobs": 0}, ValueError, "n_jobs must be a positive number"),
-    ({"n_jobs": "two"}, TypeError, "n_jobs must be an integer"),
-    ({"progress": "yes"}, TypeError, "progress must be True or False"),
+    ({"execution": "local"}, TypeError, "execution must be an Execution or None, got str"),
     ({"out": 3}, TypeError, "out must be a folder path"),
     ({"out": ""}, ValueError, "out must name a folder"),
 ]
@@ -516,9 +510,9 @@ def test_run_curves_and_run_study_refuse_a_diagnostics_folder(finished):
     with pytest.raises(ValueError, match=re.escape(f"out: {finished} holds results of score_states "
                                                    "(diagnostics.json), not of run_curves")):
         run_curves("four-gaussian", "lda", ["RS"], pool_size=4, replicates=1, population_size=200, out=finished,
-                   progress=False)
+                   execution=QUIET)
     with pytest.raises(ValueError, match="holds results of score_states .*not of run_study"):
-        run_study("quick", out=finished, progress=False)
+        run_study("quick", out=finished, execution=QUIET)
     assert snapshot(finished) == before
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from _shared import LOCK_HOLDER
+from _shared import LOCK_HOLDER, QUIET
 from pandas.testing import assert_frame_equal
 
 from mri_theory.cli import main
@@ -43,10 +43,10 @@ from mri_theory.runners.states import score_states
 from mri_theory.runners.study import read_study, report, run_study
 
 CURVES = dict(problem="four-gaussian", classifier="lda", strategies=["RS", "SE"], pool_size=6, replicates=2,
-              population_size=200, seed=3, progress=False)
+              population_size=200, seed=3, execution=QUIET)
 STUDY = dict(problems=["four-gaussian", "quadratic"], classifiers=["lda"], strategies=["RS", "SE"], replicates=2,
              pool_size=6, population_size=200, seed=3, asymptotic_train=100, asymptotic_replicates=1,
-             asymptotic_population=200, progress=False)
+             asymptotic_population=200, execution=QUIET)
 CLI_STUDY = ["--problems", "four-gaussian", "quadratic", "--classifiers", "lda", "--strategies", "RS", "SE",
              "--replicates", "2", "--pool", "6", "--population", "200", "--seed", "3", "--asymptotic-train", "100",
              "--asymptotic-replicates", "1", "--asymptotic-population", "200"]
@@ -115,7 +115,7 @@ def test_the_tables_are_listed_with_their_checksums(curves_folder, study_folder)
 def test_states_table_is_listed_with_its_checksum(tmp_path):
     out = tmp_path / "states"
     table = score_states("four-gaussian", "lda", ["RS", "SE"], replicates=1, steps=[1], pool_size=5,
-                         population_size=200, out=out, progress=False)
+                         population_size=200, out=out, execution=QUIET)
     record = json.loads((out / "checksums.json").read_text())
     assert record == {"format": 1, "settings_file": "diagnostics.json",
                       "settings_sha256": sha256(out / "diagnostics.json"),
@@ -133,7 +133,7 @@ def test_states_table_is_listed_with_its_checksum(tmp_path):
                 read_states(given)
         path.write_text(original)
     score_states("four-gaussian", "lda", ["RS", "SE"], replicates=1, steps=[1], pool_size=5, population_size=200,
-                 out=out, progress=False)  # a rerun rebuilds it
+                 out=out, execution=QUIET)  # a rerun rebuilds it
     assert_frame_equal(read_states(out), table, check_exact=True)
     with pytest.raises(ValueError, match="path: no states table"):
         read_states(out / "nowhere")
@@ -263,7 +263,7 @@ def test_every_writer_is_refused_while_another_process_holds_the_lock(held, monk
         run_study(**STUDY, out=folder)
     with pytest.raises(ValueError, match=busy):
         score_states("four-gaussian", "lda", ["RS"], replicates=1, steps=[1], pool_size=5, population_size=200,
-                     out=folder, progress=False)
+                     out=folder, execution=QUIET)
     assert main(["curves", "--problem", "four-gaussian", "--classifier", "lda", "--strategies", "RS",
                  "--replicates", "1", "--pool", "6", "--population", "200", "--out", str(folder)]) == 2
     err = capsys.readouterr().err
@@ -306,6 +306,7 @@ RACER = textwrap.dedent("""
     import os, sys, time
     from pathlib import Path
     import mri_theory.runners._curves as _curves
+    from mri_theory.runners import Execution
     from mri_theory.runners.study import run_study
 
     folder, pool, barrier = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
@@ -321,7 +322,7 @@ RACER = textwrap.dedent("""
     try:
         run_study(problems=["four-gaussian"], classifiers=["lda"], strategies=["RS"], replicates=2, pool_size=pool,
                   population_size=200, seed=1, asymptotic_train=50, asymptotic_replicates=1,
-                  asymptotic_population=200, out=folder, progress=False)
+                  asymptotic_population=200, out=folder, execution=Execution(progress=False))
     except ValueError as exc:
         print("refused:", exc, flush=True)
         sys.exit(3)

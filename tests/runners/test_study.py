@@ -38,13 +38,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from _optional import requires
-from _shared import snapshot
+from _shared import QUIET, snapshot
 from pandas.testing import assert_frame_equal
 
 from mri_theory.classifiers import get_classifier, list_classifiers
 from mri_theory.cli import main
 from mri_theory.problems import get_problem, list_problems
-from mri_theory.runners import _curves, _store, asymptotic, sandbox, study
+from mri_theory.runners import Execution, _curves, _store, asymptotic, sandbox, study
 from mri_theory.runners.sandbox import DamagedPartWarning, run_curves
 from mri_theory.runners.study import (
     CLASSIFIER_SETS,
@@ -59,7 +59,7 @@ from mri_theory.strategies import PEER_NAMES, get_strategy, list_strategies
 
 TINY = dict(problems=["four-gaussian", "quadratic"], classifiers=["lda", "knn5"], strategies=["RS", "SE"],
             replicates=2, pool_size=10, population_size=300, seed=4, asymptotic_train=200,
-            asymptotic_replicates=2, asymptotic_population=300, progress=False)
+            asymptotic_replicates=2, asymptotic_population=300, execution=QUIET)
 STRATEGIES = ["RS", "SE", "MRI-best"]
 PAIRINGS = [(p, c) for p in TINY["problems"] for c in TINY["classifiers"]]
 TASKS = [(p, c, s, r) for p, c in PAIRINGS for s in STRATEGIES for r in range(TINY["replicates"])]
@@ -130,7 +130,7 @@ def test_each_pairing_equals_run_curves_with_mri_best_added(local):
     for problem, classifier in PAIRINGS:
         alone = run_curves(problem, classifier, STRATEGIES, pool_size=TINY["pool_size"],
                            replicates=TINY["replicates"], seed=TINY["seed"], population_size=TINY["population_size"],
-                           record_q_c=False, progress=False)
+                           record_q_c=False, execution=QUIET)
         rows = local.curves[(local.curves.problem == problem) & (local.curves.classifier == classifier)]
         assert_frame_equal(rows.reset_index(drop=True), alone, check_exact=True)
     # problems, then classifiers, in the given order
@@ -182,7 +182,8 @@ def test_dask_local_cluster_equals_local_byte_for_byte(local, cluster, tmp_path,
 
     monkeypatch.setattr(_store, "write_atomic", recording)
     calls = count_tasks(monkeypatch)
-    on_dask = run_study(**TINY, out=tmp_path / "dask", backend="dask", scheduler=cluster.scheduler_address)
+    on_dask = run_study(**{**TINY, "execution": Execution("dask", cluster.scheduler_address, progress=False)},
+                        out=tmp_path / "dask")
     assert calls == []  # every task ran on the workers
     assert_same(on_dask, local)
     assert_same(read_study(tmp_path / "dask"), local)
@@ -200,7 +201,8 @@ def test_dask_local_cluster_equals_local_byte_for_byte(local, cluster, tmp_path,
 def test_dask_resumes_a_local_study(cluster, finished, local, monkeypatch):
     (finished / "quadratic__knn5" / "parts" / "SE__00001.csv").unlink()
     (finished / "four-gaussian__lda" / "asymptotic.json").unlink()
-    results = run_study(**TINY, out=finished, backend="dask", scheduler=cluster.scheduler_address)
+    results = run_study(**{**TINY, "execution": Execution("dask", cluster.scheduler_address, progress=False)},
+                        out=finished)
     assert_same(results, local)
     assert_same(read_study(finished), local)
 
@@ -219,7 +221,7 @@ def test_importing_the_study_does_not_import_dask():
 def test_a_missing_dask_extra_is_named_before_anything_is_written(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
     with pytest.raises(ImportError, match=re.escape('pip install "mri-theory[dask]"')):
-        run_study(**TINY, backend="dask", out=tmp_path / "out")
+        run_study(**{**TINY, "execution": Execution(backend="dask")}, out=tmp_path / "out")
     assert not (tmp_path / "out").exists()
     assert main(["study", *CLI_TINY, "--dask", "local", "--out", str(tmp_path / "out")]) == 2
 
@@ -230,7 +232,7 @@ def test_an_unreachable_scheduler_is_named(tmp_path):
 
     with (dask.config.set({"distributed.comm.timeouts.connect": "1s"}),
           pytest.raises(OSError, match="scheduler: cannot connect to the Dask scheduler at 'tcp://127.0.0.1:9'")):
-        run_study(**TINY, backend="dask", scheduler="tcp://127.0.0.1:9")
+        run_study(**{**TINY, "execution": Execution("dask", "tcp://127.0.0.1:9", progress=False)})
 
 
 # ------------------------------------------------------------------ the study folder and resume
@@ -396,7 +398,7 @@ def test_a_corrupt_pairing_config_is_named_before_anything_is_written(finished, 
 
 def test_a_run_curves_folder_is_refused(tmp_path):
     run_curves("four-gaussian", "lda", ["RS"], pool_size=4, replicates=1, population_size=300, out=tmp_path,
-               progress=False)
+               execution=QUIET)
     before = snapshot(tmp_path)
     with pytest.raises(ValueError, match="out: .*results of run_curves"):
         run_study(**TINY, out=tmp_path)
@@ -430,14 +432,7 @@ BAD_VALUES = [
     ({"asymptotic_population": "many"}, TypeError, "asymptotic_population must be an integer"),
     ({"preset": "huge"}, ValueError, "unknown preset 'huge'; known presets: paper, quick"),
     ({"preset": 3}, TypeError, "preset must be a preset name"),
-    ({"backend": "spark"}, ValueError, "backend must be 'local' or 'dask'"),
-    ({"scheduler": "tcp://x:8786"}, ValueError, "scheduler applies to backend='dask' only"),
-    ({"backend": "dask", "scheduler": " "}, ValueError, "scheduler must be an address"),
-    ({"backend": "dask", "scheduler": 8786}, TypeError, "scheduler must be a scheduler address"),
-    ({"backend": "dask", "scheduler": "tcp://x:8786", "n_jobs": 2}, ValueError, "n_jobs must be 1 with a scheduler"),
-    ({"n_jobs": 0}, ValueError, "n_jobs must be a positive number"),
-    ({"n_jobs": "two"}, TypeError, "n_jobs must be an integer"),
-    ({"progress": "yes"}, TypeError, "progress must be True or False"),
+    ({"execution": "local"}, TypeError, "execution must be an Execution or None, got str"),
     ({"out": 3}, TypeError, "out must be a folder path"),
 ]
 

@@ -10,13 +10,14 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _shared import QUIET
 
 from mri_theory.cli import main
 from mri_theory.runners.study import TIMING_COLUMNS, read_study, read_timings, report, run_study
 
 SMALL = dict(problems=["four-gaussian"], classifiers=["lda", "knn5"], strategies=["RS", "SE"], replicates=2,
              pool_size=8, population_size=200, seed=1, asymptotic_train=100, asymptotic_replicates=1,
-             asymptotic_population=200, progress=False)
+             asymptotic_population=200, execution=QUIET)
 
 
 def tasks(replicates: int) -> set:

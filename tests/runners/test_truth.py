@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _shared import QUIET
 from scipy.special import expit, ndtr
 
 from mri_theory.classifiers import LDA, get_classifier
@@ -31,7 +32,7 @@ from mri_theory.runners.sandbox import run_curves
 from mri_theory.runners.study import run_study
 
 SMALL = dict(problem="four-gaussian", pool_size=10, budget=4, replicates=1, population_size=400, seed=7,
-             progress=False)
+             execution=QUIET)
 SCRAMBLES = 8  # the documented race: 8 scrambles per round
 
 
@@ -116,7 +117,7 @@ def test_config_records_the_resolved_truth(tmp_path, classifier, truth, recorded
 
 def test_real_data_under_auto_is_sampled(tmp_path):
     run_curves(problem="wine", classifier="lda", strategies=["RS"], pool_size=6, budget=2, replicates=1,
-               population_size=50, seed=0, progress=False, out=tmp_path / "run")
+               population_size=50, seed=0, execution=QUIET, out=tmp_path / "run")
     assert _config(tmp_path / "run")["truth"] == "sampled"
 
 
@@ -127,7 +128,7 @@ def test_a_three_dimensional_mixture_under_auto_runs_sampled(tmp_path):
     cube = GaussianMixtureProblem("cube", [([1.0], [[0.0, 0.0, 0.0]], eye), ([1.0], [[1.0, 1.0, 1.0]], eye)],
                                   [0.5, 0.5])
     table = run_curves(problem=cube, classifier="lda", strategies=["RS"], pool_size=6, budget=2, replicates=1,
-                       population_size=200, seed=0, progress=False, out=tmp_path / "run")
+                       population_size=200, seed=0, execution=QUIET, out=tmp_path / "run")
     assert _config(tmp_path / "run")["truth"] == "sampled"
     assert np.all(np.isfinite(table.loss))
 
@@ -293,10 +294,10 @@ def test_exact_truth_without_an_exact_path_is_refused_before_any_file(tmp_path):
                    out=tmp_path / "real")
     with pytest.raises(ValueError, match="truth"):
         score_states("four-gaussian", "svm", ["RS"], replicates=1, steps=[0], pool_size=6, population_size=200,
-                     truth="exact", out=tmp_path / "states", progress=False)
+                     truth="exact", out=tmp_path / "states", execution=QUIET)
     with pytest.raises(ValueError, match="truth"):
         run_study("quick", problems=["four-gaussian"], classifiers=["lda", "svm"], strategies=["RS"],
-                  truth="exact", out=tmp_path / "study", progress=False)
+                  truth="exact", out=tmp_path / "study", execution=QUIET)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -304,7 +305,7 @@ def test_exact_truth_without_an_exact_path_is_refused_before_any_file(tmp_path):
 def test_score_states_refuses_a_bad_truth_before_any_file(tmp_path, bad):
     with pytest.raises((TypeError, ValueError), match="truth"):
         score_states("four-gaussian", "lda", ["RS"], replicates=1, steps=[0], pool_size=6, population_size=200,
-                     truth=bad, out=tmp_path / "states", progress=False)
+                     truth=bad, out=tmp_path / "states", execution=QUIET)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -312,7 +313,7 @@ def test_score_states_refuses_a_bad_truth_before_any_file(tmp_path, bad):
 def test_run_study_refuses_a_bad_truth_before_any_file(tmp_path, bad):
     with pytest.raises((TypeError, ValueError), match="truth"):
         run_study("quick", problems=["four-gaussian"], classifiers=["lda"], strategies=["RS"], truth=bad,
-                  out=tmp_path / "study", progress=False)
+                  out=tmp_path / "study", execution=QUIET)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -320,7 +321,7 @@ def test_run_study_refuses_a_bad_truth_before_any_file(tmp_path, bad):
 def test_run_diagnostics_refuses_a_bad_truth_before_any_file(tmp_path, bad):
     with pytest.raises((TypeError, ValueError), match="truth"):
         run_diagnostics("four-gaussian", ["lda"], ["RS"], replicates=1, steps=[0], pool_size=6, population_size=200,
-                        truth=bad, out=tmp_path / "diagnostics", progress=False)
+                        truth=bad, out=tmp_path / "diagnostics", execution=QUIET)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -344,7 +345,7 @@ def test_run_curves_with_a_tiny_sampled_population_runs_or_is_refused_up_front(t
 def test_score_states_with_a_tiny_sampled_population_runs_or_is_refused_up_front(tmp_path):
     _runs_or_refuses_population_size_before_any_file(tmp_path, lambda out: score_states(
         "four-gaussian", "svm", ["RS"], replicates=1, steps=[0], pool_size=6, population_size=4, out=out,
-        progress=False))
+        execution=QUIET))
 
 
 @pytest.mark.parametrize("command", ["curves", "study", "diagnose"])
@@ -363,7 +364,7 @@ def test_run_study_records_auto_and_each_pairing_its_resolved_truth(tmp_path):
     out = tmp_path / "study"
     run_study("quick", problems=["four-gaussian"], classifiers=["lda", "svm"], strategies=["RS"], replicates=1,
               pool_size=6, population_size=300, asymptotic_train=50, asymptotic_replicates=1,
-              asymptotic_population=300, out=out, progress=False)
+              asymptotic_population=300, out=out, execution=QUIET)
     assert json.loads((out / "study.json").read_text())["settings"]["truth"] == "auto"
     assert _config(out / "four-gaussian__lda")["truth"] == "exact"
     assert _config(out / "four-gaussian__svm")["truth"] == "sampled"
@@ -387,7 +388,7 @@ def test_write_report_refuses_a_bad_truth_before_writing(tmp_path, truth):
 
     curves = run_study("quick", problems=["four-gaussian"], classifiers=["lda"], strategies=["RS"], replicates=1,
                        pool_size=6, population_size=300, asymptotic_train=50, asymptotic_replicates=1,
-                       asymptotic_population=300, progress=False)
+                       asymptotic_population=300, execution=QUIET)
     with pytest.raises(ValueError, match="truth must map"):
         write_report(curves.curves, curves.asymptotic, tmp_path / "report", truth=truth)
     assert list(tmp_path.iterdir()) == []
@@ -397,7 +398,7 @@ def test_write_report_refuses_a_bad_truth_before_writing(tmp_path, truth):
 def test_score_states_records_the_truth_and_flags_every_state(tmp_path, classifier, recorded):
     out = tmp_path / "states"
     table = score_states("four-gaussian", classifier, ["RS", "SE", "MRI-best"], replicates=2, steps=[0, 3],
-                         pool_size=10, population_size=400, seed=5, out=out, progress=False)
+                         pool_size=10, population_size=400, seed=5, out=out, execution=QUIET)
     assert json.loads((out / "diagnostics.json").read_text())["settings"]["truth"] == recorded
     per_state = table.groupby(["replicate", "step"]).resolved
     assert (per_state.nunique() == 1).all()  # one flag per state
@@ -437,7 +438,7 @@ def test_mri_best_on_four_gaussian_lda_picks_the_exact_argmax_at_200_labels(pool
     start = time.perf_counter()
     table = run_curves(problem="four-gaussian", classifier="lda", strategies=["MRI-best"], pool_size=pool_size,
                        budget=budget, replicates=1, population_size=10_000, subsample=subsample, seed=seed,
-                       truth="auto", progress=False)
+                       truth="auto", execution=QUIET)
     elapsed = time.perf_counter() - start
     print(f"acceptance run (pool {pool_size}): {elapsed:.1f} s")
     row = table.index[table.n_labelled == 200][0]

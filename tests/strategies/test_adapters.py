@@ -24,6 +24,7 @@ from scipy import stats
 
 skactiveml = need("skactiveml")  # the whole file but its two import checks
 
+from _shared import QUIET, TWO_WORKERS
 from skactiveml.classifier import ParzenWindowClassifier
 from skactiveml.classifier import SklearnClassifier as SkalSklearnClassifier
 from skactiveml.pool import (
@@ -364,7 +365,7 @@ def test_in_score_states_the_entropy_peer_scores_every_state_like_se():
     """The same candidates in the same states (score_states): skactiveml's entropy = SE, to rounding."""
     peer = SkactivemlStrategy(UncertaintySampling(method="entropy"))
     states = score_states("four-gaussian", "lda", ["SE", peer, "MRI-best"], replicates=2, steps=(0, 5), pool_size=25,
-                          population_size=500, seed=4, progress=False)
+                          population_size=500, seed=4, execution=QUIET)
     se = states[states.strategy == "SE"].reset_index(drop=True)
     ours = states[states.strategy == peer.name].reset_index(drop=True)
     assert len(ours) == len(se) > 0
@@ -373,7 +374,7 @@ def test_in_score_states_the_entropy_peer_scores_every_state_like_se():
 
 
 SANDBOX = {"problem": "four-gaussian", "classifier": "lda", "pool_size": 30, "budget": 6, "replicates": 2,
-           "population_size": 500, "subsample": 10, "seed": 3, "progress": False}
+           "population_size": 500, "subsample": 10, "seed": 3, "execution": QUIET}
 
 
 def test_run_curves_takes_the_adapter_object_serially_and_in_worker_processes():
@@ -387,7 +388,7 @@ def test_run_curves_takes_the_adapter_object_serially_and_in_worker_processes():
     initial = serial[serial.n_labelled == 2].pivot(index="replicate", columns="strategy", values="loss")
     assert (initial.nunique(axis=1) == 1).all()  # paired: every strategy starts from the same classifier
     assert serial.q_c_chosen.notna().any()  # the truth is recorded for the peers' choices too
-    parallel = run_curves(strategies=["RS", *peers], n_jobs=2, **SANDBOX)
+    parallel = run_curves(strategies=["RS", *peers], **{**SANDBOX, "execution": TWO_WORKERS})
     pd.testing.assert_frame_equal(parallel, serial)
 
 
@@ -404,6 +405,6 @@ def test_run_curves_resumes_the_adapter_and_recomputes_a_changed_one(tmp_path):
 def test_a_peer_runs_on_real_data_without_the_truth():
     curves = run_curves(problem="wine", classifier="lda", strategies=["RS", SkactivemlStrategy(MonteCarloEER())],
                         pool_size=40, budget=4, replicates=2, subsample=10, record_q_c=False, seed=0,
-                        progress=False)
+                        execution=QUIET)
     assert set(curves.strategy) == {"RS", "skal-MonteCarloEER"}
     assert curves.loss.between(0, 1).all() and curves.q_c_chosen.isna().all()

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _optional import installed
+from _shared import QUIET
 from scipy import stats
 from scipy.spatial.distance import cdist
 
@@ -65,13 +66,13 @@ def _run(code: str) -> str:
 def test_without_scikit_activeml_all_works_and_a_named_peer_says_how_to_install_it():
     code = BLOCK + (
         "from mri_theory.strategies import PEER_NAMES, get_strategy, list_strategies\n"
-        "from mri_theory.runners import _resolve, score_states\n"
+        "from mri_theory.runners import Execution, _resolve, score_states\n"
         "names = list_strategies()\n"
         "print(len(names), bool(set(PEER_NAMES) & set(names)))\n"
         "print(sorted(_resolve.strategy_objects('all', 'error')) == sorted(names))\n"
         "for call in (lambda: get_strategy('SkMC-EER'),\n"
         "             lambda: score_states('four-gaussian', 'lda', 'peers', replicates=1, steps=(0,), pool_size=5,\n"
-        "                                  population_size=50, progress=False)):\n"
+        "                                  population_size=50, execution=Execution(progress=False))):\n"
         "    try:\n        call()\n    except ImportError as e:\n        print('ImportError', e)\n")
     lines = _run(code).splitlines()
     assert lines[0] == "13 False" and lines[1] == "True"
@@ -294,19 +295,20 @@ def test_every_peer_runs_in_score_states_and_run_curves(classifier):
     from mri_theory.runners.sandbox import run_curves
 
     states = score_states("four-gaussian", classifier, [*PEER_NAMES, "MRI-best"], replicates=1, steps=(0, 3),
-                          pool_size=12, population_size=300, seed=1, progress=False)
+                          pool_size=12, population_size=300, seed=1, execution=QUIET)
     assert list(dict.fromkeys(states.strategy)) == [*PEER_NAMES, "MRI-best"]
     assert np.isfinite(states.score).all()
     curves = run_curves("four-gaussian", classifier, "peers", pool_size=8, budget=3, replicates=1,
-                        population_size=300, subsample=4, seed=2, progress=False)
+                        population_size=300, subsample=4, seed=2, execution=QUIET)
     assert list(dict.fromkeys(curves.strategy)) == list(PEER_NAMES)
     assert (curves.groupby("strategy").size() == 4).all() and curves.loss.between(0, 1).all()
 
 
 _SCORES = ("import json, numpy as np\n"
-           "from mri_theory.runners import score_states\n"
+           "from mri_theory.runners import Execution, score_states\n"
            "s = score_states('three-gaussians', 'nb', 'peers', replicates=1, steps=(0, 2), pool_size=10,\n"
-           "                 population_size=200, seed=9, progress=False)\n"
+           "                 population_size=200, seed=9,\n"
+           "                 execution=Execution(progress=False))\n"
            "print(json.dumps({n: s[s.strategy == n].score.tolist() for n in s.strategy.unique()}))\n")
 
 

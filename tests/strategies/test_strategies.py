@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from _optional import given, installed, settings, st
+from _shared import QUIET
 from scipy.stats import entropy as scipy_entropy
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.neighbors import KNeighborsClassifier
@@ -546,7 +547,7 @@ def test_mri_best_and_worst_choices_do_not_depend_on_summation_order(monkeypatch
 
     settings_ = dict(problem="four-gaussian", classifier="knn5", strategies=["MRI-best", "MRI-worst"],
                      pool_size=40, budget=20, replicates=3, population_size=1500, subsample=None,
-                     record_q_c=False, progress=False, seed=4)
+                     record_q_c=False, execution=QUIET, seed=4)
     reference = run_curves(**settings_)
     original = Population.from_problem.__func__
 

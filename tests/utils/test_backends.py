@@ -31,7 +31,7 @@ import time
 import numpy as np
 import pytest
 from _optional import requires
-from _shared import snapshot
+from _shared import QUIET, TWO_WORKERS, snapshot
 from pandas.testing import assert_frame_equal
 from threadpoolctl import threadpool_info, threadpool_limits
 
@@ -43,11 +43,11 @@ from mri_theory.runners.study import run_study
 #: Populations above OpenBLAS's 10,000-element threshold for a threaded dot product.
 STUDY = dict(problems=["four-gaussian"], classifiers=["lda"], strategies=["RS"], replicates=2, pool_size=5, budget=2,
              population_size=12_000, seed=0, asymptotic_train=60, asymptotic_replicates=1,
-             asymptotic_population=20_000, progress=False)
+             asymptotic_population=20_000)
 CURVES = dict(problem="four-gaussian", classifier="lda", strategies=["RS", "SE"], pool_size=5, budget=2, replicates=2,
-              population_size=20_000, seed=1, progress=False)
+              population_size=20_000, seed=1)
 STATES = dict(problem="four-gaussian", classifier="lda", strategies=["RS", "SE"], replicates=2, steps=[0, 1],
-              pool_size=5, population_size=20_000, seed=2, progress=False)
+              pool_size=5, population_size=20_000, seed=2)
 
 
 def blas_threads() -> list[int]:
@@ -131,12 +131,12 @@ def test_every_task_runs_with_one_blas_thread(backend, n_jobs, request):
 
 
 def test_a_study_writes_the_same_bytes_with_one_or_two_blas_threads_joblib_and_dask(tmp_path, cluster):
-    dask = dict(backend="dask", scheduler=cluster.scheduler_address)
+    dask = backends.Execution("dask", cluster.scheduler_address, progress=False)
     runs = {}
-    for name, threads, options in [("two_threads", 2, {}), ("one_thread", 1, {}), ("joblib", 2, dict(n_jobs=2)),
-                                   ("dask", 2, dask)]:
+    for name, threads, execution in [("two_threads", 2, QUIET), ("one_thread", 1, QUIET), ("joblib", 2, TWO_WORKERS),
+                                     ("dask", 2, dask)]:
         with threadpool_limits(limits=threads):
-            runs[name] = run_study(**STUDY, **options, out=tmp_path / name)
+            runs[name] = run_study(**STUDY, execution=execution, out=tmp_path / name)
     files = {name: snapshot(tmp_path / name) for name in runs}
     assert len(files["one_thread"]) >= 6  # study.json, the tables, the record, config and parts
     for name in runs:
@@ -146,19 +146,19 @@ def test_a_study_writes_the_same_bytes_with_one_or_two_blas_threads_joblib_and_d
 
 
 def test_curves_are_the_same_bytes_with_one_or_two_blas_threads_and_joblib(tmp_path):
-    for name, threads, n_jobs in [("two_threads", 2, 1), ("one_thread", 1, 1), ("joblib", 2, 2)]:
+    for name, threads, execution in [("two_threads", 2, QUIET), ("one_thread", 1, QUIET), ("joblib", 2, TWO_WORKERS)]:
         with threadpool_limits(limits=threads):
-            run_curves(**CURVES, n_jobs=n_jobs, out=tmp_path / name)
+            run_curves(**CURVES, execution=execution, out=tmp_path / name)
     files = {name: snapshot(tmp_path / name) for name in ("two_threads", "one_thread", "joblib")}
     assert files["two_threads"] == files["one_thread"] == files["joblib"]
 
 
 def test_states_are_the_same_bytes_with_one_or_two_blas_threads_joblib_and_dask(tmp_path, cluster):
-    dask = dict(backend="dask", scheduler=cluster.scheduler_address)
-    for name, threads, options in [("two_threads", 2, {}), ("one_thread", 1, {}), ("joblib", 2, dict(n_jobs=2)),
-                                   ("dask", 2, dask)]:
+    dask = backends.Execution("dask", cluster.scheduler_address, progress=False)
+    for name, threads, execution in [("two_threads", 2, QUIET), ("one_thread", 1, QUIET), ("joblib", 2, TWO_WORKERS),
+                                     ("dask", 2, dask)]:
         with threadpool_limits(limits=threads):
-            score_states(**STATES, **options, out=tmp_path / name)
+            score_states(**STATES, execution=execution, out=tmp_path / name)
     files = {name: snapshot(tmp_path / name) for name in ("two_threads", "one_thread", "joblib", "dask")}
     assert files["two_threads"] == files["one_thread"] == files["joblib"] == files["dask"]
 

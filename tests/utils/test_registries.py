@@ -11,6 +11,7 @@ Expected states are the listings and objects read before the change.
 from __future__ import annotations
 
 import pytest
+from _shared import QUIET
 
 from mri_theory import classifiers, problems, strategies
 from mri_theory.classifiers import (
@@ -213,7 +214,7 @@ def test_a_registered_name_works_in_the_runners(tmp_path):
             strategies.registered_strategy("reg-lc", LeastConfidence), \
             problems.registered_problem("reg-problem", lambda: _problem("reg-problem")):
         table = run_curves(problem="reg-problem", classifier="reg-knn3", strategies=["reg-lc"], pool_size=6,
-                           budget=2, replicates=1, population_size=64, progress=False)
+                           budget=2, replicates=1, population_size=64, execution=QUIET)
     assert set(table.problem) == {"reg-problem"} and set(table.classifier) == {"reg-knn3"}
     assert set(table.strategy) == {"reg-lc"}
     assert "reg-knn3" not in list_classifiers() and "reg-lc" not in list_strategies()
