@@ -226,7 +226,65 @@ def copy_notebooks() -> None:
         stale.unlink()
 
 
+def _table(title: str, header: list[str], rows: list[list[str]]) -> str:
+    """An rST list-table."""
+    lines = [f".. list-table:: {title}", "   :header-rows: 1", ""]
+    for row in [header, *rows]:
+        lines += [f"   * - {row[0]}"] + [f"     - {cell}" for cell in row[1:]]
+    return "\n".join(lines) + "\n"
+
+
+def _home(factory: object) -> str:
+    """A registered factory as a cross-reference: its class (or the class its module exports), else its name."""
+    if inspect.isclass(factory):
+        return f":class:`~{HOME.get(_key(factory, factory.__name__), factory.__module__ + '.' + factory.__name__)}`"
+    return f"``{getattr(factory, '__name__', repr(factory))}``"
+
+
+def write_registry_page() -> None:
+    """Write ``api/registered.rst``: every registered problem, classifier and strategy, and what each declares, read
+    from the registries (:class:`~mri_theory.engine.Registry`), so the tables are never kept by hand."""
+    from mri_theory.classifiers import CLASSIFIER_REGISTRY
+    from mri_theory.problems import PROBLEM_REGISTRY
+    from mri_theory.strategies import STRATEGY_REGISTRY
+
+    def yes(flag: object) -> str:
+        return "yes" if flag else ""
+
+    problems = [[f"``{name}``", _home(type(PROBLEM_REGISTRY.get(name))), PROBLEM_REGISTRY.tag(name, "group", "")]
+                for name in PROBLEM_REGISTRY.names()]
+    classifiers = []
+    for name in CLASSIFIER_REGISTRY.names():
+        model = CLASSIFIER_REGISTRY.get(name)
+        classifiers.append([f"``{name}``", f"{_home(type(model))}: ``{model!r}``",
+                            CLASSIFIER_REGISTRY.tag(name, "origin", "other"), yes(model.exact_truth)])
+    strategies = []
+    for name in STRATEGY_REGISTRY.names():
+        factory = STRATEGY_REGISTRY.factory(name)
+        flags = [yes(getattr(factory, flag, False)) for flag in ("costly", "needs_truth", "estimates_t_e")] \
+            if inspect.isclass(factory) else ["", "", ""]
+        strategies.append([f"``{name}``", _home(factory), STRATEGY_REGISTRY.tag(name, "origin", "other"), *flags])
+    text = "\n".join([
+        "What is registered", "==================", "",
+        "Every name the registries hold, and what each registered object declares, read from the registries when "
+        "this site was built (:data:`~mri_theory.problems.PROBLEM_REGISTRY`, "
+        ":data:`~mri_theory.classifiers.CLASSIFIER_REGISTRY`, "
+        ":data:`~mri_theory.strategies.STRATEGY_REGISTRY`, :class:`~mri_theory.engine.Registry`): a strategy's "
+        "``origin``, a classifier's ``exact_truth``, a "
+        "problem's ``group``. The runners' sets (``abstract``, ``paper``) are derived from the same declarations. "
+        "The scikit-activeml peers' flags are their adapter's (the ``peers`` extra).", "",
+        _table("Problems", ["name", "class", "group"], problems),
+        _table("Classifiers", ["name", "class", "origin", "exact truth"], classifiers),
+        _table("Strategies", ["name", "class or factory", "origin", "costly", "needs the truth", "estimates T_e"],
+               strategies),
+    ])
+    path = DOCS / "api" / "registered.rst"
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+
+
 HOME = write_api_pages()
+write_registry_page()
 copy_notebooks()
 
 # Unqualified class names in numpydoc types ("Population", "Classifier") link to the documented class.

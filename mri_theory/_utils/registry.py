@@ -1,28 +1,28 @@
-"""One home for the registries' rules: safe labels and registration.
+"""One home for the registries: safe labels and the :class:`Registry` type.
 
 The runners label table rows, part files and study folders with the names of
 problems, classifiers and strategies (``{strategy}__{replicate:05d}.csv``,
 ``{problem}__{classifier}/``), so a name that may become part of a file name
 must be safe: a non-empty str of ``[A-Za-z0-9._+-]`` without ``"__"`` (the
-separator).  :func:`register` holds the checks that
-:func:`~mri_theory.problems.register_problem`,
-:func:`~mri_theory.classifiers.register_classifier` and
-:func:`~mri_theory.strategies.register_strategy` share; :func:`unregister`
-and :func:`registered` are the removal and the temporary registration behind
-their ``unregister_*`` and ``registered_*`` functions.
+separator, :func:`label`).  :class:`Registry` is the one registry type behind
+:mod:`mri_theory.problems`, :mod:`mri_theory.classifiers` and
+:mod:`mri_theory.strategies`: their ``register_*``, ``unregister_*``,
+``registered_*``, ``get_*`` and ``list_*`` functions are its methods, and the
+lists derived from what the registered objects declare (:meth:`Registry.tagged`)
+replace the lists kept by hand.
 """
 
 from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable, Collection, Iterator, MutableMapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from mri_theory._utils import validation as check
 
-__all__ = ["label", "made", "register", "registered", "unregister"]
+__all__ = ["Registry", "label"]
 
 #: The characters of a name that may become part of a file or folder name.
 _LABEL = re.compile(r"[A-Za-z0-9._+-]+")
@@ -41,104 +41,198 @@ def label(value: Any, name: str) -> str:
     return value
 
 
-def register(registry: dict[str, Callable[[], Any]], name: Any, factory: Any, overwrite: Any, kind: str) -> None:
-    """Add ``factory`` to ``registry`` under ``name``, after the checks every ``register_*`` function shares.
+class Registry:
+    """Named factories of one kind of object: the one registry type behind problems, classifiers and strategies.
 
-    ``name`` must be a safe label (:func:`label`), ``factory`` callable
-    without arguments (the registries call it so), and a name already in
-    ``registry`` is replaced only with ``overwrite=True``.
+    A registry maps a safe name (:func:`label`) to a *factory*, called without arguments (or with a getter's
+    options) to make a new object of type ``cls``.  Entries added with ``built_in=True`` cannot be removed (their
+    names always stay available; :meth:`registered` replaces one for a while).  An entry carries *tags*: what the
+    registered object declares (a strategy's ``origin``, a problem's ``group``), read from the factory's
+    attribute of the same name when the entry does not give it, so that lists which used to be kept by hand (the
+    paper's strategies, the abstract problems) are derived from the registry (:meth:`tagged`).
+
+    Parameters
+    ----------
+    kind : str
+        What the entries are, for messages: ``"problem"``, ``"classifier"``, ``"strategy"``.
+    cls : type
+        The type every factory must return (:meth:`get` checks it).
+    reserved : dict of str to str, optional
+        Names that cannot be registered, each with the reason (e.g. the runners' ``"all"``).
+    cache : bool, default False
+        Make each object once and return the same one from every :meth:`get` (problems); without options only.
+    sort : bool, default True
+        :meth:`names` sorted; ``False``: in registration order (a replaced name keeps its place).
+    noun : str, optional
+        How an unknown name is called in :meth:`get`'s message (default ``kind``).
     """
-    label(name, "name")
-    if not callable(factory):
-        raise TypeError(f"factory must be callable (a class or a function returning a {kind}), "
-                        f"got {type(factory).__name__}")
-    try:
-        signature = inspect.signature(factory)
-    except (TypeError, ValueError):  # no signature to read (some builtins): accepted as it is
-        signature = None
-    if signature is not None:
+
+    def __init__(self, kind: str, cls: type, *, reserved: dict[str, str] | None = None, cache: bool = False,
+                 sort: bool = True, noun: str | None = None) -> None:
+        self.kind, self.cls, self.sort, self.noun = kind, cls, sort, noun or kind
+        self.reserved = dict(reserved or {})
+        self._entries: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {}
+        self._built_in: set[str] = set()
+        self._instances: dict[str, Any] | None = {} if cache else None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def __repr__(self) -> str:
+        return f"Registry({self.kind!r}, {len(self._entries)} entries)"
+
+    def names(self) -> list[str]:
+        """The registered names: sorted, or in registration order (``sort=False``)."""
+        return sorted(self._entries) if self.sort else list(self._entries)
+
+    def factory(self, name: str) -> Callable[..., Any]:
+        """The factory registered as ``name`` (a KeyError when there is none)."""
+        return self._entries[name][0]
+
+    def tag(self, name: str, key: str, default: Any = None) -> Any:
+        """What the entry ``name`` declares as ``key``: its tag, else its factory's attribute ``key``, else
+        ``default``."""
+        factory, tags = self._entries[name]
+        return tags[key] if key in tags else getattr(factory, key, default)
+
+    def tagged(self, key: str, value: Any, default: Any = None) -> tuple[str, ...]:
+        """The names whose ``key`` (:meth:`tag`, ``default`` where nothing declares it) is ``value``, in
+        registration order."""
+        return tuple(name for name in self._entries if self.tag(name, key, default) == value)
+
+    def register(self, name: Any, factory: Any, *, overwrite: Any = False, built_in: bool = False,
+                 **tags: Any) -> None:
+        """Add ``factory`` under ``name``, after the checks every ``register_*`` function shares.
+
+        ``name`` must be a safe label (:func:`label`) and not reserved, ``factory`` callable without arguments
+        (the getters call it so), and a name already registered is replaced only with ``overwrite=True`` (in
+        its place in the order; its cached object is dropped).
+        """
+        label(name, "name")
+        if name in self.reserved:
+            raise ValueError(f"name {name!r} is reserved: {self.reserved[name]}")
+        if not callable(factory):
+            raise TypeError(f"factory must be callable (a class or a function returning a {self.kind}), "
+                            f"got {type(factory).__name__}")
+        _check_callable_without_arguments(factory, name, self.kind)
+        if check.flag(overwrite, "overwrite") is False and name in self._entries:
+            raise ValueError(f"name: a {self.kind} {name!r} is already registered; pass overwrite=True to "
+                             f"replace it")
+        self._entries[name] = (factory, tags)
+        if built_in:
+            self._built_in.add(name)
+        if self._instances is not None:
+            self._instances.pop(name, None)
+
+    def unregister(self, name: Any) -> None:
+        """Remove ``name`` (and its cached object); built-in names are refused.
+
+        Raises a ``TypeError`` (``name`` not a str) or a ``ValueError`` naming ``name``: a built-in name
+        (refused even when overwritten, so the paper's names always stay available; replace one for a while with
+        :meth:`registered` instead), or a name not registered (the message lists the registered names).
+        """
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, got {type(name).__name__}")
+        if name in self._built_in:
+            raise ValueError(f"name: {name!r} is a built-in {self.kind} and cannot be unregistered; to replace it "
+                             f"for a while, use the registered_{self.kind}(name, factory, overwrite=True) context "
+                             f"manager")
+        if name not in self._entries:
+            raise ValueError(f"name: no {self.kind} {name!r} is registered; registered {self.kind} names: "
+                             f"{', '.join(sorted(self._entries))}")
+        del self._entries[name]
+        if self._instances is not None:
+            self._instances.pop(name, None)
+
+    @contextmanager
+    def registered(self, name: Any, factory: Any, *, overwrite: Any = False) -> Iterator[None]:
+        """:meth:`register` for the ``with`` block, then the previous state exactly.
+
+        All of :meth:`register`'s checks apply, before anything changes.  On exit, however the block ends, the
+        entry of ``name`` is put back as it was before: the factory it replaced (``overwrite=True``), its tags
+        and its cached object, in its place in the order, or no entry.  Other names registered or removed
+        inside the block are left as they are, so nested uses unwind one by one.
+        """
+        before = [(mapping, mapping.get(name, _ABSENT)) for mapping in self._mappings()] \
+            if isinstance(name, str) else []
+        order = list(self._entries)
+        self.register(name, factory, overwrite=overwrite)
         try:
-            signature.bind()
-        except TypeError:
-            required = [p.name for p in signature.parameters.values()
-                        if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-            raise TypeError(f"factory {getattr(factory, '__qualname__', factory)!r} registered as {kind} "
-                            f"{name!r} cannot be called without arguments (it requires {required}); "
-                            f"register e.g. lambda: factory(...) with the arguments filled in") from None
-    if check.flag(overwrite, "overwrite") is False and name in registry:
-        raise ValueError(f"name: a {kind} {name!r} is already registered; pass overwrite=True to replace it")
-    registry[name] = factory
+            yield
+        finally:
+            for mapping, value in before:
+                if value is _ABSENT:
+                    mapping.pop(name, None)
+                else:
+                    mapping[name] = value
+            rank = _ranks(order)
+            if name in order and list(self._entries) != sorted(self._entries, key=rank):
+                items = sorted(self._entries.items(), key=lambda item: rank(item[0]))
+                self._entries.clear()
+                self._entries.update(items)
+
+    def get(self, name: Any, **options: Any) -> Any:
+        """A ``cls`` made by the factory of ``name`` (with ``options``; the cached one without them).
+
+        Raises
+        ------
+        TypeError
+            ``name`` not a str, an option that is not a parameter of the factory, or a factory returning no
+            ``cls`` (naming the factory, so that a bad registration fails where the object is asked for).
+        ValueError
+            An unknown name (the message lists the known names).
+        """
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, got {type(name).__name__}")
+        if name not in self._entries:
+            raise ValueError(f"unknown {self.noun} {name!r}; known {_PLURAL.get(self.kind, self.kind + 's')}: "
+                             f"{', '.join(self.names())}")
+        if self._instances is not None and not options:
+            if name not in self._instances:
+                self._instances[name] = self._make(name, {})
+            return self._instances[name]
+        return self._make(name, options)
+
+    def _make(self, name: str, options: dict[str, Any]) -> Any:
+        factory = self._entries[name][0]
+        if options:
+            parameters = inspect.signature(factory).parameters.values()
+            if not any(p.kind is p.VAR_KEYWORD for p in parameters):  # a factory taking **kwargs checks its own
+                accepted = [p.name for p in parameters]
+                unknown = sorted(set(options) - set(accepted))
+                if unknown:
+                    raise TypeError(f"options {unknown} are not parameters of {self.kind} {name!r}; it accepts "
+                                    f"{accepted or 'no options'}")
+        obj = factory(**options)
+        if not isinstance(obj, self.cls):
+            raise TypeError(f"the factory registered as {self.kind} {name!r} returned {type(obj).__name__}, "
+                            f"not a {self.cls.__name__}")
+        return obj
+
+    def _mappings(self) -> tuple[dict[str, Any], ...]:
+        return (self._entries,) if self._instances is None else (self._entries, self._instances)
 
 
-def made(obj: Any, cls: type, name: str, kind: str) -> Any:
-    """``obj`` if the factory registered as ``name`` made a ``cls``; a TypeError naming the factory otherwise.
-
-    The getters check what a factory returns, so that a bad registration
-    fails where the object is asked for, before any runner does work or
-    writes a file.
-    """
-    if not isinstance(obj, cls):
-        raise TypeError(f"the factory registered as {kind} {name!r} returned {type(obj).__name__}, "
-                        f"not a {cls.__name__}")
-    return obj
-
-
-def unregister(registry: dict[str, Callable[[], Any]], name: Any, built_in: Collection[str], kind: str,
-               caches: tuple[MutableMapping[str, Any], ...] = ()) -> None:
-    """Remove ``name`` from ``registry`` (and from each of ``caches``); built-in names are refused.
-
-    Raises a ``TypeError`` (``name`` not a str) or a ``ValueError`` naming
-    ``name``: a built-in name (in ``built_in``: refused even when overwritten,
-    so the paper's names always stay available; replace one for a while with
-    :func:`registered` instead), or a name not registered (the message lists
-    the known names).
-    """
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a str, got {type(name).__name__}")
-    if name in built_in:
-        raise ValueError(f"name: {name!r} is a built-in {kind} and cannot be unregistered; to replace it "
-                         f"for a while, use the registered_{kind}(name, factory, overwrite=True) context manager")
-    if name not in registry:
-        raise ValueError(f"name: no {kind} {name!r} is registered; registered {kind} names: "
-                         f"{', '.join(sorted(registry))}")
-    del registry[name]
-    for cache in caches:
-        cache.pop(name, None)
-
+_PLURAL = {"strategy": "strategies"}
 
 _ABSENT = object()
 
 
-@contextmanager
-def registered(registry: dict[str, Callable[[], Any]], add: Callable[..., None], name: Any, factory: Any,
-               overwrite: Any, caches: tuple[MutableMapping[str, Any], ...] = ()) -> Iterator[None]:
-    """Register ``factory`` as ``name`` with ``add`` for the ``with`` block, then restore the previous state.
-
-    ``add`` is the public ``register_*`` function (all its checks apply,
-    before anything changes).  On exit, however the block ends, the entry of
-    ``name`` in ``registry`` and in each of ``caches`` is put back as it was
-    before: the factory it replaced (``overwrite=True``) and its cached
-    object, or no entry; a replaced name keeps its place in the registry's
-    order.  Other names registered or removed inside the block are left as
-    they are, so nested uses unwind one by one.
-    """
-    before = [(mapping, mapping.get(name, _ABSENT)) for mapping in (registry, *caches)] \
-        if isinstance(name, str) else []
-    order = list(registry)
-    add(name, factory, overwrite=overwrite)
+def _check_callable_without_arguments(factory: Callable[..., Any], name: str, kind: str) -> None:
+    """A TypeError naming ``factory`` when it cannot be called without arguments (by :func:`inspect.signature`;
+    a factory without a signature to read, as some builtins, is accepted as it is)."""
     try:
-        yield
-    finally:
-        for mapping, value in before:
-            if value is _ABSENT:
-                mapping.pop(name, None)
-            else:
-                mapping[name] = value
-        rank = _ranks(order)
-        if name in order and list(registry) != sorted(registry, key=rank):
-            items = sorted(registry.items(), key=lambda item: rank(item[0]))
-            registry.clear()
-            registry.update(items)
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind()
+    except TypeError:
+        required = [p.name for p in signature.parameters.values()
+                    if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        raise TypeError(f"factory {getattr(factory, '__qualname__', factory)!r} registered as {kind} "
+                        f"{name!r} cannot be called without arguments (it requires {required}); "
+                        f"register e.g. lambda: factory(...) with the arguments filled in") from None
 
 
 def _ranks(order: list[str]) -> Callable[[str], int]:

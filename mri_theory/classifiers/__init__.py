@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
-from mri_theory._utils.registry import made, register, registered, unregister
+from mri_theory._utils.registry import Registry
 from mri_theory.classifiers.gaussian import (
     LDA,
     QDA,
@@ -34,6 +34,7 @@ from mri_theory.classifiers.svm import SVM
 from mri_theory.engine.contract import Classifier, refit_future_losses
 
 __all__ = [
+    "CLASSIFIER_REGISTRY",
     "Classifier",
     "KNN",
     "LDA",
@@ -53,26 +54,26 @@ __all__ = [
     "refit_future_losses",
 ]
 
-_REGISTRY: dict[str, Callable[[], Classifier]] = {
-    "knn5": lambda: KNN(5),
-    "kknn5": lambda: KNN(5, kernel="optimal"),
-    "knn21": lambda: KNN(21),
-    "lda": LDA,
-    "qda": QDA,
-    "nb": GaussianNaiveBayes,
-    "logreg": LogisticRegression,
-    "svm": SVM,
-    "rf": RandomForest,
-    "mean": GaussianMeanClassifier,
-}
-
-#: The names :func:`unregister_classifier` refuses.
-_BUILT_IN = frozenset(_REGISTRY)
+#: The classifiers by name (:class:`~mri_theory.engine.Registry`): the built-in ones, the paper's six
+#: base classifiers (Appendix C; 5-NN as R's kknn) tagged ``origin="paper"``, then those added by
+#: :func:`register_classifier`.  Whether one has an exact truth is what its class declares (``exact_truth``).
+CLASSIFIER_REGISTRY = Registry("classifier", Classifier)
+for _name, _factory, _origin in (("lda", LDA, "paper"),  # the paper's six first, in its order (Appendix C)
+                                 ("qda", QDA, "paper"),
+                                 ("kknn5", lambda: KNN(5, kernel="optimal"), "paper"),
+                                 ("nb", GaussianNaiveBayes, "paper"),
+                                 ("logreg", LogisticRegression, "paper"),
+                                 ("svm", SVM, "paper"),
+                                 ("knn5", lambda: KNN(5), "other"),
+                                 ("knn21", lambda: KNN(21), "other"),
+                                 ("rf", RandomForest, "other"),
+                                 ("mean", GaussianMeanClassifier, "other")):
+    CLASSIFIER_REGISTRY.register(_name, _factory, built_in=True, origin=_origin)
 
 
 def list_classifiers() -> list[str]:
     """Names accepted by :func:`get_classifier`, sorted (the registered ones included)."""
-    return sorted(_REGISTRY)
+    return CLASSIFIER_REGISTRY.names()
 
 
 def register_classifier(name: str, factory: Callable[[], Classifier], *, overwrite: bool = False) -> None:
@@ -101,7 +102,7 @@ def register_classifier(name: str, factory: Callable[[], Classifier], *, overwri
     The registry lives in this process: the runners resolve names here and
     send the classifier objects to their workers.
     """
-    register(_REGISTRY, name, factory, overwrite, "classifier")
+    CLASSIFIER_REGISTRY.register(name, factory, overwrite=overwrite)
 
 
 def unregister_classifier(name: str) -> None:
@@ -119,7 +120,7 @@ def unregister_classifier(name: str) -> None:
         If ``name`` is built in, or not registered (the message lists the
         registered names).
     """
-    unregister(_REGISTRY, name, _BUILT_IN, "classifier")
+    CLASSIFIER_REGISTRY.unregister(name)
 
 
 def registered_classifier(name: str, factory: Callable[[], Classifier], *,
@@ -138,7 +139,7 @@ def registered_classifier(name: str, factory: Callable[[], Classifier], *,
     ...     get_classifier("knn3")
     KNN(k=3, kernel='rectangular', scale=None)
     """
-    return registered(_REGISTRY, register_classifier, name, factory, overwrite)
+    return CLASSIFIER_REGISTRY.registered(name, factory, overwrite=overwrite)
 
 
 def get_classifier(name: str) -> Classifier:
@@ -151,8 +152,4 @@ def get_classifier(name: str) -> Classifier:
     An unknown name is a ValueError, a registered factory returning no
     :class:`Classifier` a TypeError naming it.
     """
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a str, got {type(name).__name__}")
-    if name not in _REGISTRY:
-        raise ValueError(f"unknown classifier {name!r}; known classifiers: {', '.join(list_classifiers())}")
-    return made(_REGISTRY[name](), Classifier, name, "classifier")
+    return CLASSIFIER_REGISTRY.get(name)

@@ -12,10 +12,14 @@
 ==============  ========================================================================================
 
 The engine knows problems only through the interface a :class:`~mri_theory.problems.Problem` declares
-(``mri_theory.engine.population.PROBLEM_INTERFACE``), so it sits below :mod:`mri_theory.problems`.
+(``mri_theory.engine.population.PROBLEM_INTERFACE``), so it sits below :mod:`mri_theory.problems`.  It also
+exports :class:`Registry`, the one registry type of the layers above (the problems, classifiers and strategies
+by name: :data:`~mri_theory.problems.PROBLEM_REGISTRY`, :data:`~mri_theory.classifiers.CLASSIFIER_REGISTRY`,
+:data:`~mri_theory.strategies.STRATEGY_REGISTRY`).
 """
 from __future__ import annotations
 
+from mri_theory._utils.registry import Registry
 from mri_theory.engine.contract import (
     Classifier,
     check_points,
@@ -108,4 +112,5 @@ __all__ = [
     "true_q_c_and_loss",
     "true_q_a",
     "true_b_c",
+    "Registry",
 ]

@@ -61,8 +61,8 @@ from mri_theory._utils import validation as check
 from mri_theory._utils.backends import Execution
 from mri_theory.evaluation import ANCHORS, leaderboard
 from mri_theory.figures import register
-from mri_theory.runners import STRATEGY_SETS, read_leaderboard, score_states
-from mri_theory.strategies import PEER_NAMES
+from mri_theory.runners import read_leaderboard, score_states
+from mri_theory.strategies import STRATEGY_REGISTRY, strategy_names
 
 __all__ = ["COLUMNS", "OURS", "QUICK", "SPLITS", "TABLES", "committed_leaderboards", "plot_leaderboard",
            "quick_leaderboard", "strategy_group"]
@@ -71,8 +71,9 @@ __all__ = ["COLUMNS", "OURS", "QUICK", "SPLITS", "TABLES", "committed_leaderboar
 TABLES = Path(__file__).resolve().parents[2] / "figures" / "leaderboard"
 #: The sub-folders of :data:`TABLES`, in the figure's row order.
 SPLITS = ("design", "evaluation")
-#: Our strategies (not the paper's): the estimators designed from the diagnostics, and margin sampling.
-OURS = ("CvMRI", "PoolMRI", "Margin")
+#: Our strategies (not the paper's): the estimators designed from the diagnostics, and margin sampling (those
+#: whose class declares ``origin = "ours"``, :func:`~mri_theory.strategies.strategy_names`).
+OURS = strategy_names("ours")
 #: The columns :func:`plot_leaderboard` reads from each table.
 COLUMNS = ["phase", "strategy", "anchor", "normalised_shortfall", "normalised_shortfall_ci_low",
            "normalised_shortfall_ci_high", "spearman", "spearman_ci_low", "spearman_ci_high"]
@@ -94,17 +95,16 @@ _GROUPS = {  # label, colour, marker
 
 
 def strategy_group(name: str) -> str:
-    """The group a strategy is drawn in: ``"optimum"`` (MRI-best), ``"random"`` (RS), ``"paper"`` (the paper's
-    other six), ``"ours"`` (:data:`OURS`), ``"peer"`` (:data:`~mri_theory.strategies.PEER_NAMES`) or ``"other"``."""
+    """The group a strategy is drawn in: ``"optimum"`` (MRI-best), ``"random"`` (RS), else what the registered
+    strategy declares (:attr:`Strategy.origin <mri_theory.strategies.Strategy.origin>`): ``"paper"`` (the paper's
+    other six), ``"ours"`` (:data:`OURS`), ``"peer"`` (scikit-activeml's), or ``"other"`` (the rest, MRI-worst and
+    names not registered included)."""
     if name == ANCHORS[0]:
         return "optimum"
     if name == ANCHORS[1]:
         return "random"
-    if name in STRATEGY_SETS["paper"]:
-        return "paper"
-    if name in OURS:
-        return "ours"
-    return "peer" if name in PEER_NAMES else "other"
+    origin = STRATEGY_REGISTRY.tag(name, "origin", "other") if name in STRATEGY_REGISTRY else "other"
+    return origin if origin in ("paper", "ours", "peer") else "other"
 
 
 def quick_leaderboard(rng: np.random.Generator) -> pd.DataFrame:

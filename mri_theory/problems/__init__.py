@@ -54,6 +54,7 @@ from mri_theory.problems.bayes_error import (
     mixture_bayes_error,
 )
 from mri_theory.problems.builtin import (
+    PROBLEM_REGISTRY,
     check_problem,
     get_problem,
     list_problems,
@@ -65,6 +66,6 @@ from mri_theory.problems.data import DataProblem
 from mri_theory.problems.mixtures import GaussianMixtureProblem
 
 __all__ = ["Problem", "GaussianMixtureProblem", "DataProblem", "get_problem", "list_problems",
-           "register_problem", "unregister_problem", "registered_problem", "check_problem",
+           "register_problem", "unregister_problem", "registered_problem", "check_problem", "PROBLEM_REGISTRY",
            "initial_labelled_set", "compute_bayes_error", "mixture_bayes_error", "grouped_logsumexp",
            "MAX_ABS_X", "MIN_VARIANCE", "MAX_INITIAL_DRAWS", "MAX_RESOLUTION"]

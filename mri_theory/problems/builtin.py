@@ -10,13 +10,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from mri_theory._utils.registry import made, register, registered, unregister
+from mri_theory._utils.registry import Registry
 from mri_theory.problems.base import Problem
 from mri_theory.problems.data import DataProblem
 from mri_theory.problems.mixtures import GaussianMixtureProblem
 
-__all__ = ["check_problem", "get_problem", "list_problems", "register_problem", "registered_problem",
-           "unregister_problem"]
+__all__ = ["PROBLEM_REGISTRY", "check_problem", "get_problem", "list_problems", "register_problem",
+           "registered_problem", "unregister_problem"]
 
 
 def _iso(var: float, m: int, d: int = 2) -> np.ndarray:
@@ -184,23 +184,21 @@ def _breast_cancer() -> DataProblem:
     return DataProblem(data.data, data.target, test_size=0.3, name="breast-cancer", standardize=True)
 
 
-_BUILT_IN: dict[str, Callable[[], Problem]] = {
-    "two-gaussians": _two_gaussians,
-    "four-gaussian": _four_gaussian,
-    "quadratic": _quadratic,
-    "triangles": _triangles,
-    "oscillating": _oscillating,
-    "sharp": _sharp,
-    "three-gaussians": _three_gaussians,
-    "wine": _wine,
-    "breast-cancer": _breast_cancer,
-}
+#: The problems by name (:class:`~mri_theory.engine.Registry`): the built-in ones, the paper's five
+#: abstract problems tagged ``group="abstract"``, then those added by :func:`register_problem`; each factory is
+#: called once, at the first :func:`get_problem` of its name.
+PROBLEM_REGISTRY = Registry("problem", Problem, cache=True, noun="problem name")
+for _name, _factory, _group in (("two-gaussians", _two_gaussians, "example"),
+                                ("four-gaussian", _four_gaussian, "abstract"),
+                                ("quadratic", _quadratic, "abstract"),
+                                ("triangles", _triangles, "abstract"),
+                                ("oscillating", _oscillating, "abstract"),
+                                ("sharp", _sharp, "abstract"),
+                                ("three-gaussians", _three_gaussians, "example"),
+                                ("wine", _wine, "real"),
+                                ("breast-cancer", _breast_cancer, "real")):
+    PROBLEM_REGISTRY.register(_name, _factory, built_in=True, group=_group)
 
-#: name -> factory: the built-in problems and those added by :func:`register_problem`.
-_REGISTRY: dict[str, Callable[[], Problem]] = dict(_BUILT_IN)
-
-#: name -> the problem its factory returned (each factory is called once).
-_INSTANCES: dict[str, Problem] = {}
 
 def register_problem(name: str, factory: Callable[[], Problem], *, overwrite: bool = False) -> None:
     """Register a problem under ``name``, so that :func:`get_problem` and the sandbox know it by name.
@@ -234,8 +232,7 @@ def register_problem(name: str, factory: Callable[[], Problem], *, overwrite: bo
     Registrations live in the calling process: the sandbox resolves names
     there and sends the problem objects themselves to worker processes.
     """
-    register(_REGISTRY, name, factory, overwrite, "problem")
-    _INSTANCES.pop(name, None)
+    PROBLEM_REGISTRY.register(name, factory, overwrite=overwrite)
 
 
 def unregister_problem(name: str) -> None:
@@ -254,7 +251,7 @@ def unregister_problem(name: str) -> None:
         If ``name`` is built in, or not registered (the message lists the
         registered names).
     """
-    unregister(_REGISTRY, name, _BUILT_IN, "problem", (_INSTANCES,))
+    PROBLEM_REGISTRY.unregister(name)
 
 
 def registered_problem(name: str, factory: Callable[[], Problem], *,
@@ -275,12 +272,12 @@ def registered_problem(name: str, factory: Callable[[], Problem], *,
     >>> "tiny" in list_problems()
     False
     """
-    return registered(_REGISTRY, register_problem, name, factory, overwrite, (_INSTANCES,))
+    return PROBLEM_REGISTRY.registered(name, factory, overwrite=overwrite)
 
 
 def list_problems() -> list[str]:
     """Names of the registered problems (built-in and :func:`register_problem`), sorted."""
-    return sorted(_REGISTRY)
+    return PROBLEM_REGISTRY.names()
 
 
 def get_problem(name: str) -> Problem:
@@ -294,13 +291,7 @@ def get_problem(name: str) -> Problem:
     ValueError
         If ``name`` is unknown; the message lists the known names, sorted.
     """
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a str, got {type(name).__name__}")
-    if name not in _REGISTRY:
-        raise ValueError(f"unknown problem name {name!r}; known problems: {', '.join(list_problems())}")
-    if name not in _INSTANCES:
-        _INSTANCES[name] = made(_REGISTRY[name](), Problem, name, "problem")
-    return _INSTANCES[name]
+    return PROBLEM_REGISTRY.get(name)
 
 
 def check_problem(problem: Any, name: str = "problem") -> Problem:

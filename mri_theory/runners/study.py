@@ -130,28 +130,28 @@ import pandas as pd
 from mri_theory._utils import backends, limits
 from mri_theory._utils import validation as check
 from mri_theory._utils.backends import Execution
-from mri_theory.classifiers import Classifier
+from mri_theory.classifiers import CLASSIFIER_REGISTRY, Classifier
 from mri_theory.evaluation import metrics
-from mri_theory.problems import Problem
+from mri_theory.problems import PROBLEM_REGISTRY, Problem
 from mri_theory.runners import _curves, _resolve, _store, sandbox
 from mri_theory.runners.asymptotic import asymptotic_loss
-from mri_theory.strategies import PEER_NAMES, Strategy, get_strategy, list_strategies
+from mri_theory.strategies import PEER_NAMES, Strategy, get_strategy, list_strategies, strategy_names
 
 __all__ = ["ASYMPTOTIC_COLUMNS", "CLASSIFIER_SETS", "PRESETS", "PROBLEM_GROUPS", "STRATEGY_SETS", "TIMING_COLUMNS",
            "Execution", "StudyResults", "read_study", "read_timings", "report", "run_study"]
 
-#: Problem groups accepted by ``problems``: the paper's five abstract problems (Appendix D).
-PROBLEM_GROUPS: dict[str, tuple[str, ...]] = {
-    "abstract": ("four-gaussian", "quadratic", "triangles", "oscillating", "sharp"),
-}
-#: Classifier sets accepted by ``classifiers``: the paper's six base classifiers (Appendix C; 5-NN as R's kknn).
-CLASSIFIER_SETS: dict[str, tuple[str, ...]] = {"paper": ("lda", "qda", "kknn5", "nb", "logreg", "svm")}
+#: Problem groups accepted by ``problems``: the paper's five abstract problems (Appendix D; the built-in problems
+#: registered with ``group="abstract"``, :data:`~mri_theory.problems.PROBLEM_REGISTRY`).
+PROBLEM_GROUPS: dict[str, tuple[str, ...]] = {"abstract": PROBLEM_REGISTRY.tagged("group", "abstract")}
+#: Classifier sets accepted by ``classifiers``: the paper's six base classifiers (Appendix C; 5-NN as R's kknn;
+#: the built-in classifiers registered with ``origin="paper"``, :data:`~mri_theory.classifiers.CLASSIFIER_REGISTRY`).
+CLASSIFIER_SETS: dict[str, tuple[str, ...]] = {"paper": CLASSIFIER_REGISTRY.tagged("origin", "paper")}
 #: Strategy sets accepted by ``strategies``: the paper's seven methods (§5.1) and scikit-activeml's peers
 #: (:data:`~mri_theory.strategies.PEER_NAMES`; naming the set without scikit-activeml raises an ``ImportError``
 #: naming the ``peers`` extra); ``"all"`` (every strategy listed when :func:`run_study` is called,
 #: :func:`~mri_theory.strategies.list_strategies`: the peers only where scikit-activeml is installed) is accepted too.
 STRATEGY_SETS: dict[str, tuple[str, ...]] = {
-    "paper": ("RS", "SE", "QbcV", "QbcA", "EfeLc", "SMRI", "BMRI"),
+    "paper": strategy_names("paper"),  # the strategies whose class declares origin "paper"
     "peers": PEER_NAMES,
 }
 #: Columns of the asymptotic-loss table.

@@ -70,6 +70,7 @@ same resamples); CvMRI likewise draws its folds once per step.
 from __future__ import annotations
 
 from mri_theory.strategies.base import (
+    ORIGINS,
     TIE_TOLERANCE,
     Context,
     Strategy,
@@ -83,6 +84,7 @@ from mri_theory.strategies.builtin import (
     FOREST_TREES,
     MAX_RESAMPLES,
     PEER_NAMES,
+    STRATEGY_REGISTRY,
     AverageKL,
     BootstrapMRI,
     CrossValidatedMRI,
@@ -101,6 +103,7 @@ from mri_theory.strategies.builtin import (
     register_strategy,
     registered_strategy,
     second_classifier,
+    strategy_names,
     unregister_strategy,
 )
 
@@ -116,6 +119,9 @@ __all__ = [
     "register_strategy",
     "registered_strategy",
     "unregister_strategy",
+    "strategy_names",
+    "STRATEGY_REGISTRY",
+    "ORIGINS",
     "second_classifier",
     "RandomSelection",
     "ShannonEntropy",

@@ -15,7 +15,8 @@ from mri_theory._utils.ties import TIE_TOLERANCE, near_maximum
 from mri_theory.classifiers import Classifier
 from mri_theory.engine.population import Population
 
-__all__ = ["Context", "Strategy", "checked_scores", "check_context", "select", "TIE_TOLERANCE", "near_maximum"]
+__all__ = ["ORIGINS", "Context", "Strategy", "checked_scores", "check_context", "select", "TIE_TOLERANCE",
+           "near_maximum"]
 
 
 @dataclass
@@ -54,6 +55,10 @@ class Context:
         if self._fitted is None:
             self._fitted = self.classifier.clone().fit(self.X, self.y, self.n_classes)
         return self._fitted
+
+
+#: The values of :attr:`Strategy.origin`, in the order the documentation lists the line-ups.
+ORIGINS = ("paper", "oracle", "ours", "peer", "other")
 
 
 class Strategy:
@@ -97,9 +102,17 @@ class Strategy:
         MRI-best, -1 MRI-worst), so that the sandbox's ``record_q_c`` reads
         :math:`Q^c` = ``sign * score`` without recomputing it.  Other
         strategies leave it at 1 (the sandbox does not read it for them).
+    origin : str
+        Which line-up the strategy belongs to (:data:`ORIGINS`): ``"paper"`` (the seven methods the paper
+        compares, §5.1), ``"oracle"`` (MRI-best, MRI-worst), ``"ours"`` (this toolkit's estimators and
+        baselines), ``"peer"`` (scikit-activeml's) or ``"other"`` (the default: a strategy of your own, and LC,
+        which the paper defines but does not compare).  The registry derives its lists from it (the runners'
+        ``"paper"`` set, the leaderboard's groups, the documentation's table), so a new strategy is found
+        everywhere by its registration alone.
     """
 
     name: str = "strategy"
+    origin: str = "other"
     costly: bool = False
     needs_truth: bool = False
     estimates_t_e: bool = False

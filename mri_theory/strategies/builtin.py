@@ -12,7 +12,6 @@ so :func:`get_strategy` of a peer without scikit-activeml raises an ``ImportErro
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
@@ -22,25 +21,27 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from mri_theory._utils import validation as check
-from mri_theory._utils.registry import made, register, registered, unregister
+from mri_theory._utils.registry import Registry
 from mri_theory.classifiers import KNN, Classifier, LogisticRegression, RandomForest
 from mri_theory.engine.population import Population
 from mri_theory.engine.retraining import check_method, future_losses
 from mri_theory.engine.targets import true_q_c
 from mri_theory.strategies._peers import PEERS, skactiveml_installed
-from mri_theory.strategies.base import Context, Strategy
+from mri_theory.strategies.base import ORIGINS, Context, Strategy
 
 __all__ = ["RandomSelection", "ShannonEntropy", "LeastConfidence", "VoteEntropy", "AverageKL", "EfeLc",
            "SimpleMRI", "BootstrapMRI", "MRIBest", "MRIWorst", "CrossValidatedMRI", "PoolMRI", "MarginSampling",
            "cross_validation_folds", "entropy", "get_strategy", "list_strategies", "register_strategy",
            "registered_strategy", "unregister_strategy", "second_classifier", "COMMITTEE", "FOREST_TREES",
-           "BMRI_FOREST_TREES", "MAX_RESAMPLES", "CV_FOLDS", "MAX_FOLDS", "PEER_NAMES"]
+           "BMRI_FOREST_TREES", "MAX_RESAMPLES", "CV_FOLDS", "MAX_FOLDS", "PEER_NAMES", "STRATEGY_REGISTRY",
+           "strategy_names"]
 
 
 class RandomSelection(Strategy):
     """RS: every candidate scores 0, so the random tie-break picks uniformly."""
 
     name = "RS"
+    origin = "paper"
 
     def scores(self, ctx):
         return np.zeros(ctx.candidates.shape[0])
@@ -54,6 +55,7 @@ class ShannonEntropy(Strategy):
     r"""SE: :math:`-\sum_j \hat p_j \ln \hat p_j` of the base classifier."""
 
     name = "SE"
+    origin = "paper"
 
     def scores(self, ctx):
         return entropy(ctx.fitted().predict_proba(ctx.candidates))
@@ -97,6 +99,7 @@ class VoteEntropy(Strategy):
     """QbcV: entropy of the committee's vote distribution (each member votes its argmax)."""
 
     name = "QbcV"
+    origin = "paper"
 
     def scores(self, ctx):
         proba = _committee_proba(ctx)
@@ -108,6 +111,7 @@ class AverageKL(Strategy):
     r"""QbcA: :math:`\frac1M \sum_m KL(\hat{\mathbf p}_m \,\|\, \bar{\mathbf p})` (the average, not the maximum)."""
 
     name = "QbcA"
+    origin = "paper"
 
     def scores(self, ctx):
         proba = _committee_proba(ctx)
@@ -152,6 +156,7 @@ class EfeLc(Strategy):
     """
 
     name = "EfeLc"
+    origin = "paper"
     costly = True
 
     def __init__(self, method: str = "auto") -> None:
@@ -192,6 +197,7 @@ class SimpleMRI(Strategy):
     """
 
     name = "SMRI"
+    origin = "paper"
     costly = True
     estimates_t_e = True
 
@@ -221,6 +227,7 @@ class BootstrapMRI(Strategy):
     """
 
     name = "BMRI"
+    origin = "paper"
     costly = True
     estimates_t_e = True
 
@@ -255,6 +262,7 @@ class MRIBest(Strategy):
     """
 
     name = "MRI-best"
+    origin = "oracle"
     costly = True
     needs_truth = True
     sign = 1.0
@@ -395,6 +403,7 @@ class CrossValidatedMRI(Strategy):
     """
 
     name = "CvMRI"
+    origin = "ours"
     costly = True
     estimates_t_e = True
 
@@ -457,6 +466,7 @@ class PoolMRI(Strategy):
     """
 
     name = "PoolMRI"
+    origin = "ours"
     costly = True
     estimates_t_e = True
 
@@ -481,23 +491,26 @@ class MarginSampling(Strategy):
     """
 
     name = "Margin"
+    origin = "ours"
 
     def scores(self, ctx):
         top = np.sort(ctx.fitted().predict_proba(ctx.candidates), axis=1)
         return top[:, -2] - top[:, -1]
 
 
-_REGISTRY: dict[str, Callable[[], Strategy]] = {
-    cls.name: cls
-    for cls in (RandomSelection, ShannonEntropy, LeastConfidence, VoteEntropy, AverageKL, EfeLc,
-                SimpleMRI, BootstrapMRI, MRIBest, MRIWorst)
-}
-
-#: The names :func:`unregister_strategy` refuses (the paper's strategies).
-_BUILT_IN = frozenset(_REGISTRY)
-
-# Ours (not the paper's), after the paper's: registered like a user's strategy, so not in _BUILT_IN.
-_REGISTRY.update({cls.name: cls for cls in (CrossValidatedMRI, PoolMRI, MarginSampling)})
+#: The strategies by name (:class:`~mri_theory.engine.Registry`), in the order :func:`list_strategies`
+#: gives: the paper's (built in: :func:`unregister_strategy` refuses them), ours (registered like a user's
+#: strategy), scikit-activeml's peers (their factories import the adapter when called), then those added by
+#: :func:`register_strategy`.  What each is (:attr:`Strategy.origin <mri_theory.strategies.Strategy.origin>`)
+#: is what its class declares; the lists of :func:`strategy_names` are derived from it.
+STRATEGY_REGISTRY = Registry("strategy", Strategy, sort=False, reserved={
+    "all": "the runners read it as every registered strategy",
+    "peers": "the runners read it as scikit-activeml's peers (PEER_NAMES)"})
+for _cls in (RandomSelection, ShannonEntropy, LeastConfidence, VoteEntropy, AverageKL, EfeLc, SimpleMRI,
+             BootstrapMRI, MRIBest, MRIWorst):
+    STRATEGY_REGISTRY.register(_cls.name, _cls, built_in=True)
+for _cls in (CrossValidatedMRI, PoolMRI, MarginSampling):
+    STRATEGY_REGISTRY.register(_cls.name, _cls)
 
 #: The names of scikit-activeml's peers (the ``peers`` extra), in their order in :func:`list_strategies`.
 PEER_NAMES: tuple[str, ...] = tuple(PEERS)
@@ -511,12 +524,30 @@ def _peer_factory(name: str) -> Callable[..., Strategy]:
         return peer(name, **options)
 
     make_peer.__name__ = make_peer.__qualname__ = f"peer_{name.replace('-', '_')}"
+    make_peer.origin = "peer"  # type: ignore[attr-defined]  # what the registry reads without importing the peer
     return make_peer
 
 
 #: The peers' own factories (a name re-registered with another factory is no longer a peer's).
 _PEER_FACTORIES = {name: _peer_factory(name) for name in PEER_NAMES}
-_REGISTRY.update(_PEER_FACTORIES)
+for _name, _factory in _PEER_FACTORIES.items():
+    STRATEGY_REGISTRY.register(_name, _factory)
+
+
+def strategy_names(origin: str) -> tuple[str, ...]:
+    """The registered strategies that declare ``origin`` (:data:`~mri_theory.strategies.base.ORIGINS`), in the
+    registry's order: ``"paper"`` gives the paper's seven methods (the runners' ``"paper"`` set), ``"ours"``
+    CvMRI, PoolMRI and Margin, and so on; a strategy registered under a name reads ``origin`` from its factory
+    (a class's attribute), ``"other"`` when the factory does not say.
+
+    Raises
+    ------
+    ValueError
+        If ``origin`` is not one of ``ORIGINS``.
+    """
+    if origin not in ORIGINS:
+        raise ValueError(f"origin must be one of {', '.join(map(repr, ORIGINS))}, got {origin!r}")
+    return STRATEGY_REGISTRY.tagged("origin", origin, default="other")
 
 
 def list_strategies() -> list[str]:
@@ -528,8 +559,9 @@ def list_strategies() -> list[str]:
     naming the extra) but are not listed, so the runners' ``"all"`` keeps working.
     """
     hidden = set() if skactiveml_installed() else {name for name, factory in _PEER_FACTORIES.items()
-                                                     if _REGISTRY.get(name) is factory}
-    return [name for name in _REGISTRY if name not in hidden]
+                                                     if name in STRATEGY_REGISTRY
+                                                     and STRATEGY_REGISTRY.factory(name) is factory}
+    return [name for name in STRATEGY_REGISTRY.names() if name not in hidden]
 
 
 def register_strategy(name: str, factory: Callable[[], Strategy], *, overwrite: bool = False) -> None:
@@ -562,11 +594,7 @@ def register_strategy(name: str, factory: Callable[[], Strategy], *, overwrite: 
     send the strategy objects to their workers (joblib or Dask), so a
     registration needs no import in the workers.
     """
-    if name == "all":
-        raise ValueError("name 'all' is reserved: the runners read it as every registered strategy")
-    if name == "peers":
-        raise ValueError("name 'peers' is reserved: the runners read it as scikit-activeml's peers (PEER_NAMES)")
-    register(_REGISTRY, name, factory, overwrite, "strategy")
+    STRATEGY_REGISTRY.register(name, factory, overwrite=overwrite)
 
 
 def unregister_strategy(name: str) -> None:
@@ -585,7 +613,7 @@ def unregister_strategy(name: str) -> None:
         If ``name`` is built in, or not registered (the message lists the
         registered names).
     """
-    unregister(_REGISTRY, name, _BUILT_IN, "strategy")
+    STRATEGY_REGISTRY.unregister(name)
 
 
 def registered_strategy(name: str, factory: Callable[[], Strategy], *,
@@ -606,7 +634,7 @@ def registered_strategy(name: str, factory: Callable[[], Strategy], *,
     >>> "SMRI-refit" in list_strategies()
     False
     """
-    return registered(_REGISTRY, register_strategy, name, factory, overwrite)
+    return STRATEGY_REGISTRY.registered(name, factory, overwrite=overwrite)
 
 
 def get_strategy(name: str, **options: Any) -> Strategy:
@@ -620,16 +648,4 @@ def get_strategy(name: str, **options: Any) -> Strategy:
     ValueError
         If ``name`` is unknown (the message lists the known names) or an option's value is invalid.
     """
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a str, got {type(name).__name__}")
-    if name not in _REGISTRY:
-        raise ValueError(f"unknown strategy {name!r}; known strategies: {', '.join(_REGISTRY)}")
-    factory = _REGISTRY[name]
-    parameters = inspect.signature(factory).parameters.values()
-    if not any(p.kind is p.VAR_KEYWORD for p in parameters):  # a factory taking **kwargs checks its own
-        accepted = [p.name for p in parameters]
-        unknown = sorted(set(options) - set(accepted))
-        if unknown:
-            raise TypeError(f"options {unknown} are not parameters of strategy {name!r}; it accepts "
-                            f"{accepted or 'no options'}")
-    return made(factory(**options), Strategy, name, "strategy")
+    return STRATEGY_REGISTRY.get(name, **options)

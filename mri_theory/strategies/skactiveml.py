@@ -336,6 +336,8 @@ class SkactivemlStrategy(Strategy):
     needs_truth = False
     estimates_t_e = False
 
+    origin = "peer"  #: scikit-activeml's (:attr:`Strategy.origin <mri_theory.strategies.Strategy.origin>`)
+
     def __init__(self, query_strategy: Any, *, name: str | None = None, classifier: Any = None,
                  query_params: Mapping[str, Any] | None = None, costly: bool | None = None,
                  density_weight: bool = False, ensemble_size: int | None = None) -> None:

@@ -43,6 +43,7 @@ from mri_theory.strategies import (
     get_strategy,
     list_strategies,
     select,
+    strategy_names,
 )
 from mri_theory.strategies.builtin import MAX_FOLDS, cross_validation_folds
 
@@ -149,8 +150,10 @@ def pool_mri_by_hand(base_name: str, X, y, pool, candidates, k: int) -> np.ndarr
 # ------------------------------------------------------------------ registry and flags
 
 
-def test_ours_are_registered_after_the_papers_and_outside_the_paper_set():
-    assert list_strategies()[10:13] == list(OURS)  # the paper's ten, then ours (then the peers, test_peers.py)
+def test_ours_declare_their_origin_and_stay_outside_the_paper_set():
+    """Their classes declare ``origin = "ours"``: the registry's ``"ours"`` line-up and the leaderboard's group come
+    from it (their place in the order: tests/strategies/test_strategies.py)."""
+    assert strategy_names("ours") == tuple(OURS) and set(OURS) <= set(list_strategies())
     assert not set(OURS) & set(STRATEGY_SETS["paper"])
     assert [type(get_strategy(name)) for name in OURS] == [CrossValidatedMRI, PoolMRI, MarginSampling]
 

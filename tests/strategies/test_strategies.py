@@ -46,6 +46,7 @@ from mri_theory.strategies import (
     COMMITTEE,
     FOREST_TREES,
     PEER_NAMES,
+    STRATEGY_REGISTRY,
     TIE_TOLERANCE,
     Context,
     Strategy,
@@ -53,10 +54,10 @@ from mri_theory.strategies import (
     list_strategies,
     second_classifier,
     select,
+    strategy_names,
 )
 
 PAPER_ORDER = ["RS", "SE", "LC", "QbcV", "QbcA", "EfeLc", "SMRI", "BMRI", "MRI-best", "MRI-worst"]
-OURS = ["CvMRI", "PoolMRI", "Margin"]  # not the paper's: tests/strategies/test_our_strategies.py
 ALL = list_strategies()
 ESTIMATORS = ("EfeLc", "SMRI", "BMRI", "CvMRI", "PoolMRI")  # the retrain-and-score strategies with ``method``
 #: Small options so BMRI (n_b random-forest fits per step for a k-NN base) stays cheap.
@@ -101,15 +102,27 @@ def context(case, classifier: str | Classifier, rng_seed: int = 123) -> Context:
 # ------------------------------------------------------------------ registry
 
 
-def test_registry_holds_the_papers_strategies_in_order_then_ours():
-    """Then scikit-activeml's peers where it is installed (tests/strategies/test_peers.py, also without it)."""
-    assert PAPER_ORDER + OURS + (list(PEER_NAMES) if installed("skactiveml") else []) == ALL
+def test_the_registry_lists_the_paper_then_ours_then_the_peers_each_as_its_class_declares():
+    """The built-in strategies first, in the paper's order (§3-§5; LC, which the paper defines but does not
+    compare, after SE), then ours, then scikit-activeml's peers where it is installed (tests/strategies/test_peers.py,
+    also without it); the lines-ups are what each class declares (``origin``), not positions."""
+    assert ALL[:len(PAPER_ORDER)] == PAPER_ORDER
+    assert strategy_names("paper") == ("RS", "SE", "QbcV", "QbcA", "EfeLc", "SMRI", "BMRI")  # the paper's seven (§5.1)
+    assert strategy_names("oracle") == ("MRI-best", "MRI-worst") and strategy_names("other")[:1] == ("LC",)
+    origins = [STRATEGY_REGISTRY.tag(name, "origin", "other") for name in ALL]
+    built_in = len(PAPER_ORDER)
+    assert "ours" not in origins[:built_in] and "peer" not in origins[:built_in]
+    ours = [i for i, origin in enumerate(origins) if origin == "ours"]
+    peers = [i for i, origin in enumerate(origins) if origin == "peer"]
+    assert ours and ours == list(range(built_in, built_in + len(ours)))  # ours right after the built-in ones
+    assert all(i > max(ours) for i in peers) and (bool(peers) == installed("skactiveml"))
+    assert [ALL[i] for i in peers] == (list(PEER_NAMES) if installed("skactiveml") else [])
 
 
 def test_unknown_strategy_raises_and_lists_the_known_names():
     with pytest.raises(ValueError, match="unknown strategy") as info:
         get_strategy("Nope")
-    for name in PAPER_ORDER + OURS:
+    for name in ALL:
         assert name in str(info.value)
 
 

@@ -219,3 +219,38 @@ def test_a_registered_name_works_in_the_runners(tmp_path):
     assert set(table.strategy) == {"reg-lc"}
     assert "reg-knn3" not in list_classifiers() and "reg-lc" not in list_strategies()
     assert "reg-problem" not in list_problems()
+
+
+# ------------------------------------------------------------------ declarations: tag, tagged
+
+
+def test_a_declaration_is_the_registrations_tag_else_the_factorys_attribute_else_the_default():
+    from mri_theory.engine import Registry
+    from mri_theory.strategies import Strategy
+
+    class Declared(Strategy):
+        origin = "ours"
+
+    registry = Registry("strategy", Strategy, sort=False)
+    registry.register("a", Declared)
+    registry.register("b", lambda: Declared(), origin="paper")  # the registration's tag wins
+    registry.register("c", lambda: Declared())  # a lambda declares nothing: the default
+    assert [registry.tag(name, "origin", "other") for name in "abc"] == ["ours", "paper", "other"]
+    assert registry.tagged("origin", "ours", default="other") == ("a",)
+    assert registry.tagged("origin", "other", default="other") == ("c",)
+    with registry.registered("a", lambda: Declared(), overwrite=True):  # replaced for a while: its declaration too
+        assert registry.tagged("origin", "ours", default="other") == ()
+    assert registry.tagged("origin", "ours", default="other") == ("a",) and registry.names() == ["a", "b", "c"]
+
+
+def test_the_built_in_declarations_give_the_papers_groups():
+    """Appendix C/D and §5.1, by what the registered objects declare."""
+    from mri_theory.classifiers import CLASSIFIER_REGISTRY
+    from mri_theory.problems import PROBLEM_REGISTRY
+
+    assert PROBLEM_REGISTRY.tagged("group", "abstract") == ("four-gaussian", "quadratic", "triangles",
+                                                            "oscillating", "sharp")
+    assert CLASSIFIER_REGISTRY.tagged("origin", "paper") == ("lda", "qda", "kknn5", "nb", "logreg", "svm")
+    assert strategies.strategy_names("paper") == ("RS", "SE", "QbcV", "QbcA", "EfeLc", "SMRI", "BMRI")
+    with pytest.raises(ValueError, match="origin must be one of"):
+        strategies.strategy_names("mine")
