@@ -358,6 +358,8 @@ def build_grid(pts, n_sites):  # pragma: no cover - compiled
         y0, y1 = min(y0, pts[i, 1]), max(y1, pts[i, 1])
     width, height = max(x1 - x0, 0.0), max(y1 - y0, 0.0)
     size = math.sqrt(2.0 * max(width * height, 1e-300) / n_sites)
+    # sites on a line (a 1-D problem, height 0): about two sites per cell along it, not thousands of empty cells
+    size = max(size, 2.0 * max(width, height) / n_sites)
     # at least 1e-6 of the extent or of 1 (coincident sites): a box's coordinates over the size stay far below 2^63
     size = max(size, 1e-6 * max(width, height, 1.0))
     gx = min(max(int(width / size) + 1, 1), 4096)
