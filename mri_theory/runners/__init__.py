@@ -11,7 +11,8 @@
 Shared by the three runners, inside this subpackage: ``_store`` (part files, checksums, settings files,
 verified reads, the folder lock, timings), ``_resolve`` (names or objects -> labelled objects and their specs),
 ``_curves`` (one (strategy, replicate) learning curve), ``_grid`` (one scored-states folder per (problem,
-classifier): the grid of ``diagnose`` and ``leaderboard``).
+classifier): the grid of ``diagnose`` and ``leaderboard``), ``_docstrings`` (the docstring text the runners
+share, written once, and the decorator that fills it in).
 """
 from __future__ import annotations
 

@@ -53,6 +53,7 @@ from mri_theory.classifiers import Classifier
 from mri_theory.evaluation.summaries import estimator_errors, summarise_states
 from mri_theory.problems import Problem
 from mri_theory.runners import _grid, _store
+from mri_theory.runners._docstrings import fill_doc
 from mri_theory.runners.states import execute_states
 from mri_theory.strategies import Strategy
 
@@ -83,6 +84,7 @@ class Diagnostics(NamedTuple):
     paths: list[Path]
 
 
+@fill_doc
 def run_diagnostics(
     problem: str | Problem,
     classifiers: Sequence[str | Classifier] | str | Classifier,
@@ -114,8 +116,8 @@ def run_diagnostics(
 
     Parameters
     ----------
-    problem : str or Problem
-        As in :func:`~mri_theory.runners.states.score_states` (with the truth).
+    %(problem)s
+        It must have the truth (``has_truth``).
     classifiers : str, Classifier, or a sequence of names and Classifier objects
         Names from :func:`mri_theory.classifiers.list_classifiers` and
         unfitted :class:`~mri_theory.classifiers.Classifier` templates, with
@@ -126,10 +128,8 @@ def run_diagnostics(
         exact where it can be; the report lists which).
     out : path
         The output folder (module docstring); created if needed.
-    out_name : str, default "out"
-        How the messages name ``out`` (``mri-theory diagnose`` passes ``"--out"``).
-    execution : Execution, optional
-        As in :func:`~mri_theory.runners.states.score_states`.
+    %(out_name)s
+    %(execution)s
 
     Returns
     -------
@@ -139,22 +139,12 @@ def run_diagnostics(
 
     Raises
     ------
-    ValueError, TypeError
-        For bad arguments, naming the argument, before any work is done or
-        any file is written: every classifier's call is checked first
-        (:func:`~mri_theory.runners.states.plan_states`); ``out`` (named by
-        ``out_name``) when it is not a writable folder, when a folder stands
-        where one of its files belongs, or when another process is writing it
-        (its pid named).
-    OSError
-        When a file cannot be written (a full disk, ...), naming the file.
-    ImportError
-        ``backend="dask"`` without the ``dask`` extra installed.
+    %(raises_grid)s
+    %(raises_io)s
 
     Warns
     -----
-    DamagedPartWarning
-        For each stored part that fails verification; it is recomputed.
+    %(warns_damaged)s
     """
     start = time.perf_counter()
     classifiers, strategies, steps = _grid.listed(classifiers), _grid.listed(strategies), _grid.listed(steps)

@@ -89,6 +89,7 @@ from mri_theory.classifiers import Classifier
 from mri_theory.evaluation.leaderboards import LEADERBOARD_STATISTICS, PHASE_EDGES, leaderboard, leaderboard_options
 from mri_theory.problems import Problem
 from mri_theory.runners import _grid, _resolve, _store
+from mri_theory.runners._docstrings import fill_doc
 from mri_theory.runners.states import STATE_TIMING_COLUMNS, execute_states, read_state_timings
 from mri_theory.runners.study import CLASSIFIER_SETS, PROBLEM_GROUPS, STRATEGY_SETS
 from mri_theory.strategies import Strategy, list_strategies
@@ -121,6 +122,7 @@ class Leaderboard(NamedTuple):
     paths: list[Path]
 
 
+@fill_doc
 def run_leaderboard(
     problems: str | Problem | Sequence[str | Problem] = "abstract",
     classifiers: str | Classifier | Sequence[str | Classifier] = "paper",
@@ -159,25 +161,13 @@ def run_leaderboard(
     Parameters
     ----------
     problems : str, Problem, or a sequence of them, default "abstract"
-        Problem names (:func:`~mri_theory.problems.list_problems`), groups
-        (:data:`~mri_theory.runners.study.PROBLEM_GROUPS`: ``"abstract"``, the
-        paper's five) and :class:`~mri_theory.problems.Problem` objects with
-        the truth, mixed, with distinct labels after expansion.
+        %(grid_problems)s
+        Every problem must have the truth (``has_truth``).
     classifiers : str, Classifier, or a sequence of them, default "paper"
-        Classifier names, sets (:data:`~mri_theory.runners.study.CLASSIFIER_SETS`:
-        ``"paper"``, the paper's six) and unfitted
-        :class:`~mri_theory.classifiers.Classifier` templates, mixed, with
-        distinct labels.
+        %(grid_classifiers)s
     strategies : str, Strategy, or a sequence of them, default "all"
-        Strategy names, sets (:data:`~mri_theory.runners.study.STRATEGY_SETS`:
-        ``"paper"``, ``"peers"``: scikit-activeml's named peers, an
-        ``ImportError`` without the ``peers`` extra; ``"all"``: every
-        strategy listed when the call is made,
-        :func:`~mri_theory.strategies.list_strategies`, the peers only where
-        scikit-activeml is installed) and
-        :class:`~mri_theory.strategies.Strategy` objects (a scikit-activeml
-        peer as :class:`~mri_theory.strategies.skactiveml.SkactivemlStrategy`),
-        mixed, with distinct labels, in the table's order.
+        %(grid_strategies)s
+        The table lists them in this order.
     replicates, steps, pool_size, trajectory, population_size, seed, truth
         As in :func:`~mri_theory.runners.states.score_states`, the same for
         every pairing (with ``truth="auto"`` each pairing's truth is exact
@@ -190,10 +180,8 @@ def run_leaderboard(
     boot_seed : int, default 0
         ``>= 0``: the ``seed`` of :func:`~mri_theory.evaluation.leaderboard`'s
         bootstrap draws.
-    out_name : str, default "out"
-        How the messages name ``out`` (``mri-theory leaderboard`` passes ``"--out"``).
-    execution : Execution, optional
-        As in :func:`~mri_theory.runners.states.score_states`.
+    %(out_name)s
+    %(execution)s
 
     Returns
     -------
@@ -203,22 +191,12 @@ def run_leaderboard(
 
     Raises
     ------
-    ValueError, TypeError
-        For bad arguments, naming the argument, before any work is done or
-        any file is written: every pairing's call is checked first
-        (:func:`~mri_theory.runners.states.plan_states`); ``out`` (named by
-        ``out_name``) when it is missing or not a writable folder, when a
-        folder stands where one of its files belongs, or when another process
-        is writing it (its pid named).
-    OSError
-        When a file cannot be written (a full disk, ...), naming the file.
-    ImportError
-        ``backend="dask"`` without the ``dask`` extra installed.
+    %(raises_grid)s
+    %(raises_io)s
 
     Warns
     -----
-    DamagedPartWarning
-        For each stored part that fails verification; it is recomputed.
+    %(warns_damaged)s
     """
     wall, cpu = time.perf_counter(), time.process_time()
     options = leaderboard_options(phases, n_boot, 0, level, top_k, resolved_only)

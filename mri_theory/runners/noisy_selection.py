@@ -31,6 +31,7 @@ from mri_theory._utils import validation as check
 from mri_theory._utils.backends import Execution
 from mri_theory.analytic.guarantee import check_sigma
 from mri_theory.engine.targets import true_q_c
+from mri_theory.runners._docstrings import fill_doc
 from mri_theory.runners.sandbox import run_curves
 from mri_theory.strategies import Context, MRIWorst, Strategy
 
@@ -117,6 +118,7 @@ class NoisyOracle(Strategy):
         return q + ctx.rng.normal(0.0, scale, size=m)
 
 
+@fill_doc
 def noisy_selection_curves(
     relative_sigmas: Sequence[float] = DEFAULT_RELATIVE_SIGMAS,
     replicates: int = 200,
@@ -150,12 +152,12 @@ def noisy_selection_curves(
     population_size : int, default :data:`POPULATION_SIZE`
         The sampled evaluation population (``truth="sampled"``; see
         :data:`POPULATION_SIZE`).
-    truth : {"auto", "exact", "sampled"}, default "auto"
-        As in :func:`~mri_theory.runners.sandbox.run_curves`.  The mean
-        classifier on this problem has an exact path, so ``"auto"`` makes the
-        learning curve the exact error rate, Eq. ``le_equation_1``
+    %(truth)s
+        The mean classifier on this problem has an exact path, so ``"auto"``
+        makes the learning curve the exact error rate, Eq. ``le_equation_1``
         (:func:`mri_theory.analytic.two_gaussians.error_rate`), and the oracles'
         :math:`Q^c` exact; ``"sampled"`` measures both on the population.
+        The rest as in :func:`~mri_theory.runners.sandbox.run_curves`.
     record_q_c : bool, default False
         Record the true :math:`Q^c` of the chosen and best candidates (one
         more :func:`~mri_theory.engine.targets.true_q_c` per step and strategy).

@@ -123,6 +123,7 @@ from mri_theory.runners._curves import (
     verified_parts,
     write_part,
 )
+from mri_theory.runners._docstrings import fill_doc
 from mri_theory.runners._resolve import resolve, strategy_objects
 from mri_theory.runners._store import (
     CURVES_RESULTS_FILE,
@@ -139,6 +140,7 @@ __all__ = ["RESULT_COLUMNS", "CurveConfig", "DamagedPartWarning", "Execution", "
            "read_curves", "run_curves"]
 
 
+@fill_doc
 def run_curves(
     problem: str | Problem = "four-gaussian",
     classifier: str | Classifier = "knn5",
@@ -163,39 +165,22 @@ def run_curves(
 
     Parameters
     ----------
-    problem : str or Problem
-        A name from :func:`mri_theory.problems.list_problems` (labelled by the
-        name) or a :class:`~mri_theory.problems.Problem` (labelled by its
-        ``name``).  Without the truth (``has_truth`` False, real data) the
-        losses are measured on each replicate's held-out test set and the
-        oracles and ``record_q_c=True`` are refused.
-    classifier : str or Classifier
-        A name from :func:`mri_theory.classifiers.list_classifiers` (``knn5``,
-        ``lda``, ``qda``, ``nb``, ``logreg``, ``svm``, ``rf``, ...) or an
-        unfitted :class:`~mri_theory.classifiers.Classifier` template (cloned
-        for every fit; labelled by its ``name``).
-    strategies : "all", a name, a Strategy, or a sequence of names and Strategy objects
-        Names from :func:`mri_theory.strategies.list_strategies` (``"all"``:
-        every registered one) and :class:`~mri_theory.strategies.Strategy`
-        instances, mixed, with distinct labels (an object's label is its
-        ``name``; with ``out`` a label must be letters, digits and
-        ``. _ + -`` without ``__``).  The seeds follow the labels, so
-        ``SimpleMRI()`` gives exactly the rows of ``"SMRI"``.  Only the
-        oracles (``needs_truth``) are given the problem and the evaluation
-        population; the practical strategies never see them.  An oracle
-        maximises the run's ``loss``, whatever its own ``loss``.
-    pool_size : int
-        Unlabelled pool drawn per replicate (at most 100 000, and at most
-        the problem's ``max_pool_size`` for real data).
-    replicates : int
-        Monte Carlo replicates (paired: all strategies share each replicate's
-        data; at most 100 000).
-    seed : int
+    %(problem)s
+        Without the truth (``has_truth`` False, real data) the losses are
+        measured on each replicate's held-out test set and the oracles and
+        ``record_q_c=True`` are refused.
+    %(classifier)s
+    %(strategies)s
+        With ``out`` a label must be letters, digits and ``. _ + -`` without
+        ``__``.  An oracle maximises the run's ``loss``, whatever its own
+        ``loss``.
+    %(pool_size)s
+        For real data, at most the problem's ``max_pool_size``.
+    %(replicates)s
+    %(seed)s
     budget : int, optional
         Labels to acquire (default: exhaust the pool).
-    population_size : int
-        Evaluation population (QMC, exact posteriors; at most 1 000 000) of
-        the sampled truth.
+    %(population_size)s
     loss : {"error", "log"}
         The learning-curve loss and the oracles' target.
     subsample : int or None, default 100
@@ -211,35 +196,18 @@ def run_curves(
         The default ``None`` records it where the truth exists (``has_truth``):
         on every problem with the truth, never on real data, where an explicit
         ``True`` is refused.
-    out : path, optional
-        Folder for the results (created if needed; it must not be a file and
-        must be writable): each finished (strategy, replicate) is written
-        atomically to ``parts/`` as a verifiable part (module docstring), the
-        whole table to ``curves.csv``.  Rerunning with the same folder and
-        settings resumes, skipping the pairs whose part passes verification.
+    %(out)s
+        Here each finished (strategy, replicate) is a verifiable part in
+        ``parts/``, and the whole table is ``curves.csv``, listed with its
+        SHA-256 in ``checksums.json`` (:func:`read_curves` verifies it).
         ``config.json`` records the ``repr`` of the problem and the
         classifier: another object of the same name is refused (``out``),
         while a strategy whose ``repr`` (parameters) changed under the same
         label has its parts recomputed, with a :class:`DamagedPartWarning`.
-        One process writes a folder at a time: the run holds the folder's
-        lock (``.lock``, an OS file lock released when the process ends) and
-        writes ``config.json`` only while holding it; a second run on the
-        same folder is refused, naming the pid of the first.  ``curves.csv``
-        is listed with its SHA-256 in ``checksums.json``
-        (:func:`read_curves` verifies it).
-    truth : {"auto", "exact", "sampled"}, default "auto"
-        How the truth (the curve's loss, the oracles' and the recorded
-        :math:`Q^c`) is evaluated: ``"exact"`` integrates it over the
-        problem's Gaussian mixture (:meth:`Population.exact
-        <mri_theory.engine.population.Population.exact>`; LDA, QDA, naive
-        Bayes, the mean classifier and logistic regression on the
-        Gaussian-mixture problems), ``"sampled"`` averages it over each
-        replicate's QMC population of ``population_size`` points (real data:
-        its test set), ``"auto"`` is exact where it is available
-        (:func:`~mri_theory.engine.targets.exact_truth_available`) and
-        sampled otherwise.  The resolved value is recorded in
-        ``config.json`` (``truth``), so a resume never mixes the two.  The
-        pool and the initial set are the same either way.  With sampled
+    %(truth)s
+        Here the truth is the curve's loss, the oracles' and the recorded
+        :math:`Q^c`; the resolved value is recorded in ``config.json``
+        (``truth``), so a resume never mixes the two.  With sampled
         truth the oracles choose by the *decisive* truth
         (:func:`~mri_theory.engine.targets.decisive_q_c`: every candidate on
         8 scrambles of about ``population_size`` points in all, the contenders
@@ -254,10 +222,7 @@ def run_curves(
         paired difference, exactly tied, or, with that confidence, better
         by less than 5 % of the spread of :math:`Q^c` over the
         candidates).
-    execution : Execution, optional
-        Where and how the tasks run (:class:`~mri_theory.runners.Execution`: local or Dask, worker processes,
-        a progress bar); default ``Execution()``, in this process with a progress bar.  Results and files are
-        identical whatever runs them.
+    %(execution)s
 
     Returns
     -------
@@ -283,18 +248,13 @@ def run_curves(
         or classifier of the same name included) or an unreadable
         ``config.json``, when another process is writing it (its pid named),
         or when a folder stands where a part file belongs.
-    OSError
-        When a file cannot be written (a full disk, ...), naming the file, or
-        the ``scheduler`` cannot be reached.
-    ImportError
-        ``Execution(backend="dask")`` without the ``dask`` extra installed.
+    %(raises_io)s
 
     Warns
     -----
-    DamagedPartWarning
-        For each part in ``out/parts`` that fails verification (named, with
-        the reason; a part of a differently parameterised strategy of the
-        same label included); the pair is recomputed and its part overwritten.
+    %(warns_damaged)s
+        A part of a differently parameterised strategy of the same label
+        fails it.
     """
     problem_item, classifier_item = resolve(problem, "problem", "problem"), resolve(classifier, "classifier",
                                                                                   "classifier")

@@ -137,6 +137,7 @@ from mri_theory.classifiers import Classifier
 from mri_theory.engine.targets import DOUBLINGS, true_q_c_and_loss
 from mri_theory.problems import Problem
 from mri_theory.runners import _curves, _resolve, _store
+from mri_theory.runners._docstrings import fill_doc
 from mri_theory.strategies import Context, MRIBest, Strategy
 from mri_theory.strategies.base import checked_scores
 
@@ -350,6 +351,7 @@ def _check_steps(steps: Any, pool_size: int) -> list[int]:
 # ------------------------------------------------------------------ the runner
 
 
+@fill_doc
 def score_states(
     problem: str | Problem,
     classifier: str | Classifier,
@@ -378,49 +380,35 @@ def score_states(
 
     Parameters
     ----------
-    problem : str or Problem
-        A name from :func:`mri_theory.problems.list_problems` or a
-        :class:`~mri_theory.problems.Problem` with the truth (``has_truth``).
-    classifier : str or Classifier
-        A name from :func:`mri_theory.classifiers.list_classifiers` or an
-        unfitted :class:`~mri_theory.classifiers.Classifier` template.
-    strategies : "all", a name, a Strategy, or a sequence of names and Strategy objects
-        Names from :func:`mri_theory.strategies.list_strategies` and
-        :class:`~mri_theory.strategies.Strategy` objects with distinct labels
-        (a name as given, an object's ``name``), in the table's order.  Only
-        the oracles see the truth.
-    replicates : int
-        Replicates ``0, ..., replicates - 1``: the data of
-        :func:`~mri_theory.runners.sandbox.run_curves`' replicates with the same
+    %(problem)s
+        It must have the truth (``has_truth``).
+    %(classifier)s
+    %(strategies)s
+    %(replicates)s
+        Replicate ``r`` has the data of replicate ``r`` of
+        :func:`~mri_theory.runners.sandbox.run_curves` with the same
         ``seed``, ``pool_size`` and ``population_size``.
     steps : sequence of int
         Distinct labels acquired from the pool (``t >= 0``, at most
         ``pool_size - 2`` so that at least two candidates remain); the table
         is sorted by step.
-    pool_size : int
-        The unlabelled pool of each replicate.
+    %(pool_size)s
     trajectory : str or Strategy, default "RS"
         The strategy whose sandbox curve (``subsample=None``) gives the
         states: ``"RS"`` (typical states), ``"MRI-best"`` (the optimal greedy
         path), any registered strategy name or a Strategy object (its label
         seeds its curve, as in :func:`~mri_theory.runners.sandbox.run_curves`).
-    population_size : int
-        The evaluation population (QMC, exact posteriors) of the sampled truth.
-    seed : int
-        Seeds every stream (module docstring).
-    truth : {"auto", "exact", "sampled"}, default "auto"
-        How the true loss and :math:`Q^c` are evaluated, as in
-        :func:`~mri_theory.runners.sandbox.run_curves`: exact where the
-        (problem, classifier) pair allows it with ``"auto"``; recorded in the
-        settings (``truth``: ``"exact"`` or ``"sampled"``).
-    out : path, optional
-        A folder for verified, resumable storage (module docstring).  Its
-        settings record the ``repr`` of every object: rerunning with another
-        object of the same name (other parameters) is refused (``out``).
-    execution : Execution, optional
-        Where and how the tasks run (:class:`~mri_theory.runners.Execution`: local or Dask, worker processes,
-        a progress bar); default ``Execution()``, in this process with a progress bar.  Results and files are
-        identical whatever runs them.
+    %(population_size)s
+    %(seed)s
+    %(truth)s
+        The resolved value is recorded in the settings (``truth``:
+        ``"exact"`` or ``"sampled"``); a sampled truth is the decisive one
+        (module docstring).
+    %(out)s
+        Its settings record the ``repr`` of every object: rerunning with
+        another object of the same name (other parameters) is refused
+        (``out``).
+    %(execution)s
     timings : bool, default False
         With ``out``: record the CPU and wall seconds of every strategy's
         scores in every state computed, in ``out/timings.csv`` (module
@@ -443,21 +431,16 @@ def score_states(
     ------
     ValueError, TypeError
         For bad arguments, naming the argument, before any work is done or
-        any file is written (a ``problem`` without the truth included);
-        ``ValueError`` naming ``out`` when the folder holds diagnostics with
-        other settings, a corrupt ``diagnostics.json``,
-        or results of ``run_curves``/``run_study``, or when another process
-        is writing it (its pid named).  ``replicates`` is at most 100 000,
-        ``pool_size`` 100 000, ``population_size`` 1 000 000.
-    OSError
-        When a file cannot be written (a full disk, ...), naming the file.
-    ImportError
-        ``backend="dask"`` without the ``dask`` extra installed.
+        any file is written (a ``problem`` without the truth, sizes beyond
+        the bounds above included); ``ValueError`` naming ``out`` when the
+        folder holds diagnostics with other settings, a corrupt
+        ``diagnostics.json``, or results of ``run_curves``/``run_study``, or
+        when another process is writing it (its pid named).
+    %(raises_io)s
 
     Warns
     -----
-    DamagedPartWarning
-        For each part in ``out/parts`` that fails verification; it is recomputed.
+    %(warns_damaged)s
     """
     return execute_states(plan_states(
         problem, classifier, strategies, replicates, steps, pool_size, trajectory=trajectory,

@@ -134,6 +134,7 @@ from mri_theory.classifiers import CLASSIFIER_REGISTRY, Classifier
 from mri_theory.evaluation import metrics
 from mri_theory.problems import PROBLEM_REGISTRY, Problem
 from mri_theory.runners import _curves, _resolve, _store, sandbox
+from mri_theory.runners._docstrings import fill_doc
 from mri_theory.runners.asymptotic import asymptotic_loss
 from mri_theory.strategies import PEER_NAMES, Strategy, get_strategy, list_strategies, strategy_names
 
@@ -392,6 +393,7 @@ def _read_record(path: Path, task: _AsymptoticConfig) -> float:
 # ------------------------------------------------------------------ the study
 
 
+@fill_doc
 def run_study(
     preset: str = "paper",
     *,
@@ -426,22 +428,14 @@ def run_study(
         RS, SE, SMRI × 3 replicates, pool 60, population 2000 (about 20 s on
         one core).
     problems : str, Problem, or a sequence of them
-        Problem names (:func:`~mri_theory.problems.list_problems`), groups
-        (:data:`PROBLEM_GROUPS`: ``"abstract"``) and
-        :class:`~mri_theory.problems.Problem` objects, mixed; their labels
-        (a name as given, an object's ``name``) distinct after expansion.
+        %(grid_problems)s
     classifiers : str, Classifier, or a sequence of them
-        Classifier names (:func:`~mri_theory.classifiers.list_classifiers`),
-        sets (:data:`CLASSIFIER_SETS`: ``"paper"``) and unfitted
-        :class:`~mri_theory.classifiers.Classifier` templates, mixed, with
-        distinct labels.
+        %(grid_classifiers)s
     strategies : str, Strategy, or a sequence of them
-        Strategy names, sets (:data:`STRATEGY_SETS`: ``"paper"``, ``"peers"``,
-        ``"all"``, the peers only where scikit-activeml is installed) and
-        :class:`~mri_theory.strategies.Strategy` objects, mixed, with
-        distinct labels.  LC and the oracles are opt-in; MRI-best is added
-        (last) for the regret (module docstring) when every problem has the
-        truth.  The labels name the study's folders and part files, so with
+        %(grid_strategies)s
+        LC and the oracles are opt-in; MRI-best is added (last) for the
+        regret (module docstring) when every problem has the truth.  The
+        labels name the study's folders and part files, so with
         ``out`` they must be letters, digits and ``. _ + -`` without ``__``;
         seeds follow the labels, so an object equal to a registered entry and
         labelled like it gives the same rows (:mod:`mri_theory.runners.sandbox`).
@@ -459,18 +453,12 @@ def run_study(
         ``asymptotic_replicates`` training samples of ``asymptotic_train``
         points of the classifier's true loss on a population of
         ``asymptotic_population`` (:func:`mri_theory.runners.asymptotic.asymptotic_loss`).
-    out : path, optional
-        The study folder (module docstring): every finished task is written
-        as it arrives, and a rerun with the same settings resumes, computing
-        only the tasks without a verified file.  A pairing whose problem or
-        classifier object differs (``repr``) from the one of the same label
-        stored there is refused (``out``); the parts of a strategy whose
-        ``repr`` changed under the same label are recomputed, with a
-        :class:`~mri_theory.runners._store.DamagedPartWarning`.
-    execution : Execution, optional
-        Where and how the tasks run (:class:`~mri_theory.runners.Execution`: local or Dask, worker processes,
-        a progress bar); default ``Execution()``, in this process with a progress bar.  Results and files are
-        identical whatever runs them.
+    %(out)s
+        A pairing whose problem or classifier object differs (``repr``) from
+        the one of the same label stored there is refused (``out``); the
+        parts of a strategy whose ``repr`` changed under the same label are
+        recomputed, with a :class:`~mri_theory.runners._store.DamagedPartWarning`.
+    %(execution)s
 
     Returns
     -------
@@ -494,17 +482,11 @@ def run_study(
         (another problem or classifier of the same label included), or
         results of ``run_curves``, or when another process is writing it
         (its pid named).
-    OSError
-        When a file cannot be written (a full disk, ...), naming the file.
-    ImportError
-        ``backend="dask"`` without the ``dask`` extra installed.
-    OSError
-        The ``scheduler`` cannot be reached.
+    %(raises_io)s
 
     Warns
     -----
-    DamagedPartWarning
-        For each file in ``out`` that fails verification; it is recomputed.
+    %(warns_damaged)s
     """
     given = dict(problems=problems, classifiers=classifiers, strategies=strategies, replicates=replicates,
                  pool_size=pool_size, budget=budget, population_size=population_size, loss=loss,
