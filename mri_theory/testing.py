@@ -38,7 +38,7 @@ from sklearn import base as skbase
 from mri_theory._utils import validation as check
 from mri_theory._utils.registry import label
 from mri_theory.classifiers.knn import KNN
-from mri_theory.engine.contract import Classifier, refit_future_losses
+from mri_theory.engine.contract import Classifier, has_fast_path, refit_future_losses
 from mri_theory.engine.losses import check_loss, predicted_class
 from mri_theory.engine.population import Population
 from mri_theory.problems import GaussianMixtureProblem
@@ -96,17 +96,20 @@ def check_classifier(classifier: Classifier, *, seed: int = 0, n_states: int = l
        probabilities; a clone fitted first on another state and then on this
        one gives them too (a fit starts from scratch); fitting leaves the
        hyper-parameters, and ``classifier``, unchanged.
-    4. **fast path equals a refit**: if the class overrides
-       ``retraining_losses``, on every state and for every loss in ``losses``
-       it returns ``(L, L')`` with ``L`` the population loss of the fitted
+    4. **fast path equals a refit**: if the class has a fast path
+       (:func:`~mri_theory.engine.contract.has_fast_path`: it overrides the
+       hook ``_future_losses`` or ``retraining_losses`` itself), on every
+       state and for every loss in ``losses`` ``retraining_losses`` returns
+       ``(L, L')`` with ``L`` the population loss of the fitted
        model and ``L'`` (shape ``(m, k)``) equal to
        :func:`~mri_theory.engine.contract.refit_future_losses` (the refit of
        a clone per (candidate, class), Table ``Notation``'s
        :math:`L'_j = L(\theta(D_S \cup (\mathbf x, c_j)))`) to ``tol``
        (relative to ``max(1, |loss|)``),
        twice in a row identically, without changing the model; if the class
-       overrides ``future_retraining_losses`` too, that returns ``L'`` bit for
-       bit.
+       overrides ``_future_losses`` or ``future_retraining_losses``,
+       ``future_retraining_losses`` returns ``retraining_losses``' ``L'`` bit
+       for bit.
 
     The states (``STATE_KINDS``, drawn from ``seed``) are small: 1 to 10
     training points in one or two dimensions with 2 or 3 classes, 5
@@ -175,7 +178,7 @@ def check_classifier(classifier: Classifier, *, seed: int = 0, n_states: int = l
     if not _same_params(snapshot, classifier.get_params(deep=False)) or _learned(classifier) != was_fitted:
         _fail(name, "determinism", f"checking changed the template {classifier!r}: a fit must work on its own "
                                    "object and never change hyper-parameters (learned state ends in '_')")
-    if type(classifier).retraining_losses is not Classifier.retraining_losses:
+    if has_fast_path(classifier):
         report["fast path equals a refit"] = max(
             _check_fast_path(model, state, loss, tol, name, where) for state, model in zip(states, fitted, strict=True)
             for loss in losses)
@@ -360,7 +363,8 @@ def _check_determinism(classifier: Classifier, model: Classifier, other: _State,
 
 
 def _check_fast_path(model: Classifier, state: _State, loss: str, tol: float, name: str, where: str) -> float:
-    """``retraining_losses`` against the refit of a clone per (candidate, class); returns the worst difference."""
+    """``retraining_losses`` (and a future-only path of its own) against the refit of a clone per (candidate,
+    class); returns the worst difference."""
     on = f"loss '{loss}', training set '{state.label}' {where}"
     Q = _queries(state)
     before = model.predict_proba(Q)
@@ -382,7 +386,8 @@ def _check_fast_path(model: Classifier, state: _State, loss: str, tol: float, na
     if not np.array_equal(model.predict_proba(Q), before):
         _fail(name, "fast path equals a refit", f"retraining_losses changed the model ({on})")
     current, future = outputs[0]
-    if type(model).future_retraining_losses is not Classifier.future_retraining_losses:
+    if (type(model).future_retraining_losses is not Classifier.future_retraining_losses
+            or type(model)._future_losses is not Classifier._future_losses):  # a future-only path of its own
         try:
             alone = np.asarray(model.future_retraining_losses(state.candidates, state.population, loss))
         except Exception as exc:  # noqa: BLE001

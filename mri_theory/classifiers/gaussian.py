@@ -59,7 +59,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from mri_theory._utils import validation as check
-from mri_theory.engine.contract import Classifier, check_retraining_args
+from mri_theory.engine.contract import Classifier
 from mri_theory.engine.exact import MixtureTruth, rule_losses
 from mri_theory.engine.losses import pointwise_loss_from_scores
 from mri_theory.engine.population import ExactPopulation, Population
@@ -197,29 +197,15 @@ class GaussianClassifier(Classifier):
         scatters = np.where(eye[None, :, :, None, None], new_scatter_j[:, None], self.scatters_[None, None])
         return counts, means, scatters
 
-    def retraining_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
-                          loss: str) -> tuple[float, np.ndarray]:
-        """Exact fast path: rank-one statistic updates, all models scored by matrix products.
-
-        Every retrained model is expressed in this model's frame (the model
-        does not depend on the frame; see the module notes).
-        """
-        candidates, population, loss = check_retraining_args(self, candidates, population, loss)
-        return population.loss(self, loss), self._future_losses(candidates, population, loss)
-
-    def future_retraining_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
-                                 loss: str) -> np.ndarray:
-        """:meth:`retraining_losses`' future losses alone (no current loss).
-
-        A subclass that overrides :meth:`retraining_losses` gets its ``L'`` instead (the default's rule).
-        """
-        if type(self).retraining_losses is not GaussianClassifier.retraining_losses:
-            return super().future_retraining_losses(candidates, population, loss)
-        return self._future_losses(*check_retraining_args(self, candidates, population, loss))
-
     def _future_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
                        loss: str) -> np.ndarray:
-        """The future losses of :meth:`retraining_losses` from validated arguments."""
+        """Exact fast path (the hook of :class:`~mri_theory.engine.contract.Classifier`): rank-one statistic
+        updates, all models scored by matrix products.
+
+        Every retrained model is expressed in this model's frame (the model
+        does not depend on the frame; see the module notes).  Returns ``L'``,
+        shape ``(m, k)``, from validated arguments.
+        """
         k = self.n_classes_
         candidates = self._to_frame(candidates)
         if isinstance(population, ExactPopulation):  # every retrained rule integrated exactly, all at once

@@ -422,6 +422,12 @@ class KNN(Classifier):
         "Exact truth").  With ``scale="train"`` every point's scale, hence every
         distance, moves with the added example: the plain refit per (candidate,
         label) is used.
+
+        k-NN overrides this method rather than the fast-path hook ``_future_losses``
+        (:mod:`mri_theory.engine.contract`, "The fast path"): its current and
+        future losses share the population's neighbourhoods, so
+        :meth:`~mri_theory.engine.contract.Classifier.future_retraining_losses` is this
+        method's ``L'``.
         """
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
         if isinstance(self.scale, str):

@@ -141,7 +141,7 @@ from mri_theory._utils import validation as check
 from mri_theory.classifiers._frame import check_magnitude
 from mri_theory.classifiers._repeats import distinct_rows
 from mri_theory.classifiers.gaussian import reference_frame
-from mri_theory.engine.contract import Classifier, check_points, check_retraining_args
+from mri_theory.engine.contract import Classifier, check_points
 from mri_theory.engine.exact import MixtureTruth, rule_losses
 from mri_theory.engine.losses import TIE_LOG_ODDS, pointwise_loss_from_scores
 from mri_theory.engine.population import ExactPopulation, Population
@@ -717,30 +717,11 @@ class LogisticRegression(Classifier):
         scores[:, present] = (theta.reshape(B * q, p) @ phi_t).reshape(B, q, -1)
         return scores
 
-    def retraining_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
-                          loss: str) -> tuple[float, np.ndarray]:
-        """Fast path: all retrained models solved by batched Newton, scored in one pass (module notes).
-
-        Agrees with the refit per (candidate, class) to the solver's accuracy
-        (the tests hold the log loss to 1e-9).
-        """
-        candidates, population, loss = self._retraining_args(candidates, population, loss)
-        return population.loss(self, loss), self._future_losses(candidates, population, loss)
-
-    def future_retraining_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
-                                 loss: str) -> np.ndarray:
-        """:meth:`retraining_losses`' future losses alone (no current loss).
-
-        A subclass that overrides :meth:`retraining_losses` gets its ``L'`` instead (the default's rule).
-        """
-        if type(self).retraining_losses is not LogisticRegression.retraining_losses:
-            return super().future_retraining_losses(candidates, population, loss)
-        return self._future_losses(*self._retraining_args(candidates, population, loss))
-
     def _retraining_args(self, candidates: np.ndarray, population: Population | ExactPopulation,
                          loss: str) -> tuple[np.ndarray, Population | ExactPopulation, str]:
-        """:func:`check_retraining_args`, and coordinates beyond ``1e150`` refused."""
-        candidates, population, loss = check_retraining_args(self, candidates, population, loss)
+        """The base class's checks (:func:`~mri_theory.engine.contract.check_retraining_args`), then
+        coordinates beyond ``1e150`` refused (candidates first, then a sampled population's points)."""
+        candidates, population, loss = super()._retraining_args(candidates, population, loss)
         check_magnitude(candidates, "candidates")
         if not isinstance(population, ExactPopulation):
             check_magnitude(population.X, "population")
@@ -748,7 +729,13 @@ class LogisticRegression(Classifier):
 
     def _future_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
                        loss: str) -> np.ndarray:
-        """The future losses of :meth:`retraining_losses` from validated arguments."""
+        """Fast path (the hook of :class:`~mri_theory.engine.contract.Classifier`): all retrained models
+        solved by batched Newton, scored in one pass (module notes).
+
+        Returns ``L'``, shape ``(m, k)``, from validated arguments.  Agrees with
+        the refit per (candidate, class) to the solver's accuracy (the tests
+        hold the log loss to 1e-9).
+        """
         k, m = self.n_classes_, candidates.shape[0]
         rows = np.arange(m)
         groups = []  # (present classes, [(class, index of its models in theta)], theta)

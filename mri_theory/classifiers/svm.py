@@ -165,7 +165,7 @@ from mri_theory._utils import validation as check
 from mri_theory.classifiers._frame import check_magnitude
 from mri_theory.classifiers._repeats import merged_in_order
 from mri_theory.classifiers.knn import squared_distances
-from mri_theory.engine.contract import Classifier, check_points, check_retraining_args
+from mri_theory.engine.contract import Classifier, check_points
 from mri_theory.engine.losses import pointwise_loss_from_scores
 from mri_theory.engine.population import ExactPopulation, Population
 
@@ -1045,37 +1045,27 @@ class SVM(Classifier):
         cols = [machines.types.index((int(c), 1 if c == j else -1)) for c in _machine_classes(present)]
         return _calibrated_scores(z[:, cols], present, self.n_classes_)
 
-    def retraining_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
-                          loss: str) -> tuple[float, np.ndarray]:
-        """Exact fast path: only margin violators are re-solved (warm-started); all models scored in batches.
-
-        Candidates are taken in chunks that keep each array near ``2**21``
-        cells; the models of one label are scored at a time.
-        """
-        candidates, population, loss = self._retraining_args(candidates, population, loss)
-        return population.loss(self, loss), self._future_losses(candidates, population, loss)
-
-    def future_retraining_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
-                                 loss: str) -> np.ndarray:
-        """:meth:`retraining_losses`' future losses alone (no current loss).
-
-        A subclass that overrides :meth:`retraining_losses` gets its ``L'`` instead (the default's rule).
-        """
-        if type(self).retraining_losses is not SVM.retraining_losses:
-            return super().future_retraining_losses(candidates, population, loss)
-        return self._future_losses(*self._retraining_args(candidates, population, loss))
-
     def _retraining_args(self, candidates: np.ndarray, population: Population | ExactPopulation,
                          loss: str) -> tuple[np.ndarray, Population, str]:
-        """:func:`check_retraining_args`, and coordinates beyond ``1e150`` refused."""
-        candidates, population, loss = check_retraining_args(self, candidates, population, loss)
+        """The base class's checks (:func:`~mri_theory.engine.contract.check_retraining_args`), then
+        coordinates beyond ``1e150`` refused (candidates first, then the population's points)."""
+        candidates, population, loss = super()._retraining_args(candidates, population, loss)
         assert isinstance(population, Population)  # refused an ExactPopulation: the SVM has no exact_truth
         check_magnitude(candidates, "candidates")
         check_magnitude(population.X, "population")
         return candidates, population, loss
 
-    def _future_losses(self, candidates: np.ndarray, population: Population, loss: str) -> np.ndarray:
-        """The future losses of :meth:`retraining_losses` from validated arguments."""
+    def _future_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
+                       loss: str) -> np.ndarray:
+        """Exact fast path (the hook of :class:`~mri_theory.engine.contract.Classifier`): only margin
+        violators are re-solved (warm-started); all models scored in batches.
+
+        Returns ``L'``, shape ``(m, k)``, from validated arguments (a sampled
+        population: the SVM has no exact truth).  Candidates are taken in
+        chunks that keep each array near ``2**21`` cells; the models of one
+        label are scored at a time.
+        """
+        assert isinstance(population, Population)  # _retraining_args refused an ExactPopulation
         k = self.n_classes_
         chunk = max(1, _CHUNK_CELLS // (population.size * 2 * k))
         out = np.empty((candidates.shape[0], k))

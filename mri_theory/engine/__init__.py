@@ -5,7 +5,8 @@
                 evaluation of a Gaussian-mixture truth (``Population.exact``, :class:`ExactPopulation`)
 ``exact``       exact error rates and log losses of quadratic-score rules on Gaussian mixtures (1-D, 2-D)
 ``losses``      pointwise losses and predicted classes (ties broken by ``mri_theory._utils.ties``)
-``contract``    the :class:`Classifier` base class: the engine's hook ``retraining_losses`` and the refit path
+``contract``    the :class:`Classifier` base class: the engine's hook ``retraining_losses``, composed from the
+                fast-path hook ``_future_losses`` (``has_fast_path``), and the refit path
 ``retraining``  current and future losses of any classifier (exact fast paths or refits)
 ``targets``     the true :math:`Q^c`, :math:`Q^a`, :math:`B^c` of a known problem; sampled :math:`Q^c` with its
                 standard error (randomised QMC), raced until the best candidate is resolved (``decisive_q_c``)
@@ -24,6 +25,7 @@ from mri_theory.engine.contract import (
     Classifier,
     check_points,
     check_retraining_args,
+    has_fast_path,
     refit_future_losses,
 )
 from mri_theory.engine.exact import MixtureTruth, error_rates, log_losses
@@ -101,6 +103,7 @@ __all__ = [
     "Classifier",
     "check_points",
     "check_retraining_args",
+    "has_fast_path",
     "refit_future_losses",
     "METHODS",
     "check_method",

@@ -52,23 +52,38 @@ of this classifier on the population, :math:`L(\theta(D_S))`, and ``L'`` of
 shape ``(m, k)`` with ``L'[i, j]`` the loss after retraining on the
 training data plus ``(candidates[i], j)``,
 :math:`L'_j = L(\theta(D_S \cup (\mathbf x_i, c_j)))` (Table ``Notation``),
-``n_classes`` unchanged.  The default refits a clone for every (candidate,
-class) pair (:func:`refit_future_losses`).  A classifier may override it with
-a fast path; the fast path must **equal the refit**: exactly in exact
-arithmetic, so that the two differ only by rounding (the built-ins agree to
-``1e-12`` or better; logistic regression and the SVM to their solvers'
-documented accuracy), ties and duplicated points included (a tie broken
-differently changes the error loss by a whole point's weight).  It must not
-change the classifier.  Validate the arguments with
-:func:`check_retraining_args`.
+``n_classes`` unchanged.  :class:`Classifier` composes it from two hooks:
+``_retraining_args(candidates, population, loss)`` validates the arguments
+(:func:`check_retraining_args`; a subclass extends it with checks of its own,
+such as the coordinates' magnitude) and ``_future_losses(candidates,
+population, loss)`` computes ``L'`` from the validated arguments; ``L`` is
+``population.loss(self, loss)``.
+
+**The fast path.**  ``_future_losses`` is *the* hook for a fast path: its
+default refits a clone for every (candidate, class) pair
+(:func:`refit_future_losses`); a classifier that can compute ``L'`` faster
+overrides it (the Gaussian family, the logistic regression and the SVM) and
+gets both :meth:`Classifier.retraining_losses` and
+:meth:`Classifier.future_retraining_losses` from it.  A fast path must
+**equal the refit**: exactly in exact arithmetic, so that the two differ only
+by rounding (the built-ins agree to ``1e-12`` or better; logistic regression
+and the SVM to their solvers' documented accuracy), ties and duplicated
+points included (a tie broken differently changes the error loss by a whole
+point's weight).  It must not change the classifier.  Overriding
+``retraining_losses`` itself, as classifiers written against 0.1's contract
+do, is still supported (k-NN does, because its current and future losses
+share the population's neighbourhoods): validate the arguments with
+:func:`check_retraining_args`, and the same rules hold.
+:func:`has_fast_path` tells whether a classifier has either override.
 
 **future_retraining_losses(candidates, population, loss)** returns ``L'``
 alone (:func:`mri_theory.engine.retraining.future_losses`, which SMRI, BMRI
-and EfeLc call: they estimate only term :math:`T_e`).  The default is
-``retraining_losses(...)[1]``; a fast path whose current loss is separate
-work overrides it to skip that work (the Gaussian family, the logistic
-regression and the SVM: about a tenth of a BMRI resample of LDA), and must
-return the same array as ``retraining_losses(...)[1]``, bit for bit.
+and EfeLc call: they estimate only term :math:`T_e`): ``_future_losses`` of
+the validated arguments, skipping the current loss (about a tenth of a BMRI
+resample of LDA).  When a subclass overrides ``retraining_losses``, it is
+``retraining_losses(...)[1]`` instead, so that the override's ``L'`` is the one
+used everywhere.  Either way it is the same array as
+``retraining_losses(...)[1]``, bit for bit.
 
 **Class attributes.**  ``name`` labels the classifier in tables and file
 names (a plain string of ``[A-Za-z0-9._+-]``); set it on an instance to tell
@@ -94,7 +109,7 @@ from mri_theory._utils import validation as check
 from mri_theory.engine.losses import check_loss, predicted_class
 from mri_theory.engine.population import ExactPopulation, Population, check_population
 
-__all__ = ["Classifier", "check_points", "check_retraining_args", "refit_future_losses"]
+__all__ = ["Classifier", "check_points", "check_retraining_args", "has_fast_path", "refit_future_losses"]
 
 
 def check_points(X: ArrayLike, name: str = "X", dim: int | None = None, min_rows: int = 0) -> np.ndarray:
@@ -126,9 +141,11 @@ class Classifier(skbase.BaseEstimator):
 
     Subclasses implement ``_fit(X, y)`` (validated arrays; ``n_classes_`` and
     ``dim_`` already set) and ``_predict_proba(X)`` (validated points of the
-    training dimension), and may override :meth:`retraining_losses` with an
-    exact fast path.  ``get_params``, ``set_params`` and ``sklearn.base.clone``
-    come from :class:`sklearn.base.BaseEstimator`.
+    training dimension), and may add an exact fast path by overriding
+    ``_future_losses`` (module notes, "The fast path"), extending
+    ``_retraining_args`` if it needs checks of its own.  ``get_params``,
+    ``set_params`` and ``sklearn.base.clone`` come from
+    :class:`sklearn.base.BaseEstimator`.
 
     Attributes
     ----------
@@ -228,25 +245,141 @@ class Classifier(skbase.BaseEstimator):
                           loss: str) -> tuple[float, np.ndarray]:
         """The current loss and the losses after retraining on the data plus each (candidate, class).
 
-        Returns ``(L, L')`` with ``L'`` of shape ``(m, k)``.  The default
-        refits a clone per pair (:func:`refit_future_losses`); classifiers with
-        an exact fast path override it (module notes: it must equal the
-        refit).  Called on a fitted classifier by
+        Called on a fitted classifier by
         :func:`mri_theory.engine.retraining.current_and_future_losses`.
+
+        Parameters
+        ----------
+        candidates : array_like (m, d)
+            Points to add, one at a time (at least one).
+        population : Population or ExactPopulation
+            Where the loss is measured (the classifier's classes and dimension).
+        loss : {"error", "log", "lc"}
+
+        Returns
+        -------
+        current : float
+            ``population.loss(self, loss)``.
+        future : ndarray (m, k)
+            ``_future_losses`` of the arguments validated by ``_retraining_args``.
+
+        Notes
+        -----
+        A fast path overrides ``_future_losses``, not this (module notes,
+        "The fast path"); an override of this method is still honoured, by
+        :meth:`future_retraining_losses` and :func:`has_fast_path` too.
         """
-        candidates, population, loss = check_retraining_args(self, candidates, population, loss)
-        return population.loss(self, loss), refit_future_losses(self, candidates, population, loss)
+        candidates, population, loss = self._retraining_args(candidates, population, loss)
+        return population.loss(self, loss), self._future_losses(candidates, population, loss)
 
     def future_retraining_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
                                  loss: str) -> np.ndarray:
         """The losses after retraining on the data plus each (candidate, class) alone: ``L'`` of
-        :meth:`retraining_losses`, shape ``(m, k)``.
+        :meth:`retraining_losses`, shape ``(m, k)``, bit for bit, without the current loss.
 
-        The default is ``retraining_losses(...)[1]``; a fast path whose current loss is separate work
-        overrides this to skip it (module notes), returning the same array bit for bit.  Called on a fitted
-        classifier by :func:`mri_theory.engine.retraining.future_losses`.
+        Called on a fitted classifier by :func:`mri_theory.engine.retraining.future_losses`.
+
+        Parameters
+        ----------
+        candidates : array_like (m, d)
+        population : Population or ExactPopulation
+        loss : {"error", "log", "lc"}
+            As in :meth:`retraining_losses`.
+
+        Returns
+        -------
+        ndarray (m, k)
+            ``_future_losses`` of the arguments validated by ``_retraining_args``; when the
+            classifier's class overrides :meth:`retraining_losses` (the contract of 0.1, still supported),
+            ``retraining_losses(...)[1]``.
         """
-        return self.retraining_losses(candidates, population, loss)[1]
+        if _overrides(type(self), "retraining_losses"):
+            return self.retraining_losses(candidates, population, loss)[1]
+        return self._future_losses(*self._retraining_args(candidates, population, loss))
+
+    def _retraining_args(self, candidates: np.ndarray, population: Population | ExactPopulation,
+                         loss: str) -> tuple[np.ndarray, Population | ExactPopulation, str]:
+        """The arguments of :meth:`retraining_losses` validated: :func:`check_retraining_args`.
+
+        A subclass whose fast path needs more (the logistic regression and the
+        SVM refuse coordinates beyond ``1e150``) extends this, calling
+        ``super()._retraining_args`` first so that the common checks and their
+        messages come first.
+
+        Returns
+        -------
+        candidates : ndarray (m, d)
+        population : Population or ExactPopulation
+        loss : str
+        """
+        return check_retraining_args(self, candidates, population, loss)
+
+    def _future_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
+                       loss: str) -> np.ndarray:
+        """The fast-path hook: ``L'`` of shape ``(m, k)`` from arguments validated by ``_retraining_args``.
+
+        The default refits a clone per (candidate, class)
+        (:func:`refit_future_losses`).  A classifier with an exact fast path
+        overrides this, and only this: :meth:`retraining_losses` and
+        :meth:`future_retraining_losses` both call it.  The override must
+        equal the refit up to rounding and leave the classifier unchanged
+        (module notes, "The fast path").
+
+        Parameters
+        ----------
+        candidates : ndarray (m, d)
+            Validated candidates (at least one, the training dimension).
+        population : Population or ExactPopulation
+            Validated population (the classifier's classes and dimension).
+        loss : str
+            A validated loss name.
+
+        Returns
+        -------
+        ndarray (m, k)
+            ``L'[i, j]``, the loss after retraining on the data plus ``(candidates[i], j)``.
+        """
+        return refit_future_losses(self, candidates, population, loss)
+
+
+def _overrides(cls: type, method: str) -> bool:
+    """Whether ``cls`` defines ``method`` other than :class:`Classifier`'s."""
+    return getattr(cls, method) is not getattr(Classifier, method)
+
+
+def has_fast_path(classifier: Classifier | type[Classifier]) -> bool:
+    """Whether a classifier (an instance or a class) computes the future losses other than by the plain refit.
+
+    True when its class overrides ``Classifier._future_losses`` (the
+    fast-path hook) or :meth:`Classifier.retraining_losses` (the contract of
+    0.1, still supported); :func:`mri_theory.testing.check_classifier` then
+    checks the fast path against the refit.
+
+    Parameters
+    ----------
+    classifier : Classifier or type
+        A :class:`Classifier` instance (fitted or not) or a subclass of :class:`Classifier`.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    TypeError
+        If ``classifier`` is neither.
+
+    Examples
+    --------
+    >>> from mri_theory.classifiers import LDA, RandomForest
+    >>> has_fast_path(LDA), has_fast_path(RandomForest())
+    (True, False)
+    """
+    cls = classifier if isinstance(classifier, type) else type(classifier)
+    if not issubclass(cls, Classifier):
+        raise TypeError(f"classifier must be a mri_theory Classifier or a subclass of it, got {cls.__name__}"
+                        f"{' (a class)' if cls is classifier else ''}")
+    return _overrides(cls, "_future_losses") or _overrides(cls, "retraining_losses")
 
 
 def _param_repr(value: Any) -> str:

@@ -9,6 +9,8 @@ classifiers written here, each breaking one rule by a known amount, which
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from sklearn.base import clone as sk_clone
@@ -371,3 +373,150 @@ def test_the_future_losses_alone_are_retraining_losses_future_bit_for_bit(name, 
     for population in populations:
         _, future = model.retraining_losses(candidates, population, loss)
         np.testing.assert_array_equal(model.future_retraining_losses(candidates, population, loss), future)
+
+
+# ---------------------------------------------------------------- the fast-path hook (issue 37, part 5)
+
+
+def _small_problem(seed: int = 4):
+    """A fitted-model setting: three Gaussians, 20 training points, 3 candidates, 150 population points."""
+    from mri_theory.engine.population import Population
+    from mri_theory.problems import get_problem
+
+    problem = get_problem("three-gaussians")
+    rng = np.random.default_rng(seed)
+    X, y = problem.sample(20, rng)
+    candidates = problem.sample(3, rng)[0]
+    return problem, X, y, candidates, Population.from_problem(problem, 150, rng)
+
+
+class HookedUniform(Uniform):
+    """Overrides only the fast-path hook, with a recognisable (wrong) value: 0.25 + 0.125 i + j / 64."""
+
+    calls: list[tuple[int, str]] = []
+
+    def _future_losses(self, candidates, population, loss):
+        HookedUniform.calls.append((candidates.shape[0], loss))
+        m, k = candidates.shape[0], self.n_classes_
+        return 0.25 + 0.125 * np.arange(m)[:, None] + np.arange(k)[None, :] / 64
+
+
+class RefitHook(Uniform):
+    """A correct fast path through the hook: the refit written out here."""
+
+    def _future_losses(self, candidates, population, loss):
+        out = np.empty((candidates.shape[0], self.n_classes_))
+        for i, x in enumerate(candidates):
+            for j in range(self.n_classes_):
+                refit = self.clone().fit(np.vstack([self.X_train_, x]), np.append(self.y_train_, j), self.n_classes_)
+                out[i, j] = population.loss(refit, loss)
+        return out
+
+
+class OffHook(RefitHook):
+    """The hook off by 1e-9 in one entry."""
+
+    def _future_losses(self, candidates, population, loss):
+        future = super()._future_losses(candidates, population, loss)
+        future[1, 0] += 1e-9
+        return future
+
+
+class OwnRetraining(Uniform):
+    """Overrides only ``retraining_losses`` (the contract of 0.1), with a recognisable L'."""
+
+    def retraining_losses(self, candidates, population, loss):
+        from mri_theory.engine import check_retraining_args
+
+        candidates, population, loss = check_retraining_args(self, candidates, population, loss)
+        return population.loss(self, loss), np.full((candidates.shape[0], self.n_classes_), 0.5)
+
+
+def test_a_subclass_overriding_only_the_hook_gets_both_retraining_methods_from_it():
+    """``retraining_losses`` is the population loss and the hook's L'; ``future_retraining_losses`` the hook's L'
+    alone; both validate their arguments first, with the base class's messages."""
+    problem, X, y, candidates, population = _small_problem()
+    model = HookedUniform().fit(X, y, problem.n_classes)
+    expected = 0.25 + 0.125 * np.arange(3)[:, None] + np.arange(3)[None, :] / 64
+    HookedUniform.calls.clear()
+    current, future = model.retraining_losses(candidates.tolist(), population, "log")  # array_like validated
+    assert current == population.loss(model, "log")
+    np.testing.assert_array_equal(future, expected)
+    np.testing.assert_array_equal(model.future_retraining_losses(candidates, population, "error"), expected)
+    assert HookedUniform.calls == [(3, "log"), (3, "error")]
+    for method in (model.retraining_losses, model.future_retraining_losses):
+        with pytest.raises(ValueError, match=r"candidates must have 2 columns \(the training dimension\), got 1"):
+            method(candidates[:, :1], population, "error")
+        with pytest.raises(ValueError, match=r"loss must be one of error, log, lc, got 'hinge'"):
+            method(candidates, population, "hinge")
+    assert HookedUniform.calls == [(3, "log"), (3, "error")]  # never reached with bad arguments
+
+
+def test_check_classifier_detects_a_fast_path_through_the_hook():
+    from mri_theory.engine import has_fast_path
+
+    assert has_fast_path(RefitHook) and has_fast_path(RefitHook()) and has_fast_path(OffHook)
+    report = check_classifier(RefitHook(), n_states=2)
+    assert report["fast path equals a refit"] == 0.0  # checked (not nan): the same refits
+    with pytest.raises(ClassifierCheckError, match=r"OffHook fails 'fast path equals a refit': L'\[1, 0\] = .* "
+                                                   r"off by 1e-09 \(relative; tolerance 1e-12\)"):
+        check_classifier(OffHook())
+
+
+def test_a_subclass_overriding_only_retraining_losses_gets_its_future_losses_from_it():
+    """The contract of 0.1 still works: ``future_retraining_losses`` is the override's L', and it is a fast path."""
+    from mri_theory.engine import has_fast_path
+
+    problem, X, y, candidates, population = _small_problem()
+    model = OwnRetraining().fit(X, y, problem.n_classes)
+    for loss in ("error", "log"):
+        np.testing.assert_array_equal(model.future_retraining_losses(candidates, population, loss),
+                                      np.full((3, 3), 0.5))
+    assert has_fast_path(OwnRetraining)
+    with pytest.raises(ClassifierCheckError, match=r"OwnRetraining fails 'fast path equals a refit': L'\[0, 0\] = "
+                                                   r"0.5 but the refit"):
+        check_classifier(OwnRetraining())
+
+
+def test_has_fast_path_of_the_built_ins_and_the_plain_refit():
+    from mri_theory.engine import has_fast_path
+
+    for name in FAST_PATHS:
+        assert has_fast_path(get_classifier(name)), name
+    for clf in (RandomForest(), pipeline_classifier(), Uniform()):
+        assert not has_fast_path(clf) and not has_fast_path(type(clf))
+    assert has_fast_path(OffFastPath) and has_fast_path(FutureAloneDiffers)  # LDA's hook, inherited
+    for bad, shown in [(KNeighborsClassifier(), r"KNeighborsClassifier"), (KNeighborsClassifier,
+                                                                             r"KNeighborsClassifier \(a class\)")]:
+        with pytest.raises(TypeError, match=rf"classifier must be a mri_theory Classifier or a subclass of it, "
+                                            rf"got {shown}"):
+            has_fast_path(bad)
+
+
+@pytest.mark.parametrize("name", list_classifiers())
+def test_every_registered_classifier_gives_the_same_future_losses_both_ways(name):
+    """For every registered classifier (found in the registry), ``future_retraining_losses`` is
+    ``retraining_losses(...)[1]`` bit for bit, on a sampled population and on the exact truth where there is one;
+    bad arguments raise the same error from both."""
+    from mri_theory.engine.population import Population
+
+    problem, X, y, candidates, population = _small_problem(seed=7)
+    model = get_classifier(name).fit(X, y, problem.n_classes)
+    populations = [population] + ([Population.exact(problem)] if model.exact_truth else [])
+    losses = ("error",) if isinstance(model, RandomForest) else ("error", "log")  # the forest's refits are slow
+    for pop in populations:
+        for loss in losses:
+            _, future = model.retraining_losses(candidates, pop, loss)
+            alone = model.future_retraining_losses(candidates, pop, loss)
+            assert alone.shape == (3, problem.n_classes)
+            np.testing.assert_array_equal(alone, future)
+    bad = [(candidates[:, :1], population, "error"), (candidates, population, "hinge"),
+           (candidates, Population(population.X, np.full((population.size, 2), 0.5)), "error")]
+    if type(model)._retraining_args is not Classifier._retraining_args:  # checks of its own (coordinates' size)
+        bad += [(candidates * 1e200, population, "error"), (candidates, Population(population.X * 1e200,
+                                                                                    population.proba), "error")]
+    for args in bad:
+        with pytest.raises((ValueError, TypeError)) as both:
+            model.retraining_losses(*args)
+        with pytest.raises(type(both.value), match=f"^{re.escape(str(both.value))}$"):
+            model.future_retraining_losses(*args)
