@@ -5,7 +5,11 @@
 ``mri-theory curves --problem P --classifier C --strategies all --replicates R --pool N --seed S --out DIR``
     run the iterated-AL sandbox (resumable; damaged parts are reported and recomputed);
 ``mri-theory study [--preset quick] [--problems abstract] [--classifiers paper] [--replicates 10] --out DIR [--dask tcp://host:8786|local]``
-    run the study of §5, one task per (problem, classifier, strategy, replicate), locally or on Dask (resumable);
+    run the study of §5, one task per (problem, classifier, strategy, replicate), locally or on Dask (resumable;
+    the tasks start longest first: :mod:`mri_theory.runners.schedule`);
+``mri-theory study --plan N --out DIR``
+    replay a finished study's task times on N workers and on 2: the wall in the table order and longest first,
+    beside the lower bound (:func:`~mri_theory.runners.study.plan_study`); computes nothing;
 ``mri-theory report DIR [--groups NAME=PROBLEM,PROBLEM,... ...]``
     write the tables (Markdown, LaTeX, CSV) and figures of a finished study into ``DIR/report``, ranked on
     the study's loss (error or log), with the problems grouped as given (default: the abstract group);
@@ -137,8 +141,16 @@ def _curves(args: argparse.Namespace) -> int:
 
 
 def _study(args: argparse.Namespace) -> int:
-    from mri_theory.runners.study import run_study
+    from mri_theory.runners.study import plan_study, run_study
 
+    if args.plan is not None:  # simulate a finished run's schedule on --plan workers (and 2): nothing is computed
+        from mri_theory.runners.schedule import describe_plans
+
+        counts = sorted({2, args.plan})
+        plans = _guarded("study", lambda: [plan_study(args.out, workers) for workers in counts])
+        print(f"the tasks of {args.out} (their wall times in timings.csv), replayed on N workers:")
+        print(describe_plans(plans))
+        return 0
     options = {"problems": args.problems, "classifiers": args.classifiers, "strategies": args.strategies,
                "replicates": args.replicates, "pool_size": args.pool, "budget": args.budget,
                "population_size": args.population, "loss": args.loss, "subsample": args.subsample,
@@ -319,6 +331,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="local worker processes (joblib, or the Dask LocalCluster): a count, or -1 for all cores")
     stu.add_argument("--dask", metavar="ADDRESS", help="run on Dask: a scheduler address (tcp://host:8786), "
                                                       "or 'local' for a LocalCluster of --jobs workers")
+    stu.add_argument("--plan", type=int, metavar="N",
+                     help="compute nothing: replay the finished run in --out on N workers (and on 2), in the table "
+                          "order and longest first, beside the lower bound max(total / N, longest task)")
     stu.add_argument("--out", default="results/study", metavar="DIR",
                      help="study folder (default: results/study)")
     stu.set_defaults(func=_study)

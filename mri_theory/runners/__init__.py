@@ -7,6 +7,7 @@
 ``leaderboard``      every strategy beside the truth on a grid, ranked per phase (``mri-theory leaderboard``)
 ``asymptotic``       the asymptotic loss of a (problem, classifier) pairing (§5.3)
 ``noisy_selection``  learning curves of selection by noisy true Q^c (§3.3)
+``schedule``         the order the study's tasks start in (longest first) and a makespan simulator
 
 Shared by the three runners, inside this subpackage: ``_store`` (part files, checksums, settings files,
 verified reads, the folder lock, timings), ``_resolve`` (names or objects -> labelled objects and their specs),
@@ -47,6 +48,7 @@ from mri_theory.runners.sandbox import (
     read_curves,
     run_curves,
 )
+from mri_theory.runners.schedule import Plan, describe_plans, simulate_makespan
 from mri_theory.runners.states import (
     STATE_COLUMNS,
     STATE_TIMING_COLUMNS,
@@ -64,6 +66,7 @@ from mri_theory.runners.study import (
     PROBLEM_GROUPS,
     STRATEGY_SETS,
     StudyResults,
+    plan_study,
     read_study,
     report,
     run_study,
@@ -98,6 +101,10 @@ __all__ = [
     "STRATEGY_SETS",
     "StudyResults",
     "read_study",
+    "plan_study",
+    "Plan",
+    "describe_plans",
+    "simulate_makespan",
     "report",
     "run_study",
     "STATE_COLUMNS",

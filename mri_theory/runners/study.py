@@ -136,10 +136,11 @@ from mri_theory.problems import PROBLEM_REGISTRY, Problem
 from mri_theory.runners import _curves, _resolve, _store, sandbox
 from mri_theory.runners._docstrings import fill_doc
 from mri_theory.runners.asymptotic import asymptotic_loss
+from mri_theory.runners.schedule import Plan, expected_costs, longest_first, simulate_makespan
 from mri_theory.strategies import PEER_NAMES, Strategy, get_strategy, list_strategies, strategy_names
 
 __all__ = ["ASYMPTOTIC_COLUMNS", "CLASSIFIER_SETS", "PRESETS", "PROBLEM_GROUPS", "STRATEGY_SETS", "TIMING_COLUMNS",
-           "Execution", "StudyResults", "read_study", "read_timings", "report", "run_study"]
+           "Execution", "Plan", "StudyResults", "plan_study", "read_study", "read_timings", "report", "run_study"]
 
 #: Problem groups accepted by ``problems``: the paper's five abstract problems (Appendix D; the built-in problems
 #: registered with ``group="abstract"``, :data:`~mri_theory.problems.PROBLEM_REGISTRY`).
@@ -622,10 +623,11 @@ def _execute(study: _Study, found: dict[tuple, Any], execution: Execution,
     """Stage 4: ``found`` completed with every task it lacks, computed on ``execution`` and (with ``out``)
     written here, in this process, as each result arrives."""
     todo: list[_CurveTask | _AsymptoticTask] = [task for pairing, task in study.asymptotic.items()
-                                                if pairing not in found]  # one per pairing, first
+                                                if pairing not in found]
     todo += [_CurveTask(study.runs[p, c], s, r) for (p, c, s, r) in study.keys if (p, c, s, r) not in found]
-    results = backends.results(_computed, [(task,) for task in todo], execution)
     timings = {} if out is None else _stored_timings(out)
+    todo = [todo[i] for i in longest_first(_expected_costs(study, todo, timings))]  # the tail first (schedule)
+    results = backends.results(_computed, [(task,) for task in todo], execution)
 
     def write(key: tuple, timed: _Timed) -> None:
         assert out is not None  # gather is given write only with out
@@ -641,6 +643,19 @@ def _execute(study: _Study, found: dict[tuple, Any], execution: Execution,
     _store.gather(results, computed, len(study.keys) + len(study.asymptotic), "study", "task", execution.progress,
                   None if out is None else write)
     return {key: value.value if isinstance(value, _Timed) else value for key, value in computed.items()}
+
+
+def _expected_costs(study: _Study, todo: Sequence[_CurveTask | _AsymptoticTask],
+                    timings: Mapping[tuple, tuple[float, float]]) -> np.ndarray:
+    """The cost :func:`~mri_theory.runners.schedule.expected_costs` expects of each task of ``todo``, the CPU
+    seconds of the folder's tasks already timed (an interrupted run's) taking precedence over the static model."""
+    timed: dict[tuple[str, str], list[float]] = {}
+    for (_, c, s, _), (cpu, _) in timings.items():
+        timed.setdefault((c, s), []).append(cpu)
+    keys = [(task.config.problem, task.config.classifier, "") if isinstance(task, _AsymptoticTask)
+            else (task.run.config.problem, task.run.config.classifier, task.strategy) for task in todo]
+    return expected_costs(keys, costly={name: strategy.costly for name, strategy in study.strategies.items()},
+                          timed=timed)
 
 
 def _assemble(study: _Study, found: Mapping[tuple, Any], out: Path | None) -> StudyResults:
@@ -668,6 +683,61 @@ def _check_stored(out: Path, settings: Mapping[str, Any], cfgs: Mapping[tuple[st
     for (p, c), cfg in cfgs.items():
         folder = _store.check_out(_pairing_dir(out, p, c))
         _curves.check_config(folder, cfg)
+
+
+def plan_study(path: str | os.PathLike, workers: int, *, column: str = "wall_s") -> Plan:
+    """The wall a finished study's tasks would take on ``workers`` workers, in the table order and longest first.
+
+    Reads the folder's ``study.json`` (the grid, hence the table order: the asymptotic losses, then the curves by
+    problem, classifier, strategy and replicate) and ``timings.csv`` (each task's seconds, the ``column``
+    ``"wall_s"`` or ``"cpu_s"``), orders the tasks as :func:`run_study` does (longest first by
+    :func:`~mri_theory.runners.schedule.expected_costs` from
+    :data:`~mri_theory.runners.schedule.TASK_COST`, not from the timings replayed) and replays both orders with
+    :func:`~mri_theory.runners.schedule.simulate_makespan` (each task taking the time it took in the run).
+
+    Parameters
+    ----------
+    path : path
+        A finished study folder (``out`` of :func:`run_study`).
+    workers : int
+        The workers to simulate, ``>= 1``.
+    column : {"wall_s", "cpu_s"}
+        Which time of ``timings.csv`` a task takes.
+
+    Returns
+    -------
+    Plan
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming ``workers`` (not a positive integer) or ``column``; naming ``path`` when it holds no study or no
+        ``timings.csv``, or timings that do not cover its grid.
+    """
+    if column not in ("wall_s", "cpu_s"):
+        raise ValueError(f"column must be 'wall_s' or 'cpu_s', got {column!r}")
+    workers = check.count(workers, "workers", minimum=1, maximum=100_000)
+    folder = _store.check_path(path, "a folder")
+    stored = _read_study_file(folder, "path")
+    if stored is None:
+        raise ValueError(f"path: no {_STUDY_FILE} in {folder}")
+    timings = read_timings(folder)
+    seconds = {(p, c, s, int(r)): float(t) for p, c, s, r, t in
+               zip(timings.problem, timings.classifier, timings.strategy.fillna(""), timings.replicate,
+                   timings[column], strict=True)}
+    pairings, _ = _grid_tasks(stored["grid"])
+    order = [_timing_key(pairing) for pairing in pairings] + [
+        (p, c, s, r) for p, c in pairings for s in stored["grid"]["strategies"]
+        for r in range(stored["grid"]["replicates"])]
+    missing = [task for task in order if task not in seconds]
+    if missing:
+        raise ValueError(f"path: {folder / _TIMINGS_FILE} lacks {len(missing)} of the grid's {len(order)} tasks "
+                         f"(e.g. {missing[0]}): plan a finished run")
+    durations = np.array([seconds[task] for task in order])
+    longest = longest_first(expected_costs([task[:3] for task in order]))
+    return Plan(workers, simulate_makespan(durations, workers), simulate_makespan(durations[longest], workers),
+                max(float(durations.sum()) / workers, float(durations.max())), float(durations.sum()),
+                float(durations.max()), len(order))
 
 
 def _grid_tasks(grid: Mapping[str, Any]) -> tuple[list[tuple[str, str]], set[tuple[str, str, str, int]]]:

@@ -1,0 +1,199 @@
+r"""The order a study's tasks run in, and the wall time a schedule of them takes.
+
+A study (:func:`~mri_theory.runners.study.run_study`) is a bag of independent tasks: one learning curve per
+(problem, classifier, strategy, replicate) and one asymptotic loss per (problem, classifier).  Each task's result
+depends only on its own seeds, so the order they run in changes nothing but the wall time, and on many workers the
+wall time is decided by the *tail*: the long tasks (the SVM's BMRI and MRI-best curves, 30-40 s each at the paper
+preset) started last keep a few workers busy while the others idle.  The runner therefore starts the tasks *longest
+first* (:func:`longest_first`, Graham's LPT rule), by the costs a model expects (:func:`expected_costs`): the mean
+CPU time of the same (classifier, strategy) among the tasks an earlier run of the folder already timed
+(``timings.csv``), else :data:`TASK_COST`, the mean per task of the committed full abstract study, else a fallback
+by the strategy's flags.
+
+:func:`simulate_makespan` replays a schedule: the tasks, in order, each to the first worker free (what joblib's and
+Dask's queues do with independent tasks), and :func:`~mri_theory.runners.study.plan_study` compares, for a finished
+study and ``N`` workers, the wall of the table order (the order before longest-first), of
+the longest-first order, and the lower bound of any schedule, :math:`\max(\text{total} / N, \text{longest task})`
+(command line: ``mri-theory study --plan N --out DIR``).  The replay assumes each task takes on ``N`` workers the
+time it took in the run measured (on a loaded many-core machine tasks slow down, by a median 1.16x on 16 busy cores
+in the issue's measurement: the simulated walls are then a lower estimate of the real ones).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from mri_theory._utils import validation as check
+
+__all__ = ["ASYMPTOTIC", "TASK_COST", "Plan", "describe_plans", "expected_costs", "longest_first",
+           "simulate_makespan"]
+
+#: The strategy label of an asymptotic-loss task (``timings.csv`` writes it as an empty strategy).
+ASYMPTOTIC = ""
+
+#: Mean CPU seconds per task of the committed full abstract study (``figures/study/full-run``, the paper preset:
+#: pool 250 labelled to exhaustion, populations of 10^4, 100 candidates per costly step; 2-core machine), by
+#: classifier and strategy; :data:`ASYMPTOTIC` is the asymptotic loss of a pairing.  Only their ratios matter to the
+#: order.
+TASK_COST: dict[str, dict[str, float]] = {
+    "lda": {"RS": 0.19, "SE": 0.27, "QbcV": 1.05, "QbcA": 0.94, "EfeLc": 0.48, "SMRI": 0.4, "BMRI": 5.36,
+            "MRI-best": 0.88, ASYMPTOTIC: 0.05},
+    "qda": {"RS": 0.22, "SE": 0.25, "QbcV": 0.95, "QbcA": 0.91, "EfeLc": 0.43, "SMRI": 0.4, "BMRI": 5.09,
+            "MRI-best": 1.96, ASYMPTOTIC: 0.06},
+    "kknn5": {"RS": 2.17, "SE": 1.72, "QbcV": 2.46, "QbcA": 2.28, "EfeLc": 1.99, "SMRI": 2.33, "BMRI": 11.12,
+              "MRI-best": 6.86, ASYMPTOTIC: 0.22},
+    "nb": {"RS": 0.16, "SE": 0.24, "QbcV": 0.93, "QbcA": 0.93, "EfeLc": 0.46, "SMRI": 0.42, "BMRI": 5.24,
+           "MRI-best": 1.93, ASYMPTOTIC: 0.05},
+    "logreg": {"RS": 0.24, "SE": 0.35, "QbcV": 1.08, "QbcA": 0.99, "EfeLc": 1.06, "SMRI": 0.99, "BMRI": 14.72,
+               "MRI-best": 1.52, ASYMPTOTIC: 6.88},
+    "svm": {"RS": 0.56, "SE": 0.78, "QbcV": 1.41, "QbcA": 1.26, "EfeLc": 2.46, "SMRI": 2.11, "BMRI": 27.46,
+            "MRI-best": 18.87, ASYMPTOTIC: 4.16},
+}
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return float(np.mean(values)) if len(values) else None
+
+
+def expected_costs(tasks: Sequence[tuple[str, str, str]], *, costly: Mapping[str, bool] | None = None,
+                   timed: Mapping[tuple[str, str], Sequence[float]] | None = None) -> np.ndarray:
+    """The cost a model expects of each task, in seconds (comparable with one another, not a prediction).
+
+    Parameters
+    ----------
+    tasks : sequence of (problem, classifier, strategy)
+        The tasks; an asymptotic loss has the strategy :data:`ASYMPTOTIC`.
+    costly : mapping of str to bool, optional
+        Whether each strategy retrains per candidate (:attr:`Strategy.costly
+        <mri_theory.strategies.Strategy.costly>`), for the fallback below.
+    timed : mapping of (classifier, strategy) to sequences of float, optional
+        CPU seconds of tasks already timed (an earlier run's ``timings.csv``): their mean is the cost of every task
+        of the same (classifier, strategy).
+
+    Returns
+    -------
+    numpy.ndarray (n,)
+        Per task, in this order of preference: the mean of ``timed`` for its (classifier, strategy); its
+        :data:`TASK_COST`; the mean of :data:`TASK_COST` over the classifiers for its strategy; for an unknown
+        strategy, the mean of the known costly strategies (BMRI, QbcV, QbcA, EfeLc, SMRI, MRI-best) if it is costly,
+        else of the cheap ones (RS, SE), over the classifier's row when known, else over every row.
+    """
+    costly, timed = costly or {}, timed or {}
+    rows = list(TASK_COST.values())
+    costly_names = {name for name in rows[0] if name not in ("RS", "SE", ASYMPTOTIC)}
+    out = np.empty(len(tasks))
+    for i, (_, classifier, strategy) in enumerate(tasks):
+        known = _mean(list(timed.get((classifier, strategy), ())))
+        if known is None and classifier in TASK_COST and strategy in TASK_COST[classifier]:
+            known = TASK_COST[classifier][strategy]
+        if known is None and strategy in rows[0]:
+            known = _mean([row[strategy] for row in rows])
+        if known is None:
+            names = costly_names if costly.get(strategy, True) else {"RS", "SE"}
+            among = [TASK_COST[classifier]] if classifier in TASK_COST else rows
+            known = _mean([row[name] for row in among for name in names])
+        out[i] = known
+    return out
+
+
+def longest_first(costs: Sequence[float]) -> np.ndarray:
+    """The task indices by decreasing expected cost: Graham's LPT rule.
+
+    Its makespan is at most 4/3 of the optimum for independent tasks on identical workers (Graham 1969).
+
+    Parameters
+    ----------
+    costs : array_like (n,)
+        Each task's expected cost, non-negative.
+
+    Returns
+    -------
+    numpy.ndarray (n,) of int
+        The order: equal costs keep their order (a stable sort), so the result does not depend on the sort.
+
+    Raises
+    ------
+    ValueError
+        If a cost is negative or not finite.
+    """
+    costs = check.finite_array(costs, "costs")
+    if costs.ndim != 1 or np.any(costs < 0):
+        raise ValueError("costs must be a 1-D array of non-negative numbers")
+    return np.argsort(-costs, kind="stable")
+
+
+def simulate_makespan(durations: Sequence[float], workers: int) -> float:
+    """The wall time of running tasks of these ``durations``, in this order, on ``workers`` identical workers.
+
+    Each task starts, in order, on the first worker free (list scheduling: what joblib's and Dask's queues do with
+    independent tasks), and the wall is when the last one ends.
+
+    Parameters
+    ----------
+    durations : array_like (n,)
+        The tasks' seconds, in the order they start.
+    workers : int
+        Identical workers, ``>= 1``.
+
+    Returns
+    -------
+    float
+        The makespan, in the units of ``durations``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming ``workers`` (a positive integer) or ``durations`` (finite and non-negative).
+    """
+    workers = check.count(workers, "workers", minimum=1, maximum=100_000)
+    durations = check.finite_array(durations, "durations")
+    if durations.ndim != 1 or np.any(durations < 0):
+        raise ValueError("durations must be a 1-D array of non-negative numbers")
+    free = [0.0] * workers
+    for duration in durations:
+        heapq.heappush(free, heapq.heappop(free) + float(duration))
+    return max(free)
+
+
+class Plan(NamedTuple):
+    """What :func:`~mri_theory.runners.study.plan_study` expects of a finished study on ``workers`` workers
+    (seconds)."""
+
+    workers: int  #: the workers simulated
+    table_order: float  #: the wall with the tasks in the table's order (asymptotic losses first: before 0.2.0)
+    longest_first: float  #: the wall with the tasks longest first by the model (:func:`expected_costs`)
+    lower_bound: float  #: ``max(total / workers, longest task)``: no schedule is shorter
+    total: float  #: the tasks' seconds, summed
+    longest: float  #: the longest task's seconds
+    tasks: int  #: the tasks timed
+
+
+def describe_plans(plans: Sequence[Plan]) -> str:
+    """A Markdown table of ``plans`` (``mri-theory study --plan``).
+
+    Parameters
+    ----------
+    plans : sequence of Plan
+        One row each: the walls of both orders, the bound and the ratio of the longest-first wall to it.
+
+    Returns
+    -------
+    str
+        The table, and with two plans or more the speed-up of the longest-first order from the first to the last.
+    """
+    lines = ["workers | table order | longest first | lower bound | longest first / bound",
+             "---|---|---|---|---"]
+    for plan in plans:
+        lines.append(f"{plan.workers} | {plan.table_order:,.0f} s | {plan.longest_first:,.0f} s | "
+                     f"{plan.lower_bound:,.0f} s | {plan.longest_first / plan.lower_bound:.3f}")
+    text = "\n".join(lines)
+    if len(plans) >= 2:
+        first, last = plans[0], plans[-1]
+        text += (f"\n\nlongest first: {last.workers} workers {first.longest_first / last.longest_first:.2f}x "
+                 f"{first.workers} workers ({plans[0].tasks} tasks, {first.total:,.0f} s in all, the longest "
+                 f"{first.longest:,.0f} s)")
+    return text
