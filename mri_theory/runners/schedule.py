@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from mri_theory._utils import validation as check
 
@@ -100,7 +101,7 @@ def expected_costs(tasks: Sequence[tuple[str, str, str]], *, costly: Mapping[str
     return out
 
 
-def longest_first(costs: Sequence[float]) -> np.ndarray:
+def longest_first(costs: ArrayLike) -> np.ndarray:
     """The task indices by decreasing expected cost: Graham's LPT rule.
 
     Its makespan is at most 4/3 of the optimum for independent tasks on identical workers (Graham 1969).
@@ -120,13 +121,13 @@ def longest_first(costs: Sequence[float]) -> np.ndarray:
     ValueError
         If a cost is negative or not finite.
     """
-    costs = check.finite_array(costs, "costs")
-    if costs.ndim != 1 or np.any(costs < 0):
+    values = check.finite_array(costs, "costs")
+    if values.ndim != 1 or np.any(values < 0):
         raise ValueError("costs must be a 1-D array of non-negative numbers")
-    return np.argsort(-costs, kind="stable")
+    return np.argsort(-values, kind="stable")
 
 
-def simulate_makespan(durations: Sequence[float], workers: int) -> float:
+def simulate_makespan(durations: ArrayLike, workers: int) -> float:
     """The wall time of running tasks of these ``durations``, in this order, on ``workers`` identical workers.
 
     Each task starts, in order, on the first worker free (list scheduling: what joblib's and Dask's queues do with
@@ -150,11 +151,11 @@ def simulate_makespan(durations: Sequence[float], workers: int) -> float:
         Naming ``workers`` (a positive integer) or ``durations`` (finite and non-negative).
     """
     workers = check.count(workers, "workers", minimum=1, maximum=100_000)
-    durations = check.finite_array(durations, "durations")
-    if durations.ndim != 1 or np.any(durations < 0):
+    times = check.finite_array(durations, "durations")
+    if times.ndim != 1 or np.any(times < 0):
         raise ValueError("durations must be a 1-D array of non-negative numbers")
     free = [0.0] * workers
-    for duration in durations:
+    for duration in times:
         heapq.heappush(free, heapq.heappop(free) + float(duration))
     return max(free)
 

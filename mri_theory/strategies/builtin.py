@@ -509,8 +509,8 @@ STRATEGY_REGISTRY = Registry("strategy", Strategy, sort=False, reserved={
 for _cls in (RandomSelection, ShannonEntropy, LeastConfidence, VoteEntropy, AverageKL, EfeLc, SimpleMRI,
              BootstrapMRI, MRIBest, MRIWorst):
     STRATEGY_REGISTRY.register(_cls.name, _cls, built_in=True)
-for _cls in (CrossValidatedMRI, PoolMRI, MarginSampling):
-    STRATEGY_REGISTRY.register(_cls.name, _cls)
+for _ours in (CrossValidatedMRI, PoolMRI, MarginSampling):
+    STRATEGY_REGISTRY.register(_ours.name, _ours)
 
 #: The names of scikit-activeml's peers (the ``peers`` extra), in their order in :func:`list_strategies`.
 PEER_NAMES: tuple[str, ...] = tuple(PEERS)

@@ -13,9 +13,8 @@ import json
 
 import numpy as np
 import pytest
+from _optional import given, settings, st
 from _shared import QUIET
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from pandas.testing import assert_frame_equal
 
 from mri_theory.cli import main
