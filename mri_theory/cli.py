@@ -166,7 +166,7 @@ def _study(args: argparse.Namespace) -> int:
     print("asymptotic loss:")
     print(asymptotic.to_string(index=False))
     from mri_theory.evaluation.metrics import curve_metrics
-    from mri_theory.runners.study import PRESETS, read_timings
+    from mri_theory.runners.study import PRESETS, read_timings, solver_stops
 
     if "RS" in set(curves.strategy):  # the metrics measure WI against RS's curve (budget >= 1: two points)
         metrics = curve_metrics(curves, asymptotic, loss=args.loss or PRESETS[args.preset]["loss"])
@@ -180,6 +180,11 @@ def _study(args: argparse.Namespace) -> int:
         timings = read_timings(args.out)
         print(f"cost of the tasks in {args.out}/timings.csv: {timings.cpu_s.sum():.0f} CPU-s, "
               f"{timings.wall_s.sum():.0f} s wall summed over {len(timings)} tasks")
+        stops = solver_stops(args.out)
+        if stops is not None:
+            total = stops.iloc[-1]
+            print(f"SVM dual solves stopped at the iteration cap: {total.solver_stops} in {total.tasks_stopped} of "
+                  f"the {total.tasks} tasks recorded ({args.out}/solver.csv)")
     except ValueError as exc:  # every task reused from a run that kept no timings, or a damaged file
         print(f"no cost: {exc}")
     print(f"results: {args.out}; tables and figures: mri-theory report {args.out}")

@@ -30,7 +30,7 @@ from mri_theory.classifiers.gaussian import (
 from mri_theory.classifiers.knn import KNN
 from mri_theory.classifiers.logistic import LogisticRegression
 from mri_theory.classifiers.sklearn_models import RandomForest, SklearnClassifier
-from mri_theory.classifiers.svm import SVM
+from mri_theory.classifiers.svm import SVM, SVMConvergenceWarning
 from mri_theory.engine.contract import Classifier, refit_future_losses
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "GaussianClassifier",
     "LogisticRegression",
     "SVM",
+    "SVMConvergenceWarning",
     "RandomForest",
     "SklearnClassifier",
     "get_classifier",

@@ -169,7 +169,20 @@ from mri_theory.engine.contract import Classifier, check_points
 from mri_theory.engine.losses import pointwise_loss_from_scores
 from mri_theory.engine.population import ExactPopulation, Population
 
-__all__ = ["MAX_C", "SVM", "platt_sigmoid"]
+__all__ = ["MAX_C", "SVM", "SVMConvergenceWarning", "platt_sigmoid"]
+
+
+class SVMConvergenceWarning(RuntimeWarning):
+    """The SVM's dual solution is outside its stopping gap (``1e-11 * max(1, C)``) after the solver's rounds, each
+    capped at ``max(10_000, 100 * points)`` SMO steps: the solution is the last iterate.
+
+    Until 0.2.0 the solver also warned when an intermediate SMO round stopped at the cap although the polish that
+    follows it reached the gap: the case behind the scale-out issue's warning, a retrained machine of 98 points
+    whose shifted kernel has condition number 2e19 (``tests/data/svm_slow_smo.npz``), is solved to a gap of 7e-16;
+    it is no longer reported (the solution is the same bit for bit).  The study counts the warnings per task
+    (``solver.csv`` of :func:`~mri_theory.runners.run_study`, :func:`~mri_theory.runners.solver_stops` and the
+    report).
+    """
 
 #: Largest accepted ``C``: the stopping gap ``1e-11 * C`` stays far below the gap 2 of ``alpha = 0``.
 MAX_C = 1e8
@@ -501,7 +514,9 @@ def _solve_rows(K, extra, problems, s, alpha, G, upper, tols, tau, upper_snap, l
                 moved):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
     """:func:`_solve`'s work, compiled: row ``r`` of ``s``, ``alpha``, ``G`` (problem ``b = problems[r]``, whose
     extra point is ``extra[b]`` when ``s`` has a column more than ``K``) solved in place, its intercept into
-    ``intercept[r]`` and whether it was re-solved into ``moved[r]``; returns whether every SMO round converged.
+    ``intercept[r]`` and whether it was re-solved into ``moved[r]``; returns whether every problem's final
+    solution is within the last tolerance's gap (an SMO round stopped at ``max_iter`` whose polish, or a later
+    round, reaches that gap has converged: the case of ``tests/data/svm_slow_smo.npz``).
 
     Per problem: the maximal violating pair's gap against the last tolerance (``tols[-1]``: a problem within
     it is kept exactly); then for each tolerance in ``tols`` :func:`_smo_rows` and, if that took a step,
@@ -560,9 +575,9 @@ def _solve_rows(K, extra, problems, s, alpha, G, upper, tols, tau, upper_snap, l
         if moved[r]:
             for tol in tols:
                 stepped[0] = False
-                if not _smo_rows(K, extra, problem, s[r:r + 1], alpha[r:r + 1], G[r:r + 1], upper, tol, tau,
-                                 upper_snap, lower_snap, max_iter, stepped):
-                    converged = False
+                # a round stopped at max_iter is not a failure if the polish (or a later round) reaches the gap
+                _smo_rows(K, extra, problem, s[r:r + 1], alpha[r:r + 1], G[r:r + 1], upper, tol, tau, upper_snap,
+                          lower_snap, max_iter, stepped)
                 if stepped[0]:
                     for t in range(size):
                         polished[0, t] = a[t]
@@ -575,6 +590,8 @@ def _solve_rows(K, extra, problems, s, alpha, G, upper, tols, tau, upper_snap, l
                         for t in range(size):
                             a[t] = polished[0, t]
                             g[t] = fresh[t]
+            if gap(y, a, g) > tols[-1]:  # the final solution outside the stopping gap: say so
+                converged = False
         # libsvm's b = -rho: mean of s G over the free vectors, else the midpoint of the feasible interval
         n_free = 0
         total = 0.0
@@ -647,7 +664,7 @@ def _solve(gram: _Gram, s: np.ndarray, alpha: np.ndarray, G: np.ndarray, C: floa
                                   moved)
     if not converged:
         warnings.warn(f"SVM dual solver stopped after {max_iter} iterations without reaching its tolerance",
-                      RuntimeWarning, stacklevel=3)
+                      SVMConvergenceWarning, stacklevel=3)
     return alpha, G, intercept, moved
 
 

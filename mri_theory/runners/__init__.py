@@ -70,6 +70,7 @@ from mri_theory.runners.study import (
     read_study,
     report,
     run_study,
+    solver_stops,
 )
 
 __all__ = [
@@ -102,6 +103,7 @@ __all__ = [
     "StudyResults",
     "read_study",
     "plan_study",
+    "solver_stops",
     "Plan",
     "describe_plans",
     "simulate_makespan",

@@ -130,7 +130,7 @@ import pandas as pd
 from mri_theory._utils import backends, limits
 from mri_theory._utils import validation as check
 from mri_theory._utils.backends import Execution
-from mri_theory.classifiers import CLASSIFIER_REGISTRY, Classifier
+from mri_theory.classifiers import CLASSIFIER_REGISTRY, Classifier, SVMConvergenceWarning
 from mri_theory.evaluation import metrics
 from mri_theory.problems import PROBLEM_REGISTRY, Problem
 from mri_theory.runners import _curves, _resolve, _store, sandbox
@@ -140,7 +140,8 @@ from mri_theory.runners.schedule import Plan, expected_costs, longest_first, sim
 from mri_theory.strategies import PEER_NAMES, Strategy, get_strategy, list_strategies, strategy_names
 
 __all__ = ["ASYMPTOTIC_COLUMNS", "CLASSIFIER_SETS", "PRESETS", "PROBLEM_GROUPS", "STRATEGY_SETS", "TIMING_COLUMNS",
-           "Execution", "Plan", "StudyResults", "plan_study", "read_study", "read_timings", "report", "run_study"]
+           "Execution", "Plan", "SOLVER_COLUMNS", "StudyResults", "plan_study", "read_study", "read_timings", "report",
+           "run_study", "solver_stops"]
 
 #: Problem groups accepted by ``problems``: the paper's five abstract problems (Appendix D; the built-in problems
 #: registered with ``group="abstract"``, :data:`~mri_theory.problems.PROBLEM_REGISTRY`).
@@ -177,6 +178,11 @@ _ASYMPTOTIC_FILE = "asymptotic.csv"
 _RECORD_FILE = "asymptotic.json"
 _TIMINGS_FILE = _store.TIMINGS_FILE
 _COST_FILE = "cost.csv"
+#: Per task computed since 0.2.0, the SVM dual solves it stopped at the iteration cap (a measurement, like
+#: ``timings.csv``: not in ``checksums.json``).
+_SOLVER_FILE = "solver.csv"
+#: Columns of ``solver.csv``.
+SOLVER_COLUMNS = ["problem", "classifier", "strategy", "replicate", "solver_stops"]
 _REPORT_DIR = "report"
 _FORMAT = 1
 _RECORD_KEYS = {"format", "settings", "asymptotic_loss", "sha256"}
@@ -242,6 +248,7 @@ class _Timed(NamedTuple):
     value: Any
     cpu_s: float
     wall_s: float
+    solver_stops: int = 0  #: SVM dual solves stopped at the iteration cap (SVMConvergenceWarning) in the task
 
 
 def _computed(task: _CurveTask | _AsymptoticTask) -> tuple[tuple, _Timed]:
@@ -256,13 +263,23 @@ def _computed(task: _CurveTask | _AsymptoticTask) -> tuple[tuple, _Timed]:
     cpu, wall = time.thread_time(), time.perf_counter()
     key: tuple[str, str] | tuple[str, str, str, int]
     value: Any  # an asymptotic loss (float) or a curve's frame
-    if isinstance(task, _AsymptoticTask):
-        key, value = (task.config.problem, task.config.classifier), _asymptotic_loss(task)
-    else:
-        cfg = task.run.config
-        key = (cfg.problem, cfg.classifier, task.strategy, task.replicate)
-        value = _curves.run_pair(task.run, task.strategy, task.replicate)
-    return key, _Timed(value, time.thread_time() - cpu, time.perf_counter() - wall)
+    with warnings.catch_warnings(record=True) as caught:  # each SVM solve stopped at its cap, counted
+        warnings.simplefilter("always", SVMConvergenceWarning)
+        if isinstance(task, _AsymptoticTask):
+            key, value = (task.config.problem, task.config.classifier), _asymptotic_loss(task)
+        else:
+            cfg = task.run.config
+            key = (cfg.problem, cfg.classifier, task.strategy, task.replicate)
+            value = _curves.run_pair(task.run, task.strategy, task.replicate)
+    cpu, wall = time.thread_time() - cpu, time.perf_counter() - wall
+    stops = sum(issubclass(record.category, SVMConvergenceWarning) for record in caught)
+    if stops:  # said once per task, with the count, where the task ran
+        warnings.warn(f"{key}: {stops} SVM dual solve(s) stopped at the iteration cap (counted in {_SOLVER_FILE})",
+                      SVMConvergenceWarning, stacklevel=2)
+    for record in caught:  # the other warnings, as they were
+        if not issubclass(record.category, SVMConvergenceWarning):
+            warnings.warn_explicit(record.message, record.category, record.filename, record.lineno)
+    return key, _Timed(value, cpu, wall, stops)
 
 
 def _timing_key(key: tuple) -> tuple[str, str, str, int]:
@@ -284,6 +301,34 @@ def _stored_timings(out: Path) -> dict[tuple, tuple[float, float]]:
     """The timings already in ``out/timings.csv`` by task (none if absent; a warning and none if unreadable)."""
     return _store.stored_timings(out / _TIMINGS_FILE, TIMING_COLUMNS, _TIMING_NAMES, _TIMING_INTEGERS, stacklevel=5)
 
+
+def _stored_solver_stops(out: Path) -> dict[tuple, int]:
+    """The counts already in ``out/solver.csv`` by task (none if absent; a warning and none if unreadable: the run
+    then rewrites it with the tasks it computes)."""
+    file = out / _SOLVER_FILE
+    if not file.exists():
+        return {}
+    try:
+        frame = _read_solver_file(file)
+    except ValueError as exc:
+        warnings.warn(f"{file}: {exc}; it is written again with the tasks this run computes", RuntimeWarning,
+                      stacklevel=5)
+        return {}
+    return {(p, c, s, int(r)): int(n) for p, c, s, r, n in frame.itertuples(index=False, name=None)}
+
+
+def _read_solver_file(file: Path) -> pd.DataFrame:
+    """The rows of ``solver.csv``; a ValueError saying why when the file is not such a table."""
+    try:
+        frame = pd.read_csv(file, keep_default_na=False, dtype={"problem": str, "classifier": str, "strategy": str})
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"unreadable ({exc})") from None
+    if list(frame.columns) != SOLVER_COLUMNS:
+        raise ValueError(f"wrong columns {list(frame.columns)}, expected {SOLVER_COLUMNS}")
+    counts = frame[["replicate", "solver_stops"]]
+    if not (all(pd.api.types.is_integer_dtype(counts[c]) for c in counts) and (frame.solver_stops >= 0).all()):
+        raise ValueError("replicate and solver_stops must be integers, solver_stops >= 0")
+    return frame
 
 def read_timings(path: str | os.PathLike) -> pd.DataFrame:
     """The cost of a study's tasks: ``timings.csv`` of the study folder (columns :data:`TIMING_COLUMNS`).
@@ -626,6 +671,7 @@ def _execute(study: _Study, found: dict[tuple, Any], execution: Execution,
                                                 if pairing not in found]
     todo += [_CurveTask(study.runs[p, c], s, r) for (p, c, s, r) in study.keys if (p, c, s, r) not in found]
     timings = {} if out is None else _stored_timings(out)
+    stops = {} if out is None else _stored_solver_stops(out)
     todo = [todo[i] for i in longest_first(_expected_costs(study, todo, timings))]  # the tail first (schedule)
     results = backends.results(_computed, [(task,) for task in todo], execution)
 
@@ -638,6 +684,9 @@ def _execute(study: _Study, found: dict[tuple, Any], execution: Execution,
             _curves.write_part(timed.value, _pairing_dir(out, p, c), study.runs[p, c], s, r)
         timings[_timing_key(key)] = (timed.cpu_s, timed.wall_s)
         _store.write_atomic(_store.timings_bytes(timings, TIMING_COLUMNS), out / _TIMINGS_FILE)
+        stops[_timing_key(key)] = timed.solver_stops
+        _store.write_atomic(_store.csv_bytes(pd.DataFrame([(*k, n) for k, n in stops.items()],
+                                                          columns=SOLVER_COLUMNS)), out / _SOLVER_FILE)
 
     computed: dict[tuple, Any] = dict(found)
     _store.gather(results, computed, len(study.keys) + len(study.asymptotic), "study", "task", execution.progress,
@@ -816,7 +865,9 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
         The files written: :func:`~mri_theory.evaluation.tables.write_report`'s,
         and ``cost.csv`` (tasks, CPU and wall seconds per classifier and
         strategy, summed over problems and replicates, and in all) when
-        ``timings.csv`` covers every task of the study.
+        ``timings.csv`` covers every task of the study, and ``solver.csv``
+        (the SVM dual solves stopped at the iteration cap, :func:`solver_stops`)
+        when the study recorded them (computed since 0.2.0).
 
     Raises
     ------
@@ -852,7 +903,52 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
         if cost is not None:
             _store.write_atomic(_store.csv_bytes(cost), folder / _REPORT_DIR / _COST_FILE)
             written.append(folder / _REPORT_DIR / _COST_FILE)
+        stops = solver_stops(folder)
+        if stops is not None:
+            _store.write_atomic(_store.csv_bytes(stops), folder / _REPORT_DIR / _SOLVER_FILE)
+            written.append(folder / _REPORT_DIR / _SOLVER_FILE)
         return written
+
+
+def solver_stops(path: str | os.PathLike) -> pd.DataFrame | None:
+    """The SVM dual solves a study's tasks stopped at the iteration cap
+    (:class:`~mri_theory.classifiers.SVMConvergenceWarning`), per classifier and strategy and in all.
+
+    Read from the folder's ``solver.csv``, which :func:`run_study` writes since 0.2.0 with one row per task it
+    computes.
+
+    Parameters
+    ----------
+    path : path
+        The study folder (``out`` of :func:`run_study`).
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        Columns ``classifier``, ``strategy`` (``"asymptotic loss"`` for the asymptotic losses), ``tasks`` (the
+        tasks recorded), ``tasks_stopped`` (those with a stop) and ``solver_stops``, and a last row ``all``; None
+        when the folder has no ``solver.csv`` (a study computed before 0.2.0: not recorded).
+
+    Raises
+    ------
+    ValueError
+        Naming ``path`` when ``solver.csv`` is not a table of counts.
+    """
+    folder = _store.check_path(path, "a folder")
+    file = folder / _SOLVER_FILE
+    if not file.exists():
+        return None
+    try:
+        frame = _read_solver_file(file)
+    except ValueError as exc:
+        raise ValueError(f"path: {file}: {exc}") from None
+    frame = frame.replace({"strategy": {"": "asymptotic loss"}}).assign(stopped=lambda f: f.solver_stops > 0)
+    table = frame.groupby(["classifier", "strategy"], sort=False).agg(
+        tasks=("solver_stops", "size"), tasks_stopped=("stopped", "sum"),
+        solver_stops=("solver_stops", "sum")).reset_index()
+    total = pd.DataFrame([("all", "all", len(frame), int(frame.stopped.sum()), int(frame.solver_stops.sum()))],
+                         columns=table.columns)
+    return pd.concat([table, total], ignore_index=True)
 
 
 def _cost_table(folder: Path, grid: Mapping[str, Any]) -> pd.DataFrame | None:

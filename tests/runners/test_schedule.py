@@ -10,20 +10,26 @@ from __future__ import annotations
 
 import itertools
 import json
+import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from _optional import given, settings, st
 from _shared import QUIET
 from pandas.testing import assert_frame_equal
 
+from mri_theory.classifiers import SVMConvergenceWarning
 from mri_theory.cli import main
 from mri_theory.runners import describe_plans, plan_study, run_study, simulate_makespan
 from mri_theory.runners import study as study_module
 from mri_theory.runners.schedule import ASYMPTOTIC, TASK_COST, expected_costs, longest_first
-from mri_theory.runners.study import read_timings
+from mri_theory.runners.study import SOLVER_COLUMNS, read_timings, report, solver_stops
 from mri_theory.strategies import get_strategy
 
+CLI_ARGS = ["--problems", "four-gaussian", "--classifiers", "lda", "knn5", "--strategies", "RS", "SE", "SMRI",
+            "--replicates", "2", "--pool", "8", "--population", "300", "--seed", "4", "--asymptotic-train", "200",
+            "--asymptotic-replicates", "2", "--asymptotic-population", "300"]
 TINY = dict(problems=["four-gaussian"], classifiers=["lda", "knn5"], strategies=["RS", "SE", "SMRI"],
             replicates=2, pool_size=8, population_size=300, seed=4, asymptotic_train=200,
             asymptotic_replicates=2, asymptotic_population=300, execution=QUIET)
@@ -180,3 +186,42 @@ def test_the_command_line_plans_a_finished_run(finished, capsys):
     assert "2 |" in printed and "16 |" in printed and "lower bound" in printed
     assert main(["study", "--plan", "0", "--out", str(out)]) == 2
     assert "workers" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ the SVM solver's stops, counted per task
+
+
+def test_the_study_counts_the_solver_stops_of_each_task(monkeypatch, tmp_path, capsys):
+    """Each SVMConvergenceWarning a task raises is counted in ``solver.csv`` (one row per task computed), summed by
+    :func:`solver_stops` and the report, and said once per task with its count."""
+    run_pair = study_module._curves.run_pair
+
+    def stopping(run, strategy, replicate):
+        if (strategy, replicate) == ("SE", 1):
+            for _ in range(3):
+                warnings.warn("SVM dual solver stopped after 10000 iterations", SVMConvergenceWarning, stacklevel=1)
+        return run_pair(run, strategy, replicate)
+
+    monkeypatch.setattr(study_module._curves, "run_pair", stopping)
+    with pytest.warns(SVMConvergenceWarning, match="3 SVM dual solve"):
+        results = run_study(**TINY, out=tmp_path)
+    counts = pd.read_csv(tmp_path / "solver.csv", keep_default_na=False)
+    assert list(counts.columns) == SOLVER_COLUMNS
+    assert len(counts) == results.curves.groupby(["problem", "classifier", "strategy", "replicate"]).ngroups + 2
+    stopped = counts[counts.solver_stops > 0]
+    assert stopped[["strategy", "replicate", "solver_stops"]].values.tolist() == [["SE", 1, 3]] * 2  # lda, knn5
+    table = solver_stops(tmp_path)
+    assert table.iloc[-1].tolist() == ["all", "all", len(counts), 2, 6]
+    assert tmp_path / "report" / "solver.csv" in report(tmp_path)
+    assert main(["study", *CLI_ARGS, "--out", str(tmp_path)]) == 0  # resumed: nothing computed, the counts kept
+    assert "stopped at the iteration cap: 6 in 2 of the" in capsys.readouterr().out
+
+
+def test_a_study_computed_before_the_count_has_none(finished, tmp_path):
+    out, _ = finished
+    assert solver_stops(out).iloc[-1].solver_stops == 0  # recorded, none stopped
+    (tmp_path / "solver.csv").write_text("problem,classifier\nx,y\n")
+    with pytest.raises(ValueError, match="wrong columns"):
+        solver_stops(tmp_path)
+    (tmp_path / "solver.csv").unlink()
+    assert solver_stops(tmp_path) is None  # not recorded
