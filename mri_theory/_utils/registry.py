@@ -44,27 +44,30 @@ def label(value: Any, name: str) -> str:
 class Registry:
     """Named factories of one kind of object: the one registry type behind problems, classifiers and strategies.
 
-    A registry maps a safe name (:func:`label`) to a *factory*, called without arguments (or with a getter's
+    A registry maps a safe name (``label``) to a *factory*, called without arguments (or with a getter's
     options) to make a new object of type ``cls``.  Entries added with ``built_in=True`` cannot be removed (their
-    names always stay available; :meth:`registered` replaces one for a while).  An entry carries *tags*: what the
-    registered object declares (a strategy's ``origin``, a problem's ``group``), read from the factory's
-    attribute of the same name when the entry does not give it, so that lists which used to be kept by hand (the
-    paper's strategies, the abstract problems) are derived from the registry (:meth:`tagged`).
+    names always stay available; :meth:`~mri_theory.engine.Registry.registered` replaces one for a while).  An
+    entry carries *tags*: what the registered object declares (a strategy's ``origin``, a problem's ``group``),
+    read from the factory's attribute of the same name when the entry does not give it, so that lists which used
+    to be kept by hand (the paper's strategies, the abstract problems) are derived from the registry
+    (:meth:`~mri_theory.engine.Registry.tagged`).
 
     Parameters
     ----------
     kind : str
         What the entries are, for messages: ``"problem"``, ``"classifier"``, ``"strategy"``.
     cls : type
-        The type every factory must return (:meth:`get` checks it).
+        The type every factory must return (:meth:`~mri_theory.engine.Registry.get` checks it).
     reserved : dict of str to str, optional
         Names that cannot be registered, each with the reason (e.g. the runners' ``"all"``).
     cache : bool, default False
-        Make each object once and return the same one from every :meth:`get` (problems); without options only.
+        Make each object once and return the same one from every :meth:`~mri_theory.engine.Registry.get`
+        (problems); without options only.
     sort : bool, default True
-        :meth:`names` sorted; ``False``: in registration order (a replaced name keeps its place).
+        :meth:`~mri_theory.engine.Registry.names` sorted; ``False``: in registration order (a replaced name keeps
+        its place).
     noun : str, optional
-        How an unknown name is called in :meth:`get`'s message (default ``kind``).
+        How an unknown name is called in :meth:`~mri_theory.engine.Registry.get`'s message (default ``kind``).
     """
 
     def __init__(self, kind: str, cls: type, *, reserved: dict[str, str] | None = None, cache: bool = False,
@@ -96,7 +99,8 @@ class Registry:
         return tags[key] if key in tags else getattr(factory, key, default)
 
     def tagged(self, key: str, value: Any, default: Any = None) -> tuple[str, ...]:
-        """The names whose ``key`` (:meth:`tag`, ``default`` where nothing declares it) is ``value``, in
+        """The names whose ``key`` (:meth:`~mri_theory.engine.Registry.tag`, ``default`` where nothing declares it)
+        is ``value``, in
         registration order."""
         return tuple(name for name in self._entries if self.tag(name, key, default) == value)
 
@@ -104,7 +108,7 @@ class Registry:
                  **tags: Any) -> None:
         """Add ``factory`` under ``name``, after the checks every ``register_*`` function shares.
 
-        ``name`` must be a safe label (:func:`label`) and not reserved, ``factory`` callable without arguments
+        ``name`` must be a safe label (``label``) and not reserved, ``factory`` callable without arguments
         (the getters call it so), and a name already registered is replaced only with ``overwrite=True`` (in
         its place in the order; its cached object is dropped).
         """
@@ -129,7 +133,8 @@ class Registry:
 
         Raises a ``TypeError`` (``name`` not a str) or a ``ValueError`` naming ``name``: a built-in name
         (refused even when overwritten, so the paper's names always stay available; replace one for a while with
-        :meth:`registered` instead), or a name not registered (the message lists the registered names).
+        :meth:`~mri_theory.engine.Registry.registered` instead), or a name not registered (the message lists the
+        registered names).
         """
         if not isinstance(name, str):
             raise TypeError(f"name must be a str, got {type(name).__name__}")
@@ -146,9 +151,10 @@ class Registry:
 
     @contextmanager
     def registered(self, name: Any, factory: Any, *, overwrite: Any = False) -> Iterator[None]:
-        """:meth:`register` for the ``with`` block, then the previous state exactly.
+        """:meth:`~mri_theory.engine.Registry.register` for the ``with`` block, then the previous state exactly.
 
-        All of :meth:`register`'s checks apply, before anything changes.  On exit, however the block ends, the
+        All of :meth:`~mri_theory.engine.Registry.register`'s checks apply, before anything changes.  On exit,
+        however the block ends, the
         entry of ``name`` is put back as it was before: the factory it replaced (``overwrite=True``), its tags
         and its cached object, in its place in the order, or no entry.  Other names registered or removed
         inside the block are left as they are, so nested uses unwind one by one.

@@ -66,14 +66,15 @@ def expected_costs(tasks: Sequence[tuple[str, str, str]], *, costly: Mapping[str
 
     Parameters
     ----------
-    tasks : sequence of (problem, classifier, strategy)
-        The tasks; an asymptotic loss has the strategy :data:`ASYMPTOTIC`.
-    costly : mapping of str to bool, optional
+    tasks : sequence of tuple
+        The tasks, as ``(problem, classifier, strategy)``; an asymptotic loss has the strategy
+        :data:`ASYMPTOTIC`.
+    costly : mapping, optional
         Whether each strategy retrains per candidate (:attr:`Strategy.costly
         <mri_theory.strategies.Strategy.costly>`), for the fallback below.
-    timed : mapping of (classifier, strategy) to sequences of float, optional
-        CPU seconds of tasks already timed (an earlier run's ``timings.csv``): their mean is the cost of every task
-        of the same (classifier, strategy).
+    timed : mapping, optional
+        ``(classifier, strategy)`` to the CPU seconds of its tasks already timed (an earlier run's
+        ``timings.csv``): their mean is the cost of every task of the same (classifier, strategy).
 
     Returns
     -------
@@ -166,7 +167,8 @@ class Plan(NamedTuple):
 
     workers: int  #: the workers simulated
     table_order: float  #: the wall with the tasks in the table's order (asymptotic losses first: before 0.2.0)
-    longest_first: float  #: the wall with the tasks longest first by the model (:func:`expected_costs`)
+    #: the wall with the tasks longest first by the model (:func:`~mri_theory.runners.schedule.expected_costs`)
+    longest_first: float
     lower_bound: float  #: ``max(total / workers, longest task)``: no schedule is shorter
     total: float  #: the tasks' seconds, summed
     longest: float  #: the longest task's seconds
