@@ -60,7 +60,6 @@ multiply-add), the order a refit and the fast path share.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -70,6 +69,7 @@ from scipy.spatial import cKDTree
 
 from mri_theory._utils import validation as check
 from mri_theory._utils.ties import TIE_TOLERANCE
+from mri_theory.classifiers._compiled import on_first_call
 from mri_theory.engine.contract import Classifier, check_points, check_retraining_args
 from mri_theory.engine.exact import MixtureTruth, partition_losses
 from mri_theory.engine.losses import pointwise_loss
@@ -125,14 +125,6 @@ def squared_distances(A: np.ndarray, B: np.ndarray, scale: float = 1.0) -> np.nd
     return out
 
 
-@functools.cache
-def _compiled_distances() -> Any:
-    """:func:`_distance_rows` compiled by numba on first use (cached on disk next to this module when it can be)."""
-    import numba
-
-    return numba.njit(cache=True, nogil=True)(_distance_rows)
-
-
 def _distance_rows(A, B_columns, scale, out):  # pragma: no cover - compiled by numba (its pure-Python run is tested)
     """``out[i, j] = scale * sum_t (A[i, t] - B_columns[t, j])**2``, the sum in order of ``t``, squares as products."""
     n, d = A.shape
@@ -150,6 +142,9 @@ def _distance_rows(A, B_columns, scale, out):  # pragma: no cover - compiled by 
         if scale != 1.0:
             for j in range(m):
                 row[j] = scale * row[j]
+
+
+_compiled_distances = on_first_call(_distance_rows)
 
 
 def optimal_weights(k: int, d: int) -> np.ndarray:
@@ -614,14 +609,6 @@ class KNN(Classifier):
         return base, out
 
 
-@functools.cache
-def _compiled_sweep() -> Any:
-    """:func:`_sweep_rows` compiled by numba on first use (cached on disk next to this module when it can be)."""
-    import numba
-
-    return numba.njit(cache=True, nogil=True)(_sweep_rows)
-
-
 def _sweep_rows(P, sorted_points, order, index,
                 dist2):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
     """The ``K = index.shape[1]`` nearest training points of each row of ``P``, ordered by (squared distance, index).
@@ -680,6 +667,9 @@ def _sweep_rows(P, sorted_points, order, index,
             dist2[i, s] = best_d2[s]
 
 
+_compiled_sweep = on_first_call(_sweep_rows)
+
+
 def _reached(candidates: np.ndarray, points: np.ndarray, reach2: np.ndarray) -> np.ndarray:
     """Whether some candidate is strictly nearer ``points[p]`` than ``reach2[p]`` (squared), for each point."""
     order = np.argsort(candidates[:, 0], kind="stable")
@@ -687,14 +677,6 @@ def _reached(candidates: np.ndarray, points: np.ndarray, reach2: np.ndarray) -> 
     _compiled_reach()(np.ascontiguousarray(candidates[order], dtype=float), np.ascontiguousarray(points, dtype=float),
                       np.ascontiguousarray(reach2, dtype=float), out)
     return out
-
-
-@functools.cache
-def _compiled_reach() -> Any:
-    """:func:`_reach_rows` compiled by numba on first use (cached on disk next to this module when it can be)."""
-    import numba
-
-    return numba.njit(cache=True, nogil=True)(_reach_rows)
 
 
 def _reach_rows(sorted_candidates, points, reach2,
@@ -729,12 +711,7 @@ def _reach_rows(sorted_candidates, points, reach2,
                 t += direction
 
 
-@functools.cache
-def _compiled_rank_sums() -> Any:
-    """:func:`_rank_sum_rows` compiled by numba on first use (cached on disk next to this module when it can be)."""
-    import numba
-
-    return numba.njit(cache=True, nogil=True)(_rank_sum_rows)
+_compiled_reach = on_first_call(_reach_rows)
 
 
 def _rank_sum_rows(candidates, points, dist2, weighted, starts,
@@ -800,12 +777,7 @@ def _rank_sum_rows(candidates, points, dist2, weighted, starts,
                     out[a, j] += total[j]
 
 
-@functools.cache
-def _compiled_changes() -> Any:
-    """:func:`_change_rows` compiled by numba on first use (cached on disk next to this module when it can be)."""
-    import numba
-
-    return numba.njit(cache=True, nogil=True)(_change_rows)
+_compiled_rank_sums = on_first_call(_rank_sum_rows)
 
 
 def _change_rows(labels, rows, current, weights, changing, grows, loss_code, residual,
@@ -877,6 +849,9 @@ def _change_rows(labels, rows, current, weights, changing, grows, loss_code, res
                     residual[p, r, j] = change - last[p, j]
                 else:
                     residual[p, r, j] = change
+
+
+_compiled_changes = on_first_call(_change_rows)
 
 
 def _inserted(labels: np.ndarray, n_new: int, n_classes: int) -> np.ndarray:

@@ -131,13 +131,11 @@ pass is several times faster.
 
 from __future__ import annotations
 
-import functools
-from typing import Any
-
 import numpy as np
 from numpy.typing import ArrayLike
 
 from mri_theory._utils import validation as check
+from mri_theory.classifiers._compiled import on_first_call
 from mri_theory.classifiers._frame import check_magnitude
 from mri_theory.classifiers._repeats import distinct_rows
 from mri_theory.classifiers.gaussian import reference_frame
@@ -179,14 +177,6 @@ def _softmax(S: np.ndarray) -> np.ndarray:
     """Softmax over the first (class) axis; ``-inf`` scores give 0."""
     e = np.exp(S - _class_max(S))
     return e / np.sum(e, axis=0)
-
-
-@functools.cache
-def _compiled_newton() -> Any:
-    """:func:`_newton_rows` compiled by numba on first use (cached on disk next to this module when it can be)."""
-    import numba
-
-    return numba.njit(cache=True, nogil=True)(_newton_rows)
 
 
 def _newton_rows(Z0, labels0, weights0, z1, labels1, theta, ridge, max_iter, common, evaluate_only, iterations,
@@ -479,6 +469,10 @@ def _newton_rows(Z0, labels0, weights0, z1, labels1, theta, ridge, max_iter, com
             for c in range(p):
                 theta[b, j, c] = th[j, c]
     return 0
+
+
+_compiled_newton = on_first_call(_newton_rows)
+
 
 def _solve(Z0: np.ndarray, labels0: np.ndarray, z1: np.ndarray, labels1: np.ndarray, theta: np.ndarray,
            ridge: float, max_iter: int) -> tuple[np.ndarray, np.ndarray]:

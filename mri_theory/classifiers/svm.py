@@ -162,6 +162,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from mri_theory._utils import validation as check
+from mri_theory.classifiers._compiled import on_first_call
 from mri_theory.classifiers._frame import check_magnitude
 from mri_theory.classifiers._repeats import merged_in_order
 from mri_theory.classifiers.knn import squared_distances
@@ -285,14 +286,6 @@ class _Gram:
         return out
 
 
-@functools.cache
-def _compiled_smo() -> Any:
-    """:func:`_smo_rows` compiled by numba on first use (cached on disk next to this module when it can be)."""
-    import numba
-
-    return numba.njit(cache=True, nogil=True)(_smo_rows)
-
-
 def _smo_rows(K, extra, problems, s, alpha, G, upper, tol, tau, upper_snap, lower_snap, max_iter,
               moved):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
     """One SMO round (libsvm's solver, WSS 2; :func:`_solve`), compiled: row ``r`` (problem ``problems[r]``,
@@ -409,6 +402,9 @@ def _smo_rows(K, extra, problems, s, alpha, G, upper, tol, tau, upper_snap, lowe
     return converged
 
 
+_compiled_smo = on_first_call(_smo_rows)
+
+
 def _polish_rows(K, extra, problems, s, alpha, upper, slack, upper_snap, lower_snap,
                  out):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
     """The polish (:func:`_solve`), compiled: row ``r`` of ``alpha`` (problem ``problems[r]``, whose extra point is
@@ -502,12 +498,7 @@ def _polish_rows(K, extra, problems, s, alpha, upper, slack, upper_snap, lower_s
                 out[r, t] = upper[t] if value >= upper_snap[t] else (0.0 if value <= lower_snap else value)
 
 
-@functools.cache
-def _compiled_polish() -> Any:
-    """:func:`_polish_rows` compiled by numba on first use (cached on disk next to this module when it can be)."""
-    import numba
-
-    return numba.njit(cache=True, nogil=True)(_polish_rows)
+_compiled_polish = on_first_call(_polish_rows)
 
 
 def _solve_rows(K, extra, problems, s, alpha, G, upper, tols, tau, upper_snap, lower_snap, slack, max_iter, intercept,
@@ -792,12 +783,7 @@ def _platt_rows(decision, positive, weights, start, out, gradient_tol, ridge, fl
         out[r, 1] = c
 
 
-@functools.cache
-def _compiled_platt() -> Any:
-    """:func:`_platt_rows` compiled by numba on first use (cached on disk next to this module when it can be)."""
-    import numba
-
-    return numba.njit(cache=True, nogil=True)(_platt_rows)
+_compiled_platt = on_first_call(_platt_rows)
 
 
 def _platt(decision: np.ndarray, positive: np.ndarray, start: np.ndarray | None = None,

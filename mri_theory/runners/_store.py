@@ -444,12 +444,12 @@ def read_settings_json(file: Path, name: str, what: str, well_formed: Callable[[
                          "folder (the verified parts are kept), or use another folder")
     return stored
 
-def check_path(path: Any, what: str) -> Path:
-    """``path`` as a Path; a TypeError or ValueError naming ``path`` unless it is a non-empty str or PathLike."""
+def check_path(path: Any, what: str, name: str = "path") -> Path:
+    """``path`` as a Path; a TypeError or ValueError naming ``name`` unless it is a non-empty str or PathLike."""
     if not isinstance(path, (str, os.PathLike)) or not isinstance(os.fspath(path), str):
-        raise TypeError(f"path must be {what} path (str or os.PathLike), got {type(path).__name__}")
+        raise TypeError(f"{name} must be {what} path (str or os.PathLike), got {type(path).__name__}")
     if not os.fspath(path).strip():
-        raise ValueError(f"path must name {what}, got an empty path")
+        raise ValueError(f"{name} must name {what}, got an empty path")
     return Path(path)
 
 
@@ -462,14 +462,15 @@ TIME_COLUMNS = ["cpu_s", "wall_s"]
 TIMINGS_FILE = "timings.csv"
 
 
-def read_timings_file(file: Path, columns: list[str], names: list[str], integers: list[str]) -> pd.DataFrame:
-    """The rows of a ``timings.csv`` with ``columns`` (``names``: text keys, ``integers``: integer keys, then
-    :data:`TIME_COLUMNS`); a ValueError saying why when the file is not such a table.
+def read_timings_file(file: Path, columns: list[str], integers: list[str]) -> pd.DataFrame:
+    """The rows of a ``timings.csv`` with ``columns`` (keys, ``integers`` the integer ones and the others text,
+    then :data:`TIME_COLUMNS`); a ValueError saying why when the file is not such a table.
 
     Timings are measurements: they differ from run to run and are never in ``checksums.json``; what is
     checked is their shape (columns, key types, one row per key, finite seconds ``>= 0``).
     """
     try:
+        names = [c for c in columns if c not in TIME_COLUMNS and c not in integers]
         frame = pd.read_csv(file, keep_default_na=False, dtype=dict.fromkeys(names, str))
     except (OSError, ValueError) as exc:
         raise ValueError(f"unreadable ({exc})") from None
@@ -485,14 +486,27 @@ def read_timings_file(file: Path, columns: list[str], names: list[str], integers
     return frame
 
 
-def stored_timings(file: Path, columns: list[str], names: list[str], integers: list[str],
+def read_folder_timings(path: Any, columns: list[str], integers: list[str]) -> pd.DataFrame:
+    """The ``timings.csv`` of the folder ``path`` (:func:`read_timings_file`); a ValueError naming ``path`` when
+    there is none or it is not such a table."""
+    folder = check_path(path, "a folder")
+    file = folder / TIMINGS_FILE
+    if not file.is_file():
+        raise ValueError(f"path: no {TIMINGS_FILE} in {folder}")
+    try:
+        return read_timings_file(file, columns, integers)
+    except ValueError as exc:
+        raise ValueError(f"path: {file}: {exc}") from None
+
+
+def stored_timings(file: Path, columns: list[str], integers: list[str],
                    stacklevel: int) -> dict[tuple, tuple[float, float]]:
     """The timings already in ``file`` by key (none if absent; a RuntimeWarning and none if unreadable: the run
     then replaces the file with the timings of the tasks it computes)."""
     if not file.exists():
         return {}
     try:
-        frame = read_timings_file(file, columns, names, integers)
+        frame = read_timings_file(file, columns, integers)
     except ValueError as exc:
         warnings.warn(f"{file}: {exc}; this run replaces it with the timings of the tasks it computes", RuntimeWarning,
                       stacklevel=stacklevel)

@@ -267,11 +267,7 @@ def _well_formed_record(record: object) -> bool:
 
 def _leaderboard_folder(path: object, name: str) -> Path:
     """``path`` (a leaderboard folder or its ``leaderboard.csv``) as the folder; errors naming ``name``."""
-    if not isinstance(path, (str, os.PathLike)) or not isinstance(os.fspath(path), str):
-        raise TypeError(f"{name} must be a leaderboard folder path (str or os.PathLike), got {type(path).__name__}")
-    if not os.fspath(path).strip():
-        raise ValueError(f"{name} must name a leaderboard folder, got an empty path")
-    folder = Path(path)
+    folder = _store.check_path(path, "a leaderboard folder", name)
     if folder.name == _TABLE and not folder.is_dir():
         folder = folder.parent
     if not (folder / _TABLE).is_file():

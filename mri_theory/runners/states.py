@@ -157,8 +157,7 @@ _FORMAT = 1
 #: The second spawn key of the strategies' streams (the sandbox uses 0, 1 and 2).
 _SCORE_KEY = 3
 _INTEGER = ["replicate", "step", "n_labelled", "candidate"]
-#: The text and integer keys of ``timings.csv``.
-_TIMING_NAMES = ["problem", "classifier", "trajectory", "strategy"]
+#: The integer keys of ``timings.csv`` (the other keys are text).
 _TIMING_INTEGERS = ["replicate", "step"]
 _NUMERIC = ["score", "true_q_c", "loss", "t_e", "t_e_estimate", "resolved"]
 
@@ -584,7 +583,7 @@ def execute_states(plan: StatesPlan) -> pd.DataFrame:
         results = backends.results(_computed_state, todo, plan.execution)
         settings_sha256 = _store.canonical_sha256(cfg.settings())
         cost = {} if out_path is None or not plan.timings else _store.stored_timings(
-            out_path / _store.TIMINGS_FILE, STATE_TIMING_COLUMNS, _TIMING_NAMES, _TIMING_INTEGERS, stacklevel=4)
+            out_path / _store.TIMINGS_FILE, STATE_TIMING_COLUMNS, _TIMING_INTEGERS, stacklevel=4)
 
         def write_cost() -> None:
             assert out_path is not None
@@ -676,11 +675,4 @@ def read_state_timings(path: str | os.PathLike) -> pd.DataFrame:
         is not a table of timings (its columns, integer ``replicate`` and
         ``step``, finite seconds ``>= 0``, one row per state and strategy).
     """
-    folder = _store.check_path(path, "a folder")
-    file = folder / _store.TIMINGS_FILE
-    if not file.is_file():
-        raise ValueError(f"path: no {_store.TIMINGS_FILE} in {folder}")
-    try:
-        return _store.read_timings_file(file, STATE_TIMING_COLUMNS, _TIMING_NAMES, _TIMING_INTEGERS)
-    except ValueError as exc:
-        raise ValueError(f"path: {file}: {exc}") from None
+    return _store.read_folder_timings(path, STATE_TIMING_COLUMNS, _TIMING_INTEGERS)

@@ -287,19 +287,13 @@ def _timing_key(key: tuple) -> tuple[str, str, str, int]:
     return (key[0], key[1], "", -1) if len(key) == 2 else (key[0], key[1], key[2], int(key[3]))
 
 
-#: The text and integer keys of ``timings.csv``.
-_TIMING_NAMES = ["problem", "classifier", "strategy"]
+#: The integer keys of ``timings.csv`` (the other keys are text).
 _TIMING_INTEGERS = ["replicate"]
-
-
-def _read_timings_file(file: Path) -> pd.DataFrame:
-    """The rows of ``timings.csv``; a ValueError saying why when the file is not a table of timings."""
-    return _store.read_timings_file(file, TIMING_COLUMNS, _TIMING_NAMES, _TIMING_INTEGERS)
 
 
 def _stored_timings(out: Path) -> dict[tuple, tuple[float, float]]:
     """The timings already in ``out/timings.csv`` by task (none if absent; a warning and none if unreadable)."""
-    return _store.stored_timings(out / _TIMINGS_FILE, TIMING_COLUMNS, _TIMING_NAMES, _TIMING_INTEGERS, stacklevel=5)
+    return _store.stored_timings(out / _TIMINGS_FILE, TIMING_COLUMNS, _TIMING_INTEGERS, stacklevel=5)
 
 
 def _stored_solver_stops(out: Path) -> dict[tuple, int]:
@@ -343,14 +337,7 @@ def read_timings(path: str | os.PathLike) -> pd.DataFrame:
         Naming ``path`` when it holds no ``timings.csv`` or the file is not a
         table of timings.
     """
-    folder = _store.check_path(path, "a folder")
-    file = folder / _TIMINGS_FILE
-    if not file.is_file():
-        raise ValueError(f"path: no {_TIMINGS_FILE} in {folder}")
-    try:
-        return _read_timings_file(file)
-    except ValueError as exc:
-        raise ValueError(f"path: {file}: {exc}") from None
+    return _store.read_folder_timings(path, TIMING_COLUMNS, _TIMING_INTEGERS)
 
 
 # ------------------------------------------------------------------ arguments
