@@ -672,8 +672,8 @@ def _execute(study: _Study, found: dict[tuple, Any], execution: Execution,
         timings[_timing_key(key)] = (timed.cpu_s, timed.wall_s)
         _store.write_atomic(_store.timings_bytes(timings, TIMING_COLUMNS), out / _TIMINGS_FILE)
         stops[_timing_key(key)] = timed.solver_stops
-        _store.write_atomic(_store.csv_bytes(pd.DataFrame([(*k, n) for k, n in stops.items()],
-                                                          columns=SOLVER_COLUMNS)), out / _SOLVER_FILE)
+        rows = [(*k, n) for k, n in sorted(stops.items())]  # sorted: the same bytes whatever order tasks end in
+        _store.write_atomic(_store.csv_bytes(pd.DataFrame(rows, columns=SOLVER_COLUMNS)), out / _SOLVER_FILE)
 
     computed: dict[tuple, Any] = dict(found)
     _store.gather(results, computed, len(study.keys) + len(study.asymptotic), "study", "task", execution.progress,

@@ -243,7 +243,7 @@ def test_an_unreachable_scheduler_is_named(tmp_path):
 
 def test_folder_layout_and_read_back(finished, local):
     assert sorted(p.name for p in finished.iterdir()) == sorted(
-        [".lock", "checksums.json", "study.json", "curves.csv", "asymptotic.csv", "timings.csv",
+        [".lock", "checksums.json", "study.json", "curves.csv", "asymptotic.csv", "timings.csv", "solver.csv",
          *(f"{p}__{c}" for p, c in PAIRINGS)])
     stored = json.loads((finished / "study.json").read_text())
     specs = {"problems": {p: repr(get_problem(p)) for p in TINY["problems"]},
@@ -336,17 +336,26 @@ def test_an_interrupted_run_keeps_its_finished_tasks(tmp_path, local, monkeypatc
         done.append((cfg.problem, cfg.classifier, strategy, replicate))
         return original(cfg, strategy, replicate)
 
+    losses = []
+    asymptotic_loss = study._asymptotic_loss
+
+    def counted(task):
+        losses.append(task.config.classifier)
+        return asymptotic_loss(task)
+
     monkeypatch.setattr(_curves, "run_pair", killed)
+    monkeypatch.setattr(study, "_asymptotic_loss", counted)
     with pytest.raises(KeyboardInterrupt):
         run_study(**TINY, out=tmp_path)
     assert len(list(tmp_path.rglob("parts/*.csv"))) == 5
-    assert len(list(tmp_path.rglob("asymptotic.json"))) == len(PAIRINGS)  # computed first
+    assert len(list(tmp_path.rglob("asymptotic.json"))) == len(losses)  # those computed before, longest first
+    monkeypatch.setattr(study, "_asymptotic_loss", asymptotic_loss)
     with pytest.raises(ValueError, match="path: .*curves.csv is missing.*run the same study again"):
         read_study(tmp_path)
     monkeypatch.setattr(_curves, "run_pair", original)
     calls = count_tasks(monkeypatch)
     assert_same(run_study(**TINY, out=tmp_path), local)
-    assert len(calls) == len(TASKS) - 5 and not set(calls) & set(done)
+    assert len(calls) == len(TASKS) - 5 + len(PAIRINGS) - len(losses) and not set(calls) & set(done)
 
 
 def test_a_grown_grid_computes_only_the_new_tasks(tmp_path, local, monkeypatch):
