@@ -89,14 +89,23 @@ class Registry:
         return sorted(self._entries) if self.sort else list(self._entries)
 
     def factory(self, name: str) -> Callable[..., Any]:
-        """The factory registered as ``name`` (a KeyError when there is none)."""
-        return self._entries[name][0]
+        """The factory registered as ``name`` (an unknown name as in :meth:`~mri_theory.engine.Registry.get`)."""
+        return self._entry(name)[0]
 
     def tag(self, name: str, key: str, default: Any = None) -> Any:
         """What the entry ``name`` declares as ``key``: its tag, else its factory's attribute ``key``, else
-        ``default``."""
-        factory, tags = self._entries[name]
+        ``default`` (an unknown name as in :meth:`~mri_theory.engine.Registry.get`)."""
+        factory, tags = self._entry(name)
         return tags[key] if key in tags else getattr(factory, key, default)
+
+    def _entry(self, name: Any) -> tuple[Callable[..., Any], dict[str, Any]]:
+        """The entry of ``name``: a TypeError (not a str) or a ValueError listing the known names (unknown)."""
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, got {type(name).__name__}")
+        if name not in self._entries:
+            raise ValueError(f"unknown {self.noun} {name!r}; known {_PLURAL.get(self.kind, self.kind + 's')}: "
+                             f"{', '.join(self.names())}")
+        return self._entries[name]
 
     def tagged(self, key: str, value: Any, default: Any = None) -> tuple[str, ...]:
         """The names whose ``key`` (:meth:`~mri_theory.engine.Registry.tag`, ``default`` where nothing declares it)
@@ -188,11 +197,7 @@ class Registry:
         ValueError
             An unknown name (the message lists the known names).
         """
-        if not isinstance(name, str):
-            raise TypeError(f"name must be a str, got {type(name).__name__}")
-        if name not in self._entries:
-            raise ValueError(f"unknown {self.noun} {name!r}; known {_PLURAL.get(self.kind, self.kind + 's')}: "
-                             f"{', '.join(self.names())}")
+        self._entry(name)
         if self._instances is not None and not options:
             if name not in self._instances:
                 self._instances[name] = self._make(name, {})

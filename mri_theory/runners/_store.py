@@ -462,26 +462,28 @@ TIME_COLUMNS = ["cpu_s", "wall_s"]
 TIMINGS_FILE = "timings.csv"
 
 
-def read_timings_file(file: Path, columns: list[str], integers: list[str]) -> pd.DataFrame:
-    """The rows of a ``timings.csv`` with ``columns`` (keys, ``integers`` the integer ones and the others text,
-    then :data:`TIME_COLUMNS`); a ValueError saying why when the file is not such a table.
+def read_timings_file(file: Path, columns: list[str], integers: list[str],
+                      values: list[str] = TIME_COLUMNS) -> pd.DataFrame:
+    """The rows of a per-task measurement file such as ``timings.csv``: ``columns`` are the keys (``integers`` the
+    integer ones, the others text) then the measured ``values`` (default :data:`TIME_COLUMNS`; a value listed in
+    ``integers`` too must be an integer); a ValueError saying why when the file is not such a table.
 
-    Timings are measurements: they differ from run to run and are never in ``checksums.json``; what is
-    checked is their shape (columns, key types, one row per key, finite seconds ``>= 0``).
+    Measurements differ from run to run and are never in ``checksums.json``; what is checked is their shape
+    (columns, key types, one row per key, finite values ``>= 0``).
     """
     try:
-        names = [c for c in columns if c not in TIME_COLUMNS and c not in integers]
+        names = [c for c in columns if c not in values and c not in integers]
         frame = pd.read_csv(file, keep_default_na=False, dtype=dict.fromkeys(names, str))
     except (OSError, ValueError) as exc:
         raise ValueError(f"unreadable ({exc})") from None
     if list(frame.columns) != columns:
         raise ValueError(f"wrong columns {list(frame.columns)}, expected {columns}")
-    times = frame[TIME_COLUMNS]
+    measured = frame[values]
     if not (all(pd.api.types.is_integer_dtype(frame[c]) for c in integers)
-            and all(pd.api.types.is_numeric_dtype(times[c]) for c in times)
-            and np.all(np.isfinite(times.to_numpy(dtype=float))) and np.all(times.to_numpy(dtype=float) >= 0)):
-        raise ValueError(f"{', '.join(integers)} must be integers and cpu_s, wall_s finite numbers >= 0")
-    if frame.duplicated([c for c in columns if c not in TIME_COLUMNS]).any():
+            and all(pd.api.types.is_numeric_dtype(measured[c]) for c in measured)
+            and np.all(np.isfinite(measured.to_numpy(dtype=float))) and np.all(measured.to_numpy(dtype=float) >= 0)):
+        raise ValueError(f"{', '.join(integers)} must be integers and {', '.join(values)} finite numbers >= 0")
+    if frame.duplicated([c for c in columns if c not in values]).any():
         raise ValueError("a task has more than one row")
     return frame
 
@@ -499,23 +501,24 @@ def read_folder_timings(path: Any, columns: list[str], integers: list[str]) -> p
         raise ValueError(f"path: {file}: {exc}") from None
 
 
-def stored_timings(file: Path, columns: list[str], integers: list[str],
-                   stacklevel: int) -> dict[tuple, tuple[float, float]]:
-    """The timings already in ``file`` by key (none if absent; a RuntimeWarning and none if unreadable: the run
-    then replaces the file with the timings of the tasks it computes)."""
+def stored_timings(file: Path, columns: list[str], integers: list[str], stacklevel: int,
+                   values: list[str] = TIME_COLUMNS) -> dict[tuple, tuple[float, ...]]:
+    """The measured ``values`` already in ``file`` by key (:func:`read_timings_file`; none if absent; a
+    RuntimeWarning and none if unreadable: the run then replaces the file with what the tasks it computes
+    measure)."""
     if not file.exists():
         return {}
     try:
-        frame = read_timings_file(file, columns, integers)
+        frame = read_timings_file(file, columns, integers, values)
     except ValueError as exc:
-        warnings.warn(f"{file}: {exc}; this run replaces it with the timings of the tasks it computes", RuntimeWarning,
+        warnings.warn(f"{file}: {exc}; this run replaces it with what the tasks it computes measure", RuntimeWarning,
                       stacklevel=stacklevel)
         return {}
-    keys = [c for c in columns if c not in TIME_COLUMNS]
-    return {tuple(int(v) if c in integers else v for c, v in zip(keys, row[:-2], strict=True)):
-            (float(row[-2]), float(row[-1])) for row in frame[keys + TIME_COLUMNS].itertuples(index=False)}
+    keys = [c for c in columns if c not in values]
+    return {tuple(int(v) if c in integers else v for c, v in zip(keys, row[:len(keys)], strict=True)):
+            tuple(float(v) for v in row[len(keys):]) for row in frame[keys + values].itertuples(index=False)}
 
 
-def timings_bytes(timings: Mapping[tuple, tuple[float, float]], columns: list[str]) -> bytes:
+def timings_bytes(timings: Mapping[tuple, tuple[float, ...]], columns: list[str]) -> bytes:
     """``timings`` (key -> (cpu_s, wall_s)) as the CSV bytes of a ``timings.csv`` with ``columns``."""
     return csv_bytes(pd.DataFrame([(*key, cpu, wall) for key, (cpu, wall) in timings.items()], columns=columns))

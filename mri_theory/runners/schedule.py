@@ -83,7 +83,16 @@ def expected_costs(tasks: Sequence[tuple[str, str, str]], *, costly: Mapping[str
         :data:`TASK_COST`; the mean of :data:`TASK_COST` over the classifiers for its strategy; for an unknown
         strategy, the mean of the known costly strategies (BMRI, QbcV, QbcA, EfeLc, SMRI, MRI-best) if it is costly,
         else of the cheap ones (RS, SE), over the classifier's row when known, else over every row.
+
+    Raises
+    ------
+    TypeError
+        Naming ``tasks`` when a task is not a ``(problem, classifier, strategy)`` tuple of str.
     """
+    tasks = list(tasks)
+    for task in tasks:
+        if not (isinstance(task, tuple) and len(task) == 3 and all(isinstance(part, str) for part in task)):
+            raise TypeError(f"tasks must hold (problem, classifier, strategy) tuples of str, got {task!r}")
     costly, timed = costly or {}, timed or {}
     rows = list(TASK_COST.values())
     costly_names = {name for name in rows[0] if name not in ("RS", "SE", ASYMPTOTIC)}
@@ -187,7 +196,14 @@ def describe_plans(plans: Sequence[Plan]) -> str:
     -------
     str
         The table, and with two plans or more the speed-up of the longest-first order from the first to the last.
+
+    Raises
+    ------
+    TypeError
+        Naming ``plans`` when one is not a :class:`Plan`.
     """
+    if not all(isinstance(plan, Plan) for plan in plans):
+        raise TypeError("plans must hold Plan objects (plan_study's results)")
     lines = ["workers | table order | longest first | lower bound | longest first / bound",
              "---|---|---|---|---"]
     for plan in plans:

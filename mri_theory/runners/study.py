@@ -183,6 +183,8 @@ _COST_FILE = "cost.csv"
 _SOLVER_FILE = "solver.csv"
 #: Columns of ``solver.csv``.
 SOLVER_COLUMNS = ["problem", "classifier", "strategy", "replicate", "solver_stops"]
+_SOLVER_VALUES = ["solver_stops"]
+_SOLVER_INTEGERS = ["replicate", "solver_stops"]
 _REPORT_DIR = "report"
 _FORMAT = 1
 _RECORD_KEYS = {"format", "settings", "asymptotic_loss", "sha256"}
@@ -291,38 +293,24 @@ def _timing_key(key: tuple) -> tuple[str, str, str, int]:
 _TIMING_INTEGERS = ["replicate"]
 
 
-def _stored_timings(out: Path) -> dict[tuple, tuple[float, float]]:
+def _stored_timings(out: Path) -> dict[tuple, tuple[float, ...]]:
     """The timings already in ``out/timings.csv`` by task (none if absent; a warning and none if unreadable)."""
     return _store.stored_timings(out / _TIMINGS_FILE, TIMING_COLUMNS, _TIMING_INTEGERS, stacklevel=5)
 
 
 def _stored_solver_stops(out: Path) -> dict[tuple, int]:
-    """The counts already in ``out/solver.csv`` by task (none if absent; a warning and none if unreadable: the run
-    then rewrites it with the tasks it computes)."""
-    file = out / _SOLVER_FILE
-    if not file.exists():
-        return {}
-    try:
-        frame = _read_solver_file(file)
-    except ValueError as exc:
-        warnings.warn(f"{file}: {exc}; it is written again with the tasks this run computes", RuntimeWarning,
-                      stacklevel=5)
-        return {}
-    return {(p, c, s, int(r)): int(n) for p, c, s, r, n in frame.itertuples(index=False, name=None)}
+    """The counts already in ``out/solver.csv`` by task (:func:`_store.stored_timings`: none if absent; a warning
+    and none if unreadable, the run then rewrites it with the tasks it computes)."""
+    stored = _store.stored_timings(out / _SOLVER_FILE, SOLVER_COLUMNS, _SOLVER_INTEGERS, stacklevel=5,
+                                   values=_SOLVER_VALUES)
+    return {key: int(count) for key, (count,) in stored.items()}
 
 
 def _read_solver_file(file: Path) -> pd.DataFrame:
-    """The rows of ``solver.csv``; a ValueError saying why when the file is not such a table."""
-    try:
-        frame = pd.read_csv(file, keep_default_na=False, dtype={"problem": str, "classifier": str, "strategy": str})
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"unreadable ({exc})") from None
-    if list(frame.columns) != SOLVER_COLUMNS:
-        raise ValueError(f"wrong columns {list(frame.columns)}, expected {SOLVER_COLUMNS}")
-    counts = frame[["replicate", "solver_stops"]]
-    if not (all(pd.api.types.is_integer_dtype(counts[c]) for c in counts) and (frame.solver_stops >= 0).all()):
-        raise ValueError("replicate and solver_stops must be integers, solver_stops >= 0")
-    return frame
+    """The rows of ``solver.csv`` (:func:`_store.read_timings_file`); a ValueError saying why when the file is
+    not such a table."""
+    return _store.read_timings_file(file, SOLVER_COLUMNS, _SOLVER_INTEGERS, _SOLVER_VALUES)
+
 
 def read_timings(path: str | os.PathLike) -> pd.DataFrame:
     """The cost of a study's tasks: ``timings.csv`` of the study folder (columns :data:`TIMING_COLUMNS`).
@@ -682,11 +670,11 @@ def _execute(study: _Study, found: dict[tuple, Any], execution: Execution,
 
 
 def _expected_costs(study: _Study, todo: Sequence[_CurveTask | _AsymptoticTask],
-                    timings: Mapping[tuple, tuple[float, float]]) -> np.ndarray:
+                    timings: Mapping[tuple, tuple[float, ...]]) -> np.ndarray:
     """The cost :func:`~mri_theory.runners.schedule.expected_costs` expects of each task of ``todo``, the CPU
     seconds of the folder's tasks already timed (an interrupted run's) taking precedence over the static model."""
     timed: dict[tuple[str, str], list[float]] = {}
-    for (_, c, s, _), (cpu, _) in timings.items():
+    for (_, c, s, _), (cpu, *_) in timings.items():
         timed.setdefault((c, s), []).append(cpu)
     keys = [(task.config.problem, task.config.classifier, "") if isinstance(task, _AsymptoticTask)
             else (task.run.config.problem, task.run.config.classifier, task.strategy) for task in todo]
@@ -929,13 +917,8 @@ def solver_stops(path: str | os.PathLike) -> pd.DataFrame | None:
         frame = _read_solver_file(file)
     except ValueError as exc:
         raise ValueError(f"path: {file}: {exc}") from None
-    frame = frame.replace({"strategy": {"": "asymptotic loss"}}).assign(stopped=lambda f: f.solver_stops > 0)
-    table = frame.groupby(["classifier", "strategy"], sort=False).agg(
-        tasks=("solver_stops", "size"), tasks_stopped=("stopped", "sum"),
-        solver_stops=("solver_stops", "sum")).reset_index()
-    total = pd.DataFrame([("all", "all", len(frame), int(frame.stopped.sum()), int(frame.solver_stops.sum()))],
-                         columns=table.columns)
-    return pd.concat([table, total], ignore_index=True)
+    return _by_classifier_and_strategy(frame.assign(stopped=frame.solver_stops > 0), tasks=("solver_stops", "size"),
+                                       tasks_stopped=("stopped", "sum"), solver_stops=("solver_stops", "sum"))
 
 
 def _cost_table(folder: Path, grid: Mapping[str, Any]) -> pd.DataFrame | None:
@@ -954,9 +937,15 @@ def _cost_table(folder: Path, grid: Mapping[str, Any]) -> pd.DataFrame | None:
         warnings.warn(f"no {_COST_FILE} in the report: {folder / _TIMINGS_FILE} lacks {missing} of the study's "
                       f"{len(tasks)} tasks (computed before timings were kept)", RuntimeWarning, stacklevel=3)
         return None
-    timings = timings[[key in tasks for key in keys]].replace({"strategy": {"": "asymptotic loss"}})
-    cost = timings.groupby(["classifier", "strategy"], sort=False).agg(
-        tasks=("cpu_s", "size"), cpu_s=("cpu_s", "sum"), wall_s=("wall_s", "sum")).reset_index()
-    total = pd.DataFrame([("all", "all", len(timings), timings.cpu_s.sum(), timings.wall_s.sum())],
-                         columns=cost.columns)
-    return pd.concat([cost, total], ignore_index=True)
+    return _by_classifier_and_strategy(timings[[key in tasks for key in keys]], tasks=("cpu_s", "size"),
+                                       cpu_s=("cpu_s", "sum"), wall_s=("wall_s", "sum"))
+
+
+def _by_classifier_and_strategy(frame: pd.DataFrame, **aggregations: tuple[str, str]) -> pd.DataFrame:
+    """``frame``'s tasks aggregated (``name=(column, "size" or "sum")``) per (classifier, strategy), the asymptotic
+    losses' empty strategy named ``"asymptotic loss"``, and a last row ``all`` over every task (the report's
+    ``cost.csv`` and ``solver.csv``)."""
+    frame = frame.replace({"strategy": {"": "asymptotic loss"}})
+    table = frame.groupby(["classifier", "strategy"], sort=False).agg(**aggregations).reset_index()
+    total = [len(frame) if how == "size" else frame[column].agg(how) for column, how in aggregations.values()]
+    return pd.concat([table, pd.DataFrame([("all", "all", *total)], columns=table.columns)], ignore_index=True)

@@ -225,3 +225,12 @@ def test_a_study_computed_before_the_count_has_none(finished, tmp_path):
         solver_stops(tmp_path)
     (tmp_path / "solver.csv").unlink()
     assert solver_stops(tmp_path) is None  # not recorded
+
+
+def test_the_model_and_the_table_name_a_bad_argument():
+    with pytest.raises(TypeError, match="tasks must hold"):
+        expected_costs([("four-gaussian", "lda")])
+    with pytest.raises(TypeError, match="tasks must hold"):
+        expected_costs([("four-gaussian", "lda", 3)])
+    with pytest.raises(TypeError, match="plans must hold Plan"):
+        describe_plans([(2, 1.0, 1.0, 1.0, 1.0, 1.0, 1)])

@@ -241,6 +241,10 @@ def test_a_declaration_is_the_registrations_tag_else_the_factorys_attribute_else
     with registry.registered("a", lambda: Declared(), overwrite=True):  # replaced for a while: its declaration too
         assert registry.tagged("origin", "ours", default="other") == ()
     assert registry.tagged("origin", "ours", default="other") == ("a",) and registry.names() == ["a", "b", "c"]
+    with pytest.raises(ValueError, match="unknown strategy 'd'; known strategies: a, b, c"):
+        registry.tag("d", "origin")
+    with pytest.raises(TypeError, match="name must be a str"):
+        registry.factory(1)
 
 
 def test_the_built_in_declarations_give_the_papers_groups():
