@@ -95,7 +95,8 @@ def expected_costs(tasks: Sequence[tuple[str, str, str]], *, costly: Mapping[str
             raise TypeError(f"tasks must hold (problem, classifier, strategy) tuples of str, got {task!r}")
     costly, timed = costly or {}, timed or {}
     rows = list(TASK_COST.values())
-    costly_names = {name for name in rows[0] if name not in ("RS", "SE", ASYMPTOTIC)}
+    cheap = ("RS", "SE")  # tuples, not sets: the means below are summed in one order in every process
+    costly_names = tuple(name for name in rows[0] if name not in (*cheap, ASYMPTOTIC))
     out = np.empty(len(tasks))
     for i, (_, classifier, strategy) in enumerate(tasks):
         known = _mean(list(timed.get((classifier, strategy), ())))
@@ -104,7 +105,7 @@ def expected_costs(tasks: Sequence[tuple[str, str, str]], *, costly: Mapping[str
         if known is None and strategy in rows[0]:
             known = _mean([row[strategy] for row in rows])
         if known is None:
-            names = costly_names if costly.get(strategy, True) else {"RS", "SE"}
+            names = costly_names if costly.get(strategy, True) else cheap
             among = [TASK_COST[classifier]] if classifier in TASK_COST else rows
             known = _mean([row[name] for row in among for name in names])
         out[i] = known
