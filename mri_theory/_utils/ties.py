@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from mri_theory._utils import validation as check
+
 __all__ = ["TIE_TOLERANCE", "near_maximum", "tie_classes"]
 
 #: Relative tolerance of a tie: values within ``TIE_TOLERANCE * max(1, |max|)``
@@ -27,16 +29,33 @@ def near_maximum(values: np.ndarray, tie_tol: float | None = None) -> np.ndarray
     Parameters
     ----------
     values : ndarray (..., m)
-        Finite scores.
+        Scores, ``m >= 1``: real, no NaN (``-inf`` marks an excluded entry).
     tie_tol : float, optional
-        Absolute tolerance; default ``TIE_TOLERANCE * max(1, |row max|)``.
+        Absolute tolerance, finite and ``>= 0``; default ``TIE_TOLERANCE * max(1, |row max|)``.
 
     Returns
     -------
     ndarray of bool, same shape as ``values``
+
+    Raises
+    ------
+    TypeError
+        ``values`` not real numbers, or ``tie_tol`` not a number.
+    ValueError
+        ``values`` a scalar, an empty last axis or a NaN; ``tie_tol`` negative or not finite.
     """
+    values = check.real_array(values, "values")
+    if values.ndim == 0 or values.shape[-1] == 0:
+        raise ValueError(f"values must have at least one entry on its last axis, got shape {values.shape}")
+    if np.isnan(values).any():
+        raise ValueError("values must not hold NaN (a score that cannot be compared)")
     top = np.max(values, axis=-1, keepdims=True)
-    tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(top)) if tie_tol is None else tie_tol
+    if tie_tol is None:
+        tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(top))
+    else:
+        tol = check.finite_scalar(tie_tol, "tie_tol")
+        if tol < 0:
+            raise ValueError(f"tie_tol must be >= 0, got {tol}")
     return values >= top - tol
 
 

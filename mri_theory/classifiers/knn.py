@@ -525,7 +525,7 @@ class KNN(Classifier):
         k = self.n_classes_
         eye = np.eye(k)
         votes = self._votes(labels)
-        current = pointwise_loss(population.proba, votes / self.k_eff_, loss)
+        current = pointwise_loss(population.proba, votes / self.k_eff_, loss, check_input=False)
         grows = self.X_train_.shape[0] < self.k  # the candidate joins every neighbourhood
         if grows:
             new_votes, denom = votes[:, None, :] + eye[None], self.k_eff_ + 1
@@ -533,7 +533,7 @@ class KNN(Classifier):
             dropped = eye[labels[:, -1]]
             new_votes, denom = (votes - dropped)[:, None, :] + eye[None], self.k_eff_
         # change[p, j]: loss change at point p if the candidate, labelled j, enters its k-ball
-        change = pointwise_loss(population.proba, new_votes / denom, loss) - current[:, None]
+        change = pointwise_loss(population.proba, new_votes / denom, loss, check_input=False) - current[:, None]
         base = float(population.mean(current))
         if grows:
             return base, np.broadcast_to(base + population.mean(change), (candidates.shape[0], k)).copy()
@@ -565,7 +565,7 @@ class KNN(Classifier):
         n_new = K + grows  # neighbours after the candidate is added
         weights = self._rank_weights(n_new)
         proba = self._proba(labels)
-        current = pointwise_loss(population.proba, proba, loss)
+        current = pointwise_loss(population.proba, proba, loss, check_input=False)
         changing = np.arange(n_points)
         if loss == "error" and not grows:
             # Each class's weight moves by at most w_1 (the candidate's weight, or the shift of later ranks,
@@ -586,7 +586,8 @@ class KNN(Classifier):
         for start in range(0, scored.size, step):
             rows = scored[start:start + step]
             new_labels = _inserted(labels[rows], n_new, k)  # (n, n_new, k, n_new): rank, label, neighbours
-            change = (pointwise_loss(population.proba[rows], _weighted_votes(new_labels, weights, k), loss)
+            change = (pointwise_loss(population.proba[rows], _weighted_votes(new_labels, weights, k), loss,
+                                      check_input=False)
                       - current[rows, None, None])
             if grows:
                 last[rows] = change[:, K]

@@ -26,9 +26,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special
 
 from mri_theory._utils.ties import TIE_TOLERANCE
+from mri_theory._utils.validation import finite_array
 
 __all__ = ["LOSSES", "LOG_LOSS_FLOOR", "TIE_LOG_ODDS", "check_loss", "predicted_class", "pointwise_loss",
            "pointwise_loss_from_scores"]
@@ -86,22 +88,35 @@ def _tie_floor(proba: np.ndarray) -> np.ndarray:
     return top - TIE_TOLERANCE * np.maximum(1.0, np.abs(top))
 
 
-def pointwise_loss(rows: np.ndarray, proba: np.ndarray, loss: str) -> np.ndarray:
+def pointwise_loss(rows: ArrayLike, proba: ArrayLike, loss: str, *, check_input: bool = True) -> np.ndarray:
     """Per-point expected loss of predictions ``proba`` under label rows ``rows``.
 
     Parameters
     ----------
-    rows : ndarray (n, k)
-        Label distribution of each point.
-    proba : ndarray (n, k) or (n, ..., k)
-        A classifier's class probabilities; middle axes (e.g. one per
+    rows : array-like (n, k)
+        Label distribution of each point: entries in [0, 1], each row summing to 1.
+    proba : array-like (n, k) or (n, ..., k)
+        A classifier's class probabilities, entries in [0, 1]; middle axes (e.g. one per
         retrained model) broadcast against ``rows``.
-    loss : {"error", "log"}
+    loss : {"error", "log", "lc"}
+    check_input : bool, default True
+        Validate ``rows`` and ``proba`` (real, finite, in [0, 1], matching shapes). The engine's own
+        callers, whose arrays are valid by construction, pass False in their inner loops (as
+        scikit-learn's ``check_input``).
 
     Returns
     -------
     ndarray (n,) or (n, ...)
+
+    Raises
+    ------
+    TypeError
+        ``rows`` or ``proba`` not real numbers.
+    ValueError
+        Non-finite entries, entries outside [0, 1], label rows not summing to 1, or shapes that do not match.
     """
+    if check_input:
+        rows, proba = _checked_probabilities(rows, proba)
     if rows.ndim != 2 or proba.ndim < 2 or proba.shape[0] != rows.shape[0] or proba.shape[-1] != rows.shape[1]:
         raise ValueError(f"proba must have shape (n, ..., k) = ({rows.shape[0]}, ..., {rows.shape[-1]}) to match "
                          f"rows of shape (n, k) = {rows.shape}, got {proba.shape}")
@@ -120,6 +135,22 @@ def pointwise_loss(rows: np.ndarray, proba: np.ndarray, loss: str) -> np.ndarray
     for j in range(k):
         out -= rows[..., j] * np.log(np.clip(proba[..., j], LOG_LOSS_FLOOR, 1.0))
     return out
+
+
+def _checked_probabilities(rows: Any, proba: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``rows`` and ``proba`` as finite float arrays of probabilities (the checks of :func:`pointwise_loss`)."""
+    rows = finite_array(rows, "rows")
+    proba = finite_array(proba, "proba")
+    if rows.ndim != 2 or rows.shape[1] < 1:
+        raise ValueError(f"rows must have shape (n, k), got {rows.shape}")
+    for name, values in (("rows", rows), ("proba", proba)):
+        if values.size and (values.min() < 0 or values.max() > 1):
+            raise ValueError(f"{name} must hold probabilities in [0, 1], got entries in "
+                             f"[{values.min():g}, {values.max():g}]")
+    if rows.size and np.abs(rows.sum(axis=1) - 1.0).max() > 1e-9:
+        raise ValueError("rows must each sum to 1 (a label distribution per point), got sums in "
+                         f"[{rows.sum(axis=1).min():g}, {rows.sum(axis=1).max():g}]")
+    return rows, proba
 
 
 def pointwise_loss_from_scores(rows: np.ndarray, scores: np.ndarray, loss: str,

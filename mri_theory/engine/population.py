@@ -216,7 +216,7 @@ class Population:
         if proba_hat.ndim < 2 or proba_hat.shape[0] != self.size or proba_hat.shape[-1] != self.n_classes:
             raise ValueError(f"proba_hat must have shape ({self.size}, ..., {self.n_classes}): one row per point "
                              f"and one column per class of the population, got shape {proba_hat.shape}")
-        return self.mean(pointwise_loss(self.proba, proba_hat, loss))
+        return self.mean(pointwise_loss(self.proba, proba_hat, loss, check_input=False))
 
     def _predict(self, classifier: Any) -> np.ndarray:
         """``classifier.predict_proba(X)``, refusing a classifier of another class count or dimension."""
@@ -242,7 +242,7 @@ class Population:
     def loss_and_standard_error(self, classifier: Any, loss: str = "error") -> tuple[float, float]:
         """:meth:`loss` and :meth:`standard_error` of the fitted ``classifier`` from one prediction."""
         loss = check_loss(loss)
-        values = pointwise_loss(self.proba, self._predict(classifier), loss)
+        values = pointwise_loss(self.proba, self._predict(classifier), loss, check_input=False)
         mean = self.mean(values)
         return float(mean), float(np.sqrt(np.sum(self.weights**2 * (values - mean) ** 2)))
 

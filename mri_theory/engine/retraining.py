@@ -44,17 +44,29 @@ def _check_classifier(classifier: Any) -> Classifier:
     return classifier
 
 
+def check_training_set(X: ArrayLike, y: ArrayLike, n_classes: int, dim: int,
+                       names: tuple[str, str] = ("X_train", "y_train")) -> tuple[np.ndarray, np.ndarray]:
+    """A training set validated: ``X`` finite ``(n, dim)`` with ``n >= 1``, ``y`` its ``n`` labels in
+    ``[0, n_classes)``; an error names the argument as the caller spells it (``names``)."""
+    x_name, y_name = names
+    X = check_points(X, x_name, dim=dim, min_rows=1)
+    y = check_labels(y, n_classes, y_name)
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"{x_name} and {y_name} must have the same length, got {X.shape[0]} and {y.shape[0]}")
+    return X, y
+
+
 def fit_on(classifier: Classifier, X_train: ArrayLike, y_train: ArrayLike,
            population: Population | ExactPopulation) -> Classifier:
     """A fresh clone of ``classifier`` fitted on the training set, with the population's classes and dimension."""
     classifier = _check_classifier(classifier)
     population = check_population(population)
-    X_train = check_points(X_train, "X_train", dim=population.dim, min_rows=1)
-    y_train = check_labels(y_train, population.n_classes, "y_train")
-    if X_train.shape[0] != y_train.shape[0]:
-        raise ValueError(f"X_train and y_train must have the same length, got {X_train.shape[0]} and "
-                         f"{y_train.shape[0]}")
-    return classifier.clone().fit(X_train, y_train, population.n_classes)
+    X_train, y_train = check_training_set(X_train, y_train, population.n_classes, population.dim)
+    try:
+        return classifier.clone().fit(X_train, y_train, population.n_classes)
+    except ValueError as error:  # the classifier's own range (e.g. the data's scale): name the argument given
+        raise ValueError(f"X_train, y_train: {type(classifier).__name__} refuses this training set: {error}") \
+            from error
 
 
 def current_loss(

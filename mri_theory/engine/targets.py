@@ -26,7 +26,7 @@ from mri_theory.engine.population import (
     check_population,
     check_problem_interface,
 )
-from mri_theory.engine.retraining import current_and_future_losses, fit_on
+from mri_theory.engine.retraining import check_training_set, current_and_future_losses, fit_on
 
 if TYPE_CHECKING:
     from mri_theory.problems import Problem
@@ -81,6 +81,15 @@ def check_truth(problem: Any, population: Any, points: ArrayLike,
     return problem, population, check_points(points, name, dim=population.dim, min_rows=1)
 
 
+def _posterior_of(problem: Problem, points: np.ndarray, name: str) -> np.ndarray:
+    """``problem.posterior(points)``; a point the problem refuses (e.g. beyond its range) is reported under
+    ``name``, the argument the caller passed, not the problem's internal ``X``."""
+    try:
+        return problem.posterior(points)
+    except ValueError as error:
+        raise ValueError(f"{name}: {error}") from error
+
+
 def true_q_c(
     problem: Any,
     classifier: Classifier,
@@ -123,8 +132,10 @@ def true_q_c_and_loss(
 ) -> tuple[float, np.ndarray]:
     r"""The current loss :math:`L(\theta(D_S))` (term :math:`T_c`) and :func:`true_q_c`, from one engine call."""
     problem, population, candidates = check_truth(problem, population, candidates)
+    X_S, y_S = check_training_set(X_S, y_S, population.n_classes, population.dim, ("X_S", "y_S"))
+    posterior = _posterior_of(problem, candidates, "candidates")
     L_now, future = current_and_future_losses(classifier, X_S, y_S, candidates, population, loss)
-    return L_now, L_now - np.sum(problem.posterior(candidates) * future, axis=1)
+    return L_now, L_now - np.sum(posterior * future, axis=1)
 
 
 class SampledQc(NamedTuple):
@@ -180,12 +191,9 @@ def sampled_q_c(
     loss = check_loss(loss)
     if not isinstance(classifier, Classifier):  # everything checked before the first population is drawn
         raise TypeError(f"classifier must be an mri_theory.classifiers.Classifier, got {type(classifier).__name__}")
-    X_S = check_points(X_S, "X_S", dim=problem.dim, min_rows=1)
-    y_S = check_labels(y_S, problem.n_classes, "y_S")
-    if X_S.shape[0] != y_S.shape[0]:
-        raise ValueError(f"X_S and y_S must have the same length, got {X_S.shape[0]} and {y_S.shape[0]}")
+    X_S, y_S = check_training_set(X_S, y_S, problem.n_classes, problem.dim, ("X_S", "y_S"))
     candidates = check_points(candidates, "candidates", dim=problem.dim, min_rows=1)
-    posterior = problem.posterior(candidates)
+    posterior = _posterior_of(problem, candidates, "candidates")
     model = None  # fitted once: the fit does not depend on the population (the same bits as a fit per scramble)
     values = np.empty((scrambles, candidates.shape[0]))
     for r in range(scrambles):
@@ -491,14 +499,11 @@ def decisive_q_c(
     loss = check_loss(loss)
     if not isinstance(classifier, Classifier):
         raise TypeError(f"classifier must be an mri_theory.classifiers.Classifier, got {type(classifier).__name__}")
-    X_S = check_points(X_S, "X_S", dim=problem.dim, min_rows=1)
-    y_S = check_labels(y_S, problem.n_classes, "y_S")
-    if X_S.shape[0] != y_S.shape[0]:
-        raise ValueError(f"X_S and y_S must have the same length, got {X_S.shape[0]} and {y_S.shape[0]}")
+    X_S, y_S = check_training_set(X_S, y_S, problem.n_classes, problem.dim, ("X_S", "y_S"))
     candidates = check_points(candidates, "candidates", dim=problem.dim, min_rows=1)
 
     m = candidates.shape[0]
-    posterior = problem.posterior(candidates)
+    posterior = _posterior_of(problem, candidates, "candidates")
     fit: list[Classifier] = []  # the model, fitted once (its fit does not depend on the population)
     sizes: list[int] = []  # points of each scramble of each round
     terms: list[np.ndarray] = []  # per round, the future-loss term T = sum_j p_j L' (scrambles, m); NaN: not scored
@@ -629,6 +634,7 @@ def true_q_a(
     labels = check_labels(labels, population.n_classes, "labels")
     if labels.shape[0] != candidates.shape[0]:
         raise ValueError(f"labels must have one entry per candidate ({candidates.shape[0]}), got {labels.shape[0]}")
+    X_S, y_S = check_training_set(X_S, y_S, population.n_classes, population.dim, ("X_S", "y_S"))
     L_now, future = current_and_future_losses(classifier, X_S, y_S, candidates, population, loss)
     return L_now - future[np.arange(labels.size), labels]
 
@@ -647,8 +653,9 @@ def true_b_c(
     if batch.shape[0] > _MAX_BATCH:
         raise ValueError(f"batch: at most {_MAX_BATCH} points (k^r refits), got {batch.shape[0]}")
     loss = check_loss(loss)
+    X_S, y_S = check_training_set(X_S, y_S, population.n_classes, population.dim, ("X_S", "y_S"))
+    p = _posterior_of(problem, batch, "batch")
     model = fit_on(classifier, X_S, y_S, population)
-    p = problem.posterior(batch)
     expected = 0.0
     for labels in itertools.product(range(population.n_classes), repeat=batch.shape[0]):
         weight = float(np.prod(p[np.arange(batch.shape[0]), labels]))

@@ -203,7 +203,7 @@ def test_bad_input():
         true_q_c(problem, KNN(3), X, y, C, pop, loss="hinge")
     with pytest.raises(ValueError, match="loss"):
         true_b_c(problem, KNN(3), X, y, C[:1], pop, loss="hinge")
-    with pytest.raises(ValueError, match="y_train"):
+    with pytest.raises(ValueError, match="y_S"):
         true_q_c(problem, KNN(3), X, np.full(y.shape, 5), C, pop)
     with pytest.raises(TypeError, match="classifier"):
         true_q_c(problem, object(), X, y, C, pop)
