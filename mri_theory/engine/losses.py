@@ -116,7 +116,12 @@ def pointwise_loss(rows: ArrayLike, proba: ArrayLike, loss: str, *, check_input:
         Non-finite entries, entries outside [0, 1], label rows not summing to 1, or shapes that do not match.
     """
     if check_input:
-        rows, proba = _checked_probabilities(rows, proba)
+        return _pointwise_loss(*_checked_probabilities(rows, proba), loss)
+    return _pointwise_loss(np.asarray(rows), np.asarray(proba), loss)
+
+
+def _pointwise_loss(rows: np.ndarray, proba: np.ndarray, loss: str) -> np.ndarray:
+    """:func:`pointwise_loss` of arrays already checked (or trusted)."""
     if rows.ndim != 2 or proba.ndim < 2 or proba.shape[0] != rows.shape[0] or proba.shape[-1] != rows.shape[1]:
         raise ValueError(f"proba must have shape (n, ..., k) = ({rows.shape[0]}, ..., {rows.shape[-1]}) to match "
                          f"rows of shape (n, k) = {rows.shape}, got {proba.shape}")
