@@ -144,18 +144,44 @@ def _paper_positions(methods: Sequence[str]) -> dict[str, float]:
     return positions
 
 
-def paper_rank_table() -> pd.DataFrame:
-    """The paper's abstract-group rows (Tables 4, 9-13) as a long rank table.
+def paper_rank_table(groups: Sequence[str] = ("abstract",)) -> pd.DataFrame:
+    """The paper's group rows (Tables 4, 9-13) as a long rank table.
 
-    Columns ``group`` (``"abstract"``), ``classifier`` (the paper's name),
-    ``method``, ``rank`` (the position, 1-6; the paper's seventh method, never
-    shown, gets rank 7).  It feeds :func:`mri_theory.evaluation.ranking.aggregate` and
-    :func:`mri_theory.evaluation.ranking.beats_rs_counts` like any rank table: the
-    paper's own abstract-group final ranking and beats-RS counts, which it does
-    not publish, follow from its published rows.
+    Parameters
+    ----------
+    groups : sequence of str, default ("abstract",)
+        Which rows: ``"abstract"`` (:data:`PAPER_ABSTRACT_ORDERINGS`) and ``"small"``
+        (:data:`PAPER_SMALL_ORDERINGS`), in the order given.  The paper's third group, its larger real
+        problems, is not public and not transcribed.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``group`` (as named in ``groups``), ``classifier`` (the paper's name), ``method``, ``rank``
+        (the position, 1-6; the paper's seventh method, never shown, gets rank 7).  It feeds
+        :func:`mri_theory.evaluation.ranking.aggregate` and :func:`mri_theory.evaluation.ranking.beats_rs_counts`
+        like any rank table: the paper's own final ranking and beats-RS counts over these groups, which it does
+        not publish, follow from its published rows.
+
+    Raises
+    ------
+    TypeError
+        If ``groups`` is a str (write ``["small"]`` for one group) or holds something other than str.
+    ValueError
+        If ``groups`` is empty, names a group twice or a group other than ``"abstract"`` and ``"small"``.
     """
-    rows = [("abstract", classifier, method, rank)
-            for classifier, ordering in PAPER_ABSTRACT_ORDERINGS.items()
+    known = {"abstract": PAPER_ABSTRACT_ORDERINGS, "small": PAPER_SMALL_ORDERINGS}
+    if isinstance(groups, str):
+        raise TypeError(f"groups must be a sequence of group names, got the str {groups!r} "
+                        f"(write [{groups!r}] for one group)")
+    if not isinstance(groups, Sequence) or not all(isinstance(g, str) for g in groups):
+        raise TypeError(f"groups must be a sequence of group names (str), got {groups!r}")
+    if not groups or len(set(groups)) != len(groups) or not set(groups) <= set(known):
+        raise ValueError(f"groups must name distinct groups among {', '.join(map(repr, known))}, at least one, "
+                         f"got {list(groups)!r}")
+    rows = [(group, classifier, method, rank)
+            for group in groups
+            for classifier, ordering in known[group].items()
             for method, rank in _paper_positions(ordering.methods).items()]
     return pd.DataFrame(rows, columns=["group", "classifier", "method", "rank"])
 

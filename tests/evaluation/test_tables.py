@@ -109,6 +109,53 @@ def test_the_papers_abstract_rows_aggregate_by_hand():
     assert counts.to_dict() == {"BMRI": 5, "SE": 4, "QbcV": 3, "SMRI": 2, "QbcA": 0, "EfeLc": 0}
 
 
+def test_the_papers_two_public_groups_aggregate_by_hand():
+    """The small and abstract rows together (12 group-classifier pairings): what a study of the two public groups
+    compares with. Positions (EfeLc 7th where absent), small rows then abstract rows, per classifier
+    LDA, 5-nn, naive Bayes, SVM, QDA, logistic regression:
+    BMRI 3,2,2,5,2,3 + 12 = 29; QbcV 1,3,3,1,3,1 + 18 = 30; SE 4,1,1,4,1,4 + 17 = 32; RS 6,5,5,2,6,5 + 20 = 49;
+    QbcA 2,6,4,3,4,2 + 32 = 53; SMRI 5,4,6,6,5,6 + 27 = 59; EfeLc 6 x 7 + 42 = 84.
+    Ahead of RS in the small rows: QbcV 6, BMRI 5, SE 5, QbcA 4 (LDA, NB, QDA, LR), SMRI 3 (LDA, 5-nn, QDA)."""
+    table = paper_rank_table(["small", "abstract"])
+    assert len(table) == 12 * 7 and table["group"].tolist()[:7] == ["small"] * 7
+    final = aggregate(table, by=[]).set_index("method")
+    expected = {"BMRI": 29, "QbcV": 30, "SE": 32, "RS": 49, "QbcA": 53, "SMRI": 59, "EfeLc": 84}
+    assert final.index.tolist() == list(expected)
+    for method, total in expected.items():
+        assert final.loc[method, "mean_rank"] == pytest.approx(total / 12)
+    assert beats_rs_counts(table).to_dict() == {"BMRI": 10, "QbcV": 9, "SE": 9, "SMRI": 5, "QbcA": 4, "EfeLc": 0}
+    assert paper_rank_table(("small",))["group"].unique().tolist() == ["small"]
+
+
+def test_tables_5_and_6_follow_from_the_three_rows_of_tables_4_and_9_to_13():
+    """Table 5's order and Table 6's counts are those of the rows of all three groups (the large rows parsed from
+    the paper's source here; the large problems are not public): so a study of the two public groups compares
+    with :func:`paper_rank_table` of those two groups, not with Tables 5 and 6."""
+    large = []
+    for classifier, name in CLASSIFIER_TABLES.items():
+        (row,) = [cells for _, cells in paper_table_rows(f"table:{name} Result-NEW Original 1")
+                  if cells[0] == "Large Problems"]
+        ranks = {m: i + 1.0 for i, m in enumerate(row[1:])} | {m: 7.0 for m in PAPER_METHODS if m not in row[1:]}
+        large += [("large", classifier, method, rank) for method, rank in ranks.items()]
+    table = pd.concat([paper_rank_table(["small", "abstract"]),
+                       pd.DataFrame(large, columns=["group", "classifier", "method", "rank"])], ignore_index=True)
+    assert len(table) == 18 * 7
+    assert aggregate(table, by=[])["method"].tolist() == list(PAPER_FINAL.methods)
+    assert beats_rs_counts(table).to_dict() == PAPER_BEATS_RS
+
+
+@pytest.mark.parametrize("groups, error, match", [
+    ("small", TypeError, r"groups must be a sequence of group names, got the str 'small' \(write \['small'\]"),
+    ([1], TypeError, r"groups must be a sequence of group names \(str\), got \[1\]"),
+    ([], ValueError, r"groups must name distinct groups among 'abstract', 'small', at least one, got \[\]"),
+    (["small", "small"], ValueError, "groups must name distinct groups"),
+    (["large"], ValueError, r"among 'abstract', 'small', at least one, got \['large'\]"),
+])
+def test_paper_rank_table_refuses_bad_groups(groups, error, match):
+    with pytest.raises(error, match=match):
+        paper_rank_table(groups)
+
+
 def test_kendall_tau_against_scipy():
     ours = {"BMRI": 1, "SE": 2, "QbcV": 3, "RS": 4, "SMRI": 5, "LC": 6, "EfeLc": 7}
     # LDA's abstract row: BMRI, QbcV, SMRI, SE, RS, QbcA -> positions 1-6, EfeLc omitted -> 7;
