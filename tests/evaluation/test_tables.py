@@ -144,6 +144,16 @@ def test_tables_5_and_6_follow_from_the_three_rows_of_tables_4_and_9_to_13():
     assert beats_rs_counts(table).to_dict() == PAPER_BEATS_RS
 
 
+def test_tables_5_and_6_are_the_papers_latex():
+    (final,) = paper_table_rows("table:AggOverSixClassifiers Result-NEW Original 1")[1:]
+    assert final == (PAPER_FINAL.line, ["Average Rank", *PAPER_FINAL.methods])
+    assert PAPER_FINAL.table == f"Table {table_number('table:AggOverSixClassifiers Result-NEW Original 1')}"
+    rows = dict(cells[:1] + [cells[1:]] for _, cells in
+                paper_table_rows("table:AggOverSixClassifiers_CompVsRs Result-NEW Original 1"))
+    assert dict(zip(rows["Method"], map(int, rows["Count better than RS"]), strict=True)) == PAPER_BEATS_RS
+    assert list(PAPER_BEATS_RS) == rows["Method"]  # in the paper's order
+
+
 @pytest.mark.parametrize("groups, error, match", [
     ("small", TypeError, r"groups must be a sequence of group names, got the str 'small' \(write \['small'\]"),
     ([1], TypeError, r"groups must be a sequence of group names \(str\), got \[1\]"),
