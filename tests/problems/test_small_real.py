@@ -2,7 +2,8 @@
 
 Checked against independent sources: the paper's Appendix D table, parsed from its LaTeX source; the published
 rules of Balance Scale and the MONK's problems, enumerated here with plain loops; the class counts that the
-data sets' own documentation gives (UCI, MASS); and the shipped files' checksums, recomputed here.
+data sets' own documentation gives (UCI, MASS) and the summary statistics of UCI's Pima and Glass documentation;
+and the shipped files' checksums, recomputed here.
 """
 
 from __future__ import annotations
@@ -118,6 +119,29 @@ def test_the_shipped_labels_are_the_sources_codes():
     assert sorted(set(read_shipped("glass")[1].tolist())) == [1, 2, 3, 5, 6, 7]
     assert sorted(set(read_shipped("pima")[1].tolist())) == ["tested_negative", "tested_positive"]
     assert sorted(set(read_shipped("sonar")[1].tolist())) == ["M", "R"]
+
+
+def test_pima_against_ucis_documented_statistics():
+    """UCI's pima-indians-diabetes.names: each attribute's mean and standard deviation, to one decimal."""
+    X, _ = read_shipped("pima")
+    np.testing.assert_array_equal(np.round(X.mean(axis=0), 1), [3.8, 120.9, 69.1, 20.5, 79.8, 32.0, 0.5, 33.2])
+    np.testing.assert_array_equal(np.round(X.std(axis=0, ddof=1), 1), [3.4, 32.0, 19.4, 16.0, 115.2, 7.9, 0.3, 11.8])
+
+
+def test_glass_against_ucis_documented_statistics():
+    """UCI's glass.names: minimum, maximum, mean and standard deviation of each attribute (the refractive index
+    as MASS stores it, (RI - 1.518) * 1000: UCI's 1.5112, 1.5339, 1.5184, 0.0030 to four decimals)."""
+    X, _ = read_shipped("glass")
+    ri = 1.518 + X[:, 0] / 1000
+    np.testing.assert_array_equal(np.round([ri.min(), ri.max(), ri.mean(), ri.std(ddof=1)], 4),
+                                  [1.5112, 1.5339, 1.5184, 0.0030])
+    oxides = X[:, 1:]  # Na, Mg, Al, Si, K, Ca, Ba, Fe
+    np.testing.assert_array_equal(oxides.min(axis=0), [10.73, 0, 0.29, 69.81, 0, 5.43, 0, 0])
+    np.testing.assert_array_equal(oxides.max(axis=0), [17.38, 4.49, 3.5, 75.41, 6.21, 16.19, 3.15, 0.51])
+    np.testing.assert_array_equal(np.round(oxides.mean(axis=0), 4),
+                                  [13.4079, 2.6845, 1.4449, 72.6509, 0.4971, 8.9570, 0.1750, 0.0570])
+    np.testing.assert_array_equal(np.round(oxides.std(axis=0, ddof=1), 4),
+                                  [0.8166, 1.4424, 0.4993, 0.7745, 0.6522, 1.4232, 0.4972, 0.0974])
 
 
 # ------------------------------------------------------------------------------------------------ the rules
