@@ -376,7 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                "classifiers, ranked per phase of the curve with bootstrap intervals "
                                                "and the cost per state (resumable; local or Dask)")
     board.add_argument("--problems", nargs="+", default=["abstract"], metavar="NAME",
-                       help="problem names or groups (abstract, the default; small)")
+                       help="problem names or groups (abstract, the default)")
     board.add_argument("--classifiers", nargs="+", default=["paper"], metavar="NAME",
                        help="classifier names or sets (paper, the default)")
     board.add_argument("--strategies", nargs="+", default=["all"], metavar="NAME",

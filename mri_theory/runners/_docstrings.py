@@ -124,7 +124,8 @@ _ENTRIES = {
     "grid_problems": """
         Problem names (:func:`~mri_theory.problems.list_problems`), groups
         (:data:`~mri_theory.runners.study.PROBLEM_GROUPS`: ``"abstract"``, the
-        paper's five; ``"small"``, its ten smaller real data sets) and
+        paper's five; ``"small"``, its ten smaller real data sets, which have
+        no truth: a study only) and
         :class:`~mri_theory.problems.Problem` objects, mixed,
         with distinct labels (a name as given, an object's ``name``) after
         expansion.
