@@ -313,7 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Options left out take the preset's value (mri_theory.runners.study.PRESETS).")
     stu.add_argument("--preset", default="paper", choices=["paper", "quick"],
                      help="paper (default): the paper's grid; quick: a small grid of about a minute")
-    stu.add_argument("--problems", nargs="+", metavar="NAME", help="problem names or groups (abstract)")
+    stu.add_argument("--problems", nargs="+", metavar="NAME", help="problem names or groups (abstract, small)")
     stu.add_argument("--classifiers", nargs="+", metavar="NAME", help="classifier names or sets (paper)")
     stu.add_argument("--strategies", nargs="+", metavar="NAME",
                      help="strategy names or sets (paper, all); MRI-best is always added")
@@ -347,7 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("path", metavar="DIR", help="the study folder")
     rep.add_argument("--groups", nargs="+", metavar="GROUP",
                      help="problem groups of the aggregate tables: NAME=PROBLEM,PROBLEM,... or a group name "
-                          "(abstract); default: the abstract group, which must hold every problem of the study")
+                          "(abstract, small); default: the abstract group, which must hold every problem of the study")
     rep.set_defaults(func=_report)
     dia = sub.add_parser("diagnose", help="every strategy's scores beside the true Q^c of every candidate, in the "
                                           "same states; summaries of ranking quality and of the T_e estimators' "

@@ -6,11 +6,15 @@ Fixtures shared by several files are in ``tests/conftest.py``.
 from __future__ import annotations
 
 import contextlib
+import os
+import re
 import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from mri_theory.runners import Execution, _curves
 
@@ -72,3 +76,42 @@ def lock_held(folder: Path) -> Iterator[int]:
     finally:
         holder.kill()
         holder.wait(timeout=30)
+
+
+# ---------------------------------------------------------------------------------------------- the paper's source
+
+#: The paper's LaTeX source (``mri-paper.tex``): ``$MRI_PAPER_TEX``, else ``shared/reference/mri-paper.tex`` beside
+#: the repository (``../shared/reference`` from its root, where the project keeps it; the repository holds no
+#: copy). Tests that read it are skipped, naming the path, where it is absent.
+PAPER_TEX = Path(os.environ.get("MRI_PAPER_TEX")
+                 or Path(__file__).resolve().parents[2] / "shared" / "reference" / "mri-paper.tex")
+
+
+def paper_lines() -> list[str]:
+    """The lines of the paper's LaTeX source (line ``i`` of the file at index ``i - 1``), or a skip."""
+    if not PAPER_TEX.is_file():
+        pytest.skip(f"the paper's LaTeX source is not at {PAPER_TEX} (set MRI_PAPER_TEX to its path)")
+    return PAPER_TEX.read_text(encoding="utf-8").splitlines()
+
+
+def _plain(cell: str) -> str:
+    """A table cell without ``\\makecell{}``/``\\textbf{}`` and surrounding blanks."""
+    return re.sub(r"\\(?:makecell|textbf)\{([^{}]*)\}", r"\1", cell).strip()
+
+
+def paper_table_rows(label: str) -> list[tuple[int, list[str]]]:
+    """The rows of the table environment labelled ``label`` in the paper's source: ``(line number, cells)``.
+
+    A row is a line with ``&`` that ends in ``\\\\``; its cells are split at ``&``, without markup.
+    """
+    lines = paper_lines()
+    starts = [i for i, line in enumerate(lines) if f"\\label{{{label}}}" in line]
+    assert len(starts) == 1, f"\\label{{{label}}} occurs {len(starts)} times in {PAPER_TEX}"
+    rows = []
+    for number, line in enumerate(lines[starts[0]:], start=starts[0] + 1):
+        if "\\end{table}" in line:
+            break
+        text = line.rstrip()
+        if "&" in text and text.endswith("\\\\"):
+            rows.append((number, [_plain(cell) for cell in text[:-2].split("&")]))
+    return rows

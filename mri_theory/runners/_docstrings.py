@@ -124,7 +124,9 @@ _ENTRIES = {
     "grid_problems": """
         Problem names (:func:`~mri_theory.problems.list_problems`), groups
         (:data:`~mri_theory.runners.study.PROBLEM_GROUPS`: ``"abstract"``, the
-        paper's five) and :class:`~mri_theory.problems.Problem` objects, mixed,
+        paper's five; ``"small"``, its ten smaller real data sets, which have
+        no truth: a study only) and
+        :class:`~mri_theory.problems.Problem` objects, mixed,
         with distinct labels (a name as given, an object's ``name``) after
         expansion.
         """,

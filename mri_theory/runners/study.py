@@ -143,9 +143,11 @@ __all__ = ["ASYMPTOTIC_COLUMNS", "CLASSIFIER_SETS", "PRESETS", "PROBLEM_GROUPS",
            "Execution", "Plan", "SOLVER_COLUMNS", "StudyResults", "plan_study", "read_study", "read_timings", "report",
            "run_study", "solver_stops"]
 
-#: Problem groups accepted by ``problems``: the paper's five abstract problems (Appendix D; the built-in problems
-#: registered with ``group="abstract"``, :data:`~mri_theory.problems.PROBLEM_REGISTRY`).
-PROBLEM_GROUPS: dict[str, tuple[str, ...]] = {"abstract": PROBLEM_REGISTRY.tagged("group", "abstract")}
+#: Problem groups accepted by ``problems``: the paper's five abstract problems and its ten smaller real data sets
+#: (Appendix D; the built-in problems registered with ``group="abstract"`` and ``group="small"``,
+#: :data:`~mri_theory.problems.PROBLEM_REGISTRY`).
+PROBLEM_GROUPS: dict[str, tuple[str, ...]] = {group: PROBLEM_REGISTRY.tagged("group", group)
+                                              for group in ("abstract", "small")}
 #: Classifier sets accepted by ``classifiers``: the paper's six base classifiers (Appendix C; 5-NN as R's kknn;
 #: the built-in classifiers registered with ``origin="paper"``, :data:`~mri_theory.classifiers.CLASSIFIER_REGISTRY`).
 CLASSIFIER_SETS: dict[str, tuple[str, ...]] = {"paper": CLASSIFIER_REGISTRY.tagged("origin", "paper")}

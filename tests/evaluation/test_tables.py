@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from _shared import paper_lines, paper_table_rows
 from scipy import stats
 
 from mri_theory.evaluation.ranking import aggregate, beats_rs_counts
@@ -13,6 +14,8 @@ from mri_theory.evaluation.tables import (
     PAPER_BEATS_RS,
     PAPER_FINAL,
     PAPER_METHODS,
+    PAPER_SINGLE_PAIRING,
+    PAPER_SMALL_ORDERINGS,
     kendall_tau,
     paper_rank_table,
     write_report,
@@ -24,6 +27,70 @@ def test_transcribed_orderings_are_well_formed():
     for ordering in PAPER_ABSTRACT_ORDERINGS.values():
         assert len(set(ordering.methods)) == 6 and set(ordering.methods) <= set(PAPER_METHODS)
     assert set(PAPER_BEATS_RS) == set(PAPER_METHODS) - {"RS"}
+
+
+#: The labels of the per-classifier tables (Tables 4, 9-13) in the paper's source, by the paper's classifier name.
+CLASSIFIER_TABLES = {"LDA": "LDA", "5-nn": "KNN", "naive Bayes": "Naive Bayes", "SVM": "SVM", "QDA": "QDA",
+                     "Logistic Regression": "LogReg"}
+
+
+def table_number(label: str) -> int:
+    """The number LaTeX gives the table labelled ``label``: its place among the labels of the source's table
+    environments (Table 1 is the notation)."""
+    labels = [line.strip() for line in paper_lines() if line.strip().startswith("\\label{table:")]
+    return labels.index(f"\\label{{{label}}}") + 1
+
+
+@pytest.mark.parametrize("row, orderings", [("Abstract Problems", PAPER_ABSTRACT_ORDERINGS),
+                                            ("Small Problems", PAPER_SMALL_ORDERINGS)])
+def test_the_group_rows_are_the_papers_latex(row, orderings):
+    """Each transcribed row against the same row parsed from the paper's source, at its line."""
+    assert set(orderings) == set(CLASSIFIER_TABLES)
+    for classifier, ordering in orderings.items():
+        label = f"table:{CLASSIFIER_TABLES[classifier]} Result-NEW Original 1"
+        rows = paper_table_rows(label)
+        found = [(line, cells[1:]) for line, cells in rows if cells[0] == row]
+        assert found == [(ordering.line, list(ordering.methods))], classifier
+        assert ordering.table == f"Table {table_number(label)}"
+        assert ordering.scope == f"{row.split()[0].lower()} group"
+
+
+def test_table_2_is_the_papers_latex():
+    label = "table:Single Pairing Result-NEW 1"
+    rows = paper_table_rows(label)
+    header_line, header = rows[0]
+    assert header[0] == "" and (header_line, tuple(header[1:])) \
+        == (PAPER_SINGLE_PAIRING.line, PAPER_SINGLE_PAIRING.methods)
+    fields = {"Overall Rank": "overall", "Label Complexity": "label_complexity", "AUA": "aua",
+              "WI-Linear": "wi_linear", "WI-Exponential": "wi_exponential"}
+    parsed = {fields[cells[0]]: tuple(int(c) for c in cells[1:]) for _, cells in rows[1:]}
+    assert parsed == {field: getattr(PAPER_SINGLE_PAIRING, field) for field in fields.values()}
+    assert [line for line, _ in rows[1:]] == [1115, 1118, 1120, 1122, 1124]
+    assert PAPER_SINGLE_PAIRING.table == f"Table {table_number(label)}"
+
+
+def test_table_2s_overall_ranks_follow_from_its_metric_ranks():
+    """The overall rank orders the methods by their mean rank over the four metrics (§5.3): by hand, BMRI
+    (1+1+2+1)/4 = 1.25, QbcV 1.75, QbcA 3.5, EfeLc 4.5, SMRI 4.75, RS (3+6+6+5)/4 = 5 (5.25 with WI-Exponential's
+    missing 6 for RS: the same order); the WI-Exponential row has 5 twice and no 6, as printed."""
+    p = PAPER_SINGLE_PAIRING
+    means = np.mean([p.label_complexity, p.aua, p.wi_linear, p.wi_exponential], axis=0)
+    np.testing.assert_allclose(means, [1.25, 1.75, 3.5, 4.5, 4.75, 5.0], rtol=0, atol=1e-15)
+    assert list(stats.rankdata(means)) == list(p.overall)
+    for ranks in (p.overall, p.label_complexity, p.aua, p.wi_linear):
+        assert sorted(ranks) == [1, 2, 3, 4, 5, 6]
+    assert sorted(p.wi_exponential) == [1, 2, 3, 4, 5, 5]
+    assert (p.classifier, p.problem) == ("LDA", "australian") and set(p.methods) <= set(PAPER_METHODS)
+
+
+def test_the_small_rows_are_well_formed():
+    for ordering in PAPER_SMALL_ORDERINGS.values():
+        assert len(set(ordering.methods)) == 6 and set(ordering.methods) <= set(PAPER_METHODS)
+        assert "EfeLc" not in ordering.methods  # never among the best six of the small group
+    assert {c: o.table for c, o in PAPER_SMALL_ORDERINGS.items()} \
+        == {c: o.table for c, o in PAPER_ABSTRACT_ORDERINGS.items()}
+    for classifier, ordering in PAPER_SMALL_ORDERINGS.items():  # the small row is four lines above the abstract
+        assert PAPER_ABSTRACT_ORDERINGS[classifier].line - ordering.line == 4
 
 
 def test_the_papers_abstract_rows_aggregate_by_hand():
@@ -40,6 +107,63 @@ def test_the_papers_abstract_rows_aggregate_by_hand():
     # RS's positions 5, 3, 5, 2, 3, 2: BMRI is ahead of it in 5 rows, SE 4, QbcV 3, SMRI 2, QbcA and EfeLc 0
     counts = beats_rs_counts(table)
     assert counts.to_dict() == {"BMRI": 5, "SE": 4, "QbcV": 3, "SMRI": 2, "QbcA": 0, "EfeLc": 0}
+
+
+def test_the_papers_two_public_groups_aggregate_by_hand():
+    """The small and abstract rows together (12 group-classifier pairings): what a study of the two public groups
+    compares with. Positions (EfeLc 7th where absent), small rows then abstract rows, per classifier
+    LDA, 5-nn, naive Bayes, SVM, QDA, logistic regression:
+    BMRI 3,2,2,5,2,3 + 12 = 29; QbcV 1,3,3,1,3,1 + 18 = 30; SE 4,1,1,4,1,4 + 17 = 32; RS 6,5,5,2,6,5 + 20 = 49;
+    QbcA 2,6,4,3,4,2 + 32 = 53; SMRI 5,4,6,6,5,6 + 27 = 59; EfeLc 6 x 7 + 42 = 84.
+    Ahead of RS in the small rows: QbcV 6, BMRI 5, SE 5, QbcA 4 (LDA, NB, QDA, LR), SMRI 3 (LDA, 5-nn, QDA)."""
+    table = paper_rank_table(["small", "abstract"])
+    assert len(table) == 12 * 7 and table["group"].tolist()[:7] == ["small"] * 7
+    final = aggregate(table, by=[]).set_index("method")
+    expected = {"BMRI": 29, "QbcV": 30, "SE": 32, "RS": 49, "QbcA": 53, "SMRI": 59, "EfeLc": 84}
+    assert final.index.tolist() == list(expected)
+    for method, total in expected.items():
+        assert final.loc[method, "mean_rank"] == pytest.approx(total / 12)
+    assert beats_rs_counts(table).to_dict() == {"BMRI": 10, "QbcV": 9, "SE": 9, "SMRI": 5, "QbcA": 4, "EfeLc": 0}
+    assert paper_rank_table(("small",))["group"].unique().tolist() == ["small"]
+
+
+def test_tables_5_and_6_follow_from_the_three_rows_of_tables_4_and_9_to_13():
+    """Table 5's order and Table 6's counts are those of the rows of all three groups (the large rows parsed from
+    the paper's source here; the large problems are not public): so a study of the two public groups compares
+    with :func:`paper_rank_table` of those two groups, not with Tables 5 and 6."""
+    large = []
+    for classifier, name in CLASSIFIER_TABLES.items():
+        (row,) = [cells for _, cells in paper_table_rows(f"table:{name} Result-NEW Original 1")
+                  if cells[0] == "Large Problems"]
+        ranks = {m: i + 1.0 for i, m in enumerate(row[1:])} | {m: 7.0 for m in PAPER_METHODS if m not in row[1:]}
+        large += [("large", classifier, method, rank) for method, rank in ranks.items()]
+    table = pd.concat([paper_rank_table(["small", "abstract"]),
+                       pd.DataFrame(large, columns=["group", "classifier", "method", "rank"])], ignore_index=True)
+    assert len(table) == 18 * 7
+    assert aggregate(table, by=[])["method"].tolist() == list(PAPER_FINAL.methods)
+    assert beats_rs_counts(table).to_dict() == PAPER_BEATS_RS
+
+
+def test_tables_5_and_6_are_the_papers_latex():
+    (final,) = paper_table_rows("table:AggOverSixClassifiers Result-NEW Original 1")[1:]
+    assert final == (PAPER_FINAL.line, ["Average Rank", *PAPER_FINAL.methods])
+    assert PAPER_FINAL.table == f"Table {table_number('table:AggOverSixClassifiers Result-NEW Original 1')}"
+    rows = dict(cells[:1] + [cells[1:]] for _, cells in
+                paper_table_rows("table:AggOverSixClassifiers_CompVsRs Result-NEW Original 1"))
+    assert dict(zip(rows["Method"], map(int, rows["Count better than RS"]), strict=True)) == PAPER_BEATS_RS
+    assert list(PAPER_BEATS_RS) == rows["Method"]  # in the paper's order
+
+
+@pytest.mark.parametrize("groups, error, match", [
+    ("small", TypeError, r"groups must be a sequence of group names, got the str 'small' \(write \['small'\]"),
+    ([1], TypeError, r"groups must be a sequence of group names \(str\), got \[1\]"),
+    ([], ValueError, r"groups must name distinct groups among 'abstract', 'small', at least one, got \[\]"),
+    (["small", "small"], ValueError, "groups must name distinct groups"),
+    (["large"], ValueError, r"among 'abstract', 'small', at least one, got \['large'\]"),
+])
+def test_paper_rank_table_refuses_bad_groups(groups, error, match):
+    with pytest.raises(error, match=match):
+        paper_rank_table(groups)
 
 
 def test_kendall_tau_against_scipy():

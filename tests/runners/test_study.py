@@ -44,7 +44,7 @@ from pandas.testing import assert_frame_equal
 from mri_theory.classifiers import get_classifier, list_classifiers
 from mri_theory.cli import main
 from mri_theory.problems import get_problem, list_problems
-from mri_theory.runners import Execution, _curves, _store, asymptotic, sandbox, study
+from mri_theory.runners import Execution, _curves, _resolve, _store, asymptotic, sandbox, study
 from mri_theory.runners.sandbox import DamagedPartWarning, run_curves
 from mri_theory.runners.study import (
     CLASSIFIER_SETS,
@@ -163,6 +163,12 @@ def test_presets_and_groups_are_the_papers():
     # the paper's groups (Appendix C, D, §5.1), derived from what the registered objects declare
     assert PROBLEM_GROUPS["abstract"] == ("four-gaussian", "quadratic", "triangles", "oscillating", "sharp")
     assert set(PROBLEM_GROUPS["abstract"]) <= set(list_problems())
+    # the ten smaller real data sets of Appendix D's table, in its order (its parsing: tests/problems/test_small_real)
+    assert PROBLEM_GROUPS["small"] == ("australian", "balance", "glass", "heart", "monks-1", "monks-2", "monks-3",
+                                       "pima", "sonar", "wine")
+    assert set(PROBLEM_GROUPS) == {"abstract", "small"}
+    expanded = _resolve.expand(["small", "four-gaussian"], "problems", PROBLEM_GROUPS, "problem")
+    assert [label for _, label, _ in expanded] == [*PROBLEM_GROUPS["small"], "four-gaussian"]
     assert (paper["problems"], paper["classifiers"], paper["strategies"], paper["replicates"]) \
         == ("abstract", "paper", "paper", 10)
     assert paper["budget"] is None and paper["record_q_c"] is False  # the pool exhausted; MRI-best's curve only
