@@ -14,8 +14,6 @@ import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from mri_theory.runners import Execution, _curves
 
 #: The runners' execution without a progress bar (in this process): ``run_curves(..., execution=QUIET)``.
@@ -81,17 +79,32 @@ def lock_held(folder: Path) -> Iterator[int]:
 # ---------------------------------------------------------------------------------------------- the paper's source
 
 #: The paper's LaTeX source (``mri-paper.tex``): ``$MRI_PAPER_TEX``, else ``shared/reference/mri-paper.tex`` beside
-#: the repository (``../shared/reference`` from its root, where the project keeps it; the repository holds no
-#: copy). Tests that read it are skipped, naming the path, where it is absent.
+#: the repository (``../shared/reference`` from its root, where the project keeps it).
 PAPER_TEX = Path(os.environ.get("MRI_PAPER_TEX")
                  or Path(__file__).resolve().parents[2] / "shared" / "reference" / "mri-paper.tex")
 
+#: The repository's excerpt of it: every line of its table environments as ``<line number>|<text>``
+#: (``scripts/paper_excerpt.py``; checked against the full source by ``tests/evaluation/test_tables.py``).
+PAPER_EXCERPT = Path(__file__).resolve().parent / "data" / "mri-paper-tables.txt"
+
+
+def excerpt_lines() -> dict[int, str]:
+    """The excerpt's lines by their line number in the paper's source."""
+    out = {}
+    for line in PAPER_EXCERPT.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            number, _, text = line.partition("|")
+            out[int(number)] = text
+    return out
+
 
 def paper_lines() -> list[str]:
-    """The lines of the paper's LaTeX source (line ``i`` of the file at index ``i - 1``), or a skip."""
-    if not PAPER_TEX.is_file():
-        pytest.skip(f"the paper's LaTeX source is not at {PAPER_TEX} (set MRI_PAPER_TEX to its path)")
-    return PAPER_TEX.read_text(encoding="utf-8").splitlines()
+    """The lines of the paper's LaTeX source (line ``i`` at index ``i - 1``): the full source where it is present,
+    else the excerpt, with the lines outside its tables empty (so every table keeps its line numbers)."""
+    if PAPER_TEX.is_file():
+        return PAPER_TEX.read_text(encoding="utf-8").splitlines()
+    excerpt = excerpt_lines()
+    return [excerpt.get(number, "") for number in range(1, max(excerpt) + 1)]
 
 
 def _plain(cell: str) -> str:

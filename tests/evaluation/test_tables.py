@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from _shared import paper_lines, paper_table_rows
+from _shared import PAPER_TEX, excerpt_lines, paper_lines, paper_table_rows
 from scipy import stats
 
 from mri_theory.evaluation.ranking import aggregate, beats_rs_counts
@@ -20,6 +20,22 @@ from mri_theory.evaluation.tables import (
     paper_rank_table,
     write_report,
 )
+
+
+def test_the_excerpt_is_the_papers_source():
+    """tests/data/mri-paper-tables.txt holds the paper's lines verbatim, every table environment whole."""
+    if not PAPER_TEX.is_file():
+        pytest.skip(f"the full source is not at {PAPER_TEX}: the excerpt stands in for it (set MRI_PAPER_TEX)")
+    source = PAPER_TEX.read_text(encoding="utf-8").splitlines()
+    excerpt = excerpt_lines()
+    assert {number: source[number - 1] for number in excerpt} == excerpt
+    depth, inside = 0, set()  # every line from a \begin{table} to its \end{table}
+    for number, line in enumerate(source, start=1):
+        depth += line.count("\\begin{table}")
+        if depth:
+            inside.add(number)
+        depth -= line.count("\\end{table}")
+    assert inside <= set(excerpt)
 
 
 def test_transcribed_orderings_are_well_formed():
