@@ -224,7 +224,7 @@ def test_the_issue_s_names_are_refused_by_the_public_registration(own_registrati
             register_strategy(origin, RandomSelection)
     for group in ("example", "real"):
         with pytest.raises(ValueError, match=rf"^name {group!r} is reserved: it is a problem group"):
-            register_problem(group, lambda: _mixture(group))
+            register_problem(group, lambda name=group: _mixture(name))
     with pytest.raises(ValueError, match=r"^name 'ours' is reserved"), registered_strategy("ours", RandomSelection):
         pass
 
@@ -250,7 +250,8 @@ def test_a_peer_can_still_be_replaced_for_a_while():
 @pytest.mark.parametrize("population", ["exact", "sampled"])
 def test_a_classifier_name_is_blamed_on_classifier(population):
     four = get_problem("four-gaussian")
-    pop = Population.exact(four) if population == "exact" else Population.from_problem(four, 20, np.random.default_rng(0))
+    rng = np.random.default_rng(0)
+    pop = Population.exact(four) if population == "exact" else Population.from_problem(four, 20, rng)
     with pytest.raises(TypeError, match=r"^classifier must be a fitted classifier object, got the name 'lda': use "
                                         r"mri_theory\.classifiers\.get_classifier\('lda'\) and fit it"):
         pop.loss("lda")

@@ -90,9 +90,9 @@ def register_classifier(name: str, factory: Callable[[], Classifier], *, overwri
     name : str
         Letters, digits and ``. _ + -``, without ``__`` (it labels rows and
         names study folders); not a reserved selection word
-        (``CLASSIFIER_REGISTRY.reserved``: ``"all"``, and ``"paper"`` and
-        ``"other"``, the classifier origins, which the runners would expand
-        instead of reading the name).
+        (``CLASSIFIER_REGISTRY.reserved``: ``"all"``; the classifier origins
+        ``"paper"``, the runners' set of the paper's six, which they would
+        expand instead of reading the name, and ``"other"``).
     factory : callable
         Returns a new unfitted :class:`Classifier` with no arguments; a class works.
     overwrite : bool, default False

@@ -347,7 +347,8 @@ def leaderboard(
         :data:`LEADERBOARD_STATISTICS` its mean and ``<statistic>_ci_low``,
         ``<statistic>_ci_high`` (NaN where no state, or no draw, has a
         value, and where a value comes from a pairing with a single
-        replicate: an interval needs at least 2 replicates, module docstring).  With ``cost``: ``cpu_s``, the mean CPU seconds of the
+        replicate: an interval needs at least 2 replicates, module
+        docstring).  With ``cost``: ``cpu_s``, the mean CPU seconds of the
         strategy per timed state of the phase, and ``timed_states``, how many
         states had a timing (NaN and 0 where none had: an anchor made from the
         truth, a strategy without timings).

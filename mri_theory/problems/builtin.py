@@ -214,8 +214,9 @@ def register_problem(name: str, factory: Callable[[], Problem], *, overwrite: bo
         Non-empty, of the characters ``A-Z a-z 0-9 . _ + -`` without ``"__"``
         (it becomes part of file names in resumable runs); not a reserved
         selection word (``PROBLEM_REGISTRY.reserved``: ``"all"`` and the problem
-        groups ``"abstract"``, ``"example"``, ``"real"``, which the runners
-        would expand instead of reading the name).
+        groups ``"abstract"``, the runners' group of the paper's five, which
+        they would expand instead of reading the name, ``"example"`` and
+        ``"real"``).
     factory : callable
         Called without arguments, once, at the first :func:`get_problem`
         of ``name``, and must return a :class:`Problem` (a class works;

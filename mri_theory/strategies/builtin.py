@@ -500,8 +500,8 @@ class MarginSampling(Strategy):
 
 #: The strategies by name (:class:`~mri_theory.engine.Registry`), in the order :func:`list_strategies`
 #: gives: the paper's (built in: :func:`unregister_strategy` refuses them), ours (registered like a user's
-#: strategy), scikit-activeml's peers (built in too; their factories import the adapter when called), then those added by
-#: :func:`register_strategy`.  What each is (:attr:`Strategy.origin <mri_theory.strategies.Strategy.origin>`)
+#: strategy), scikit-activeml's peers (built in too; their factories import the adapter when called), then those
+#: added by :func:`register_strategy`.  What each is (:attr:`Strategy.origin <mri_theory.strategies.Strategy.origin>`)
 #: is what its class declares; the lists of :func:`strategy_names` are derived from it.
 STRATEGY_REGISTRY = Registry("strategy", Strategy, sort=False, reserved={
     "all": "the runners read it as every registered strategy",

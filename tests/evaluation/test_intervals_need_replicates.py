@@ -140,3 +140,12 @@ def test_a_single_replicate_pairing_leaves_the_other_classifier_s_interval_exact
     for classifier in ("d", "all"):
         assert out.loc[classifier, ["ci_low", "ci_high", "p_beats_rs"]].isna().all().all(), classifier
         assert out.loc[classifier, "mean_rank"].notna().all()
+
+
+def test_the_command_line_shows_an_undefined_interval_as_such():
+    from mri_theory.cli import _board_text
+
+    one = leaderboard(states_table([("pa", 0, 10, 3), ("pa", 0, 11, 0)]), phases=[], n_boot=20)
+    two = leaderboard(states_table([("pa", 0, 10, 3), ("pa", 1, 11, 0)]), phases=[], n_boot=400)  # both extremes drawn
+    assert "1.000 [n/a]" in _board_text(one.assign(cpu_s=0.0)) and "nan" not in _board_text(one.assign(cpu_s=0.0))
+    assert "1.000 [0.000, 2.000]" in _board_text(two.assign(cpu_s=0.0))
