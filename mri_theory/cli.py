@@ -38,6 +38,7 @@ written (a full disk) is named.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
@@ -252,8 +253,10 @@ def _board_text(table: pd.DataFrame) -> str:
                                            for name, anchor in zip(rows.strategy, rows.anchor, strict=True)],
                               "states": rows.states.to_numpy()})
         for stat in _BOARD_SHOWN:
-            shown[stat] = [f"{m:.3f} [{lo:.3f}, {hi:.3f}]" for m, lo, hi in
-                           zip(rows[stat], rows[f"{stat}_ci_low"], rows[f"{stat}_ci_high"], strict=True)]
+            shown[stat] = [f"{m:.3f} [{lo:.3f}, {hi:.3f}]" if math.isfinite(lo) and math.isfinite(hi)
+                           else f"{m:.3f} [n/a]"  # no interval (e.g. a pairing of one replicate)
+                           for m, lo, hi in zip(rows[stat], rows[f"{stat}_ci_low"], rows[f"{stat}_ci_high"],
+                                                strict=True)]
         shown["cpu_s"] = [f"{v:.4f}" for v in rows.cpu_s]
         title = "all states" if phase == "all" else f"|D_S| {phase}"
         blocks.append(f"{title}:\n{shown.to_string(index=False)}")

@@ -196,6 +196,11 @@ class Registry:
             ``cls`` (naming the factory, so that a bad registration fails where the object is asked for).
         ValueError
             An unknown name (the message lists the known names).
+        TypeError, ValueError
+            The factory's own exception, naming the kind and ``name`` and chained to it (``from``): a
+            ``TypeError`` or ``ValueError`` keeps its type, any other (an ``ImportError`` excepted, which
+            passes as it is) becomes a ``ValueError``.  With ``options``, a ``TypeError`` or ``ValueError`` is the
+            object's own refusal of an option, which names it, and passes as it is.
         """
         self._entry(name)
         if self._instances is not None and not options:
@@ -214,7 +219,18 @@ class Registry:
                 if unknown:
                     raise TypeError(f"options {unknown} are not parameters of {self.kind} {name!r}; it accepts "
                                     f"{accepted or 'no options'}")
-        obj = factory(**options)
+        try:
+            obj = factory(**options)
+        except ImportError:
+            raise  # a missing optional dependency (a peer without its extra): the message names what to install
+        except (TypeError, ValueError) as exc:
+            if options:
+                raise  # an option refused by the object's own checks, which name it
+            kind = TypeError if isinstance(exc, TypeError) else ValueError  # the plain type: any subclass's init
+            raise kind(f"the factory registered as {self.kind} {name!r} failed: {exc}") from exc
+        except Exception as exc:
+            raise ValueError(f"the factory registered as {self.kind} {name!r} failed: "
+                             f"{type(exc).__name__}: {exc}") from exc
         if not isinstance(obj, self.cls):
             raise TypeError(f"the factory registered as {self.kind} {name!r} returned {type(obj).__name__}, "
                             f"not a {self.cls.__name__}")

@@ -58,7 +58,12 @@ __all__ = [
 #: The classifiers by name (:class:`~mri_theory.engine.Registry`): the built-in ones, the paper's six
 #: base classifiers (Appendix C; 5-NN as R's kknn) tagged ``origin="paper"``, then those added by
 #: :func:`register_classifier`.  Whether one has an exact truth is what its class declares (``exact_truth``).
-CLASSIFIER_REGISTRY = Registry("classifier", Classifier)
+CLASSIFIER_REGISTRY = Registry("classifier", Classifier, reserved={
+    "all": "a selection's word for every registered name, and the ranking tables' label of the rows over every "
+           "classifier (R4, bootstrap_ranks)",
+    "paper": "it is a classifier set: the runners and the CLI read it as the paper's six classifiers "
+             "(mri_theory.runners.CLASSIFIER_SETS)",
+    "other": "it is a classifier origin (the origin tag of the built-in classifiers)"})
 for _name, _factory, _origin in (("lda", LDA, "paper"),  # the paper's six first, in its order (Appendix C)
                                  ("qda", QDA, "paper"),
                                  ("kknn5", lambda: KNN(5, kernel="optimal"), "paper"),
@@ -84,7 +89,10 @@ def register_classifier(name: str, factory: Callable[[], Classifier], *, overwri
     ----------
     name : str
         Letters, digits and ``. _ + -``, without ``__`` (it labels rows and
-        names study folders).
+        names study folders); not a reserved selection word
+        (``CLASSIFIER_REGISTRY.reserved``: ``"all"``; the classifier origins
+        ``"paper"``, the runners' set of the paper's six, which they would
+        expand instead of reading the name, and ``"other"``).
     factory : callable
         Returns a new unfitted :class:`Classifier` with no arguments; a class works.
     overwrite : bool, default False
@@ -96,7 +104,7 @@ def register_classifier(name: str, factory: Callable[[], Classifier], *, overwri
         If ``name`` is not a str, or ``factory`` is not callable or cannot be
         called without arguments (checked with :func:`inspect.signature`).
     ValueError
-        If ``name`` is not a safe name, or is taken and ``overwrite`` is False.
+        If ``name`` is not a safe name, is reserved, or is taken and ``overwrite`` is False.
 
     Notes
     -----

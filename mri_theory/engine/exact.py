@@ -228,6 +228,7 @@ OWEN_T_CUTOFF = 9.6
 _LOG_PANELS = 8  # starting panels of the angular integral of the (unclipped) log loss
 _SYMMETRY_TOLERANCE = 1e-10
 _WEIGHT_TOLERANCE = 1e-9
+_SAME_TOLERANCE = 1e-12  # MixtureTruth.same_as, relative: a truth rebuilt from the same parameters agrees to rounding
 
 # Gauss-Kronrod 7-15 (QUADPACK's qk15): Kronrod nodes on [0, 1], their weights, and the 7-point Gauss weights
 # of the nodes with odd index (the Gauss nodes).
@@ -365,6 +366,18 @@ class MixtureTruth:
     def dim(self) -> int:
         """Dimension ``d`` of the inputs."""
         return int(self.means.shape[1])
+
+    def same_as(self, other: Any) -> bool:
+        """Whether ``other`` is the same truth: a :class:`MixtureTruth` with the same classes and components, in
+        the same order, its weights, means and covariances equal to rounding (``1e-12`` relative to
+        each array's largest entry), so that a truth rebuilt from the same problem is the same.
+        """
+        if not isinstance(other, MixtureTruth) or other.n_classes != self.n_classes \
+                or other.means.shape != self.means.shape or not np.array_equal(other.labels, self.labels):
+            return False
+        return all(np.all(np.abs(a - b) <= _SAME_TOLERANCE * np.max(np.abs(a), initial=0.0))
+                   for a, b in ((self.weights, other.weights), (self.means, other.means),
+                                (self.covariances, other.covariances)))
 
     @property
     def n_components(self) -> int:

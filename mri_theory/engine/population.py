@@ -220,9 +220,7 @@ class Population:
 
     def _predict(self, classifier: Any) -> np.ndarray:
         """``classifier.predict_proba(X)``, refusing a classifier of another class count or dimension."""
-        if not callable(getattr(classifier, "predict_proba", None)):
-            raise TypeError(f"classifier must be a fitted classifier with predict_proba, "
-                            f"got {type(classifier).__name__}")
+        _check_classifier_object(classifier)
         _check_fitted_like(classifier, self.n_classes, self.dim)
         proba = np.asarray(classifier.predict_proba(self.X))
         if proba.shape != (self.size, self.n_classes):
@@ -262,6 +260,16 @@ class Population:
         conservative for QMC and meaningless for deterministic quadrature).
         """
         return self.loss_and_standard_error(classifier, loss)[1]
+
+
+def _check_classifier_object(classifier: Any) -> None:
+    """A TypeError naming ``classifier`` unless it has ``predict_proba`` (a classifier object, not its name)."""
+    if isinstance(classifier, str):
+        raise TypeError(f"classifier must be a fitted classifier object, got the name {classifier!r}: use "
+                        f"mri_theory.classifiers.get_classifier({classifier!r}) and fit it")
+    if not callable(getattr(classifier, "predict_proba", None)):
+        raise TypeError(f"classifier must be a fitted classifier with predict_proba, "
+                        f"got {type(classifier).__name__}")
 
 
 def _check_fitted_like(classifier: Any, n_classes: int, dim: int) -> None:
@@ -323,6 +331,24 @@ class ExactPopulation:
                              "use 'error' or 'log', or a sampled Population")
         return loss
 
+    def check_problem(self, problem: Any, name: str = "population") -> None:
+        """A ValueError naming ``name`` unless this is the exact population of ``problem``.
+
+        An exact population records its problem by its :attr:`truth`, the mixture it integrates over: it is
+        the population of every problem whose mixture (:meth:`MixtureTruth.from_problem
+        <mri_theory.engine.exact.MixtureTruth.from_problem>`) is the same
+        (:meth:`~mri_theory.engine.exact.MixtureTruth.same_as`: the same classes and components, equal to
+        rounding), whichever object it was made from; a problem without mixture parameters has none.
+        """
+        try:
+            truth = MixtureTruth.from_problem(problem)
+        except (TypeError, ValueError):
+            truth = None  # real data, or a problem that is no Gaussian mixture: no exact population is its own
+        if truth is None or not self.truth.same_as(truth):
+            raise ValueError(f"{name} is the exact population of another problem than "
+                             f"{getattr(problem, 'name', type(problem).__name__)!r} (its mixture differs): make it "
+                             f"with Population.exact(problem) of the problem passed")
+
     def check_classifier(self, classifier: Any) -> None:
         """A TypeError naming the population unless ``classifier`` has an exact path (``exact_truth``)."""
         if not getattr(classifier, "exact_truth", False):
@@ -331,8 +357,13 @@ class ExactPopulation:
                             "sampled Population (Population.from_problem(problem, size, rng, method='qmc'))")
 
     def loss(self, classifier: Any, loss: str = "error") -> float:
-        """The fitted ``classifier``'s exact loss under the truth (``classifier.exact_loss``)."""
+        """The fitted ``classifier``'s exact loss under the truth (``classifier.exact_loss``).
+
+        Raises a ``TypeError`` naming ``classifier`` when it is not a classifier object (a name, say), and
+        one naming the population when the classifier has no exact path (:meth:`check_classifier`).
+        """
         loss = self.check_loss(loss)
+        _check_classifier_object(classifier)
         self.check_classifier(classifier)
         _check_fitted_like(classifier, self.n_classes, self.dim)
         return float(classifier.exact_loss(self.truth, loss))

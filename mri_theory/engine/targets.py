@@ -69,7 +69,9 @@ def check_truth(problem: Any, population: Any, points: ArrayLike,
     and the points.
 
     ``problem`` must be a Problem object (not a name) with the population's
-    number of classes and dimension; ``points`` (named ``name``) must be a
+    number of classes and dimension, and an exact population must be the problem's own
+    (:meth:`ExactPopulation.check_problem <mri_theory.engine.population.ExactPopulation.check_problem>`: the
+    same mixture); ``points`` (named ``name``) must be a
     non-empty ``(m, d)`` array in that dimension.
     """
     problem = check_problem_interface(problem)
@@ -78,6 +80,8 @@ def check_truth(problem: Any, population: Any, points: ArrayLike,
         raise ValueError(f"problem has {problem.n_classes} classes but population has {population.n_classes}")
     if problem.dim != population.dim:
         raise ValueError(f"problem is {problem.dim}-D but population points are {population.dim}-D")
+    if isinstance(population, ExactPopulation):
+        population.check_problem(problem)
     return problem, population, check_points(points, name, dim=population.dim, min_rows=1)
 
 
@@ -110,13 +114,20 @@ def true_q_c(
     X_S, y_S : array_like
         The labelled data :math:`D_S`.
     candidates : array_like (m, d)
-    population : Population
-        Where the loss ``L`` is measured (e.g. ``Population.from_problem``).
+    population : Population or ExactPopulation
+        Where the loss ``L`` is measured (e.g. ``Population.from_problem(problem, ...)``, or
+        ``Population.exact(problem)``: an exact population must be the problem's own, the same mixture).
     loss : {"error", "log"}
 
     Returns
     -------
     ndarray (m,)
+
+    Raises
+    ------
+    ValueError
+        Naming ``population`` when its classes or dimension are not the problem's, or it is the exact
+        population of another problem.
     """
     return true_q_c_and_loss(problem, classifier, X_S, y_S, candidates, population, loss)[1]
 

@@ -43,6 +43,14 @@ column ``j`` of a draw indexing the pairing's replicates in ascending order.
 The weighted sums are numpy's own loops (``numpy.einsum``, no BLAS), so
 their bits do not depend on the number of BLAS threads.
 
+One replicate gives no interval.  A pairing with a single replicate tells
+nothing of the variability between replicates: every draw would bring back
+that replicate, and its states would add no width, as if they were certain.
+So a row's interval is NaN (undefined) wherever any of its values comes from
+a pairing with a single replicate (its mean is still given); with two
+replicates or more in each pairing the interval is the percentile interval
+above.
+
 Cost.  The statistics above are functions of the state table, deterministic.
 The cost of a strategy (CPU seconds per state) is a measurement that differs
 from run to run; it is joined only when a table of timings is given
@@ -187,13 +195,14 @@ def _anchor_states(states: pd.DataFrame) -> pd.DataFrame | None:
     return pd.concat(made, ignore_index=True) if made else None
 
 
-def _draw_weights(per: pd.DataFrame, n_boot: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(unit of each row, weights)``: ``weights[b, u]`` how often draw ``b`` drew unit (pairing, replicate) ``u``
-    (module docstring: the generator's rule)."""
+def _draw_weights(per: pd.DataFrame, n_boot: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(unit of each row, weights, alone)``: ``weights[b, u]`` how often draw ``b`` drew unit (pairing,
+    replicate) ``u`` (module docstring: the generator's rule); ``alone[u]``: the unit is its pairing's only
+    replicate."""
     rng = np.random.default_rng(seed)
     replicates = per["replicate"].to_numpy(dtype=np.int64)
     unit = np.empty(len(per), dtype=np.int64)
-    blocks, offset = [], 0
+    blocks, alone, offset = [], [], 0
     for _, rows in sorted(per.groupby(_CELL).indices.items()):  # by (problem, classifier)
         ids = np.unique(replicates[rows])  # ascending
         r = ids.size
@@ -201,13 +210,15 @@ def _draw_weights(per: pd.DataFrame, n_boot: int, seed: int) -> tuple[np.ndarray
         draws = rng.integers(0, r, size=(n_boot, r))
         counts = np.bincount((draws + r * np.arange(n_boot)[:, None]).ravel(), minlength=n_boot * r)
         blocks.append(counts.reshape(n_boot, r).astype(float))
+        alone.append(np.full(r, r == 1))
         offset += r
-    return unit, np.concatenate(blocks, axis=1)
+    return unit, np.concatenate(blocks, axis=1), np.concatenate(alone)
 
 
 def _phase_rows(per: pd.DataFrame, rows: np.ndarray, strategies: list[str], unit: np.ndarray,
-                weights: np.ndarray, level: float, resolved_only: bool) -> list[dict[str, Any]]:
-    """One row per strategy present in ``rows`` of ``per``: means and percentile intervals of the statistics."""
+                weights: np.ndarray, alone: np.ndarray, level: float, resolved_only: bool) -> list[dict[str, Any]]:
+    """One row per strategy present in ``rows`` of ``per``: means and percentile intervals of the statistics
+    (NaN where a value comes from a pairing's only replicate: ``alone``)."""
     sub = per.iloc[rows]
     index = {name: i for i, name in enumerate(strategies)}
     s = sub["strategy"].map(index).to_numpy()
@@ -225,6 +236,8 @@ def _phase_rows(per: pd.DataFrame, rows: np.ndarray, strategies: list[str], unit
     with warnings.catch_warnings():  # a statistic without a value in any draw: NaN, not a warning
         warnings.simplefilter("ignore", RuntimeWarning)
         low, high = np.nanquantile(boot, [tail, 1 - tail], axis=0)
+    undefined = np.any((count > 0) & alone[None, :, None], axis=1)  # (strategy, statistic): no variability known
+    low[undefined], high[undefined] = np.nan, np.nan
     present = np.bincount(s, minlength=len(strategies))
     resolved = np.bincount(s, weights=sub["resolved"].to_numpy(dtype=float), minlength=len(strategies))
     averaged = np.rint(resolved).astype(np.int64) if resolved_only else present  # the states the means are over
@@ -333,7 +346,9 @@ def leaderboard(
         resolved), then for each statistic of
         :data:`LEADERBOARD_STATISTICS` its mean and ``<statistic>_ci_low``,
         ``<statistic>_ci_high`` (NaN where no state, or no draw, has a
-        value).  With ``cost``: ``cpu_s``, the mean CPU seconds of the
+        value, and where a value comes from a pairing with a single
+        replicate: an interval needs at least 2 replicates, module
+        docstring).  With ``cost``: ``cpu_s``, the mean CPU seconds of the
         strategy per timed state of the phase, and ``timed_states``, how many
         states had a timing (NaN and 0 where none had: an anchor made from the
         truth, a strategy without timings).
@@ -356,13 +371,13 @@ def leaderboard(
     edges, labels = options["phases"], _phase_labels(options["phases"])
     phase_of = np.searchsorted(np.asarray(edges, dtype=np.int64), per["n_labelled"].to_numpy(dtype=np.int64),
                                side="left")
-    unit, weights = _draw_weights(per, options["n_boot"], options["seed"])
+    unit, weights, alone = _draw_weights(per, options["n_boot"], options["seed"])
     rows = []
     for p, name in [*enumerate(labels), (-1, _ALL)]:
         members = np.flatnonzero(phase_of == p) if p >= 0 else np.arange(len(per))
         if members.size:
             rows += [{"phase": name, **row} for row in _sorted(_phase_rows(per, members, strategies, unit, weights,
-                                                                           options["level"], resolved_only))]
+                                                                           alone, options["level"], resolved_only))]
     table = pd.DataFrame(rows)
     if checked_cost is not None:
         spent = _cost_columns(per, checked_cost, phase_of, labels)

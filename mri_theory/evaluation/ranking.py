@@ -492,6 +492,13 @@ def bootstrap_ranks(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapp
     * ``p_beats_rs``: the fraction of draws in which the method's rank (R3 per
       classifier, R4 overall) is strictly better than RS's (NaN for RS itself).
 
+    One replicate gives no interval: a pairing with a single replicate tells
+    nothing of the variability between replicates (every draw would bring it
+    back, so its ranks would add no width, as if they were certain).  The
+    rows it enters, its classifier's and ``"all"``, then have ``ci_low``,
+    ``ci_high`` and ``p_beats_rs`` NaN (undefined; ``mean_rank`` is still
+    given); every pairing needs at least 2 replicates for them.
+
     Parameters
     ----------
     curves, asymptotic, groups, mode, alpha, epsilon, loss
@@ -509,7 +516,8 @@ def bootstrap_ranks(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapp
     pandas.DataFrame
         Columns ``classifier``, ``method``, ``mean_rank``, ``ci_low``,
         ``ci_high``, ``p_beats_rs``: the classifiers in order of name, then
-        ``"all"``; methods by their rank on the original data.
+        ``"all"``; methods by their rank on the original data.  The last three
+        are NaN in the rows a pairing with a single replicate enters (above).
     """
     rng = check.generator(rng)
     n_boot = check.count(n_boot, "n_boot", maximum=MAX_BOOT)
@@ -545,4 +553,7 @@ def bootstrap_ranks(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapp
     point = pd.concat([observed.r3, observed.r4.assign(classifier="all")], ignore_index=True)
     out = point[["classifier", "method", "mean_rank"]].join(summary, on=["classifier", "method"])
     out.loc[out["method"] == REFERENCE, "p_beats_rs"] = np.nan
+    alone = {p.classifier for p in inputs.pairings if p.loss.shape[1] < 2}  # a pairing's only replicate
+    undefined = out["classifier"].isin(alone | ({"all"} if alone else set()))
+    out.loc[undefined, ["ci_low", "ci_high", "p_beats_rs"]] = np.nan
     return out.reset_index(drop=True)

@@ -291,7 +291,12 @@ def _breast_cancer() -> DataProblem:
 #: abstract problems tagged ``group="abstract"`` and its ten smaller real data sets ``group="small"`` (in the
 #: order of its Appendix D tables), then those added by :func:`register_problem`; each factory is
 #: called once, at the first :func:`get_problem` of its name.
-PROBLEM_REGISTRY = Registry("problem", Problem, cache=True, noun="problem name")
+PROBLEM_REGISTRY = Registry("problem", Problem, cache=True, noun="problem name", reserved={
+    "all": "a selection's word for every registered name",
+    "abstract": "it is a problem group: the runners and the CLI read it as the paper's five abstract problems "
+                "(mri_theory.runners.PROBLEM_GROUPS)",
+    "example": "it is a problem group (the group tag of the built-in problems)",
+    "real": "it is a problem group (the group tag of the built-in problems)"})
 for _name, _factory, _group in (("two-gaussians", _two_gaussians, "example"),
                                 ("four-gaussian", _four_gaussian, "abstract"),
                                 ("quadratic", _quadratic, "abstract"),
@@ -320,7 +325,11 @@ def register_problem(name: str, factory: Callable[[], Problem], *, overwrite: bo
     ----------
     name : str
         Non-empty, of the characters ``A-Z a-z 0-9 . _ + -`` without ``"__"``
-        (it becomes part of file names in resumable runs).
+        (it becomes part of file names in resumable runs); not a reserved
+        selection word (``PROBLEM_REGISTRY.reserved``: ``"all"`` and the problem
+        groups ``"abstract"``, the runners' group of the paper's five, which
+        they would expand instead of reading the name, ``"example"`` and
+        ``"real"``).
     factory : callable
         Called without arguments, once, at the first :func:`get_problem`
         of ``name``, and must return a :class:`Problem` (a class works;
@@ -337,7 +346,7 @@ def register_problem(name: str, factory: Callable[[], Problem], *, overwrite: bo
         If ``name`` is not a str, or ``factory`` is not callable or cannot be
         called without arguments (checked with :func:`inspect.signature`).
     ValueError
-        If ``name`` is empty or unsafe, or already registered and
+        If ``name`` is empty, unsafe or reserved, or already registered and
         ``overwrite`` is False.
 
     Notes

@@ -159,7 +159,7 @@ class DataProblem(Problem):
         ------
         ValueError
             Naming the file: if ``path`` is not a file or cannot be read as a
-            CSV file (encoding, parser errors, empty), the header repeats a
+            CSV file (encoding, parser errors, empty), has no data rows after its header, the header repeats a
             name, ``target`` is not a column or has missing labels, there is
             no covariate column, or a covariate is missing (NaN) or not finite.
         TypeError
@@ -335,6 +335,8 @@ def _read_csv(path: Path) -> pd.DataFrame:
     repeated = sorted({c for c in header if header.count(c) > 1})
     if repeated:
         raise ValueError(f"path {str(path)!r}: the header names the columns {repeated} more than once")
+    if frame.shape[0] == 0:  # pandas reads the columns of a header-only file as text: say what is missing
+        raise ValueError(f"path {str(path)!r} has a header row but no data rows")
     return frame
 
 

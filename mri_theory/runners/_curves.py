@@ -60,6 +60,11 @@ RESOLUTION_KEY = 4
 #: :data:`~mri_theory.engine.targets.DOUBLINGS` (``benchmarks/bench_decisive_truth.py``, "Curves").
 CURVE_DOUBLINGS = 3
 
+#: Pool points a run's classifier predicts, besides its initial labelled set, before any work
+#: (:func:`check_probabilities`), and the tolerance of its rows' range and sums.
+PROBE_POINTS = 64
+PROBE_TOLERANCE = 1e-9
+
 @dataclass(frozen=True)
 class CurveConfig:
     """Everything that determines the results of a study (written to ``config.json``).
@@ -334,6 +339,39 @@ def check_truth(run: Run) -> None:
         raise ValueError(f"strategies: {', '.join(oracles)} need the truth (needs_truth), but {where}")
     if run.config.record_q_c:
         raise ValueError(f"record_q_c must be False: the true Q^c cannot be recorded, {where}")
+
+def check_probabilities(run: Run, argument: str = "classifier") -> None:
+    """Refuse, naming ``argument``, a classifier whose ``predict_proba`` gives no class probabilities.
+
+    Before any work: a clone of the run's classifier is fitted on replicate 0's initial labelled set (the
+    curves' first fit: the same draw, :func:`replicate_data`'s stream) and predicts that set and up to
+    ``PROBE_POINTS`` pool points.  Its rows must have shape ``(m, k)`` (``k`` the problem's classes) and finite
+    entries in ``[0, 1]`` summing to 1, both to ``PROBE_TOLERANCE``: what
+    :func:`mri_theory.testing.check_classifier` requires (which checks far more, e.g. the fast path), at the cost
+    of one fit on ``k`` points.  The engine reads a row as the classifier's class probabilities; a row summing
+    to 1.8 would give every loss silently wrong.
+    """
+    cfg, problem = run.config, run.problem
+    rng = np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(0, 0)))
+    X0, y0, pool_X, _, _ = problem.draw_replicate(min(cfg.pool_size, PROBE_POINTS), 1, rng)
+    queries, k = np.vstack([X0, pool_X]), problem.n_classes
+    proba = np.asarray(run.classifier.clone().fit(X0, y0, k).predict_proba(queries))
+    who = (f"{argument}: {cfg.classifier!r} ({type(run.classifier).__name__}) fitted on the initial labelled set "
+           f"of problem {cfg.problem!r}")
+    hint = "; mri_theory.testing.check_classifier tells which rule of the classifier contract it breaks"
+    if proba.shape != (queries.shape[0], k):
+        raise ValueError(f"{who} gave predict_proba of shape {proba.shape} for {queries.shape[0]} points, not "
+                         f"({queries.shape[0]}, {k}): one column per class of the problem{hint}")
+    if proba.dtype.kind not in "fiu" or not np.all(np.isfinite(proba)):
+        raise ValueError(f"{who} gave predict_proba entries that are not finite numbers{hint}")
+    sums = proba.sum(axis=1)
+    worst = sums[np.argmax(np.abs(sums - 1))]
+    if abs(worst - 1) > PROBE_TOLERANCE:
+        raise ValueError(f"{who} gave predict_proba rows summing to {worst:.6g}, not 1 (to {PROBE_TOLERANCE:g}): "
+                         f"class probabilities{hint}")
+    if proba.min() < -PROBE_TOLERANCE or proba.max() > 1 + PROBE_TOLERANCE:
+        raise ValueError(f"{who} gave predict_proba entries in [{proba.min():.6g}, {proba.max():.6g}], outside "
+                         f"[0, 1]: class probabilities{hint}")
 
 def verified_parts(out: Path, run: Run, pairs: Iterable[tuple[str, int]],
                     stacklevel: int) -> dict[tuple[str, int], pd.DataFrame]:

@@ -32,8 +32,8 @@ def resolve(value: Any, argument: str, kind: str) -> tuple[str, Any]:
     if isinstance(value, str):
         try:
             return value, get(value)
-        except ValueError as exc:
-            raise ValueError(f"{argument}: {exc}") from None
+        except ValueError as exc:  # an unknown name, or its factory's failure (chained: kept)
+            raise ValueError(f"{argument}: {exc}") from exc.__cause__
     if not isinstance(value, cls):
         raise TypeError(f"{argument} must be a {kind} name (str) or a {cls.__name__} object, "
                         f"got {type(value).__name__}")
@@ -60,6 +60,8 @@ def expand(value: Any, name: str, sets: Mapping[str, Sequence[str]], kind: str) 
         try:
             resolved.append((item, *resolve(item, name, kind)))
         except ValueError as exc:
+            if exc.__cause__ is not None:
+                raise  # a registered name whose factory failed: no set is meant
             raise ValueError(f"{exc} (or the sets {', '.join(map(repr, sets))})") from None
     if not resolved:
         raise ValueError(f"{name} must name at least one")

@@ -116,6 +116,7 @@ from mri_theory.runners._curves import (
     CurveConfig,
     Run,
     check_config,
+    check_probabilities,
     check_truth,
     computed_pair,
     curve_config,
@@ -243,7 +244,9 @@ def run_curves(
         For bad arguments, naming the argument, before any work is done or
         any file or folder is created (unknown names, repeated labels,
         oracles or ``record_q_c=True`` without the truth, labels unfit for
-        file names with ``out``, sizes beyond the bounds above); ``ValueError``
+        file names with ``out``, sizes beyond the bounds above; a
+        ``classifier`` whose probabilities, fitted once on the initial labelled
+        set, are not rows of its classes in [0, 1] summing to 1); ``ValueError``
         naming ``out`` when the folder holds another study (another problem
         or classifier of the same name included) or an unreadable
         ``config.json``, when another process is writing it (its pid named),
@@ -266,10 +269,12 @@ def run_curves(
     execution = backends.check_execution(execution)
     out_path = check_out(out)
     pairs = [(s, r) for s in run.strategies for r in range(replicates)]
+    if out_path is not None:
+        check_file_labels({"strategies": run.strategies})
+        check_config(out_path, cfg)  # before the folder or its lock file is created
+    check_probabilities(run)  # the last check: it fits the classifier once
     if out_path is None:
         return _run_table(run, pairs, execution, None)
-    check_file_labels({"strategies": run.strategies})
-    check_config(out_path, cfg)  # before the folder or its lock file is created
     with _store.locked(out_path, "out"):
         return _run_table(run, pairs, execution, out_path)
 

@@ -500,7 +500,10 @@ def run_study(
         :func:`~mri_theory.runners.sandbox.run_curves`, ``asymptotic_train`` or
         ``asymptotic_population`` above 1 000 000, ``asymptotic_replicates``
         above 100 000, a pool larger than a real-data
-        problem's ``max_pool_size``); ``ValueError`` naming ``out`` when the folder
+        problem's ``max_pool_size``, a classifier whose probabilities, fitted
+        once on a problem's initial labelled set, are not rows of its classes
+        in [0, 1] summing to 1, a registered name whose factory fails: its
+        exception chained); ``ValueError`` naming ``out`` when the folder
         holds another study, a corrupt ``study.json`` or ``config.json``
         (another problem or classifier of the same label included), or
         results of ``run_curves``, or when another process is writing it
@@ -571,6 +574,9 @@ def _resolve_arguments(preset: Any, given: Mapping[str, Any]) -> _Resolved:
     strategy_objs = {label: _resolve.for_loss(strategy, loss) for label, strategy in strategy_objs.items()}
     for (p, c), cfg in cfgs.items():
         _curves.check_truth(_curves.Run(cfg, problem_objs[p], classifier_objs[c], strategy_objs))
+    for (p, c), cfg in cfgs.items():  # after every other check of the arguments: each fits a classifier once
+        _curves.check_probabilities(_curves.Run(cfg, problem_objs[p], classifier_objs[c], strategy_objs),
+                                    "classifiers")
     return _Resolved(
         problem_objs, classifier_objs, strategy_objs, cfgs, subsample, args["truth"],
         limits.size(args["replicates"], "replicates", limits.MAX_REPLICATES),

@@ -500,12 +500,15 @@ class MarginSampling(Strategy):
 
 #: The strategies by name (:class:`~mri_theory.engine.Registry`), in the order :func:`list_strategies`
 #: gives: the paper's (built in: :func:`unregister_strategy` refuses them), ours (registered like a user's
-#: strategy), scikit-activeml's peers (their factories import the adapter when called), then those added by
-#: :func:`register_strategy`.  What each is (:attr:`Strategy.origin <mri_theory.strategies.Strategy.origin>`)
+#: strategy), scikit-activeml's peers (built in too; their factories import the adapter when called), then those
+#: added by :func:`register_strategy`.  What each is (:attr:`Strategy.origin <mri_theory.strategies.Strategy.origin>`)
 #: is what its class declares; the lists of :func:`strategy_names` are derived from it.
 STRATEGY_REGISTRY = Registry("strategy", Strategy, sort=False, reserved={
     "all": "the runners read it as every registered strategy",
-    "peers": "the runners read it as scikit-activeml's peers (PEER_NAMES)"})
+    "peers": "the runners read it as scikit-activeml's peers (PEER_NAMES)",
+    "paper": "the runners and the CLI read it as the paper's seven methods (mri_theory.runners.STRATEGY_SETS)",
+    **{origin: f"it is a strategy origin, a line-up of strategy_names({origin!r})"
+       for origin in ORIGINS if origin != "paper"}})
 for _cls in (RandomSelection, ShannonEntropy, LeastConfidence, VoteEntropy, AverageKL, EfeLc, SimpleMRI,
              BootstrapMRI, MRIBest, MRIWorst):
     STRATEGY_REGISTRY.register(_cls.name, _cls, built_in=True)
@@ -530,8 +533,8 @@ def _peer_factory(name: str) -> Callable[..., Strategy]:
 
 #: The peers' own factories (a name re-registered with another factory is no longer a peer's).
 _PEER_FACTORIES = {name: _peer_factory(name) for name in PEER_NAMES}
-for _name, _factory in _PEER_FACTORIES.items():
-    STRATEGY_REGISTRY.register(_name, _factory)
+for _name, _factory in _PEER_FACTORIES.items():  # built in, as the paper's: the runners' set "peers" lists them
+    STRATEGY_REGISTRY.register(_name, _factory, built_in=True)
 
 
 def strategy_names(origin: str) -> tuple[str, ...]:
@@ -571,8 +574,12 @@ def register_strategy(name: str, factory: Callable[[], Strategy], *, overwrite: 
     ----------
     name : str
         Letters, digits and ``. _ + -``, without ``__`` (it labels rows and
-        names part files); not ``"all"`` or ``"peers"`` (the runners' words
-        for every strategy and for scikit-activeml's peers).
+        names part files); not a reserved selection word
+        (``STRATEGY_REGISTRY.reserved``: ``"all"``, ``"peers"``, and the
+        origins ``"paper"``, ``"oracle"``, ``"ours"``, ``"peer"``,
+        ``"other"``: the runners' words for every strategy, scikit-activeml's
+        peers and the paper's seven methods, and the line-ups of
+        :func:`strategy_names`).
     factory : callable
         Returns a new :class:`Strategy`; a class works.  Keyword options of
         :func:`get_strategy` go to it.
@@ -585,7 +592,7 @@ def register_strategy(name: str, factory: Callable[[], Strategy], *, overwrite: 
         If ``name`` is not a str, or ``factory`` is not callable or cannot be
         called without arguments (checked with :func:`inspect.signature`).
     ValueError
-        If ``name`` is not a safe name, is ``"all"`` or ``"peers"``, or is taken and
+        If ``name`` is not a safe name, is reserved, or is taken and
         ``overwrite`` is False.
 
     Notes
@@ -600,8 +607,9 @@ def register_strategy(name: str, factory: Callable[[], Strategy], *, overwrite: 
 def unregister_strategy(name: str) -> None:
     """Remove the strategy registered as ``name`` from :func:`get_strategy` and the runners.
 
-    The paper's strategies (the built-in names) cannot be unregistered, also
-    after ``overwrite=True`` replaced one: their names always stay available.
+    The built-in names, the paper's strategies, the oracles and scikit-activeml's
+    peers (:data:`PEER_NAMES`, the runners' set ``"peers"``), cannot be unregistered,
+    also after ``overwrite=True`` replaced one: their names always stay available.
     Replace one for a while with :func:`registered_strategy` and
     ``overwrite=True`` instead.
 

@@ -230,10 +230,11 @@ def test_the_intervals_are_the_plain_bootstrap_over_replicates(board):
 
 
 def test_the_resampling_unit_is_the_replicate_of_a_pairing():
-    """Two states of one replicate always travel together: with one replicate per pairing, every draw holds
-    both, so the interval of their mean is a point; with them in two replicates it is not."""
-    together = [("pa", 0, 12, 3, 1.0), ("pa", 0, 13, 0, 1.0)]
-    apart = [("pa", 0, 12, 3, 1.0), ("pa", 1, 13, 0, 1.0)]
+    """Two states of one replicate always travel together: the same four states (normalised shortfalls 0, 2, 0,
+    2), each replicate holding one of each, give every draw the mean 1, so the interval is a point; grouped
+    into a replicate of 0s and one of 2s, the draws range from 0 to 2."""
+    together = [("pa", 0, 12, 3, 1.0), ("pa", 0, 13, 0, 1.0), ("pa", 1, 12, 3, 1.0), ("pa", 1, 13, 0, 1.0)]
+    apart = [("pa", 0, 12, 3, 1.0), ("pa", 0, 13, 3, 1.0), ("pa", 1, 12, 0, 1.0), ("pa", 1, 13, 0, 1.0)]
     rows = {}
     for name, states in (("together", together), ("apart", apart)):
         out = leaderboard(table(states, lambda s: {"pick": onehot(s[3])}), n_boot=200, phases=[])

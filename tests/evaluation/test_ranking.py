@@ -274,19 +274,23 @@ def test_bootstrap_counts_a_tie_with_rs_as_not_beating_it():
     groups = {"g": ["p"]}
     out = bootstrap_ranks(curves, asymptotic, groups, rng=np.random.default_rng(2), n_boot=4000, mode="replicate")
     assert out.set_index(["classifier", "method"]).loc[("c", "A"), "p_beats_rs"] == pytest.approx(0.75, abs=0.035)
-    # A identical to RS in its only replicate: tied in every draw, never beating it
-    same = curves[curves.replicate == 1].assign(replicate=0)
+    # A identical to RS in both replicates: tied in every draw, never beating it
+    tied = curves[curves.replicate == 1]
+    same = pd.concat([tied.assign(replicate=0), tied], ignore_index=True)
     out = bootstrap_ranks(same, asymptotic, groups, rng=np.random.default_rng(2), n_boot=50).set_index("method")
     assert (out.loc["A", "p_beats_rs"] == 0.0).all()
     assert (out.loc["A", "mean_rank"] == 1.5).all()
 
 
-def test_bootstrap_with_one_replicate_is_degenerate():
-    # every resample of a single replicate is that replicate: the interval is the point estimate
+def test_bootstrap_with_one_replicate_gives_no_interval():
+    # every resample of a single replicate is that replicate: no variability is known, so the interval and the
+    # probability of beating RS are undefined (NaN), not a point; the mean rank is rank_study's
     curves, asymptotic = _study(replicates=1, noise=0.02)
     out = bootstrap_ranks(curves, asymptotic, rng=np.random.default_rng(0), n_boot=20)
-    np.testing.assert_array_equal(out.ci_low, out.mean_rank)
-    np.testing.assert_array_equal(out.ci_high, out.mean_rank)
+    assert out[["ci_low", "ci_high", "p_beats_rs"]].isna().all().all()
+    study = rank_study(curves, asymptotic)
+    final = out[out.classifier == "all"].set_index("method")["mean_rank"]
+    assert final.to_dict() == study.r4.set_index("method")["mean_rank"].to_dict()
 
 
 # ---------------------------------------------------------------- bad input names the argument
