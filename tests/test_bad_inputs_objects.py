@@ -334,5 +334,6 @@ def test_the_runners_wrap_a_problem_factory_s_exception(runner, own_registration
 
 
 def test_an_unknown_name_still_lists_the_sets(tmp_path, no_work):
-    with pytest.raises(ValueError, match=r"^problems: unknown problem name 'nope'.* \(or the sets 'abstract'\)$"):
+    sets = ", ".join(repr(name) for name in PROBLEM_GROUPS)
+    with pytest.raises(ValueError, match=rf"^problems: unknown problem name 'nope'.* \(or the sets {sets}\)$"):
         run_study(problems=["nope"], classifiers=["lda"], strategies=["RS"], execution=QUIET, out=tmp_path / "o")

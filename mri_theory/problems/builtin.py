@@ -295,8 +295,8 @@ PROBLEM_REGISTRY = Registry("problem", Problem, cache=True, noun="problem name",
     "all": "a selection's word for every registered name",
     "abstract": "it is a problem group: the runners and the CLI read it as the paper's five abstract problems "
                 "(mri_theory.runners.PROBLEM_GROUPS)",
-    "example": "it is a problem group (the group tag of the built-in problems)",
-    "real": "it is a problem group (the group tag of the built-in problems)"})
+    "small": "it is a problem group: the runners and the CLI read it as the paper's ten smaller real data sets "
+             "(mri_theory.runners.PROBLEM_GROUPS)"})
 for _name, _factory, _group in (("two-gaussians", _two_gaussians, "example"),
                                 ("four-gaussian", _four_gaussian, "abstract"),
                                 ("quadratic", _quadratic, "abstract"),
@@ -316,6 +316,7 @@ for _name, _factory, _group in (("two-gaussians", _two_gaussians, "example"),
                                 ("wine", _wine, "small"),
                                 ("breast-cancer", _breast_cancer, "real")):
     PROBLEM_REGISTRY.register(_name, _factory, built_in=True, group=_group)
+    PROBLEM_REGISTRY.reserved.setdefault(_group, "it is a problem group (the group tag of the built-in problems)")
 
 
 def register_problem(name: str, factory: Callable[[], Problem], *, overwrite: bool = False) -> None:
@@ -326,10 +327,10 @@ def register_problem(name: str, factory: Callable[[], Problem], *, overwrite: bo
     name : str
         Non-empty, of the characters ``A-Z a-z 0-9 . _ + -`` without ``"__"``
         (it becomes part of file names in resumable runs); not a reserved
-        selection word (``PROBLEM_REGISTRY.reserved``: ``"all"`` and the problem
-        groups ``"abstract"``, the runners' group of the paper's five, which
-        they would expand instead of reading the name, ``"example"`` and
-        ``"real"``).
+        selection word (``PROBLEM_REGISTRY.reserved``: ``"all"`` and every
+        problem group, ``"abstract"`` and ``"small"`` (the runners' groups of
+        the paper, which they would expand instead of reading the name),
+        ``"example"`` and ``"real"``).
     factory : callable
         Called without arguments, once, at the first :func:`get_problem`
         of ``name``, and must return a :class:`Problem` (a class works;
