@@ -149,9 +149,9 @@ class Entry:
 
 
 def proba_rows(result: Any) -> bool:
-    """Probability rows: in [0, 1], each summing to 1."""
+    """Probability rows: in [0, 1], each summing to 1 (to rounding: 1e-12)."""
     proba = np.asarray(result, dtype=float)
-    return bool(((proba >= 0) & (proba <= 1)).all() and np.allclose(proba.sum(axis=-1), 1.0))
+    return bool(((proba >= -1e-12) & (proba <= 1 + 1e-12)).all() and np.allclose(proba.sum(axis=-1), 1.0))
 
 
 def unit_interval(result: Any) -> bool:
@@ -235,7 +235,7 @@ ENTRIES: list[Entry] = [
         ),
         lambda: {"prior": np.array([0.4, 0.6]), "covariance": np.array([[0.5, 0.1], [0.1, 0.5]])},
         unit_interval,
-        aliases={"covariance": ("covariances[0]",)},
+        aliases={"covariance": ("covariances", "covariances[0]")},
     ),
     Entry(
         "problems.compute_bayes_error",

@@ -66,6 +66,14 @@ from mri_theory.engine.population import ExactPopulation, Population
 
 __all__ = ["LDA", "QDA", "GaussianClassifier", "GaussianMeanClassifier", "GaussianNaiveBayes"]
 
+#: The training points' spread (the scale of the frame: their largest deviation from their mean, module notes)
+#: must lie in ``[1 / MAX_SPREAD, MAX_SPREAD]``, and the parameters given in data units must stay within it once
+#: converted to the frame (``reg / s**2`` in ``[MAX_SPREAD**-2, MAX_SPREAD**2]``, ``sigma / s`` in
+#: ``[1 / MAX_SPREAD, MAX_SPREAD]``): then every coefficient is a finite, normal float. Outside, ``fit`` refuses
+#: the data or the parameter by name (before, the squares under- or overflowed into NaN probabilities or a
+#: ZeroDivisionError).
+MAX_SPREAD = 1e100
+
 _CHUNK_CELLS = 2**22  # population points x models x classes scored per matrix product
 
 
@@ -135,7 +143,21 @@ class GaussianClassifier(Classifier):
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
         self.origin_, self.scale_ = reference_frame(X)
+        if not 1 / MAX_SPREAD <= self.scale_ <= MAX_SPREAD:
+            raise ValueError(f"X: the training points spread over {self.scale_:.3g} (their largest deviation from "
+                             f"their mean, as a power of two); {type(self).__name__} needs a spread in "
+                             f"[{1 / MAX_SPREAD:g}, {MAX_SPREAD:g}]: rescale the data")
+        self._check_parameters_in_frame()
         self.counts_, self.means_, self.scatters_ = class_statistics(self._to_frame(X), y, self.n_classes_)
+
+    def _check_parameters_in_frame(self) -> None:
+        """Refuse a ridge ``reg`` (data units) whose frame value ``reg / s**2`` leaves the range of
+        :data:`MAX_SPREAD`; a subclass with other parameters in data units checks them here."""
+        reg = getattr(self, "reg", None)
+        if reg is not None and not MAX_SPREAD**-2 <= reg / self.scale_**2 <= MAX_SPREAD**2:
+            raise ValueError(f"reg: reg / spread**2 = {reg / self.scale_**2:.3g} for the training points' spread "
+                             f"{self.scale_:.3g}; it must lie in [{MAX_SPREAD**-2:g}, {MAX_SPREAD**2:g}] (reg is in "
+                             "data units: scale it with the data)")
 
     def _to_frame(self, X: np.ndarray) -> np.ndarray:
         """Points in the frame coordinates :math:`z = (x - o)/s`."""
@@ -179,9 +201,15 @@ class GaussianClassifier(Classifier):
 
     def _predict_proba(self, X: np.ndarray) -> np.ndarray:
         coef = self._coefficient_matrix(self.counts_[None], self.means_[None], self.scatters_[None])[0]
-        scores = _features(self._to_frame(X)) @ coef.T
-        scores[:, self.counts_ == 0] = -np.inf
-        return self._scores_to_proba(scores)
+        with np.errstate(over="ignore", invalid="ignore"):  # a point too far away: refused below, by name
+            scores = _features(self._to_frame(X)) @ coef.T
+            scores[:, self.counts_ == 0] = -np.inf
+            proba = self._scores_to_proba(scores)
+        if not np.isfinite(proba).all():
+            far = float(np.max(np.abs(self._to_frame(X))))
+            raise ValueError(f"X: a point lies {far:.3g} training spreads from the training points' centre; the "
+                             "quadratic discriminants overflow there (keep points within about 1e150 spreads)")
+        return proba
 
     def _updated_statistics(self, candidates: np.ndarray):
         """Statistics after adding each (candidate, class; in frame coordinates): shapes ``(B, k_label, k, ...)``."""
@@ -343,6 +371,12 @@ class GaussianMeanClassifier(GaussianClassifier):
         if self.prior_.size != k:
             raise ValueError(f"prior has {self.prior_.size} entries but n_classes is {k}")
         super()._fit(X, y)
+
+    def _check_parameters_in_frame(self) -> None:
+        if not 1 / MAX_SPREAD <= self.sigma / self.scale_ <= MAX_SPREAD:
+            raise ValueError(f"sigma: sigma / spread = {self.sigma / self.scale_:.3g} for the training points' "
+                             f"spread {self.scale_:.3g}; it must lie in [{1 / MAX_SPREAD:g}, {MAX_SPREAD:g}] (sigma "
+                             "is in data units: scale it with the data)")
 
     def _coefficients(self, counts, means, scatters):
         d = means.shape[-1]

@@ -507,6 +507,23 @@ def _solve(Z0: np.ndarray, labels0: np.ndarray, z1: np.ndarray, labels1: np.ndar
     return theta, iterations
 
 
+def _check_ridge(C: float, scale: float, name: str) -> float:
+    """The ridge :math:`1 / (C s^2)` on the weights in the frame of scale ``s``; refused, naming ``name`` (the
+    data that set the scale) and ``C``, where it overflows or is below :data:`RIDGE_FLOOR` (class notes, "Scale")."""
+    with np.errstate(over="ignore", divide="ignore"):
+        ridge = 1.0 / (np.float64(C) * scale**2)
+    if not np.isfinite(ridge):
+        raise ValueError(f"{name}: the data's spread s = {scale:.3g} is too small for C={C!r}: the ridge 1 / (C s^2) "
+                         "on the weights overflows; rescale the data or pass a larger C")
+    if ridge < RIDGE_FLOOR:
+        raise ValueError(
+            f"{name}: the data's spread s = {scale:.3g} is too large for C={C!r}: the ridge on the weights in units "
+            f"of the spread is 1 / (C s^2) = {ridge:.2g}, below {RIDGE_FLOOR:.0e}, where the optimum is not "
+            f"determined in double precision; rescale the data or pass C <= {1.0 / (RIDGE_FLOOR * scale**2):.3g} "
+            f"(on data of scale s, C / s**2 is the model that C is on the data divided by s)")
+    return float(ridge)
+
+
 def _starting_point(Y0: np.ndarray, Y1: np.ndarray, p: int) -> np.ndarray:
     """Zero weights, log class frequencies relative to the first class as intercepts: ``(B, q, p)``.
 
@@ -616,20 +633,8 @@ class LogisticRegression(Classifier):
         below ``1e-12`` (class notes, "Scale").
         """
         points = check_magnitude(check_points(X, min_rows=1), "X")
-        scale = reference_frame(points)[1]
         C = check.positive_scalar(self.C, "C")
-        with np.errstate(over="ignore", divide="ignore"):
-            ridge = 1.0 / (np.float64(C) * scale**2)
-        if not np.isfinite(ridge):
-            raise ValueError(f"C={self.C!r} is too small for data of this scale (spread s = {scale:.3g}): the ridge "
-                             f"1 / (C s^2) on the weights overflows; pass a larger C or rescale the data")
-        if ridge < RIDGE_FLOOR:
-            raise ValueError(
-                f"C={self.C!r} is too large for data of this scale: the ridge on the weights in units of the "
-                f"data's spread s = {scale:.3g} is 1 / (C s^2) = {ridge:.2g}, below {RIDGE_FLOOR:.0e}, "
-                f"where the optimum is not determined in double precision; "
-                f"pass C <= {1.0 / (RIDGE_FLOOR * scale**2):.3g} "
-                f"(on data of scale s, C / s**2 is the model that C is on the data divided by s)")
+        _check_ridge(C, reference_frame(points)[1], "X")
         return super().fit(X, y, n_classes)
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
@@ -717,6 +722,8 @@ class LogisticRegression(Classifier):
         coordinates beyond ``1e150`` refused (candidates first, then a sampled population's points)."""
         candidates, population, loss = super()._retraining_args(candidates, population, loss)
         check_magnitude(candidates, "candidates")
+        for x in candidates:  # each retrained model's frame: the ridge must stay determined there too
+            _check_ridge(float(self.C), reference_frame(np.vstack([self.X_train_, x]))[1], "candidates")
         if not isinstance(population, ExactPopulation):
             check_magnitude(population.X, "population")
         return candidates, population, loss

@@ -100,9 +100,9 @@ def pointwise_loss(rows: ArrayLike, proba: ArrayLike, loss: str, *, check_input:
         retrained model) broadcast against ``rows``.
     loss : {"error", "log", "lc"}
     check_input : bool, default True
-        Validate ``rows`` and ``proba`` (real, finite, in [0, 1], matching shapes). The engine's own
-        callers, whose arrays are valid by construction, pass False in their inner loops (as
-        scikit-learn's ``check_input``).
+        Validate ``rows`` and ``proba`` (real, finite, in [0, 1] to rounding (1e-12), matching shapes).
+        The engine's own callers, whose arrays are valid by construction, pass False in their inner
+        loops (as scikit-learn's ``check_input``).
 
     Returns
     -------
@@ -149,7 +149,7 @@ def _checked_probabilities(rows: Any, proba: Any) -> tuple[np.ndarray, np.ndarra
     if rows.ndim != 2 or rows.shape[1] < 1:
         raise ValueError(f"rows must have shape (n, k), got {rows.shape}")
     for name, values in (("rows", rows), ("proba", proba)):
-        if values.size and (values.min() < 0 or values.max() > 1):
+        if values.size and (values.min() < -1e-12 or values.max() > 1 + 1e-12):  # rounding of sums allowed
             raise ValueError(f"{name} must hold probabilities in [0, 1], got entries in "
                              f"[{values.min():g}, {values.max():g}]")
     if rows.size and np.abs(rows.sum(axis=1) - 1.0).max() > 1e-9:

@@ -54,6 +54,17 @@ GRID = 1000
 #: (the Gaussian mass beyond 9 sd is about 2e-19).
 BOX_SDS = 9.0
 
+#: Most standard deviations of the narrowest component (marginal, or conditional on the outer coordinate in 2-D)
+#: that the integration box may span: the grid and the panels grow with it (at 1000: 10^4 lines of 4000 points
+#: in 2-D). A mixture spanning more is refused, naming ``covariances``, before any allocation (before, a span of
+#: 10^50 ended in numpy's "Maximum allowed size exceeded").
+MAX_SPAN = 1e3
+
+#: Components narrower than this fraction of their means' magnitude are integrated in a frame (means less the
+#: first component's, everything divided by a power of two near the widest sd): in data coordinates their
+#: integration box would be lost to rounding (two identical classes of variance 1e-34 at (3, 3) gave 1.0).
+FRAME_RATIO = 2.0**-26
+
 
 def grouped_logsumexp(values: np.ndarray, slices: Sequence[slice]) -> np.ndarray:
     """``logsumexp`` of ``values[..., s]`` over the last axis for each slice ``s``; stacked last.
@@ -218,6 +229,10 @@ def _integrate(prior: np.ndarray, weights: Sequence[np.ndarray], means: Sequence
     # ln(pi_j w_jc): each component's weight in the joint density.
     logw = np.log(np.concatenate(weights)) + np.log(prior)[comp_class]
     mean, cov = np.concatenate(means), np.concatenate(covariances)
+    sd = np.sqrt(np.diagonal(cov, axis1=1, axis2=2))
+    if sd.min() < FRAME_RATIO * max(1.0, float(np.abs(mean).max())):  # an affine map leaves L* unchanged
+        scale = float(2.0 ** np.floor(np.log2(sd.max())))
+        mean, cov = (mean - mean[0]) / scale, cov / scale**2
     if mean.shape[1] == 1:
         return _bayes_error_1d(logw, mean, cov, slices, resolution)
     return _bayes_error_2d(logw, mean, cov, slices, resolution)
@@ -228,6 +243,7 @@ def _bayes_error_1d(logw: np.ndarray, mean: np.ndarray, cov: np.ndarray, slices:
     mean = mean[:, 0]
     sd = np.sqrt(cov[:, 0, 0])
     lo, hi = np.min(mean - BOX_SDS * sd), np.max(mean + BOX_SDS * sd)
+    _check_span((hi - lo) / sd.min())
     n_grid = max(20_000, math.ceil(4 * (hi - lo) / sd.min())) * resolution
     correct = _line_correct_mass(logw[None, :], mean[None, :], sd, lo, hi, n_grid, slices)
     return float(np.clip(1.0 - correct[0], 0.0, 1.0))
@@ -239,6 +255,10 @@ def _bayes_error_2d(logw: np.ndarray, mean: np.ndarray, cov: np.ndarray, slices:
     sd1 = np.sqrt(cov[:, 1, 1])
     # Outer coordinate t = x_1: composite Gauss-Legendre over the box.
     t_lo, t_hi = np.min(mean[:, 0] - BOX_SDS * sd0), np.max(mean[:, 0] + BOX_SDS * sd0)
+    slope = cov[:, 0, 1] / cov[:, 0, 0]
+    cond_sd = np.sqrt(cov[:, 1, 1] - slope * cov[:, 0, 1])
+    y_lo, y_hi = np.min(mean[:, 1] - BOX_SDS * sd1), np.max(mean[:, 1] + BOX_SDS * sd1)
+    _check_span(max((t_hi - t_lo) / sd0.min(), (y_hi - y_lo) / cond_sd.min()))
     n_panels = max(PANELS, math.ceil((t_hi - t_lo) / sd0.min())) * resolution
     order = 10
     nodes, weights = np.polynomial.legendre.leggauss(order)
@@ -248,15 +268,20 @@ def _bayes_error_2d(logw: np.ndarray, mean: np.ndarray, cov: np.ndarray, slices:
     w_t = (half[:, None] * weights[None, :]).ravel()
     # Each component restricted to the line x_1 = t: weight times the
     # marginal N(t; mu_0, s_0^2), conditional mean and sd of x_2.
-    slope = cov[:, 0, 1] / cov[:, 0, 0]
-    cond_sd = np.sqrt(cov[:, 1, 1] - slope * cov[:, 0, 1])
     zt = (t[:, None] - mean[None, :, 0]) / sd0
     line_logw = logw - np.log(sd0) - 0.5 * math.log(2 * math.pi) - 0.5 * zt**2
     cond_mean = mean[None, :, 1] + slope * (t[:, None] - mean[None, :, 0])
-    y_lo, y_hi = np.min(mean[:, 1] - BOX_SDS * sd1), np.max(mean[:, 1] + BOX_SDS * sd1)
     n_grid = max(GRID, math.ceil(4 * (y_hi - y_lo) / cond_sd.min())) * resolution
     correct = _line_correct_mass(line_logw, cond_mean, cond_sd, y_lo, y_hi, n_grid, slices)
     return float(np.clip(1.0 - np.dot(w_t, correct), 0.0, 1.0))
+
+
+def _check_span(span: float) -> None:
+    """Refuse a box spanning more than :data:`MAX_SPAN` standard deviations of the narrowest component."""
+    if not span <= MAX_SPAN:
+        raise ValueError(f"covariances: the mixture spans {span:.3g} standard deviations of its narrowest component "
+                         f"(means included), beyond the {MAX_SPAN:g} the quadrature's grid is sized for; estimate "
+                         "such a Bayes error by Monte Carlo (Problem.bayes_error_monte_carlo)")
 
 
 def _line_correct_mass(

@@ -110,7 +110,7 @@ def test_fast_path_equals_refit_with_the_default_parameters(name, k, shift, scal
     """
     X, y, candidates, population = setting(k)
     if name == "logreg" and scale == 1e6:
-        with pytest.raises(ValueError, match=r"^C=10\.0 is too large for data of this scale.*pass C <= "):
+        with pytest.raises(ValueError, match=r"^X: the data's spread s = \S+ is too large for C=10\.0.*pass C <= "):
             LogisticRegression().fit(X * scale + shift, y, k)
         return
     fitted = (LogisticRegression() if name == "logreg" else SVM()).fit(X * scale + shift, y, k)
@@ -204,16 +204,16 @@ def test_logistic_regression_refuses_a_ridge_below_the_floor_in_the_frame():
     assert LogisticRegression().fit(X, y, 3).scale_ == 2.0
     LogisticRegression(C=1e12 / 4).fit(X, y, 3)
     model = LogisticRegression(C=1e12 / 4 * 1.01)
-    with pytest.raises(ValueError, match=r"^C=252500000000\.0 is too large .* pass C <= 2\.5e\+11"):
+    with pytest.raises(ValueError, match=r"^X: .* too large for C=252500000000\.0: .* pass C <= 2\.5e\+11"):
         model.fit(X, y, 3)
     assert not hasattr(model, "n_classes_")
     LogisticRegression(C=1e12 / 4 * 1.01).fit(X / 2, y, 3)  # the same C on data half the size: accepted
 
 
 @pytest.mark.parametrize("C, shrink, pattern", [
-    (1e308, 1, r"^C=1e\+308 is too large"),  # C s^2 overflows: the ridge is 0
-    (5e-324, 1, r"^C=5e-324 is too small"),  # 1 / (C s^2) overflows
-    (5e-324, 4, r"^C=5e-324 is too small"),  # C s^2 = 5e-324 / 4 rounds to 0: 1 / 0
+    (1e308, 1, r"^X: .* too large for C=1e\+308"),  # C s^2 overflows: the ridge is 0
+    (5e-324, 1, r"^X: .* too small for C=5e-324"),  # 1 / (C s^2) overflows
+    (5e-324, 4, r"^X: .* too small for C=5e-324"),  # C s^2 = 5e-324 / 4 rounds to 0: 1 / 0
 ])
 def test_logistic_regression_refuses_an_extreme_C_without_a_floating_point_warning(C, shrink, pattern):
     """An extreme ``C`` gets the ``ValueError`` alone: no ``RuntimeWarning`` of the overflow or the division by
@@ -259,7 +259,7 @@ BAD = [
     ("SVM C=-inf", lambda: SVM(C=-np.inf), ValueError, r"C must be finite"),
     ("SVM C beyond the solver", lambda: SVM(C=1e12), ValueError, r"C must be <= 1e\+08"),
     ("LR C underflowing the ridge", lambda: LogisticRegression(C=5e-324).fit(GOOD_X, GOOD_Y), ValueError,
-     r"C=5e-324 is too small for data of this scale"),
+     r"^X: .* too small for C=5e-324"),
     ("SVM gamma=True", lambda: SVM(gamma=True), TypeError, r"gamma must be numeric, got boolean"),
     ("SVM gamma=0", lambda: SVM(gamma=0.0), ValueError, r"gamma must be > 0"),
     ("SVM gamma<0", lambda: SVM(gamma=-1.0), ValueError, r"gamma must be > 0"),

@@ -1,0 +1,101 @@
+"""The documented input range of the Gaussian classifiers and the logistic regression (issue 40).
+
+Inside it the models are finite and equivariant: fitted on ``s * X`` with their data-unit parameters scaled
+(``reg * s**2``, ``sigma * s``) they give, on ``s * x``, the probabilities of the model fitted on ``X`` -- checked
+here against that independent fit at scale 1, over 180 orders of magnitude. Outside it (a training spread beyond
+``[1e-100, 1e100]``, a parameter whose frame value leaves that range, a prediction point whose quadratic features
+overflow, a candidate whose retrained model has no determined optimum) they refuse with a ``ValueError`` naming
+the argument, before any work and without a floating-point warning.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from _optional import given, settings, st
+
+from mri_theory.classifiers import LDA, QDA, GaussianMeanClassifier, GaussianNaiveBayes, LogisticRegression
+from mri_theory.classifiers.gaussian import MAX_SPREAD
+from mri_theory.engine import Population
+from mri_theory.problems import get_problem
+
+FOUR = get_problem("four-gaussian")
+X, Y = FOUR.sample(30, np.random.default_rng(7))
+POINTS = FOUR.sample(20, np.random.default_rng(8))[0]
+REGULARISED = (LDA, QDA, GaussianNaiveBayes)
+
+
+@settings(max_examples=40, deadline=None)
+@given(exponent=st.integers(min_value=-90, max_value=90), cls=st.sampled_from(REGULARISED))
+def test_equivariant_across_the_range(exponent: int, cls: type) -> None:
+    """A power of two keeps every product exact, so the probabilities agree to rounding at any scale in range."""
+    s = 2.0 ** round(exponent * 3.32)  # about 10**exponent
+    reference = cls(reg=1e-3).fit(X, Y, 2).predict_proba(POINTS)
+    scaled = cls(reg=1e-3 * s**2).fit(X * s, Y, 2).predict_proba(POINTS * s)
+    np.testing.assert_allclose(scaled, reference, rtol=1e-12, atol=1e-14)
+
+
+@settings(max_examples=20, deadline=None)
+@given(exponent=st.integers(min_value=-90, max_value=90))
+def test_mean_classifier_equivariant_across_the_range(exponent: int) -> None:
+    s = 2.0 ** round(exponent * 3.32)
+    reference = GaussianMeanClassifier(sigma=0.3).fit(X, Y, 2).predict_proba(POINTS)
+    scaled = GaussianMeanClassifier(sigma=0.3 * s).fit(X * s, Y, 2).predict_proba(POINTS * s)
+    np.testing.assert_allclose(scaled, reference, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("cls", [*REGULARISED, GaussianMeanClassifier])
+@pytest.mark.parametrize("scale", [1e-160, 1e-200, 1e-300, 1e120, 1e200])
+def test_a_spread_out_of_range_is_refused_naming_x(cls: type, scale: float) -> None:
+    """The issue's cases: NaN at 1e-160, ZeroDivisionError at 1e-200, OverflowError at 1e200; now one clear error."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"^X: the training points spread over .* needs a spread in "
+                                             r"\[1e-100, 1e\+100\]"):
+            cls().fit(X * scale, Y, 2)
+
+
+def test_the_spread_limits_are_the_documented_ones() -> None:
+    """The largest and smallest accepted spreads: the powers of two just inside [1e-100, 1e100]."""
+    top = 2.0 ** np.floor(np.log2(MAX_SPREAD))
+    LDA(reg=1e-3 * top**2).fit(X / np.max(np.abs(X - X.mean(0))) * top, Y, 2)
+    with pytest.raises(ValueError, match="^X: "):
+        LDA(reg=1e-3 * top**2).fit(X / np.max(np.abs(X - X.mean(0))) * top * 4, Y, 2)
+
+
+@pytest.mark.parametrize("cls", REGULARISED)
+def test_a_ridge_out_of_range_is_refused_naming_reg(cls: type) -> None:
+    with pytest.raises(ValueError, match=r"^reg: reg / spread\*\*2 = "):
+        cls(reg=1e250).fit(X, Y, 2)
+    with pytest.raises(ValueError, match=r"^reg: reg / spread\*\*2 = "):
+        cls(reg=1e-250).fit(X, Y, 2)
+
+
+def test_mean_classifier_sigma_out_of_range_is_refused_naming_sigma() -> None:
+    """The issue's ``GaussianMeanClassifier(sigma=1e-300)`` returned NaN."""
+    with pytest.raises(ValueError, match=r"^sigma: sigma / spread = "):
+        GaussianMeanClassifier(sigma=1e-300).fit(X, Y, 2)
+
+
+@pytest.mark.parametrize("cls", [*REGULARISED, GaussianMeanClassifier])
+def test_a_prediction_point_too_far_is_refused_naming_x(cls: type) -> None:
+    """The issue's fitted LDA returned NaN at x = 1e300; a point far but in range still gets valid probabilities."""
+    model = cls().fit(X, Y, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"^X: a point lies .* training spreads"):
+            model.predict_proba(np.array([[1e300, 0.0]]))
+    far = model.predict_proba(np.array([[1e100, 0.0]]))
+    assert np.isfinite(far).all() and np.allclose(far.sum(axis=1), 1.0)
+
+
+def test_logistic_regression_names_a_candidate_that_leaves_the_range() -> None:
+    """The issue's candidate at 1e100 said "decrease C"; the retrained model's spread is the candidate's doing."""
+    model = LogisticRegression().fit(X, Y, 2)
+    population = Population.from_problem(FOUR, 50, np.random.default_rng(9))
+    with pytest.raises(ValueError, match=r"^candidates: the data's spread s = .* too large for C=10"):
+        model.retraining_losses(np.array([[1e100, 0.0]]), population, "error")
+    current, future = model.retraining_losses(np.array([[3.0, 0.0]]), population, "error")
+    assert np.isfinite(current) and np.isfinite(future).all()
