@@ -78,28 +78,44 @@ class RandomForest(SklearnClassifier):
     Parameters
     ----------
     n_estimators : int, default 100
-        Number of trees.
+        Number of trees, at most :attr:`MAX_TREES` (10,000: a forest is refitted at every step of a curve, so
+        a larger one would run for hours; before, ``10**9`` was accepted and fitted for ever).
     random_state : int, default 0
-        The forest's seed (``>= 0``).
+        The forest's seed, in ``[0, 2**32 - 1]`` (numpy's legacy seeds, which scikit-learn takes).
+
+    Raises
+    ------
+    TypeError, ValueError
+        ``n_estimators`` or ``random_state`` not an integer or out of its range, naming it.
     """
 
     name = "rf"
 
+    #: The most trees a forest may grow (``n_estimators``).
+    MAX_TREES = 10_000
+
     def __init__(self, n_estimators: int = 100, random_state: int = 0) -> None:
-        check.count(n_estimators, "n_estimators")
-        check.count(random_state, "random_state", minimum=0)
+        self._checked(n_estimators, random_state)
         self.n_estimators = n_estimators
         self.random_state = random_state
 
+    @classmethod
+    def _checked(cls, n_estimators: int, random_state: int) -> tuple[int, int]:
+        seed = check.count(random_state, "random_state", minimum=0)
+        if seed > 2**32 - 1:
+            raise ValueError(f"random_state must be <= 2**32 - 1 = {2**32 - 1} (numpy's legacy seeds, which "
+                             f"scikit-learn takes), got {seed}")
+        return check.count(n_estimators, "n_estimators", maximum=cls.MAX_TREES), seed
+
     def _make_estimator(self) -> RandomForestClassifier:
-        return RandomForestClassifier(n_estimators=check.count(self.n_estimators, "n_estimators"),
-                                      random_state=check.count(self.random_state, "random_state", minimum=0))
+        n_estimators, random_state = self._checked(self.n_estimators, self.random_state)
+        return RandomForestClassifier(n_estimators=n_estimators, random_state=random_state)
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
         self.classes_present_ = np.unique(y)
         self.model_ = self.trees_ = None
         if self.classes_present_.size > 1:
-            self.trees_ = _grow_forest(X, y, self.n_estimators, self.random_state)
+            self.trees_ = _grow_forest(X, y, *self._checked(self.n_estimators, self.random_state))
             if self.trees_ is None:
                 self.model_ = self._make_estimator().fit(X, y)
 

@@ -226,6 +226,9 @@ class Population:
         if proba.shape != (self.size, self.n_classes):
             raise ValueError(f"classifier's predict_proba gave shape {proba.shape}, but the population needs "
                              f"({self.size}, {self.n_classes}) (n_classes={self.n_classes})")
+        if not np.isfinite(proba).all():  # the classifier's failure, not the population's (or a proba_hat's)
+            raise ValueError(f"classifier: {type(classifier).__name__}.predict_proba gave non-finite probabilities "
+                             "on the population's points")
         return proba
 
     def loss(self, classifier: Any, loss: str = "error") -> float:

@@ -107,3 +107,24 @@ def test_forests_grown_in_parallel_threads_are_the_estimators():
         thread.start()
         thread.join()
     assert states[0][0] is not states[1][0]
+
+
+@pytest.mark.parametrize("kwargs, pattern", [
+    ({"n_estimators": 10**9}, r"^n_estimators must be <= 10_000"),  # was accepted, then fitted for ever
+    ({"n_estimators": RandomForest.MAX_TREES + 1}, r"^n_estimators must be <= 10_000"),
+    ({"random_state": 2**40}, r"^random_state must be <= 2\*\*32 - 1"),  # was accepted, then failed in numpy
+    ({"random_state": 2**32}, r"^random_state must be <= 2\*\*32 - 1"),
+    ({"random_state": -1}, r"^random_state must be >= 0"),
+])
+def test_limits_are_refused_at_construction_naming_the_argument(kwargs, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        RandomForest(**kwargs)
+
+
+def test_the_largest_seed_fits_as_scikit_learns_forest():
+    """random_state = 2**32 - 1, the largest numpy seed, is accepted and gives scikit-learn's forest."""
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(30, 2)), rng.integers(0, 2, 30)
+    ours = RandomForest(n_estimators=5, random_state=2**32 - 1).fit(X, y, 2).predict_proba(X)
+    theirs = RandomForestClassifier(n_estimators=5, random_state=2**32 - 1).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(ours, theirs)
