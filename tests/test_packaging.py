@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from _optional import need
 from packaging.requirements import Requirement
+from packaging.version import Version
 
 import mri_theory
 
@@ -142,3 +143,22 @@ def test_virtualenv_folders_are_ignored():
     res = subprocess.run(["git", "check-ignore", "--no-index", *paths], check=False, capture_output=True, text=True,
                          cwd=ROOT)
     assert res.stdout.split() == paths, res.stdout + res.stderr
+
+
+def test_the_floor_environment_pins_every_declared_minimum(pyproject):
+    """.ci/floor-constraints.txt pins each core dependency at exactly the lowest version pyproject allows, and
+    .ci/run runs the tests in that environment (issue 40: no CI checked the declared lower bounds)."""
+    declared = {}
+    for line in pyproject["project"]["dependencies"]:
+        requirement = Requirement(line)
+        (minimum,) = [spec.version for spec in requirement.specifier if spec.operator == ">="]
+        declared[requirement.name.lower()] = Version(minimum)
+    pinned = {}
+    for line in (ROOT / ".ci" / "floor-constraints.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            requirement = Requirement(line)
+            (spec,) = requirement.specifier
+            assert spec.operator == "==", line
+            pinned[requirement.name.lower()] = Version(spec.version)
+    assert pinned == declared
+    assert "floor-constraints.txt" in (ROOT / ".ci" / "run").read_text()

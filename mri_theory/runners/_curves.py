@@ -20,6 +20,7 @@ import pandas as pd
 from mri_theory._utils import limits
 from mri_theory._utils import validation as check
 from mri_theory.classifiers import Classifier
+from mri_theory.engine.losses import LOG_LOSS_FLOOR
 from mri_theory.engine.population import Population
 from mri_theory.engine.targets import (
     DOUBLINGS,
@@ -264,8 +265,8 @@ def read_part(path: Path, run: Run, strategy: str, replicate: int) -> pd.DataFra
     picks, last = frame.chosen.to_numpy()[:-1], frame.chosen.iloc[-1]
     if last != -1 or np.unique(picks).size != picks.size or np.any((picks < 0) | (picks >= cfg.pool_size)):
         raise DamagedPart("chosen is not distinct pool indices followed by -1")
-    if not np.all(np.isfinite(frame.loss.to_numpy())):
-        raise DamagedPart("non-finite loss")
+    if not np.all((frame.loss.to_numpy() >= 0) & (frame.loss.to_numpy() <= largest_loss(cfg.loss))):
+        raise DamagedPart(f"a loss outside [0, {largest_loss(cfg.loss):g}] (or not a number)")
     if not np.all(frame.loss_se.to_numpy() >= 0):  # NaN fails too
         raise DamagedPart("loss_se is not a number >= 0 on every row")
     oracle = isinstance(run.strategies[strategy], MRIBest)
@@ -275,6 +276,47 @@ def read_part(path: Path, run: Run, strategy: str, replicate: int) -> pd.DataFra
         raise DamagedPart("resolved is not 0 or 1 at every step of an oracle (NaN on its last row), "
                           "and NaN for the other strategies")
     return frame
+
+def largest_loss(loss: str) -> float:
+    """The largest value a stored loss may take: 1 for the error rate (and least confidence), the floored
+    log loss's ``-ln(LOG_LOSS_FLOOR)`` for the log loss."""
+    return float(-np.log(LOG_LOSS_FLOOR)) if loss == "log" else 1.0
+
+
+def check_curves_content(table: pd.DataFrame, file: Path, name: str, loss: str | None) -> pd.DataFrame:
+    """A verified curves table checked for content (issue 40: a checksum re-recorded by hand must not pass a
+    loss of 7, a missing step or a negative SE): integer and float columns, every loss finite in
+    ``[0, largest_loss(loss)]`` (the log loss's bound when ``loss`` is unknown), every SE ``>= 0``, ``resolved``
+    0, 1 or NaN, ``chosen >= -1``, and each run's ``n_labelled`` consecutive from its first step, as long as the
+    other runs of its pairing. A ``ValueError`` names ``name``, the file and what is wrong."""
+    def refuse(what: str) -> ValueError:
+        return ValueError(f"{name}: {file} {what}: the table is not what the runner writes (its checksum was "
+                          "re-recorded, or it was written by hand); run the same command again to rebuild it")
+
+    integer, numeric = ["replicate", "n_labelled", "chosen"], ["loss", "loss_se", "q_c_chosen", "q_c_best", "resolved"]
+    if not (all(pd.api.types.is_integer_dtype(table[c]) for c in integer)
+            and all(pd.api.types.is_numeric_dtype(table[c]) for c in numeric)):
+        raise refuse(f"has columns of the wrong type ({integer} must be integers, {numeric} numbers)")
+    values, top = table["loss"].to_numpy(dtype=float), largest_loss(loss or "log")
+    if not np.all((values >= 0) & (values <= top)):  # NaN fails too
+        bad = values[~((values >= 0) & (values <= top))][0]
+        raise refuse(f"holds a loss of {float(bad)!r}, outside [0, {top:g}]")
+    if not np.all(table["loss_se"].to_numpy(dtype=float) >= 0):
+        raise refuse("holds a loss_se that is not a number >= 0")
+    resolved = table["resolved"].to_numpy(dtype=float)
+    if not np.all(np.isnan(resolved) | np.isin(resolved, (0.0, 1.0))):
+        raise refuse("holds a resolved flag other than 0, 1 or NaN")
+    if (table["chosen"] < -1).any() or (table["replicate"] < 0).any():
+        raise refuse("holds a negative pool index or replicate")
+    lengths: dict[tuple, int] = {}
+    for key, run in table.groupby(["problem", "classifier", "strategy", "replicate"], sort=False):
+        steps = run["n_labelled"].to_numpy()
+        if not np.array_equal(steps, steps[0] + np.arange(steps.size)):
+            raise refuse(f"has a gap or a repeat in the steps of the run {key} (n_labelled {steps.tolist()})")
+        if lengths.setdefault(key[:2], steps.size) != steps.size:
+            raise refuse(f"has runs of different lengths in the pairing {key[:2]} (a missing step)")
+    return table
+
 
 def check_config(out: Path, cfg: CurveConfig) -> None:
     """Raise unless ``out/config.json`` is absent or holds ``cfg`` (reads only, writes nothing)."""

@@ -40,13 +40,15 @@ def listed(value: _T) -> _T | list[Any]:
     return value
 
 
-def check_folder(out: Any, out_name: str, files: Sequence[str]) -> Path:
-    """``out`` as the Path of a writable folder in which none of ``files`` (nor the lock or the checksums) is a
-    folder; a ValueError or TypeError naming ``out_name`` otherwise.  Checks only, creates nothing."""
+def check_folder(out: Any, out_name: str, files: Sequence[str], runner: str) -> Path:
+    """``out`` as the Path of a writable folder, new or made by ``runner`` (:func:`~mri_theory.runners._store.claim`),
+    in which none of ``files`` (nor the lock or the checksums) is a folder; a ValueError or TypeError naming
+    ``out_name`` otherwise.  Checks only, creates nothing."""
     folder = check.output_folder(out, out_name)
     for name in (_store.LOCK_FILE, _store.CHECKSUMS_FILE, *files):
         if (folder / name).is_dir():
             raise ValueError(f"{out_name}: {folder / name} should be a file")
+    _store.claim(folder, runner, out_name)
     return folder
 
 

@@ -95,9 +95,31 @@ def write_atomic(data: bytes, path: Path) -> None:
         raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
 
 
+#: Before pandas 3, ``read_csv``'s default float parser may come back an ulp off the ``repr`` it wrote;
+#: ``float_precision="round_trip"`` reads it exactly. pandas 3 reads exactly by default and deprecates the option.
+_ROUND_TRIP: dict[str, Any] = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+
+
+def read_csv_exact(source: Any, **kwargs: Any) -> pd.DataFrame:
+    """``pandas.read_csv`` reading every float back bit for bit as :func:`csv_bytes` wrote it, on every pandas
+    version the project allows (with pandas 2.3.3, 16 tests failed on values one ulp off)."""
+    return pd.read_csv(source, **kwargs, **_ROUND_TRIP)
+
+
 def csv_bytes(frame: pd.DataFrame) -> bytes:
     """The bytes every stored table is written as: CSV without the index, ``\\n`` line ends."""
     return frame.to_csv(index=False, lineterminator="\n").encode()
+
+
+def remove_orphans(folder: Path) -> list[Path]:
+    """Remove the temporary files a killed :func:`write_atomic` left in ``folder`` and its subfolders one level
+    down (``parts/``, a study's pairings); called by :func:`locked` once it holds the folder, so no writer is at
+    work there. Returns the files removed."""
+    orphans = sorted([*folder.glob(".tmp-*"), *folder.glob("*/.tmp-*")])
+    for orphan in orphans:
+        with contextlib.suppress(FileNotFoundError):
+            orphan.unlink()
+    return orphans
 
 
 def _holder(lock_file: Path) -> str:
@@ -124,8 +146,12 @@ def _busy(folder: Path, name: str) -> ValueError:
 
 
 @contextlib.contextmanager
-def locked(folder: Path, name: str, create: bool = True) -> Iterator[Path]:
+def locked(folder: Path, name: str, create: bool = True, owner: str | None = None) -> Iterator[Path]:
     """Hold the exclusive lock of the output folder ``folder`` (created if needed when ``create``).
+
+    Once held, the temporary files a killed writer left are removed (:func:`remove_orphans`) and, with
+    ``owner`` (a runner's name), the folder is claimed for it again (another process may have taken it since
+    the caller's check) and marked (:func:`claim`, :func:`mark_owner`).
 
     Raises a ``ValueError`` naming ``name`` and the holder's pid when another
     process (or another call in this one) holds it, or naming ``name`` when
@@ -148,6 +174,10 @@ def locked(folder: Path, name: str, create: bool = True) -> Iterator[Path]:
                 raise _busy(folder, name) from None
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
+        remove_orphans(folder)
+        if owner is not None:
+            claim(folder, owner, name)
+            mark_owner(folder, owner)
         _held.add(key)
         try:
             yield folder
@@ -254,7 +284,7 @@ def verified_csv(file: Path, name: str, columns: list[str], what: str) -> pd.Dat
     """
     data = verified_table(file, name)
     try:
-        table = pd.read_csv(io.BytesIO(data))
+        table = read_csv_exact(io.BytesIO(data))
     except ValueError as exc:  # pandas' parser and empty-data errors, bad encodings
         raise ValueError(f"{name}: {file} is not a readable CSV ({exc})") from None
     if list(table.columns) != columns:
@@ -333,7 +363,7 @@ def read_keyed_part(path: Path, key: Mapping[str, Any], config_sha256: str, rows
     if hashlib.sha256(body).hexdigest() != header["sha256"]:
         raise DamagedPart("checksum mismatch: the data were cut or changed")
     try:
-        frame = pd.read_csv(io.BytesIO(body))
+        frame = read_csv_exact(io.BytesIO(body))
     except ValueError as exc:  # pandas' parser and empty-data errors, bad encodings
         raise DamagedPart(f"unreadable CSV body ({exc})") from None
     if len(frame) != rows:
@@ -342,6 +372,42 @@ def read_keyed_part(path: Path, key: Mapping[str, Any], config_sha256: str, rows
 
 #: The settings file that marks a results folder of each runner (sandbox, study, diagnostics).
 RUNNER_FILES = {CURVES_SETTINGS_FILE: "run_curves", "study.json": "run_study", "diagnostics.json": "score_states"}
+
+#: The file in which a runner records that it owns its output folder (its name), once it holds the folder's lock.
+OWNER_FILE = ".runner"
+#: How the owner of a folder written before :data:`OWNER_FILE` existed is told: a file that only that runner writes
+#: at the top of its folder (the settings files of :data:`RUNNER_FILES`, the leaderboard's record and table, the
+#: diagnostics' summaries).
+OWNER_MARKS = {**RUNNER_FILES, "leaderboard.json": "run_leaderboard", "leaderboard.csv": "run_leaderboard",
+               "summary.csv": "run_diagnostics", "DIAGNOSTICS.md": "run_diagnostics"}
+
+
+def folder_owner(folder: Path) -> str | None:
+    """The runner that made ``folder``: its :data:`OWNER_FILE`, else inferred from :data:`OWNER_MARKS`; None for
+    a new or empty folder (or one no runner made)."""
+    try:
+        recorded = (folder / OWNER_FILE).read_text(encoding="utf-8").strip()
+    except (OSError, ValueError):
+        recorded = ""
+    if recorded:
+        return recorded
+    owners = sorted({runner for file, runner in OWNER_MARKS.items() if (folder / file).exists()})
+    return " and ".join(owners) or None
+
+
+def claim(folder: Path, runner: str, name: str) -> None:
+    """Refuse ``folder`` (naming the argument ``name``) unless it is new or made by ``runner``: runners never write
+    into each other's folders (each would replace the other's ``checksums.json``, leaving its tables
+    unverifiable)."""
+    owner = folder_owner(folder)
+    if owner is not None and owner != runner:
+        raise ValueError(f"{name}: {folder} holds the results of {owner}, not of {runner}; use another folder")
+
+
+def mark_owner(folder: Path, runner: str) -> None:
+    """Record ``runner`` as the owner of ``folder`` (after :func:`claim`, under the folder's lock)."""
+    if not (folder / OWNER_FILE).is_file():
+        write_atomic(runner.encode(), folder / OWNER_FILE)
 
 @overload
 def check_out(out: None, layout: Sequence[tuple[str, bool]] | None = None,
@@ -360,7 +426,7 @@ def check_out(out: Any, layout: Sequence[tuple[str, bool]] | None = None,
     the sandbox's ``parts/``, ``config.json`` and ``curves.csv``); an entry of
     the wrong kind is refused, and so is a folder in place of the lock or the
     checksum file (``mri_theory.runners._store``).  ``own``: the caller's settings file
-    (:data:`RUNNER_FILES`); a folder marked by another runner's is refused.
+    (:data:`RUNNER_FILES`); a folder made by another runner is refused (:func:`claim`).
     """
     if out is None:
         return None
@@ -372,10 +438,7 @@ def check_out(out: Any, layout: Sequence[tuple[str, bool]] | None = None,
         inside = path / name
         if inside.exists() and inside.is_dir() != folder:
             raise ValueError(f"out: {inside} should be a {'folder' if folder else 'file'}")
-    for marker, runner in RUNNER_FILES.items():
-        if marker != own and (path / marker).exists():
-            raise ValueError(f"out: {path} holds results of {runner} ({marker}), not of {RUNNER_FILES[own]}; "
-                             "use another folder")
+    claim(path, RUNNER_FILES[own], "out")
     return path
 
 def check_file_labels(labels: Mapping[str, Iterable[str]]) -> None:
@@ -473,7 +536,7 @@ def read_timings_file(file: Path, columns: list[str], integers: list[str],
     """
     try:
         names = [c for c in columns if c not in values and c not in integers]
-        frame = pd.read_csv(file, keep_default_na=False, dtype=dict.fromkeys(names, str))
+        frame = read_csv_exact(file, keep_default_na=False, dtype=dict.fromkeys(names, str))
     except (OSError, ValueError) as exc:
         raise ValueError(f"unreadable ({exc})") from None
     if list(frame.columns) != columns:

@@ -155,7 +155,7 @@ def run_diagnostics(
                         f"got {type(classifiers).__name__}")
     if not classifiers:
         raise ValueError("classifiers must name at least one classifier")
-    folder = _grid.check_folder(out, out_name, SUMMARY_FILES)
+    folder = _grid.check_folder(out, out_name, SUMMARY_FILES, "run_diagnostics")
     execution = backends.check_execution(execution)
     pairings = _grid.plan_grid([problem], classifiers, strategies, replicates, steps, pool_size,
                                trajectory=trajectory, population_size=population_size, seed=seed, truth=truth,
@@ -167,7 +167,7 @@ def run_diagnostics(
                 "trajectory": config.trajectory, "population_size": config.population_size, "seed": config.seed,
                 "truth": truth + " (" + ", ".join(f"{name}: {plan.states.config.truth}"
                                                  for name, plan in zip(labels, plans, strict=True)) + ")"}
-    with _store.locked(folder, out_name):  # one writer of out (the summaries, checksums.json)
+    with _store.locked(folder, out_name, owner="run_diagnostics"):  # one writer of out (summaries, checksums)
         states = pd.concat([execute_states(plan) for plan in plans], ignore_index=True)
         estimators = any(strategy.estimates_t_e for strategy in plans[0].strategies.values())
         with backends.one_thread():  # floats written to summary.csv / errors.csv: summed as with one BLAS thread

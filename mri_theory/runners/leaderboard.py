@@ -79,6 +79,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
 import pandas as pd
 
 from mri_theory._utils import backends
@@ -208,7 +209,7 @@ def run_leaderboard(
     steps = _grid.listed(steps)
     if out is None:
         raise TypeError(f"{out_name} must be a folder path (str or os.PathLike), got None")
-    folder = _grid.check_folder(out, out_name, LEADERBOARD_FILES)
+    folder = _grid.check_folder(out, out_name, LEADERBOARD_FILES, "run_leaderboard")
     execution = backends.check_execution(execution)
     pairings = _grid.plan_grid([item for item, _, _ in problem_items], [item for item, _, _ in classifier_items],
                                [item for item, _, _ in strategy_items], replicates, steps, pool_size,
@@ -225,7 +226,7 @@ def run_leaderboard(
                                                   for p in pairings},
                 "phases": list(options["phases"]), "n_boot": options["n_boot"], "boot_seed": options["seed"],
                 "level": options["level"], "top_k": options["top_k"], "resolved_only": options["resolved_only"]}
-    with _store.locked(folder, out_name):  # one writer of out (the leaderboard, checksums.json)
+    with _store.locked(folder, out_name, owner="run_leaderboard"):  # one writer of out (the leaderboard, checksums)
         frames, timed = [], []
         for pairing in pairings:
             frames.append(execute_states(pairing.plan))
@@ -241,10 +242,10 @@ def run_leaderboard(
         record = {"format": _FORMAT, "settings": settings, "versions": library_versions(),
                   "time": {"wall_s": time.perf_counter() - wall, "process_cpu_s": time.process_time() - cpu,
                            "scored_cpu_s": float(timings.cpu_s.sum()), "timings": len(timings)}}
-        _store.write_tables(folder, {"leaderboard.csv": _store.csv_bytes(board)}, None)
-        _store.write_atomic(_store.csv_bytes(cost), folder / "cost.csv")
-        _store.write_atomic(json.dumps(record, indent=2, sort_keys=True).encode(),
-                            folder / "leaderboard.json")
+        _store.write_atomic(_store.csv_bytes(cost), folder / _COST_FILE)
+        _store.write_atomic(json.dumps(record, indent=2, sort_keys=True).encode(), folder / _RECORD)
+        # the record's checksum beside the table's: an edited leaderboard.json is refused as the table is
+        _store.write_tables(folder, {_TABLE: _store.csv_bytes(board)}, _RECORD)
     return Leaderboard(states, timings, table, [folder / name for name in LEADERBOARD_FILES])
 
 
@@ -292,9 +293,17 @@ def _read(folder: Path, name: str) -> StoredLeaderboard:
     cost_file, cost = folder / _COST_FILE, None
     if cost_file.is_file():
         try:
-            cost = pd.read_csv(cost_file)
+            cost = _store.read_csv_exact(cost_file)
         except ValueError as exc:  # pandas' parser and empty-data errors
             raise ValueError(f"{name}: {cost_file} is not a readable CSV ({exc})") from None
+        columns = ["phase", "strategy", *_COST]
+        measured = cost[_COST].apply(pd.to_numeric, errors="coerce") if list(cost.columns) == columns else None
+        seconds, counts = (None, None) if measured is None else measured.to_numpy(dtype=float).T
+        if seconds is None or counts is None or not (  # NaN seconds only where no state was timed
+                np.all(counts >= 0) and np.all((seconds >= 0) | (np.isnan(seconds) & (counts == 0)))):
+            raise ValueError(f"{name}: {cost_file} is not the cost table of run_leaderboard: it must have the "
+                             f"columns {columns}, with timed states >= 0 and CPU seconds >= 0 (NaN where none was "
+                             "timed)")
     return StoredLeaderboard(table, record, cost)
 
 
@@ -363,10 +372,11 @@ def copy_leaderboard(source: str | os.PathLike, destination: str | os.PathLike) 
     """
     folder = _leaderboard_folder(source, "source")
     _read(folder, "source")  # verified, complete, not being written
-    target = _grid.check_folder(destination, "destination", LEADERBOARD_FILES)
+    target = _grid.check_folder(destination, "destination", LEADERBOARD_FILES, "run_leaderboard")
     if target.exists() and target.resolve() == folder.resolve():
         raise ValueError(f"destination: {target} is the source folder")
     check.create_folder(target, "destination")
+    _store.mark_owner(target, "run_leaderboard")
     names = [name for name in (_COST_FILE, _RECORD) if (folder / name).is_file()]
     for name in names:
         _store.write_atomic((folder / name).read_bytes(), target / name)

@@ -100,6 +100,7 @@ naming it, before any work.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -116,6 +117,7 @@ from mri_theory.runners._curves import (
     CurveConfig,
     Run,
     check_config,
+    check_curves_content,
     check_probabilities,
     check_truth,
     computed_pair,
@@ -275,7 +277,7 @@ def run_curves(
     check_probabilities(run)  # the last check: it fits the classifier once
     if out_path is None:
         return _run_table(run, pairs, execution, None)
-    with _store.locked(out_path, "out"):
+    with _store.locked(out_path, "out", owner="run_curves"):
         return _run_table(run, pairs, execution, out_path)
 
 
@@ -326,4 +328,10 @@ def read_curves(path: str | os.PathLike) -> pd.DataFrame:
         path = path / CURVES_RESULTS_FILE
     if not path.is_file():
         raise ValueError(f"path: no results at {path}")
-    return _store.verified_csv(path, "path", RESULT_COLUMNS, "a results table of run_curves")
+    table = _store.verified_csv(path, "path", RESULT_COLUMNS, "a results table of run_curves")
+    config = path.parent / CURVES_SETTINGS_FILE  # the loss it was run with bounds its values
+    try:
+        loss = json.loads(config.read_text(encoding="utf-8")).get("loss") if config.is_file() else None
+    except (OSError, ValueError, AttributeError):
+        loss = None
+    return check_curves_content(table, path, "path", loss if loss in ("error", "log") else None)

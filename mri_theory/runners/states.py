@@ -571,7 +571,7 @@ def execute_states(plan: StatesPlan) -> pd.DataFrame:
     frames: dict[tuple[int, int], pd.DataFrame] = {}
     with contextlib.ExitStack() as held:
         if out_path is not None:
-            held.enter_context(_store.locked(out_path, "out"))
+            held.enter_context(_store.locked(out_path, "out", owner="score_states"))
             _check_storage(out_path, cfg)  # again: another run may have written the folder in between
             (out_path / _PARTS_DIR).mkdir(exist_ok=True)
             _store.write_atomic(json.dumps({"format": _FORMAT, "settings": cfg.settings(),

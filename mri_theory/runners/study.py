@@ -529,9 +529,9 @@ def run_study(
                                 "strategies": study.strategies})
     _check_stored(out_path, study.settings, study.cfgs)  # every check before the first file (the lock included)
     with contextlib.ExitStack() as held:  # one writer: this process holds the study's lock and every pairing's
-        held.enter_context(_store.locked(out_path, "out"))
+        held.enter_context(_store.locked(out_path, "out", owner="run_study"))
         for (p, c) in study.cfgs:
-            held.enter_context(_store.locked(_pairing_dir(out_path, p, c), "out"))
+            held.enter_context(_store.locked(_pairing_dir(out_path, p, c), "out", owner="run_curves"))
         found = _execute(study, _load_verified(study, out_path), execution, out_path)
         return _assemble(study, found, out_path)
 
@@ -811,9 +811,16 @@ def read_study(path: str | os.PathLike) -> StudyResults:
     for name in (_CURVES_FILE, _ASYMPTOTIC_FILE):
         if not (path / name).is_file():
             raise ValueError(f"path: {path / name} is missing{unfinished}")
-    curves = sandbox.read_curves(path / _CURVES_FILE)  # verified against checksums.json
+    loss = stored["settings"]["loss"]
+    curves = _curves.check_curves_content(sandbox.read_curves(path / _CURVES_FILE), path / _CURVES_FILE, "path",
+                                          loss)  # verified against checksums.json, and bounded by the study's loss
     asymptotic = _store.verified_csv(path / _ASYMPTOTIC_FILE, "path", ASYMPTOTIC_COLUMNS,
                                        "a table of asymptotic losses")
+    values = pd.to_numeric(asymptotic["asymptotic_loss"], errors="coerce").to_numpy(dtype=float)
+    if not np.all((values >= 0) & (values <= _curves.largest_loss(loss))):
+        raise ValueError(f"path: {path / _ASYMPTOTIC_FILE} holds an asymptotic loss outside [0, "
+                         f"{_curves.largest_loss(loss):g}] ({values.tolist()}): the table is not what run_study "
+                         "writes; run the same study again to rebuild it")
     pairings, runs = _grid_tasks(grid)
     if set(curves[["problem", "classifier", "strategy", "replicate"]].itertuples(index=False, name=None)) != runs:
         raise ValueError(f"path: {path / _CURVES_FILE} does not hold the grid of {path / _STUDY_FILE}{unfinished}")
