@@ -14,12 +14,17 @@ import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
+
 from mri_theory.runners import Execution, _curves
 
 #: The runners' execution without a progress bar (in this process): ``run_curves(..., execution=QUIET)``.
 QUIET = Execution(progress=False)
 #: Two joblib worker processes, without a progress bar.
 TWO_WORKERS = Execution(n_jobs=2, progress=False)
+#: numpy's ComplexWarning (``numpy.exceptions`` from numpy 1.25; the top-level name before, and in the floor's 1.24).
+COMPLEX_WARNING = getattr(np, "exceptions", np).ComplexWarning
+
 #: The Gaussian plug-in classifiers (one fitted-parameter fast path for their future losses).
 GAUSSIAN_CLASSIFIERS = ("lda", "qda", "nb", "mean")
 

@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 import pytest
 from _optional import given, settings, st
-from _shared import QUIET
+from _shared import COMPLEX_WARNING, QUIET
 
 from mri_theory._utils.validation import check_labels
 from mri_theory.analytic import guarantee as gu
@@ -400,7 +400,7 @@ ROWS = [
 @pytest.mark.parametrize("call, expected, pattern", [pytest.param(c, e, p, id=i) for i, c, e, p in ROWS])
 def test_bad_input_is_refused(call, expected, pattern):
     with warnings.catch_warnings():
-        warnings.simplefilter("error", np.exceptions.ComplexWarning)  # dropping an imaginary part is a failure
+        warnings.simplefilter("error", COMPLEX_WARNING)  # dropping an imaginary part is a failure
         with pytest.raises(expected, match=pattern) as info:
             call()
     assert info.type is expected, f"expected exactly {expected.__name__}, got {info.type.__name__}"
@@ -528,7 +528,7 @@ def test_bad_sandbox_input_is_refused(make, expected, pattern, tmp_path, monkeyp
     monkeypatch.chdir(tmp_path)  # a row that wrongly writes to the working folder is caught below
     before = set(_tree(tmp_path))
     with warnings.catch_warnings():
-        warnings.simplefilter("error", np.exceptions.ComplexWarning)
+        warnings.simplefilter("error", COMPLEX_WARNING)
         with pytest.raises(expected, match=pattern) as info:
             make(tmp_path)
     assert info.type is expected, f"expected exactly {expected.__name__}, got {info.type.__name__}"

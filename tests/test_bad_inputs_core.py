@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from _optional import given, need, settings, st
+from _shared import COMPLEX_WARNING
 
 from mri_theory.analytic import nonmyopic as nm
 from mri_theory.analytic import two_gaussians as tg
@@ -375,7 +376,7 @@ def test_bad_input_is_refused(call, expected, pattern):
     signal.alarm(30)
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("error", np.exceptions.ComplexWarning)
+            warnings.simplefilter("error", COMPLEX_WARNING)
             with pytest.raises(expected, match=pattern) as info:
                 call()
     finally:

@@ -40,6 +40,14 @@ frame.  The fast path therefore scores every retrained model in the current
 model's frame, while a refit chooses its own; they agree to 1e-12 however far
 the data lie from the origin.
 
+**Range.**  The frame keeps every coefficient a finite, normal float while
+the training points' spread lies in ``[1e-100, 1e100]`` (:data:`MAX_SPREAD`)
+and the parameters given in data units stay in that range once converted
+(``reg / s**2`` in ``[1e-200, 1e200]``, ``sigma / s`` in ``[1e-100, 1e100]``);
+outside, ``fit`` raises a ``ValueError`` naming ``X``, ``reg`` or ``sigma``.
+A prediction point so far from the training data that its quadratic
+features overflow (about ``1e150`` spreads) is refused naming ``X``.
+
 **Equivariance.**  ``reg`` and ``sigma`` are in data units, so the model is
 translation invariant but scale invariant only with them: fitting on
 :math:`s x + t` with ``reg * s**2`` (``sigma * s``) gives, on :math:`s x + t`,

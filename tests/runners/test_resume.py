@@ -350,7 +350,8 @@ def test_only_the_calling_process_writes(tmp_path, clean, monkeypatch):
     assert_frame_equal(table, clean, check_exact=True)
     parts = sorted(p.name for p in (tmp_path / "parts").iterdir())
     assert parts == sorted(f"{s}__{r:05d}.csv" for s, r in PAIRS)
-    assert sorted(name for _, name in written) == sorted([*parts, "config.json", "curves.csv", "checksums.json"])
+    assert sorted(name for _, name in written) == sorted([*parts, ".runner", "config.json", "curves.csv",
+                                                          "checksums.json"])
     assert (tmp_path / ".lock").read_text() == ""  # the lock file: this process's pid while it ran, then emptied
     assert {pid for pid, _ in written} == {os.getpid()}
     assert_frame_equal(read_curves(tmp_path), clean, check_exact=True)
@@ -364,7 +365,7 @@ def test_files_are_created_honouring_the_umask(umask, mode, tmp_path):
     finally:
         os.umask(previous)
     files = [p for p in (tmp_path / "out").rglob("*") if p.is_file()]
-    assert sorted(p.name for p in files) == [".lock", "RS__00000.csv", "RS__00001.csv", "checksums.json",
+    assert sorted(p.name for p in files) == [".lock", ".runner", "RS__00000.csv", "RS__00001.csv", "checksums.json",
                                              "config.json", "curves.csv"]
     for path in files:
         assert stat.S_IMODE(path.stat().st_mode) == mode, path

@@ -393,7 +393,7 @@ def test_a_folder_of_run_curves_is_refused(tmp_path, monkeypatch):
     run_curves("four-gaussian", "lda", ["RS"], pool_size=4, replicates=1, population_size=200, out=tmp_path,
                execution=QUIET)
     before = snapshot(tmp_path)
-    with pytest.raises(ValueError, match="out: .*holds results of run_curves"):
+    with pytest.raises(ValueError, match="out: .*holds the results of run_curves, not of score_states"):
         score_states(**SMALL, out=tmp_path)
     assert snapshot(tmp_path) == before
 
@@ -507,11 +507,11 @@ def test_run_curves_and_run_study_refuse_a_diagnostics_folder(finished):
     from mri_theory.runners.study import run_study
 
     before = snapshot(finished)
-    with pytest.raises(ValueError, match=re.escape(f"out: {finished} holds results of score_states "
-                                                   "(diagnostics.json), not of run_curves")):
+    with pytest.raises(ValueError, match=re.escape(f"out: {finished} holds the results of score_states, "
+                                                   "not of run_curves")):
         run_curves("four-gaussian", "lda", ["RS"], pool_size=4, replicates=1, population_size=200, out=finished,
                    execution=QUIET)
-    with pytest.raises(ValueError, match="holds results of score_states .*not of run_study"):
+    with pytest.raises(ValueError, match="holds the results of score_states, not of run_study"):
         run_study("quick", out=finished, execution=QUIET)
     assert snapshot(finished) == before
 

@@ -395,13 +395,13 @@ def test_a_fifo_in_place_of_a_part_is_refused_not_read(curves_folder, monkeypatc
 
 @pytest.fixture
 def full_disk(monkeypatch):
-    """Every file written after the first (``config.json``) finds the disk full."""
+    """Every file written after the first two (the owner record ``.runner``, ``config.json``) finds the disk full."""
     synced = []
     fsync = os.fsync
 
     def full(fd):
         synced.append(fd)
-        if len(synced) > 1:
+        if len(synced) > 2:
             raise OSError(errno.ENOSPC, "No space left on device")
         return fsync(fd)
 
