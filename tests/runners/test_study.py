@@ -249,8 +249,8 @@ def test_an_unreachable_scheduler_is_named(tmp_path):
 
 def test_folder_layout_and_read_back(finished, local):
     assert sorted(p.name for p in finished.iterdir()) == sorted(
-        [".lock", ".runner", "checksums.json", "study.json", "curves.csv", "asymptotic.csv", "timings.csv", "solver.csv",
-         *(f"{p}__{c}" for p, c in PAIRINGS)])
+        [".lock", ".runner", "checksums.json", "study.json", "curves.csv", "asymptotic.csv", "timings.csv",
+         "solver.csv", *(f"{p}__{c}" for p, c in PAIRINGS)])
     stored = json.loads((finished / "study.json").read_text())
     specs = {"problems": {p: repr(get_problem(p)) for p in TINY["problems"]},
              "classifiers": {c: repr(get_classifier(c)) for c in TINY["classifiers"]},
