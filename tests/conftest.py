@@ -43,3 +43,16 @@ def cluster():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=":0") as cluster:
         yield cluster
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    """Fail the test if any task (a curve's pair, an asymptotic loss, a scored state) is computed in this process."""
+    from mri_theory.runners import _curves, states, study
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("work started")
+
+    monkeypatch.setattr(_curves, "run_pair", refuse)
+    monkeypatch.setattr(study, "asymptotic_loss", refuse)
+    monkeypatch.setattr(states, "_score_state", refuse)

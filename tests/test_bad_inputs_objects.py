@@ -31,8 +31,6 @@ from mri_theory.problems import (
     register_problem,
 )
 from mri_theory.runners import CLASSIFIER_SETS, PROBLEM_GROUPS, STRATEGY_SETS
-from mri_theory.runners import _curves as curves_module
-from mri_theory.runners import study as study_module
 from mri_theory.runners.sandbox import run_curves
 from mri_theory.runners.study import run_study
 from mri_theory.strategies import (
@@ -128,17 +126,6 @@ class _Broken(LDA):
         if self.how == "nan":
             return np.where(proba > 0.5, np.nan, proba)
         return proba[:, :1]  # a column missing
-
-
-@pytest.fixture
-def no_work(monkeypatch):
-    """Fail the test if any task is computed in this process."""
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("work started")
-
-    monkeypatch.setattr(curves_module, "run_pair", refuse)
-    monkeypatch.setattr(study_module, "asymptotic_loss", refuse)
 
 
 BROKEN = [("sum", r"rows summing to 1\.8, not 1"), ("negative", r"entries in \[-0\.\d+, 1\.\d+\], outside \[0, 1\]"),

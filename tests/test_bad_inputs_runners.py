@@ -32,26 +32,12 @@ from mri_theory.classifiers import get_classifier
 from mri_theory.cli import main
 from mri_theory.problems import get_problem
 from mri_theory.runners import _curves as curves_module
-from mri_theory.runners import states as states_module
-from mri_theory.runners import study as study_module
 from mri_theory.runners.leaderboard import run_leaderboard
 from mri_theory.runners.sandbox import run_curves
 from mri_theory.runners.states import score_states
 from mri_theory.runners.study import read_study, report, run_study
 
 HUGE = 10**12
-
-
-@pytest.fixture
-def no_work(monkeypatch):
-    """Fail the test if any task is computed in this process."""
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("work started")
-
-    monkeypatch.setattr(curves_module, "run_pair", refuse)
-    monkeypatch.setattr(study_module, "asymptotic_loss", refuse)
-    monkeypatch.setattr(states_module, "_score_state", refuse)
 
 
 def _curves(out, **change):
