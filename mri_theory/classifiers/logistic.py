@@ -521,12 +521,13 @@ def _check_ridge(C: float, scale: float, name: str) -> float:
     :data:`RIDGE_FLOOR` (class notes, "Scale")."""
     with np.errstate(over="ignore", divide="ignore"):
         ridge = 1.0 / (np.float64(C) * scale**2)
+        smallest_c = 1.0 / (RIDGE_CEILING * np.float64(scale) ** 2)
     if not ridge <= RIDGE_CEILING:
+        remedy = f" or pass C >= {smallest_c:.3g}" if np.isfinite(smallest_c) else ""
         raise ValueError(
             f"{name}: the data's spread s = {scale:.3g} is too small for C={C!r}: the ridge on the weights in units "
             f"of the spread is 1 / (C s^2) = {ridge:.2g}, above {RIDGE_CEILING:.0e}, where the weights are within the "
-            "tie tolerance of 0 and every prediction is a tie; rescale the data or pass "
-            f"C >= {1.0 / (RIDGE_CEILING * scale**2):.3g}")
+            f"tie tolerance of 0 and every prediction is a tie; rescale the data{remedy}")
     if ridge < RIDGE_FLOOR:
         raise ValueError(
             f"{name}: the data's spread s = {scale:.3g} is too large for C={C!r}: the ridge on the weights in units "

@@ -144,3 +144,19 @@ def test_logistic_regression_ridge_ceiling_by_hand(exponent: int, C: float) -> N
         return
     proba = LogisticRegression(C=C).fit(X, np.array([0, 1]), 2).predict_proba(X)
     assert proba[1, 1] - proba[0, 1] > 1e-12
+
+
+@pytest.mark.parametrize("cls", [LDA, QDA])
+def test_a_numerically_singular_covariance_is_refused_naming_x_or_candidates(cls: type) -> None:
+    """One point at 1e20 (1, 0.7) among unit points: the covariance 1e40 v v^T + O(1) + reg I loses its ridge in
+    rounding (numpy's LinAlgError "Singular matrix" at predict before); fit names X, the fast path candidates.
+    Whether the rounded matrix is exactly singular depends on the last bits (these points are ones where it is)."""
+    outlier = np.array([1e20, 0.7e20])
+    data, labels = np.random.default_rng(0).normal(size=(12, 2)), np.repeat([0, 1], 6)
+    data[0] = outlier
+    with pytest.raises(ValueError, match=r"^X: the covariance of the training points is numerically singular"):
+        cls().fit(data, labels, 2)
+    population = Population.from_problem(FOUR, 50, np.random.default_rng(9))
+    model = QDA().fit(np.random.default_rng(0).normal(size=(12, 2)), labels, 2)
+    with pytest.raises(ValueError, match=r"^candidates: the covariance of the training points and a candidate"):
+        model.retraining_losses(np.array([[1e20, 0.7 * 1e20]]), population, "error")
