@@ -82,6 +82,9 @@ __all__ = ["LDA", "QDA", "GaussianClassifier", "GaussianMeanClassifier", "Gaussi
 #: ZeroDivisionError).
 MAX_SPREAD = 1e100
 
+_SINGULAR = ("{name}: the covariance of {what} is numerically singular (its ridge is lost in rounding: the points "
+             "spread over magnitudes more than ~1e16 apart in different directions); rescale or remove the outlying "
+             "points, or pass a larger reg")
 _CHUNK_CELLS = 2**22  # population points x models x classes scored per matrix product
 
 
@@ -126,6 +129,12 @@ class GaussianClassifier(Classifier):
     Statistics, coefficients and features are in the frame coordinates
     :math:`z = (x - o)/s` (``origin_``, ``scale_``; see the module notes), so
     ``_coefficients`` converts parameters given in data units by ``scale_``.
+
+    Input range (LDA, QDA, naive Bayes, the mean classifier): the training points' spread ``s`` in
+    ``[1e-100, 1e100]`` (:data:`MAX_SPREAD`), ``reg / s**2`` in ``[1e-200, 1e200]``, ``sigma / s`` in
+    ``[1e-100, 1e100]``, and prediction points whose quadratic features stay finite; outside it ``fit`` or
+    ``predict_proba`` raises a ``ValueError`` naming ``X``, ``reg`` or ``sigma``. Inside it the probabilities
+    are finite and scale equivariant.
     """
 
     exact_truth = True
@@ -157,6 +166,11 @@ class GaussianClassifier(Classifier):
                              f"[{1 / MAX_SPREAD:g}, {MAX_SPREAD:g}]: rescale the data")
         self._check_parameters_in_frame()
         self.counts_, self.means_, self.scatters_ = class_statistics(self._to_frame(X), y, self.n_classes_)
+        try:  # the covariance must be invertible in double precision (not only its spread in range)
+            with np.errstate(divide="ignore", invalid="ignore"):  # absent classes: their coefficients are ignored
+                self._coefficients(self.counts_[None], self.means_[None], self.scatters_[None])
+        except np.linalg.LinAlgError:
+            raise ValueError(_SINGULAR.format(name="X", what="the training points")) from None
 
     def _check_parameters_in_frame(self) -> None:
         """Refuse a ridge ``reg`` (data units) whose frame value ``reg / s**2`` leaves the range of
@@ -235,6 +249,13 @@ class GaussianClassifier(Classifier):
 
     def _future_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
                        loss: str) -> np.ndarray:
+        try:
+            return self._retrained_losses(candidates, population, loss)
+        except np.linalg.LinAlgError:
+            raise ValueError(_SINGULAR.format(name="candidates", what="the training points and a candidate")) from None
+
+    def _retrained_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
+                          loss: str) -> np.ndarray:
         """Exact fast path (the hook of :class:`~mri_theory.engine.contract.Classifier`): rank-one statistic
         updates, all models scored by matrix products.
 

@@ -97,8 +97,13 @@ and refit 2e-10 apart at ``C s^2 = 4e8``, 2e-6 at ``4e12``, 2e-2 at
 ``4e13``).  ``fit`` therefore refuses (``ValueError`` naming ``C``) a ridge
 below :data:`RIDGE_FLOOR` ``= 1e-12`` in the frame, i.e. ``C s^2 > 1e12``
 (the default ``C = 10`` accepts data spreads below :math:`2^{19} \approx
-5.2 \cdot 10^5`), and a ``C`` whose ridge overflows; the fast path and the refit agree to 1e-9
-(relative; the log losses differ by up to 5e-9 at ``C s^2 = 8e8``, with the numpy solver before as with
+5.2 \cdot 10^5`), and a ridge above :data:`RIDGE_CEILING` ``= 1e12``, i.e. ``C s^2 < 1e-12``: there the
+frame weights are of the order of the tie tolerance ``1e-12`` of :mod:`mri_theory.engine.losses`, so the
+probabilities are tied at (nearly) every point, while the exact path (:mod:`mri_theory.engine.exact`) would
+still split the plane by the sign of those rounding-level scores (issue 40: at scale ``1e-8`` with the default
+``C``, an exact error rate of 0.16 for a model whose own predictions are all ties, error 0.5; the default
+``C = 10`` accepts data spreads down to :math:`2^{-21} \approx 4.8 \cdot 10^{-7}`); the fast path and the refit
+agree to 1e-9 (relative; the log losses differ by up to 5e-9 at ``C s^2 = 8e8``, with the numpy solver before as with
 the compiled one) while ``C s^2 <= 1e9``.  Coordinates beyond ``1e150`` are refused
 (``mri_theory.classifiers._frame``).  A penalty on standardised weights
 (Weka's, ``mri-paper.tex`` line 1406) would make every ``C`` scale
@@ -144,12 +149,15 @@ from mri_theory.engine.exact import MixtureTruth, rule_losses
 from mri_theory.engine.losses import TIE_LOG_ODDS, pointwise_loss_from_scores
 from mri_theory.engine.population import ExactPopulation, Population
 
-__all__ = ["GRADIENT_TOLERANCE", "RIDGE_FLOOR", "STEP_TOLERANCE", "LogisticRegression"]
+__all__ = ["GRADIENT_TOLERANCE", "RIDGE_CEILING", "RIDGE_FLOOR", "STEP_TOLERANCE", "LogisticRegression"]
 
 #: Convergence: largest absolute entry of the mean-form gradient (internal frame).
 GRADIENT_TOLERANCE = 1e-10
 #: Smallest ridge :math:`1 / (C s^2)` on the weights in the frame of scale ``s`` that ``fit`` accepts.
 RIDGE_FLOOR = 1e-12
+#: Largest ridge :math:`1 / (C s^2)` in the frame that ``fit`` accepts: beyond it the frame weights are within the
+#: tie tolerance of 0 and every prediction is a tie (class notes, "Scale").
+RIDGE_CEILING = 1e12
 #: Convergence, also required: largest Newton step entry relative to ``max(1, largest parameter)`` (frame).
 STEP_TOLERANCE = 1e-8
 
@@ -509,12 +517,17 @@ def _solve(Z0: np.ndarray, labels0: np.ndarray, z1: np.ndarray, labels1: np.ndar
 
 def _check_ridge(C: float, scale: float, name: str) -> float:
     """The ridge :math:`1 / (C s^2)` on the weights in the frame of scale ``s``; refused, naming ``name`` (the
-    data that set the scale) and ``C``, where it overflows or is below :data:`RIDGE_FLOOR` (class notes, "Scale")."""
+    data that set the scale) and ``C``, where it is above :data:`RIDGE_CEILING` (or overflows) or below
+    :data:`RIDGE_FLOOR` (class notes, "Scale")."""
     with np.errstate(over="ignore", divide="ignore"):
         ridge = 1.0 / (np.float64(C) * scale**2)
-    if not np.isfinite(ridge):
-        raise ValueError(f"{name}: the data's spread s = {scale:.3g} is too small for C={C!r}: the ridge 1 / (C s^2) "
-                         "on the weights overflows; rescale the data or pass a larger C")
+        smallest_c = 1.0 / (RIDGE_CEILING * np.float64(scale) ** 2)
+    if not ridge <= RIDGE_CEILING:
+        remedy = f" or pass C >= {smallest_c:.3g}" if np.isfinite(smallest_c) else ""
+        raise ValueError(
+            f"{name}: the data's spread s = {scale:.3g} is too small for C={C!r}: the ridge on the weights in units "
+            f"of the spread is 1 / (C s^2) = {ridge:.2g}, above {RIDGE_CEILING:.0e}, where the weights are within the "
+            f"tie tolerance of 0 and every prediction is a tie; rescale the data{remedy}")
     if ridge < RIDGE_FLOOR:
         raise ValueError(
             f"{name}: the data's spread s = {scale:.3g} is too large for C={C!r}: the ridge on the weights in units "
@@ -580,7 +593,7 @@ class LogisticRegression(Classifier):
     not scale invariant (Weka's penalty on standardised inputs is): on data
     scaled by ``a`` the same model is ``C / a**2``, and ``fit`` refuses a
     ``C`` whose ridge in the frame, :math:`1 / (C s^2)`, is below ``1e-12``
-    (module notes, "Scale").
+    or above ``1e12`` (module notes, "Scale").
 
     Parameters
     ----------
@@ -588,7 +601,7 @@ class LogisticRegression(Classifier):
         Inverse ridge strength, as scikit-learn's multinomial ``C`` (``> 0``),
         in the data's units; ``fit`` requires the ridge in the frame,
         :math:`1/(C s^2)` with ``s`` the frame's scale (the data's spread
-        rounded down to a power of two), to be finite and at least ``1e-12``
+        rounded down to a power of two), to lie in ``[1e-12, 1e12]``
         (module notes, "Scale").
     max_iter : int, default 100
         Newton steps per fit before ``RuntimeError``.
@@ -630,7 +643,8 @@ class LogisticRegression(Classifier):
         Refused before any work (``ValueError``): coordinates beyond ``1e150``
         (``mri_theory.classifiers._frame``), and a ``C`` so large for the
         data's scale that the ridge in the frame, :math:`1 / (C s^2)`, is
-        below ``1e-12`` (class notes, "Scale").
+        below ``1e-12``, or so small that it is above ``1e12`` (every
+        prediction would be a tie; class notes, "Scale").
         """
         points = check_magnitude(check_points(X, min_rows=1), "X")
         C = check.positive_scalar(self.C, "C")

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from mri_theory._utils import limits
 from mri_theory._utils import validation as check
 from mri_theory.engine.exact import MAX_DIM, MixtureTruth
 from mri_theory.engine.losses import check_loss, pointwise_loss
@@ -115,7 +116,12 @@ class Population:
             A problem object (:func:`mri_theory.problems.get_problem` turns a
             name into one).
         size : int
-            Number of points, ``1 <= size <=`` ``mri_theory._utils.validation.MAX_SIZE`` (``10**8``).
+            Number of points, ``1 <= size <=`` ``mri_theory._utils.validation.MAX_SIZE`` (``10**8``), and
+            within the memory available: the population is estimated to need
+            ``32 * (2 * dim + n_classes + 2)`` bytes per point at its peak (per point of the next power of two
+            for ``"qmc"``; 256 bytes in the plane with two classes, so ``10**8`` points need about 24 GiB)
+            plus 64 MiB,
+            and a size that does not fit in the memory available now is refused before anything is drawn.
         rng : numpy.random.Generator
         method : {"sample", "qmc"}
             ``"sample"``: i.i.d. draws from the problem.  ``"qmc"``: a scrambled
@@ -128,6 +134,8 @@ class Population:
         rng = check.generator(rng)
         if not isinstance(method, str) or method not in ("sample", "qmc"):
             raise ValueError(f"method must be 'sample' or 'qmc', got {method!r}")
+        needed = limits.population_bytes(problem, size, method)
+        limits.check_memory(needed, "size", size, "a population of that many points")
         if method == "sample":
             X, _ = problem.sample(size, rng)
         else:

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from mri_theory._utils import validation as check
+from mri_theory._utils.limits import check_memory, population_bytes
 from mri_theory._utils.ties import TIE_TOLERANCE, near_maximum
 from mri_theory._utils.validation import check_labels
 from mri_theory.engine.contract import Classifier, check_points
@@ -185,7 +186,9 @@ def sampled_q_c(
     problem, classifier, X_S, y_S, candidates, loss
         As in :func:`true_q_c`.
     size : int
-        Total population points, split evenly over the scrambles (at least 1 each).
+        Total population points, split evenly over the scrambles (at least 1 each); each scramble's
+        population must fit in the memory available (``Population.from_problem``'s estimate), else a
+        ``ValueError`` naming ``size`` before the classifier is fitted.
     scrambles : int
         Independent scrambles ``R >= 2``.
     rng : numpy.random.Generator
@@ -205,6 +208,7 @@ def sampled_q_c(
     X_S, y_S = check_training_set(X_S, y_S, problem.n_classes, problem.dim, ("X_S", "y_S"))
     candidates = check_points(candidates, "candidates", dim=problem.dim, min_rows=1)
     posterior = _posterior_of(problem, candidates, "candidates")
+    check_memory(population_bytes(problem, size // scrambles, "qmc"), "size", size, "each scramble's population")
     model = None  # fitted once: the fit does not depend on the population (the same bits as a fit per scramble)
     values = np.empty((scrambles, candidates.shape[0]))
     for r in range(scrambles):

@@ -99,3 +99,64 @@ def test_logistic_regression_names_a_candidate_that_leaves_the_range() -> None:
         model.retraining_losses(np.array([[1e100, 0.0]]), population, "error")
     current, future = model.retraining_losses(np.array([[3.0, 0.0]]), population, "error")
     assert np.isfinite(current) and np.isfinite(future).all()
+
+
+def _two_unit_gaussians(scale: float):
+    """Two classes N((0, 0), s^2 I) and N((2s, 0), s^2 I), equal priors: Bayes rule x < s, error Phi(-1)."""
+    from mri_theory.problems import GaussianMixtureProblem
+
+    cov = np.eye(2) * scale**2
+    return GaussianMixtureProblem("scaled", [([1.0], [[0.0, 0.0]], [cov]), ([1.0], [[2 * scale, 0.0]], [cov])],
+                                  [0.5, 0.5])
+
+
+SYMMETRIC_X = np.array([[0.0, 0.0], [0.0, 1.0], [2.0, 0.0], [2.0, 1.0]])
+SYMMETRIC_Y = np.array([0, 0, 1, 1])
+
+
+def test_logistic_regression_refuses_a_ridge_that_ties_every_prediction() -> None:
+    """The issue: at data scale 1e-8 the exact error was 0.16 while the model's own predictions were all ties
+    (error 0.5). The ridge 1 / (C s^2) = 1.8e15 there; above 1e12 ``fit`` refuses, naming X and the C that fits."""
+    from scipy import stats
+
+    with pytest.raises(ValueError, match=r"^X: the data's spread s = .* too small for C=10.0: .* above 1e\+12, .*tie.*"
+                                         r"C >= "):
+        LogisticRegression().fit(SYMMETRIC_X * 1e-8, SYMMETRIC_Y, 2)
+    problem = _two_unit_gaussians(1e-6)  # ridge 1 / (10 * 2**-40) = 1.1e11: accepted, and exact = the model's own
+    model = LogisticRegression().fit(SYMMETRIC_X * 1e-6, SYMMETRIC_Y, 2)
+    exact = Population.exact(problem).loss(model)
+    sampled = Population.from_problem(problem, 40_000, np.random.default_rng(3)).loss(model)
+    bayes = stats.norm.cdf(-1.0)  # the symmetric data put the boundary at the midpoint x = s: the Bayes rule
+    assert abs(exact - bayes) <= 1e-9
+    assert abs(sampled - bayes) <= 4 * np.sqrt(bayes * (1 - bayes) / 40_000)
+
+
+@settings(max_examples=40, deadline=None)
+@given(exponent=st.integers(-60, 0), C=st.sampled_from([1e-3, 1.0, 10.0, 1e6]))
+def test_logistic_regression_ridge_ceiling_by_hand(exponent: int, C: float) -> None:
+    """Points at +-2**e: the spread is 2**e exactly, so the ridge is 1 / (C 4**e); accepted iff at most 1e12, and
+    then the two points' probabilities are not tied (they differ by more than the tie tolerance 1e-12)."""
+    X = np.array([[-1.0, 0.0], [1.0, 0.0]]) * 2.0**exponent
+    ridge = 1.0 / (C * 4.0**exponent)
+    if ridge > 1e12:
+        with pytest.raises(ValueError, match=r"^X: .* too small for C="):
+            LogisticRegression(C=C).fit(X, np.array([0, 1]), 2)
+        return
+    proba = LogisticRegression(C=C).fit(X, np.array([0, 1]), 2).predict_proba(X)
+    assert proba[1, 1] - proba[0, 1] > 1e-12
+
+
+@pytest.mark.parametrize("cls", [LDA, QDA])
+def test_a_numerically_singular_covariance_is_refused_naming_x_or_candidates(cls: type) -> None:
+    """One point at 1e20 (1, 0.7) among unit points: the covariance 1e40 v v^T + O(1) + reg I loses its ridge in
+    rounding (numpy's LinAlgError "Singular matrix" at predict before); fit names X, the fast path candidates.
+    Whether the rounded matrix is exactly singular depends on the last bits (these points are ones where it is)."""
+    outlier = np.array([1e20, 0.7e20])
+    data, labels = np.random.default_rng(0).normal(size=(12, 2)), np.repeat([0, 1], 6)
+    data[0] = outlier
+    with pytest.raises(ValueError, match=r"^X: the covariance of the training points is numerically singular"):
+        cls().fit(data, labels, 2)
+    population = Population.from_problem(FOUR, 50, np.random.default_rng(9))
+    model = QDA().fit(np.random.default_rng(0).normal(size=(12, 2)), labels, 2)
+    with pytest.raises(ValueError, match=r"^candidates: the covariance of the training points and a candidate"):
+        model.retraining_losses(np.array([[1e20, 0.7 * 1e20]]), population, "error")
