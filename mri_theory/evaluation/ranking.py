@@ -385,7 +385,9 @@ def beats_rs_counts(rank_table: pd.DataFrame, by: str | Sequence[str] = ("group"
     ref = full[full["method"] == reference].set_index(by)["rank"] if by else full.loc[
         full["method"] == reference, "rank"]
     others = full[full["method"] != reference]
-    ref_rank = ref.reindex(pd.MultiIndex.from_frame(others[by])).to_numpy() if by else ref.to_numpy()[0]
+    # one column: a plain Index (pandas before 2.3 matches no label of a one-level MultiIndex against it)
+    keys = pd.MultiIndex.from_frame(others[by]) if len(by) > 1 else pd.Index(others[by[0]]) if by else None
+    ref_rank = ref.reindex(keys).to_numpy() if by else ref.to_numpy()[0]
     beats = others["rank"].to_numpy() < ref_rank
     order = list(dict.fromkeys(others["method"]))
     counts = pd.Series(beats.astype(int), index=others["method"].to_numpy()).groupby(level=0).sum()

@@ -16,6 +16,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from mri_theory._utils import validation as check
+from mri_theory._utils.tables import read_csv_exact
 from mri_theory.engine.population import Population
 from mri_theory.problems._mixture import MAX_ABS_X
 from mri_theory.problems.base import Problem
@@ -321,14 +322,15 @@ class DataProblem(Problem):
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
-    """``pandas.read_csv(path)``; a ValueError naming the file for anything that makes it unreadable.
+    """``pandas.read_csv(path)``, floats read exactly (``mri_theory._utils.tables.read_csv_exact``); a
+    ValueError naming the file for anything that makes it unreadable.
 
     Repeated header names are refused too (pandas would rename them ``a.1``, silently).
     """
     try:
         with open(path, newline="", encoding="utf-8") as handle:
             header = next(csv.reader(handle), [])
-        frame = pd.read_csv(path)
+        frame = read_csv_exact(path)
     except (OSError, UnicodeDecodeError, csv.Error, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise ValueError(f"path {str(path)!r} cannot be read as a CSV file with a header row: "
                          f"{type(exc).__name__}: {exc}") from None

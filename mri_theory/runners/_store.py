@@ -47,6 +47,7 @@ from tqdm.auto import tqdm
 
 from mri_theory._utils import validation as check
 from mri_theory._utils.registry import label
+from mri_theory._utils.tables import read_csv_exact
 
 fcntl: ModuleType | None  # POSIX only
 try:
@@ -93,17 +94,6 @@ def write_atomic(data: bytes, path: Path) -> None:
             raise
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
-
-
-#: Before pandas 3, ``read_csv``'s default float parser may come back an ulp off the ``repr`` it wrote;
-#: ``float_precision="round_trip"`` reads it exactly. pandas 3 reads exactly by default and deprecates the option.
-_ROUND_TRIP: dict[str, Any] = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
-
-
-def read_csv_exact(source: Any, **kwargs: Any) -> pd.DataFrame:
-    """``pandas.read_csv`` reading every float back bit for bit as :func:`csv_bytes` wrote it, on every pandas
-    version the project allows (with pandas 2.3.3, 16 tests failed on values one ulp off)."""
-    return pd.read_csv(source, **kwargs, **_ROUND_TRIP)
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:

@@ -85,6 +85,7 @@ import pandas as pd
 from mri_theory._utils import backends
 from mri_theory._utils import validation as check
 from mri_theory._utils.backends import Execution
+from mri_theory._utils.tables import read_csv_exact
 from mri_theory._utils.versions import library_versions
 from mri_theory.classifiers import Classifier
 from mri_theory.evaluation.leaderboards import LEADERBOARD_STATISTICS, PHASE_EDGES, leaderboard, leaderboard_options
@@ -293,7 +294,7 @@ def _read(folder: Path, name: str) -> StoredLeaderboard:
     cost_file, cost = folder / _COST_FILE, None
     if cost_file.is_file():
         try:
-            cost = _store.read_csv_exact(cost_file)
+            cost = read_csv_exact(cost_file)
         except ValueError as exc:  # pandas' parser and empty-data errors
             raise ValueError(f"{name}: {cost_file} is not a readable CSV ({exc})") from None
         columns = ["phase", "strategy", *_COST]
