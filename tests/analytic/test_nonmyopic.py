@@ -68,11 +68,15 @@ class BruteForce:
         self._classifiers = {(): clf}
 
     def classifier(self, history):
-        """The classifier retrained label by label along the ordered history (cached by history)."""
-        if history not in self._classifiers:
-            i, j = history[-1]
-            self._classifiers[history] = self.classifier(history[:-1]).retrained(self.pool[i], j)
-        return self._classifiers[history]
+        """The classifier retrained on the labelled set of the history, label by label in one canonical order
+        (sorted), cached by that set: the model of a set, whatever order the labels came in. (Retraining along
+        each ordered history summed the same points in other orders; with two copies of a point and equal class
+        means, the last bits then decided the boundary's side.)"""
+        key = tuple(sorted(history))
+        if key not in self._classifiers:
+            i, j = key[-1]
+            self._classifiers[key] = self.classifier(key[:-1]).retrained(self.pool[i], j)
+        return self._classifiers[key]
 
     def loss(self, history):
         return error_rate(self.problem, self.classifier(history))
