@@ -41,7 +41,7 @@ model's frame, while a refit chooses its own; they agree to 1e-12 however far
 the data lie from the origin.
 
 **Range.**  The frame keeps every coefficient a finite, normal float while
-the training points' spread lies in ``[1e-100, 1e100]`` (:data:`MAX_SPREAD`)
+the training points' spread lies in ``[1e-100, 1e100]`` (``MAX_SPREAD``)
 and the parameters given in data units stay in that range once converted
 (``reg / s**2`` in ``[1e-200, 1e200]``, ``sigma / s`` in ``[1e-100, 1e100]``);
 outside, ``fit`` raises a ``ValueError`` naming ``X``, ``reg`` or ``sigma``.
@@ -131,7 +131,7 @@ class GaussianClassifier(Classifier):
     ``_coefficients`` converts parameters given in data units by ``scale_``.
 
     Input range (LDA, QDA, naive Bayes, the mean classifier): the training points' spread ``s`` in
-    ``[1e-100, 1e100]`` (:data:`MAX_SPREAD`), ``reg / s**2`` in ``[1e-200, 1e200]``, ``sigma / s`` in
+    ``[1e-100, 1e100]`` (``MAX_SPREAD``), ``reg / s**2`` in ``[1e-200, 1e200]``, ``sigma / s`` in
     ``[1e-100, 1e100]``, and prediction points whose quadratic features stay finite; outside it ``fit`` or
     ``predict_proba`` raises a ``ValueError`` naming ``X``, ``reg`` or ``sigma``. Inside it the probabilities
     are finite and scale equivariant.
@@ -174,7 +174,7 @@ class GaussianClassifier(Classifier):
 
     def _check_parameters_in_frame(self) -> None:
         """Refuse a ridge ``reg`` (data units) whose frame value ``reg / s**2`` leaves the range of
-        :data:`MAX_SPREAD`; a subclass with other parameters in data units checks them here."""
+        ``MAX_SPREAD``; a subclass with other parameters in data units checks them here."""
         reg = getattr(self, "reg", None)
         if reg is not None and not MAX_SPREAD**-2 <= reg / self.scale_**2 <= MAX_SPREAD**2:
             raise ValueError(f"reg: reg / spread**2 = {reg / self.scale_**2:.3g} for the training points' spread "

@@ -78,7 +78,7 @@ class RandomForest(SklearnClassifier):
     Parameters
     ----------
     n_estimators : int, default 100
-        Number of trees, at most :attr:`MAX_TREES` (10,000: a forest is refitted at every step of a curve, so
+        Number of trees, at most ``RandomForest.MAX_TREES`` (10,000: a forest is refitted at every step of a curve, so
         a larger one would run for hours; before, ``10**9`` was accepted and fitted for ever).
     random_state : int, default 0
         The forest's seed, in ``[0, 2**32 - 1]`` (numpy's legacy seeds, which scikit-learn takes).

@@ -345,7 +345,7 @@ class ExactPopulation:
     def check_problem(self, problem: Any, name: str = "population") -> None:
         """A ValueError naming ``name`` unless this is the exact population of ``problem``.
 
-        An exact population records its problem by its :attr:`truth`, the mixture it integrates over: it is
+        An exact population records its problem by its ``truth``, the mixture it integrates over: it is
         the population of every problem whose mixture (:meth:`MixtureTruth.from_problem
         <mri_theory.engine.exact.MixtureTruth.from_problem>`) is the same
         (:meth:`~mri_theory.engine.exact.MixtureTruth.same_as`: the same classes and components, equal to
