@@ -209,7 +209,7 @@ def test_bad_tables_are_refused_naming_tables():
 
 def test_the_script_copies_both_runs_and_prints_the_all_phase(runs, tables):
     for split in SPLITS:
-        assert sorted(p.name for p in (tables / split).iterdir()) == ["checksums.json", "cost.csv",
+        assert sorted(p.name for p in (tables / split).iterdir()) == [".runner", "checksums.json", "cost.csv",
                                                                      "leaderboard.csv", "leaderboard.json"]
         assert (tables / split / "leaderboard.csv").read_bytes() == (runs[split] / "leaderboard.csv").read_bytes()
     result = copy_tables(runs, tables)  # again, over the first copy: the same files
