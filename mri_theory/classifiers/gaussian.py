@@ -106,6 +106,19 @@ def reference_frame(X: np.ndarray) -> tuple[np.ndarray, float]:
     return scale * np.round(centre / scale), scale
 
 
+def retrained_scales(X: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """The scale of :func:`reference_frame` of ``X`` plus each candidate, for all ``m`` candidates at once
+    (``O(m d)``, not ``m`` frames of ``n + 1`` points; the centre ``(sum X + x) / (n + 1)`` may differ from
+    ``mean`` in its last bit, which moves a scale only where a spread lies within an ulp of a power of two)."""
+    n = X.shape[0]
+    centres = (X.sum(axis=0) + candidates) / (n + 1)
+    size = np.max(np.abs(centres), axis=1)
+    spread = np.max(np.maximum(np.maximum(X.max(axis=0) - centres, centres - X.min(axis=0)),
+                               np.abs(candidates - centres)), axis=1)
+    spread = np.where((spread <= 64 * np.finfo(float).eps * size) | (spread == 0.0), 1.0, spread)
+    return np.ldexp(1.0, np.frexp(spread)[1] - 1)
+
+
 def class_statistics(X: np.ndarray, y: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Counts ``(k,)``, means ``(k, d)`` (0 for absent classes) and scatters ``(k, d, d)``."""
     d = X.shape[1]

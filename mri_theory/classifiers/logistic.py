@@ -143,7 +143,7 @@ from mri_theory._utils import validation as check
 from mri_theory.classifiers._compiled import on_first_call
 from mri_theory.classifiers._frame import check_magnitude
 from mri_theory.classifiers._repeats import distinct_rows
-from mri_theory.classifiers.gaussian import reference_frame
+from mri_theory.classifiers.gaussian import reference_frame, retrained_scales
 from mri_theory.engine.contract import Classifier, check_points
 from mri_theory.engine.exact import MixtureTruth, rule_losses
 from mri_theory.engine.losses import TIE_LOG_ODDS, pointwise_loss_from_scores
@@ -736,8 +736,12 @@ class LogisticRegression(Classifier):
         coordinates beyond ``1e150`` refused (candidates first, then a sampled population's points)."""
         candidates, population, loss = super()._retraining_args(candidates, population, loss)
         check_magnitude(candidates, "candidates")
-        for x in candidates:  # each retrained model's frame: the ridge must stay determined there too
-            _check_ridge(float(self.C), reference_frame(np.vstack([self.X_train_, x]))[1], "candidates")
+        scales = retrained_scales(self.X_train_, candidates)  # each retrained model's frame: the ridge must
+        with np.errstate(over="ignore", divide="ignore"):     # stay determined there too
+            ridges = 1.0 / (np.float64(self.C) * scales**2)
+        outside = np.flatnonzero(~((ridges >= RIDGE_FLOOR) & (ridges <= RIDGE_CEILING)))
+        if outside.size:
+            _check_ridge(float(self.C), float(scales[outside[0]]), "candidates")  # the message of the first
         if not isinstance(population, ExactPopulation):
             check_magnitude(population.X, "population")
         return candidates, population, loss

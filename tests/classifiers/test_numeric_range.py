@@ -160,3 +160,17 @@ def test_a_numerically_singular_covariance_is_refused_naming_x_or_candidates(cls
     model = QDA().fit(np.random.default_rng(0).normal(size=(12, 2)), labels, 2)
     with pytest.raises(ValueError, match=r"^candidates: the covariance of the training points and a candidate"):
         model.retraining_losses(np.array([[1e20, 0.7 * 1e20]]), population, "error")
+
+
+@settings(max_examples=40, deadline=None)
+@given(exponent=st.integers(min_value=-30, max_value=30), seed=st.integers(0, 2**32 - 1))
+def test_retrained_scales_are_the_frames_of_each_retrained_set(exponent: int, seed: int) -> None:
+    """The candidates' ridge check computes every retrained frame's scale at once; it equals the scale of
+    ``reference_frame`` of the training points plus that candidate, computed one candidate at a time."""
+    from mri_theory.classifiers.gaussian import reference_frame, retrained_scales
+
+    rng = np.random.default_rng(seed)
+    train = X * 10.0**exponent + rng.normal()
+    candidates = np.vstack([POINTS * 10.0**exponent, train[:3], train[:1] * 1e3])
+    expected = [reference_frame(np.vstack([train, x]))[1] for x in candidates]
+    np.testing.assert_array_equal(retrained_scales(train, candidates), expected)
