@@ -179,9 +179,11 @@ class GaussianClassifier(Classifier):
                              f"[{1 / MAX_SPREAD:g}, {MAX_SPREAD:g}]: rescale the data")
         self._check_parameters_in_frame()
         self.counts_, self.means_, self.scatters_ = class_statistics(self._to_frame(X), y, self.n_classes_)
-        try:  # the covariance must be invertible in double precision (not only its spread in range)
+        try:  # the covariance must be invertible in double precision (not only its spread in range); the
+            # coefficients are kept for predict_proba (computed once per fit)
             with np.errstate(divide="ignore", invalid="ignore"):  # absent classes: their coefficients are ignored
-                self._coefficients(self.counts_[None], self.means_[None], self.scatters_[None])
+                self.coefficients_ = self._coefficient_matrix(self.counts_[None], self.means_[None],
+                                                              self.scatters_[None])[0]
         except np.linalg.LinAlgError:
             raise ValueError(_SINGULAR.format(name="X", what="the training points")) from None
 
@@ -235,7 +237,7 @@ class GaussianClassifier(Classifier):
         return e / total[..., None]
 
     def _predict_proba(self, X: np.ndarray) -> np.ndarray:
-        coef = self._coefficient_matrix(self.counts_[None], self.means_[None], self.scatters_[None])[0]
+        coef = self.coefficients_  # the fitted model's feature coefficients (k, f), from _fit
         with np.errstate(over="ignore", invalid="ignore"):  # a point too far away: refused below, by name
             scores = _features(self._to_frame(X)) @ coef.T
             scores[:, self.counts_ == 0] = -np.inf
