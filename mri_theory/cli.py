@@ -4,15 +4,17 @@
     regenerate the figures;
 ``mri-theory curves --problem P --classifier C --strategies all --replicates R --pool N --seed S --out DIR``
     run the iterated-AL sandbox (resumable; damaged parts are reported and recomputed);
-``mri-theory study [--preset quick] [--problems abstract] [--classifiers paper] [--replicates 10] --out DIR [--dask tcp://host:8786|local]``
+``mri-theory study [--preset quick] [--problems abstract small] [--data FILE ... --target COL] --out DIR [--dask ADDR]``
     run the study of §5, one task per (problem, classifier, strategy, replicate), locally or on Dask (resumable;
-    the tasks start longest first: :mod:`mri_theory.runners.schedule`);
+    the tasks start longest first: :mod:`mri_theory.runners.schedule`); each problem's pool labelled to
+    exhaustion (``--pool auto``: 250 points of a simulated problem, a real data set's whole pool);
 ``mri-theory study --plan N --out DIR``
     replay a finished study's task times on N workers and on 2: the wall in the table order and longest first,
     beside the lower bound (:func:`~mri_theory.runners.study.plan_study`); computes nothing;
 ``mri-theory report DIR [--groups NAME=PROBLEM,PROBLEM,... ...]``
     write the tables (Markdown, LaTeX, CSV) and figures of a finished study into ``DIR/report``, ranked on
-    the study's loss (error or log), with the problems grouped as given (default: the abstract group);
+    the study's loss (error or log), with the problems grouped as given (default: the registered groups, abstract
+    and small, of the study's problems, and ``other`` for the rest);
 ``mri-theory diagnose --problem P --classifiers C ... --strategies S ... --steps T ... --out DIR``
     score every candidate with every strategy beside its true Q^c along random-selection trajectories
     (:mod:`mri_theory.runners.states`, resumable), and write the summaries with their settings, versions and wall time;
@@ -95,6 +97,20 @@ def _guarded(command: str, call: Callable[[], T], out: str | None = None, unit: 
         raise _Exit(130) from None
 
 
+def _pool(text: str) -> int | str:
+    """A ``--pool`` value: a size, or a rule (``all``, ``auto``: :func:`mri_theory.runners.sandbox.run_curves`),
+    which the runner checks."""
+    return int(text) if text.lstrip("+-").isdigit() else text
+
+
+def _test_size(text: str) -> int | float:
+    """A ``--test-size`` value: a count of rows, or a fraction (:class:`mri_theory.problems.DataProblem`)."""
+    try:
+        return int(text) if text.lstrip("+-").isdigit() else float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a row count or a fraction, got {text!r}") from None
+
+
 def _execution(args: argparse.Namespace) -> backends.Execution:
     """The :class:`~mri_theory.runners.Execution` of ``--jobs`` and ``--dask`` (absent: local; ``local``: a
     LocalCluster of ``--jobs`` workers; else a scheduler's address), with a progress bar."""
@@ -152,7 +168,17 @@ def _study(args: argparse.Namespace) -> int:
         print(f"the tasks of {args.out} (their wall times in timings.csv), replayed on N workers:")
         print(describe_plans(plans))
         return 0
-    options = {"problems": args.problems, "classifiers": args.classifiers, "strategies": args.strategies,
+    def problems() -> list | None:  # the named problems, then each data file as a problem labelled by its stem
+        if not args.data:
+            return args.problems
+        from mri_theory.problems import DataProblem
+
+        if args.target is None:
+            raise ValueError("--data needs --target, the label column of the files")
+        return [*(args.problems or []),
+                *(DataProblem.from_csv(path, args.target, test_size=args.test_size) for path in args.data)]
+
+    options = {"classifiers": args.classifiers, "strategies": args.strategies,
                "replicates": args.replicates, "pool_size": args.pool, "budget": args.budget,
                "population_size": args.population, "loss": args.loss, "subsample": args.subsample,
                "record_q_c": args.record_q_c, "seed": args.seed, "truth": args.truth,
@@ -160,7 +186,7 @@ def _study(args: argparse.Namespace) -> int:
                "asymptotic_replicates": args.asymptotic_replicates,
                "asymptotic_population": args.asymptotic_population}
     curves, asymptotic = _guarded("study", lambda: run_study(
-        args.preset, **options, out=args.out, execution=_execution(args)), args.out, "tasks")
+        args.preset, problems=problems(), **options, out=args.out, execution=_execution(args)), args.out, "tasks")
     final = curves.groupby(["problem", "classifier", "strategy", "replicate"], sort=False).tail(1)
     print("final loss, mean over problems, classifiers and replicates:")
     print(final.groupby("strategy", sort=False)[["n_labelled", "loss"]].mean().to_string())
@@ -296,7 +322,9 @@ def build_parser() -> argparse.ArgumentParser:
     cur.add_argument("--strategies", nargs="+", default=["all"], metavar="NAME",
                      help="names, or 'all' (with the peers extra, scikit-activeml's peers too), or 'peers'")
     cur.add_argument("--replicates", type=int, default=10)
-    cur.add_argument("--pool", type=int, default=250, help="pool size")
+    cur.add_argument("--pool", type=_pool, default="auto", metavar="N|all|auto",
+                     help="pool size; all: a real data set's whole pool; auto (default): all for real data, 250 for "
+                          "a simulated problem")
     cur.add_argument("--budget", type=int, default=None, help="labels to acquire (default: the whole pool)")
     cur.add_argument("--population", type=int, default=10_000, help="evaluation population size")
     cur.add_argument("--subsample", type=int, default=100, help="candidates scored by costly methods (0: all)")
@@ -321,7 +349,15 @@ def build_parser() -> argparse.ArgumentParser:
     stu.add_argument("--strategies", nargs="+", metavar="NAME",
                      help="strategy names or sets (paper, all); MRI-best is always added")
     stu.add_argument("--replicates", type=int)
-    stu.add_argument("--pool", type=int, help="pool size")
+    stu.add_argument("--pool", type=_pool, metavar="N|all|auto",
+                     help="pool size; all: a real data set's whole pool; auto (paper preset): all for real data, "
+                          "250 for a simulated problem")
+    stu.add_argument("--data", nargs="+", metavar="FILE",
+                     help="CSV files with a header row, each a problem labelled by its file name's stem, after "
+                          "--problems (alone if --problems is not given)")
+    stu.add_argument("--target", metavar="COLUMN", help="the label column of the --data files")
+    stu.add_argument("--test-size", type=_test_size, default=0.3, metavar="F",
+                     help="held-out test rows of each --data file: a fraction (default 0.3, stratified) or a count")
     stu.add_argument("--budget", type=int, help="labels to acquire (default: the whole pool)")
     stu.add_argument("--population", type=int, help="evaluation population size")
     stu.add_argument("--subsample", type=int, help="candidates scored by costly methods (0: all)")
@@ -350,7 +386,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("path", metavar="DIR", help="the study folder")
     rep.add_argument("--groups", nargs="+", metavar="GROUP",
                      help="problem groups of the aggregate tables: NAME=PROBLEM,PROBLEM,... or a group name "
-                          "(abstract, small); default: the abstract group, which must hold every problem of the study")
+                          "(abstract, small); default: the registered groups of the study's problems, and 'other' "
+                          "for the rest")
     rep.set_defaults(func=_report)
     dia = sub.add_parser("diagnose", help="every strategy's scores beside the true Q^c of every candidate, in the "
                                           "same states; summaries of ranking quality and of the T_e estimators' "

@@ -204,8 +204,8 @@ def log_study(tmp_path_factory):
 
 def test_report_groups_from_the_command_line(log_study, capsys):
     capsys.readouterr()
-    assert main(["report", str(log_study)]) == 2  # two-gaussians is in no group of the default
-    assert "groups" in capsys.readouterr().err
+    assert main(["report", str(log_study)]) == 0  # by default: two-gaussians, in no registered group, is "other"
+    assert set(pd.read_csv(log_study / "report" / "group_ranks.csv").group) == {"abstract", "other"}
     assert main(["report", str(log_study), "--groups", "mine=four-gaussian,two-gaussians"]) == 0
     ranks = pd.read_csv(log_study / "report" / "group_ranks.csv")
     assert set(ranks.group) == {"mine"}

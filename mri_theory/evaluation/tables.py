@@ -89,6 +89,10 @@ PAPER_SMALL_ORDERINGS: dict[str, PaperOrdering] = {
 }
 
 
+#: The paper's group rows by the registry's group name (:func:`paper_rank_table`).
+_PAPER_GROUP_ORDERINGS = {"abstract": PAPER_ABSTRACT_ORDERINGS, "small": PAPER_SMALL_ORDERINGS}
+
+
 class PaperPairingRanks(NamedTuple):
     """A published table of one pairing's ranks (Table 2's form): per metric, the rank of each method.
 
@@ -170,7 +174,7 @@ def paper_rank_table(groups: Sequence[str] = ("abstract",)) -> pd.DataFrame:
     ValueError
         If ``groups`` is empty, names a group twice or a group other than ``"abstract"`` and ``"small"``.
     """
-    known = {"abstract": PAPER_ABSTRACT_ORDERINGS, "small": PAPER_SMALL_ORDERINGS}
+    known = _PAPER_GROUP_ORDERINGS
     if isinstance(groups, str):
         raise TypeError(f"groups must be a sequence of group names, got the str {groups!r} "
                         f"(write [{groups!r}] for one group)")
@@ -340,7 +344,34 @@ def _tau_text(tau: Tau) -> str:
 
 # ---------------------------------------------------------------- the tables
 
-def _pairing_tables(r1: pd.DataFrame, loss: str) -> list[_Table]:
+def _paper_pairing_rows(part: pd.DataFrame, methods: list[str], classifier: str,
+                        comparison: list[dict]) -> tuple[list[list[str]], str]:
+    """The rows of Table 2 (:data:`PAPER_SINGLE_PAIRING`) under our table of its pairing: the paper's rank of each
+    of our methods per metric (a paper method it does not show ranks 7th, as in :func:`kendall_tau`), and a note
+    of Kendall's tau between its ranks and ours, metric by metric (each also a ``comparison`` record)."""
+    paper = PAPER_SINGLE_PAIRING
+    fields = {"overall": ("rank", "Overall Rank"),
+              **{metric: (f"rank_{metric}", label) for metric, label in METRIC_LABELS.items()}}
+    rows, taus = [], []
+    for field_name, (column, label) in fields.items():
+        published = dict(zip(paper.methods, map(float, getattr(paper, field_name)), strict=True))
+        published |= {m: r for m, r in _paper_positions(paper.methods).items() if m not in published}
+        rows.append([f"paper: {label}"] + [_rank_text(published[m]) if m in published else "—" for m in methods])
+        tau = kendall_tau(part.set_index("method")[column], published)
+        taus.append(f"{label} {_tau_text(tau)}")
+        comparison.append({"table": "pairing ranks", "group": "", "classifier": classifier,
+                           "ours": " ".join(f"{m}={_rank_text(v)}" for m, v in zip(part["method"], part[column],
+                                                                                  strict=True)),
+                           "paper": " ".join(f"{m}={_rank_text(v)}" for m, v in published.items()),
+                           "paper_source": f"{paper.table}, line {paper.line}: {label}",
+                           "kendall_tau": tau.tau, "pvalue": tau.pvalue, "n_common": tau.n})
+    note = (f"Rows \"paper\": the paper's {paper.table} (line {paper.line}, {paper.classifier} on "
+            f"{paper.problem}, its best six; the seventh method ranked 7th). Kendall tau, ours vs the paper's: "
+            + "; ".join(taus) + ".")
+    return rows, note
+
+
+def _pairing_tables(r1: pd.DataFrame, loss: str, comparison: list[dict]) -> list[_Table]:
     labels, area = (METRIC_LABELS, ("aua", "AUA")) if loss == "error" else (LOG_METRIC_LABELS,
                                                                            ("mean_loss", "mean log loss"))
     tables = []
@@ -355,14 +386,21 @@ def _pairing_tables(r1: pd.DataFrame, loss: str) -> list[_Table]:
         for column, label in (area, ("wi_linear", "WI-linear"), ("wi_exponential", "WI-exponential"),
                               ("alc", "ALC"), ("regret", "regret vs MRI-best")):
             rows.append([f"value: {label}"] + [_num(v) for v in part[column]])
+        paper_notes = []
+        if (loss == "error" and problem == PAPER_SINGLE_PAIRING.problem
+                and PAPER_CLASSIFIERS.get(str(classifier)) == PAPER_SINGLE_PAIRING.classifier):
+            paper_rows, note = _paper_pairing_rows(part, methods, str(classifier), comparison)
+            rows[len(labels) + 1:len(labels) + 1] = paper_rows  # after our ranks, before the values
+            paper_notes.append(note)
         tables.append(_Table(f"pairing-{problem}-{classifier}", f"Table 2 form: {classifier} on {problem} "
-                             f"({int(part['n_replicates'].iloc[0])} replicates)", [""] + [[m] for m in methods], rows))
+                             f"({int(part['n_replicates'].iloc[0])} replicates)", [""] + [[m] for m in methods], rows,
+                             paper_notes))
     notes = ["Methods ordered by overall rank (the rank of the mean of the four metric ranks, ties by the lower "
              "variance of the ranks). Ranks: 1 = best, ties averaged.",
              "* label complexity censored (in curve mode: the averaged curve never reaches (1 + epsilon) times the "
              f"asymptotic {'' if loss == 'error' else 'log '}loss; in replicate mode: in some replicates); the value "
              "counted is n_max + 1."]
-    tables[-1].notes = notes
+    tables[-1].notes += notes
     return tables
 
 
@@ -386,7 +424,7 @@ def _group_table(r2: pd.DataFrame, comparison: list[dict]) -> _Table:
     for key, part in r2.groupby(["group", "classifier"], sort=True):
         group, classifier = cast("tuple[str, str]", key)  # the key columns hold names
         ours = _tied_ordering(part)
-        paper = PAPER_ABSTRACT_ORDERINGS.get(PAPER_CLASSIFIERS.get(classifier, "")) if group == "abstract" else None
+        paper = _PAPER_GROUP_ORDERINGS.get(group, {}).get(PAPER_CLASSIFIERS.get(classifier, ""))
         tau = kendall_tau(part.set_index("method")["rank"], paper.methods) if paper else Tau(np.nan, np.nan, 0)
         rows.append([group, classifier, ours, list(paper.methods) if paper else "—",
                      f"{paper.table}, line {paper.line}" if paper else "—", _tau_text(tau)])
@@ -395,14 +433,16 @@ def _group_table(r2: pd.DataFrame, comparison: list[dict]) -> _Table:
                            "paper_source": f"{paper.table}, line {paper.line}" if paper else "",
                            "kendall_tau": tau.tau, "pvalue": tau.pvalue, "n_common": tau.n})
     return _Table("groups", "Tables 4 and 9-13 form: per classifier, the methods ordered by group rank (R2)",
-                  ["Group", "Classifier", "Ours (best first)", "Paper (abstract, best six)", "Source",
+                  ["Group", "Classifier", "Ours (best first)", "Paper (same group, best six)", "Source",
                    "Kendall tau"], rows,
                   ["Kendall tau-b over the methods in both orderings; a paper method missing from its best six "
-                   "is placed last (7th); methods outside the paper's seven (e.g. LC) are left out."])
+                   "is placed last (7th); methods outside the paper's seven (e.g. LC) are left out. The paper's "
+                   "rows: its abstract group and its smaller real data sets (\"Small Problems\"); other groups "
+                   "have none."])
 
 
 def _final_tables(r4: pd.DataFrame, boot: pd.DataFrame, regret: pd.Series, level: float,
-                  comparison: list[dict]) -> list[_Table]:
+                  comparison: list[dict], paper_groups: Sequence[str]) -> list[_Table]:
     ours = _ordering(r4)
     ranks = r4.set_index("method")["rank"]
     top = _Table("final", "Table 5 form: final ranking over the classifiers (R4)",
@@ -421,13 +461,14 @@ def _final_tables(r4: pd.DataFrame, boot: pd.DataFrame, regret: pd.Series, level
                      "bootstrap over the replicates of every pairing. P(beats RS): the share of bootstrap draws in "
                      "which the method's final rank is better than RS's. Regret: the mean over pairings of the mean "
                      "loss gap to the MRI-best curve (n/a without MRI-best curves)."])
-    paper_abstract = aggregate(paper_rank_table(), by=[])
-    derived = _tied_ordering(paper_abstract)
     comparisons: list[tuple[str, list[str] | list[list[str]], Tau]] = [
         ("Paper Table 5 (all three groups, line 1240)", list(PAPER_FINAL.methods),
-         kendall_tau(ranks, PAPER_FINAL.methods)),
-        ("Paper abstract rows, aggregated (from Tables 4, 9-13 with aggregate)", derived,
-         kendall_tau(ranks, paper_abstract.set_index("method")["rank"]))]
+         kendall_tau(ranks, PAPER_FINAL.methods))]
+    if paper_groups:
+        paper_final = _paper_final(paper_groups)
+        comparisons.append((f"Paper {' and '.join(paper_groups)} rows, aggregated (from Tables 4, 9-13 with "
+                            "aggregate)", _tied_ordering(paper_final),
+                            kendall_tau(ranks, paper_final.set_index("method")["rank"])))
     rows = [["Ours", _tied_ordering(r4), "—"]] + [[name, order, _tau_text(tau)] for name, order, tau in comparisons]
     for name, order, tau in comparisons:
         comparison.append({"table": "final ordering", "group": "", "classifier": "all",
@@ -436,31 +477,44 @@ def _final_tables(r4: pd.DataFrame, boot: pd.DataFrame, regret: pd.Series, level
                            "kendall_tau": tau.tau,
                            "pvalue": tau.pvalue, "n_common": tau.n})
     versus = _Table("final-paper", "Final ranking next to the paper's", ["Ordering", "Best first", "Kendall tau"],
-                    rows, ["The paper's Table 5 covers all three problem groups; its abstract-group final ranking is "
-                           "not published and is derived here from its per-classifier abstract rows (the seventh "
-                           "method ranked 7th)."])
+                    rows, ["The paper's Table 5 covers all three problem groups; "
+                           + (f"its final ranking over the {' and '.join(paper_groups)} "
+                              f"group{'s' if len(paper_groups) > 1 else ''} is not published and is derived here from "
+                              f"its per-classifier {' and '.join(paper_groups)} rows (the seventh method ranked 7th)."
+                              if paper_groups else
+                              "the paper publishes no rows of this study's groups.")])
     return [top, detail, versus]
 
 
-def _beats_table(r5: pd.Series, n_pairings: int, comparison: list[dict]) -> _Table:
-    paper_abstract = beats_rs_counts(paper_rank_table())
+def _paper_final(groups: Sequence[str]) -> pd.DataFrame:
+    """The paper's final ranking (R4) over ``groups``, derived from its published rows of them as ours is from
+    R2 (:func:`paper_rank_table`): averaged over the groups per classifier, then over the classifiers."""
+    r3 = aggregate(paper_rank_table(groups), by="classifier", over="group")
+    return aggregate(r3.drop(columns=["mean_rank", "rank_var", "n_units"]), by=[], over="classifier")
+
+
+def _beats_table(r5: pd.Series, n_pairings: int, comparison: list[dict], paper_groups: Sequence[str]) -> _Table:
+    names = " and ".join(paper_groups)
+    rows_name = f"Paper {names} rows (of {6 * len(paper_groups)})"
+    paper_rows = beats_rs_counts(paper_rank_table(paper_groups)) if paper_groups else pd.Series(dtype=float)
     methods = list(r5.index) + [m for m in PAPER_BEATS_RS if m not in r5.index]
     rows = [[[m], str(int(r5[m])) if m in r5.index else "—",
-             str(PAPER_BEATS_RS[m]) if m in PAPER_BEATS_RS else "—",
-             str(int(paper_abstract[m])) if m in paper_abstract.index else "—"] for m in methods]
-    taus = [("Paper Table 6 (of 18)", kendall_tau(r5, PAPER_BEATS_RS)),
-            ("Paper abstract rows (of 6)", kendall_tau(r5, cast("dict[str, int]", paper_abstract.to_dict())))]
+             str(PAPER_BEATS_RS[m]) if m in PAPER_BEATS_RS else "—"]
+            + ([str(int(paper_rows[m])) if m in paper_rows.index else "—"] if paper_groups else []) for m in methods]
+    taus = [("Paper Table 6 (of 18)", kendall_tau(r5, PAPER_BEATS_RS))]
+    if paper_groups:
+        taus.append((rows_name, kendall_tau(r5, cast("dict[str, int]", paper_rows.to_dict()))))
     for name, tau in taus:
         comparison.append({"table": "beats RS counts", "group": "", "classifier": "all",
                            "ours": " ".join(f"{m}={int(v)}" for m, v in r5.items()), "paper": name,
                            "paper_source": "Table 6, lines 1265-1267" if "18" in name else "Tables 4, 9-13",
                            "kendall_tau": tau.tau, "pvalue": tau.pvalue, "n_common": tau.n})
+    note = (f"Ours: the (group, classifier) pairings in which the method's rank (R2) beats RS's. Kendall tau "
+            f"of the counts: vs Table 6 {_tau_text(taus[0][1])}")
+    note += f"; vs the paper's {names} rows {_tau_text(taus[1][1])}." if paper_groups else "."
     return _Table("beats-rs", "Table 6 form: frequency of outperforming RS",
-                  ["Method", f"Ours (of {n_pairings})", "Paper Table 6 (of 18, all groups)",
-                   "Paper abstract rows (of 6)"], rows,
-                  [f"Ours: the (group, classifier) pairings in which the method's rank (R2) beats RS's. Kendall tau "
-                   f"of the counts: vs Table 6 {_tau_text(taus[0][1])}; vs the paper's abstract rows "
-                   f"{_tau_text(taus[1][1])}."])
+                  ["Method", f"Ours (of {n_pairings})", "Paper Table 6 (of 18, all groups)"]
+                  + ([rows_name] if paper_groups else []), rows, [note])
 
 
 def _regret_table(r1: pd.DataFrame) -> tuple[_Table, pd.DataFrame]:
@@ -623,9 +677,11 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
     regret_table, regret = _regret_table(ranks.r1)
     mean_regret = regret.set_index("method")["mean"]
     n_pairings = ranks.r2[["group", "classifier"]].drop_duplicates().shape[0]
-    tables = _pairing_tables(ranks.r1, loss) + [_group_table(ranks.r2, comparison)]
-    tables += _final_tables(ranks.r4, boot, mean_regret, level, comparison)
-    tables += [_beats_table(ranks.r5, n_pairings, comparison), regret_table, _bootstrap_table(boot, level)]
+    paper_groups = [g for g in _PAPER_GROUP_ORDERINGS if g in set(ranks.r2["group"])]  # the paper's rows of these
+    tables = _pairing_tables(ranks.r1, loss, comparison) + [_group_table(ranks.r2, comparison)]
+    tables += _final_tables(ranks.r4, boot, mean_regret, level, comparison, paper_groups)
+    tables += [_beats_table(ranks.r5, n_pairings, comparison, paper_groups), regret_table,
+               _bootstrap_table(boot, level)]
 
     used = ranks.r1.groupby("group")["problem"].unique()
     replicates = ranks.r1.groupby(["problem", "classifier"])["n_replicates"].first()

@@ -41,6 +41,7 @@ from mri_theory.runners.noisy_selection import (
 )
 from mri_theory.runners.sandbox import (
     RESULT_COLUMNS,
+    SIMULATED_POOL_SIZE,
     CurveConfig,
     DamagedPartWarning,
     Execution,
@@ -66,6 +67,7 @@ from mri_theory.runners.study import (
     PROBLEM_GROUPS,
     STRATEGY_SETS,
     StudyResults,
+    default_groups,
     plan_study,
     read_study,
     report,
@@ -89,6 +91,7 @@ __all__ = [
     "MAX_POPULATION",
     "MAX_REPLICATES",
     "RESULT_COLUMNS",
+    "SIMULATED_POOL_SIZE",
     "CurveConfig",
     "DamagedPartWarning",
     "Execution",
@@ -101,6 +104,7 @@ __all__ = [
     "PROBLEM_GROUPS",
     "STRATEGY_SETS",
     "StudyResults",
+    "default_groups",
     "read_study",
     "plan_study",
     "solver_stops",

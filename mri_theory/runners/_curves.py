@@ -45,7 +45,8 @@ from mri_theory.runners._store import (
 )
 from mri_theory.strategies import Context, MRIBest, Strategy, select
 
-__all__ = ["CURVE_DOUBLINGS", "RESULT_COLUMNS", "CurveConfig", "Run", "decided_truth", "run_pair"]
+__all__ = ["CURVE_DOUBLINGS", "POOL_RULES", "RESULT_COLUMNS", "SIMULATED_POOL_SIZE", "CurveConfig", "Run",
+           "decided_truth", "pool_size_of", "run_pair"]
 
 #: Columns of the tidy results.
 RESULT_COLUMNS = ["problem", "classifier", "strategy", "replicate", "n_labelled", "loss", "loss_se",
@@ -60,6 +61,13 @@ RESOLUTION_KEY = 4
 #: each doubling costs more than the step did before; the scored states race to the engine's
 #: :data:`~mri_theory.engine.targets.DOUBLINGS` (``benchmarks/bench_decisive_truth.py``, "Curves").
 CURVE_DOUBLINGS = 3
+
+#: The pool of a simulated problem under ``pool_size="auto"``: the paper preset's study's (the paper states a rule,
+#: not a size: the pool is "chosen such that when all of the pool has been labelled, the final classifier loss is
+#: close to its asymptotic loss", §5.2, line 1044).
+SIMULATED_POOL_SIZE = 250
+#: The words ``pool_size`` takes besides a size (:func:`pool_size_of`).
+POOL_RULES = ("all", "auto")
 
 #: Pool points a run's classifier predicts, besides its initial labelled set, before any work
 #: (:func:`check_probabilities`), and the tolerance of its rows' range and sums.
@@ -339,6 +347,42 @@ def prepare_output(out: Path, cfg: CurveConfig) -> None:
     except OSError as exc:
         raise ValueError(f"out: cannot write to {out} ({exc})") from None
 
+def pool_size_of(pool_size: Any, problem_label: str, problem: Problem) -> int:
+    """The pool of each replicate of ``problem`` (§5.2) for ``pool_size``: a size, ``"all"`` or ``"auto"``.
+
+    ``"all"`` is a real data set's whole pool: every row outside its test set
+    and initial set (its ``max_pool_size``), so that the curve labels the
+    whole data set but the test rows, as the paper's real-data study does;
+    a simulated problem has no finite pool and refuses it.  ``"auto"`` is
+    ``"all"`` for real data and :data:`SIMULATED_POOL_SIZE` for a simulated
+    problem.  A size must be at least the initial set (``n_classes`` points),
+    at most :data:`~mri_theory._utils.limits.MAX_POOL_SIZE` and, for real
+    data, at most ``max_pool_size``; a ``ValueError`` or ``TypeError`` naming
+    ``pool_size`` (and the problem) otherwise.
+    """
+    largest = getattr(problem, "max_pool_size", None)  # real data: the rows outside the test and initial sets
+    if isinstance(pool_size, str):
+        if pool_size not in POOL_RULES:
+            raise ValueError(f"pool_size must be a size or one of {', '.join(map(repr, POOL_RULES))}, "
+                             f"got {pool_size!r}")
+        if largest is not None:
+            pool_size = largest
+        elif pool_size == "auto":
+            return SIMULATED_POOL_SIZE
+        else:
+            raise ValueError(f"pool_size 'all' (a real data set's whole pool) does not apply to the simulated "
+                             f"problem {problem_label!r}, whose pool is a sample of any size: give a size, or "
+                             f"'auto' ({SIMULATED_POOL_SIZE} for a simulated problem)")
+    pool_size = limits.size(pool_size, "pool_size", limits.MAX_POOL_SIZE)
+    if pool_size < problem.n_classes:
+        raise ValueError(f"pool_size must be at least the initial set size {problem.n_classes} for problem "
+                         f"{problem_label!r}, got {pool_size}")
+    if largest is not None and pool_size > largest:
+        raise ValueError(f"pool_size must be at most {largest} for problem {problem_label!r} (max_pool_size: the "
+                         f"rows outside its test set and initial set), got {pool_size}")
+    return pool_size
+
+
 def curve_config(problem: tuple[str, Problem], classifier: tuple[str, Classifier], pool_size: Any, budget: Any,
                   population_size: Any, loss: Any, subsample: Any, record_q_c: Any, seed: Any,
                   truth: Any = "auto") -> CurveConfig:
@@ -346,18 +390,11 @@ def curve_config(problem: tuple[str, Problem], classifier: tuple[str, Classifier
     ``record_q_c=None``: where the problem has the truth; ``truth`` resolved to ``"exact"`` or ``"sampled"``
     by :func:`~mri_theory.engine.targets.resolve_truth`, sampled on a problem without the truth);
     ``problem`` and ``classifier`` as :func:`resolve` gives them.  The sizes are bounded
-    (:mod:`mri_theory._utils.limits`), and a pool larger than a real-data problem's ``max_pool_size`` is
-    refused."""
+    (:mod:`mri_theory._utils.limits`), the pool is resolved by :func:`pool_size_of`."""
     (problem_label, problem_obj), (classifier_label, classifier_obj) = problem, classifier
     if loss not in ("error", "log"):
         raise ValueError(f"loss must be 'error' or 'log', got {loss!r}")
-    pool_size = limits.size(pool_size, "pool_size", limits.MAX_POOL_SIZE)
-    if pool_size < problem_obj.n_classes:
-        raise ValueError(f"pool_size must be at least the initial set size {problem_obj.n_classes}, got {pool_size}")
-    largest = getattr(problem_obj, "max_pool_size", None)  # real data: the rows outside the test and initial sets
-    if largest is not None and pool_size > largest:
-        raise ValueError(f"pool_size must be at most {largest} for problem {problem_label!r} (max_pool_size: the "
-                         f"rows outside its test set and initial set), got {pool_size}")
+    pool_size = pool_size_of(pool_size, problem_label, problem_obj)
     budget = pool_size if budget is None else check.count(budget, "budget")
     if budget > pool_size:
         raise ValueError(f"budget ({budget}) must not exceed pool_size ({pool_size}): "

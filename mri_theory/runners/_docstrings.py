@@ -68,8 +68,13 @@ _ENTRIES = {
             population; the practical strategies never see them.
         """,
     "pool_size": """
-        pool_size : int
-            The unlabelled pool drawn in each replicate (at most 100 000).
+        pool_size : int or {"all", "auto"}
+            The unlabelled pool drawn in each replicate: a size (at most
+            100 000; for real data at most the problem's ``max_pool_size``),
+            ``"all"`` (a real data set's whole pool: every row outside its
+            test set and initial set, as in the paper's real-data study) or
+            ``"auto"`` (``"all"`` for real data, for a simulated problem
+            :data:`~mri_theory.runners.sandbox.SIMULATED_POOL_SIZE`, 250).
         """,
     "replicates": """
         replicates : int

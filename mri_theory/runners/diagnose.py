@@ -91,7 +91,7 @@ def run_diagnostics(
     strategies: Sequence[str | Strategy] | str | Strategy,
     replicates: int = 10,
     steps: Sequence[int] = (2, 10, 30),
-    pool_size: int = 100,
+    pool_size: int | str = 100,
     *,
     trajectory: str | Strategy = "RS",
     population_size: int = 10_000,

@@ -131,7 +131,7 @@ def run_leaderboard(
     strategies: str | Strategy | Sequence[str | Strategy] = "all",
     replicates: int = 10,
     steps: Sequence[int] = (2, 10, 30, 80),
-    pool_size: int = 250,
+    pool_size: int | str = 250,
     out: str | os.PathLike | None = None,
     *,
     trajectory: str | Strategy = "RS",

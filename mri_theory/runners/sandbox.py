@@ -114,6 +114,7 @@ from mri_theory.problems import Problem, initial_labelled_set
 from mri_theory.runners import _store
 from mri_theory.runners._curves import (
     RESULT_COLUMNS,
+    SIMULATED_POOL_SIZE,
     CurveConfig,
     Run,
     check_config,
@@ -139,8 +140,8 @@ from mri_theory.runners._store import (
 )
 from mri_theory.strategies import Strategy
 
-__all__ = ["RESULT_COLUMNS", "CurveConfig", "DamagedPartWarning", "Execution", "initial_labelled_set",
-           "read_curves", "run_curves"]
+__all__ = ["RESULT_COLUMNS", "SIMULATED_POOL_SIZE", "CurveConfig", "DamagedPartWarning", "Execution",
+           "initial_labelled_set", "read_curves", "run_curves"]
 
 
 @fill_doc
@@ -148,7 +149,7 @@ def run_curves(
     problem: str | Problem = "four-gaussian",
     classifier: str | Classifier = "knn5",
     strategies: Sequence[str | Strategy] | str | Strategy = "all",
-    pool_size: int = 250,
+    pool_size: int | str = "auto",
     replicates: int = 10,
     seed: int = 0,
     *,
@@ -178,7 +179,6 @@ def run_curves(
         ``__``.  An oracle maximises the run's ``loss``, whatever its own
         ``loss``.
     %(pool_size)s
-        For real data, at most the problem's ``max_pool_size``.
     %(replicates)s
     %(seed)s
     budget : int, optional

@@ -53,7 +53,10 @@ Output folder (``out``):
 ``study.json``
     ``{"format": 1, "settings": {...}, "grid": {...}}``: the settings (pool,
     budget, population, loss, sub-sample, ``record_q_c``, seed, ``truth`` and the
-    asymptotic-loss sizes, as :func:`run_study`'s arguments) and the grid of
+    asymptotic-loss sizes, as :func:`run_study`'s arguments; the pool as
+    resolved: one size when every problem has the same, else
+    ``{problem: size}``, so a rule and the sizes it gives are the same
+    settings) and the grid of
     the last run (preset, problems, classifiers, strategies, replicates as
     labels, and ``specs``: ``{"problems": {label: repr}, "classifiers": ...,
     "strategies": ...}``, the objects' parameters).  A run with other
@@ -140,8 +143,8 @@ from mri_theory.runners.schedule import Plan, expected_costs, longest_first, sim
 from mri_theory.strategies import PEER_NAMES, Strategy, get_strategy, list_strategies, strategy_names
 
 __all__ = ["ASYMPTOTIC_COLUMNS", "CLASSIFIER_SETS", "PRESETS", "PROBLEM_GROUPS", "STRATEGY_SETS", "TIMING_COLUMNS",
-           "Execution", "Plan", "SOLVER_COLUMNS", "StudyResults", "plan_study", "read_study", "read_timings", "report",
-           "run_study", "solver_stops"]
+           "Execution", "Plan", "SOLVER_COLUMNS", "StudyResults", "default_groups", "plan_study", "read_study",
+           "read_timings", "report", "run_study", "solver_stops"]
 
 #: Problem groups accepted by ``problems``: the paper's five abstract problems and its ten smaller real data sets
 #: (Appendix D; the built-in problems registered with ``group="abstract"`` and ``group="small"``,
@@ -165,7 +168,7 @@ ASYMPTOTIC_COLUMNS = ["problem", "classifier", "asymptotic_loss"]
 TIMING_COLUMNS = ["problem", "classifier", "strategy", "replicate", "cpu_s", "wall_s"]
 #: Named sets of :func:`run_study` arguments: ``"paper"`` (the default) and ``"quick"`` (about 20 s on one core).
 PRESETS: dict[str, dict[str, Any]] = {
-    "paper": dict(problems="abstract", classifiers="paper", strategies="paper", replicates=10, pool_size=250,
+    "paper": dict(problems="abstract", classifiers="paper", strategies="paper", replicates=10, pool_size="auto",
                   budget=None, population_size=10_000, loss="error", subsample=100, record_q_c=False, seed=0,
                   truth="auto", asymptotic_train=5000, asymptotic_replicates=5, asymptotic_population=20_000),
     "quick": dict(problems=["four-gaussian", "quadratic"], classifiers=["lda", "kknn5"],
@@ -446,8 +449,11 @@ def run_study(
     ----------
     preset : {"paper", "quick"}
         ``"paper"`` (default): the paper's study (§5): the abstract problems,
-        the six classifiers, the seven methods, 10 replicates, a pool of 250
-        labelled to exhaustion.  ``"quick"``: 2 problems × LDA and kknn5 ×
+        the six classifiers, the seven methods, 10 replicates, each pool
+        labelled to exhaustion: ``pool_size="auto"``, 250 points for a
+        simulated problem, a real data set's whole pool (every row outside
+        its stratified 30 % test set and its initial set: the paper's
+        real-data protocol, §5.2, with ``problems="small"``).  ``"quick"``: 2 problems × LDA and kknn5 ×
         RS, SE, SMRI × 3 replicates, pool 60, population 2000 (about 20 s on
         one core).
     problems : str, Problem, or a sequence of them
@@ -464,7 +470,9 @@ def run_study(
         labelled like it gives the same rows (:mod:`mri_theory.runners.sandbox`).
     replicates, pool_size, budget, population_size, loss, subsample, record_q_c, seed, truth
         As in :func:`~mri_theory.runners.sandbox.run_curves` (``budget=None``
-        exhausts the pool), except ``subsample=0`` scores the whole pool.
+        exhausts the pool), except ``subsample=0`` scores the whole pool and
+        ``pool_size`` may also be a mapping problem label -> size or rule,
+        naming every problem of the study (each problem its own pool).
         ``truth`` (both presets: ``"auto"``) is resolved per pairing: with
         ``"auto"`` the learning curves and MRI-best of LDA, QDA, naive Bayes
         and logistic regression use the exact truth on the Gaussian-mixture
@@ -566,7 +574,8 @@ def _resolve_arguments(preset: Any, given: Mapping[str, Any]) -> _Resolved:
     if metrics.BEST not in strategy_objs and all(problem.has_truth for problem in problem_objs.values()):
         strategy_objs[metrics.BEST] = get_strategy(metrics.BEST)  # the oracle the regret is measured against
     subsample = check.count(args["subsample"], "subsample", minimum=0)
-    cfgs = {(p, c): _curves.curve_config((p, problem), (c, classifier), args["pool_size"], args["budget"],
+    pools = _pool_sizes(args["pool_size"], problem_objs)
+    cfgs = {(p, c): _curves.curve_config((p, problem), (c, classifier), pools[p], args["budget"],
                                           args["population_size"], args["loss"], subsample or None,
                                           args["record_q_c"], args["seed"], args["truth"])
             for p, problem in problem_objs.items() for c, classifier in classifier_objs.items()}
@@ -583,6 +592,23 @@ def _resolve_arguments(preset: Any, given: Mapping[str, Any]) -> _Resolved:
         limits.size(args["asymptotic_train"], "asymptotic_train", limits.MAX_POPULATION_SIZE),
         limits.size(args["asymptotic_replicates"], "asymptotic_replicates", limits.MAX_REPLICATES),
         limits.size(args["asymptotic_population"], "asymptotic_population", limits.MAX_POPULATION_SIZE))
+
+
+def _pool_sizes(value: Any, problems: Mapping[str, Problem]) -> dict[str, Any]:
+    """Each problem's ``pool_size`` (a size or a rule of :func:`~mri_theory.runners._curves.pool_size_of`): the
+    one given, or a mapping's value for its label; a mapping must name every problem of the study and no other."""
+    if isinstance(value, bool) or not isinstance(value, (Mapping, int, np.integer, str)):
+        raise TypeError(f"pool_size must be a size, {' or '.join(map(repr, _curves.POOL_RULES))}, or a mapping "
+                        f"problem label -> one of them, got {type(value).__name__}")
+    if not isinstance(value, Mapping):
+        return dict.fromkeys(problems, value)
+    unknown = sorted(map(repr, set(value) - set(problems)))
+    missing = [p for p in problems if p not in value]
+    if unknown or missing:
+        raise ValueError(f"pool_size: a mapping must give every problem of the study its pool and name no other; "
+                         f"{'unknown: ' + ', '.join(unknown) if unknown else ''}"
+                         f"{'; ' if unknown and missing else ''}{'missing: ' + ', '.join(missing) if missing else ''}")
+    return {p: value[p] for p in problems}
 
 
 @dataclass(frozen=True)
@@ -609,7 +635,9 @@ def _plan(preset: str, resolved: _Resolved) -> _Study:
     specs = {"problems": {p: cfg.problem_spec for (p, _), cfg in cfgs.items()},
              "classifiers": {c: cfg.classifier_spec for (_, c), cfg in cfgs.items()},
              "strategies": {s: _resolve.spec(strategy, "strategies") for s, strategy in strategies.items()}}
-    settings = dict(pool_size=any_cfg.pool_size, budget=any_cfg.budget, population_size=any_cfg.population_size,
+    pools = {p: cfg.pool_size for (p, _), cfg in cfgs.items()}
+    pool_size = next(iter(pools.values())) if len(set(pools.values())) == 1 else pools  # one number if all agree
+    settings = dict(pool_size=pool_size, budget=any_cfg.budget, population_size=any_cfg.population_size,
                     loss=any_cfg.loss, subsample=resolved.subsample, record_q_c=any_cfg.record_q_c,
                     seed=any_cfg.seed, truth=resolved.truth, asymptotic_train=resolved.asymptotic_train,
                     asymptotic_replicates=resolved.asymptotic_replicates,
@@ -846,8 +874,12 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
         The study folder (``out`` of :func:`run_study`).
     groups : mapping, optional
         Problem groups for the aggregate tables (§5.4), passed to
-        :func:`mri_theory.evaluation.tables.write_report` (``None``: its default, the
-        abstract group, which must then hold every problem of the study).
+        :func:`mri_theory.evaluation.tables.write_report`.  ``None``
+        (default): the registered groups (:data:`PROBLEM_GROUPS`: the
+        paper's abstract and small groups) of the study's problems, each
+        holding those of its members the study has, and the group
+        ``"other"`` of the study's problems in no registered group (user
+        data), where there are any.
 
     Returns
     -------
@@ -887,6 +919,8 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
                 raise ValueError(f"path: {pairing} has no {_store.CURVES_SETTINGS_FILE}")
             truth[p, c] = config["truth"]
         with backends.one_thread():  # floats written to the report: summed as with one BLAS thread
+            if groups is None:
+                groups = default_groups(curves["problem"].unique().tolist())
             written = write_report(curves, asymptotic, folder / _REPORT_DIR, groups=groups,
                                    loss=stored["settings"]["loss"], truth=truth)
         cost = _cost_table(folder, stored["grid"])
@@ -898,6 +932,33 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
             _store.write_atomic(_store.csv_bytes(stops), folder / _REPORT_DIR / _SOLVER_FILE)
             written.append(folder / _REPORT_DIR / _SOLVER_FILE)
         return written
+
+
+def default_groups(problems: Sequence[str]) -> dict[str, list[str]]:
+    """The problem groups of a report on ``problems``: each registered group holding some of them, then the rest.
+
+    Parameters
+    ----------
+    problems : sequence of str
+        Problem labels (repeats ignored).
+
+    Returns
+    -------
+    dict
+        Each group of :data:`PROBLEM_GROUPS` holding some of ``problems``, with those members (in the group's
+        order), then ``"other"``: the rest, in their order (absent if none).
+
+    Examples
+    --------
+    >>> default_groups(["sonar", "four-gaussian", "my-data"])
+    {'abstract': ['four-gaussian'], 'small': ['sonar'], 'other': ['my-data']}
+    """
+    present = list(dict.fromkeys(problems))
+    groups = {name: [p for p in members if p in present] for name, members in PROBLEM_GROUPS.items()}
+    groups = {name: members for name, members in groups.items() if members}
+    grouped = {p for members in groups.values() for p in members}
+    rest = [p for p in present if p not in grouped]
+    return {**groups, "other": rest} if rest else groups
 
 
 def solver_stops(path: str | os.PathLike) -> pd.DataFrame | None:

@@ -279,3 +279,50 @@ def test_write_report_refuses_a_file_as_out_dir(tmp_path):
     target.write_text("x")
     with pytest.raises(ValueError, match="out_dir: .* exists and is not a folder"):
         write_report(*_curves(), target)
+
+
+def test_the_papers_public_groups_aggregate_level_by_level_by_hand():
+    """What a report of the two public groups sets beside its final ranking: the paper's rows aggregated as ours
+    are (R3 re-ranks each classifier's mean over the groups, R4 averages those ranks), by hand from the positions
+    listed in the previous test. Per classifier (LDA, 5-nn, NB, SVM, QDA, LR) the R3 ranks are
+    BMRI 2, 1.5, 2.5, 4, 2, 1 = 13; QbcV 1, 3, 2.5, 1, 3, 2 = 12.5; SE 3, 1.5, 1, 5, 1, 3 = 14.5;
+    RS 6, 4, 4, 2, 5, 4 = 25; QbcA 5, 6, 5.5, 3, 4, 5 = 28.5; SMRI 4, 5, 5.5, 6, 6, 6 = 32.5; EfeLc 42
+    (ties of the group means broken by the lower variance of the positions, then averaged)."""
+    from mri_theory.evaluation.tables import _paper_final
+
+    final = _paper_final(["abstract", "small"]).set_index("method")
+    expected = {"QbcV": 12.5, "BMRI": 13, "SE": 14.5, "RS": 25, "QbcA": 28.5, "SMRI": 32.5, "EfeLc": 42}
+    assert final.index.tolist() == list(expected)
+    for method, total in expected.items():
+        assert final.loc[method, "mean_rank"] == pytest.approx(total / 6)
+    abstract = _paper_final(["abstract"])  # one group: the same as averaging the positions at once
+    assert abstract["method"].tolist() == aggregate(paper_rank_table(), by=[])["method"].tolist()
+
+
+def test_write_report_sets_the_small_rows_and_table_2_beside_ours(tmp_path):
+    curves, asymptotic = _curves()
+    rename = {"sharp": "australian"}
+    curves["problem"], asymptotic["problem"] = curves["problem"].replace(rename), asymptotic["problem"].replace(rename)
+    groups = {"abstract": ["four-gaussian"], "small": ["australian"]}
+    write_report(curves, asymptotic, tmp_path / "report", groups=groups, n_boot=20)
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    # the group rows: ours BMRI, SMRI, SE, RS against the paper's Small row for LDA (positions 3, 5, 4, 6)
+    tau = stats.kendalltau([1, 2, 3, 4], [3, 5, 4, 6]).statistic
+    assert (f"| small | lda | **BMRI**, **SMRI**, SE, RS | QbcV, QbcA, **BMRI**, SE, **SMRI**, RS "
+            f"| Table 4, line 1186 | {tau:+.2f} (n = 4,") in markdown
+    # Table 2 under lda on australian: the paper's ranks of our four methods, in our order
+    assert "| paper: Overall Rank | 1 | 5 | 7 | 6 |" in markdown
+    assert "| paper: WI-Exponential | 1 | 4 | 7 | 5 |" in markdown
+    overall = stats.kendalltau([1, 2, 3, 4], [1, 5, 7, 6]).statistic
+    assert f"Overall Rank {overall:+.2f} (n = 4," in markdown
+    comparison = pd.read_csv(tmp_path / "report" / "paper_comparison.csv")
+    pairing = comparison[comparison.table == "pairing ranks"]
+    assert len(pairing) == 5 and pairing["kendall_tau"].iloc[0] == pytest.approx(overall)
+    assert "| Paper abstract and small rows, aggregated" in markdown
+    assert "Paper abstract and small rows (of 12)" in markdown
+    # no paper row for a group the paper does not have
+    write_report(curves, asymptotic, tmp_path / "other", groups={"mine": ["four-gaussian", "australian"]},
+                 n_boot=20)
+    other = (tmp_path / "other" / "report.md").read_text()
+    assert "| mine | lda | **BMRI**, **SMRI**, SE, RS | — | — | n/a |" in other
+    assert "the paper publishes no rows of this study's groups" in other and "rows (of" not in other
