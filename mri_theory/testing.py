@@ -600,8 +600,10 @@ def _check_strategy_repr(strategy: Strategy, who: str) -> str:
         _strategy_fail(who, item, f"{shown} shows an object by its address, which changes from run to run; give "
                                   "every parameter (and the objects it holds) a repr of its value")
     init = list(inspect.signature(type(strategy).__init__).parameters.values())[1:]
+    quiet = getattr(strategy, "repr_if_changed", ())  # shown only away from their default
     hidden = [p.name for p in init if (p.default is not p.empty or p.kind is p.KEYWORD_ONLY)
-              and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and f"{p.name}=" not in shown]
+              and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and f"{p.name}=" not in shown
+              and not (p.name in quiet and getattr(strategy, p.name, p.empty) == p.default)]
     if hidden:
         _strategy_fail(who, item, f"the repr {shown} does not show the __init__ parameters {hidden} (as name=value): "
                                   "two differently parameterised strategies would look alike")

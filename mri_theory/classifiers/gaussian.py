@@ -192,9 +192,9 @@ class GaussianClassifier(Classifier):
         ``MAX_SPREAD``; a subclass with other parameters in data units checks them here."""
         reg = getattr(self, "reg", None)
         if reg is not None and not MAX_SPREAD**-2 <= reg / self.scale_**2 <= MAX_SPREAD**2:
-            raise ValueError(f"reg: reg / spread**2 = {reg / self.scale_**2:.3g} for the training points' spread "
-                             f"{self.scale_:.3g}; it must lie in [{MAX_SPREAD**-2:g}, {MAX_SPREAD**2:g}] (reg is in "
-                             "data units: scale it with the data)")
+            raise ValueError(f"reg, X: reg / spread**2 = {reg / self.scale_**2:.3g} for the training points' (X) "
+                             f"spread {self.scale_:.3g}; it must lie in [{MAX_SPREAD**-2:g}, {MAX_SPREAD**2:g}] (reg "
+                             "is in data units: scale it with the data, or the data to O(1))")
 
     def _to_frame(self, X: np.ndarray) -> np.ndarray:
         """Points in the frame coordinates :math:`z = (x - o)/s`."""

@@ -62,6 +62,10 @@ does not depend on the candidate), and score :math:`-\hat T_e`.  Their
 class-probability estimator :math:`\theta_2` is 5-NN, or a random forest when
 the base classifier is a nearest-neighbour method (§4; the classifier's
 ``nearest_neighbour`` attribute), unless their ``theta2`` parameter gives one.
+The paper's open choices are named options: BMRI's ``aggregate`` (median or
+mean), the kernel of the default 5-NN :math:`\theta_2` (``theta2_kernel``) and
+of the QBC committee's k-NNs (``knn_kernel``), EfeLc's ``candidates``
+(:doc:`/deviations`).
 BMRI draws its 25 bootstrap triples once per selection step and uses them for
 every candidate (common random numbers: the candidates are compared on the
 same resamples); CvMRI likewise draws its folds once per step.
@@ -78,10 +82,13 @@ from mri_theory.strategies.base import (
     select,
 )
 from mri_theory.strategies.builtin import (
+    BMRI_AGGREGATES,
     BMRI_FOREST_TREES,
     COMMITTEE,
     CV_FOLDS,
+    EFELC_CANDIDATES,
     FOREST_TREES,
+    KNN_KERNELS,
     MAX_RESAMPLES,
     PEER_NAMES,
     STRATEGY_REGISTRY,
@@ -137,6 +144,9 @@ __all__ = [
     "PoolMRI",
     "MarginSampling",
     "COMMITTEE",
+    "KNN_KERNELS",
+    "BMRI_AGGREGATES",
+    "EFELC_CANDIDATES",
     "FOREST_TREES",
     "BMRI_FOREST_TREES",
     "MAX_RESAMPLES",

@@ -109,9 +109,15 @@ class Strategy:
         which the paper defines but does not compare).  The registry derives its lists from it (the runners'
         ``"paper"`` set, the leaderboard's groups, the documentation's table), so a new strategy is found
         everywhere by its registration alone.
+    repr_if_changed : tuple of str
+        Parameters of ``__init__`` that ``repr`` shows only when they differ
+        from their default: options added after results were stored under
+        the older ``repr``, so that those results (a study's part files,
+        keyed by the strategy's ``repr``) still match the default.
     """
 
     name: str = "strategy"
+    repr_if_changed: tuple[str, ...] = ()
     origin: str = "other"
     costly: bool = False
     needs_truth: bool = False
@@ -129,7 +135,8 @@ class Strategy:
         raise NotImplementedError
 
     def __repr__(self) -> str:
-        """``Class(p=value, ...)`` for every parameter of ``__init__`` (scikit-learn's convention).
+        """``Class(p=value, ...)`` for every parameter of ``__init__`` (scikit-learn's convention), but those of
+        :attr:`repr_if_changed` at their default.
 
         Raises
         ------
@@ -144,7 +151,10 @@ class Strategy:
             if not hasattr(self, parameter.name):
                 raise AttributeError(f"{type(self).__name__} must store its __init__ parameter {parameter.name!r} "
                                      "as an attribute of the same name (Strategy's repr shows every parameter)")
-            shown.append(f"{parameter.name}={getattr(self, parameter.name)!r}")
+            value = getattr(self, parameter.name)
+            if parameter.name in self.repr_if_changed and value == parameter.default:
+                continue
+            shown.append(f"{parameter.name}={value!r}")
         return f"{type(self).__name__}({', '.join(shown)})"
 
 

@@ -34,7 +34,7 @@ __all__ = ["RandomSelection", "ShannonEntropy", "LeastConfidence", "VoteEntropy"
            "cross_validation_folds", "entropy", "get_strategy", "list_strategies", "register_strategy",
            "registered_strategy", "unregister_strategy", "second_classifier", "COMMITTEE", "FOREST_TREES",
            "BMRI_FOREST_TREES", "MAX_RESAMPLES", "CV_FOLDS", "MAX_FOLDS", "PEER_NAMES", "STRATEGY_REGISTRY",
-           "strategy_names"]
+           "strategy_names", "KNN_KERNELS", "BMRI_AGGREGATES", "EFELC_CANDIDATES"]
 
 
 class RandomSelection(Strategy):
@@ -83,38 +83,74 @@ MAX_RESAMPLES = 10_000
 #: resample): the median over resamples already aggregates 25 x 10 trees.
 BMRI_FOREST_TREES = 10
 
-#: The QBC committee of §5.1 (factories, so each fit starts fresh).
+#: The QBC committee of §5.1 (factories, so each fit starts fresh), with plain-vote k-NNs (``knn_kernel``
+#: ``"rectangular"``, the default of :class:`VoteEntropy` and :class:`AverageKL`).
 COMMITTEE: tuple[Callable[[], Classifier], ...] = (
     LogisticRegression, lambda: KNN(5), lambda: KNN(21), lambda: RandomForest(FOREST_TREES),
 )
 
+#: The kernels of the k-NNs the strategies fit (SMRI's and BMRI's 5-NN :math:`\theta_2`, the committee's 5-NN and
+#: 21-NN), an open choice (:doc:`/deviations`): ``"rectangular"`` (a plain vote, the default) or ``"optimal"``
+#: (kknn's rank weights: the paper's k-NN is R's kknn, Appendix C, line 1401, with its default kernel).
+KNN_KERNELS = ("rectangular", "optimal")
 
-def _committee_proba(ctx: Context) -> np.ndarray:
-    """Members' probabilities, shape ``(members, m, k)``."""
-    return np.stack([make().fit(ctx.X, ctx.y, ctx.n_classes).predict_proba(ctx.candidates)
-                     for make in COMMITTEE])
+
+def _check_kernel(kernel: Any, name: str) -> str:
+    if kernel not in KNN_KERNELS:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, KNN_KERNELS))}, got {kernel!r}")
+    return kernel
 
 
-class VoteEntropy(Strategy):
-    """QbcV: entropy of the committee's vote distribution (each member votes its argmax)."""
+def _committee_proba(ctx: Context, knn_kernel: str = "rectangular") -> np.ndarray:
+    """Members' probabilities, shape ``(members, m, k)``: :data:`COMMITTEE`, its k-NNs of kernel ``knn_kernel``."""
+    members = COMMITTEE if knn_kernel == "rectangular" else (
+        LogisticRegression, lambda: KNN(5, knn_kernel), lambda: KNN(21, knn_kernel),
+        lambda: RandomForest(FOREST_TREES))
+    return np.stack([make().fit(ctx.X, ctx.y, ctx.n_classes).predict_proba(ctx.candidates) for make in members])
+
+
+class _Committee(Strategy):
+    """The two QBC strategies' parameter: the kernel of the committee's 5-NN and 21-NN."""
+
+    origin = "paper"
+    repr_if_changed = ("knn_kernel",)
+
+    def __init__(self, knn_kernel: str = "rectangular") -> None:
+        self.knn_kernel = _check_kernel(knn_kernel, "knn_kernel")
+
+
+class VoteEntropy(_Committee):
+    """QbcV: entropy of the committee's vote distribution (each member votes its argmax).
+
+    Parameters
+    ----------
+    knn_kernel : {"rectangular", "optimal"}, default "rectangular"
+        The kernel of the committee's 5-NN and 21-NN (:data:`KNN_KERNELS`; the
+        committee of §5.1, line 1027: logistic regression, 5-nn, 21-nn and a
+        random forest).
+    """
 
     name = "QbcV"
-    origin = "paper"
 
     def scores(self, ctx):
-        proba = _committee_proba(ctx)
+        proba = _committee_proba(ctx, self.knn_kernel)
         votes = np.eye(ctx.n_classes)[np.argmax(proba, axis=2)].mean(axis=0)
         return entropy(votes)
 
 
-class AverageKL(Strategy):
-    r"""QbcA: :math:`\frac1M \sum_m KL(\hat{\mathbf p}_m \,\|\, \bar{\mathbf p})` (the average, not the maximum)."""
+class AverageKL(_Committee):
+    r"""QbcA: :math:`\frac1M \sum_m KL(\hat{\mathbf p}_m \,\|\, \bar{\mathbf p})` (the average, not the maximum).
+
+    Parameters
+    ----------
+    knn_kernel : {"rectangular", "optimal"}, default "rectangular"
+        As :class:`VoteEntropy`'s.
+    """
 
     name = "QbcA"
-    origin = "paper"
 
     def scores(self, ctx):
-        proba = _committee_proba(ctx)
+        proba = _committee_proba(ctx, self.knn_kernel)
         mean = proba.mean(axis=0)
         return np.mean(np.sum(special.rel_entr(proba, mean[None]), axis=2), axis=0)
 
@@ -122,24 +158,35 @@ class AverageKL(Strategy):
 # ------------------------------------------------------------------ retraining estimators
 
 
-def second_classifier(base: Classifier, trees: int = FOREST_TREES) -> Classifier:
-    r""":math:`\theta_2`, the class-probability estimator of SMRI and BMRI (§4): 5-NN, or a random forest
-    of ``trees`` trees when the base is a nearest-neighbour method (its ``nearest_neighbour`` attribute,
-    True for :class:`~mri_theory.classifiers.KNN`), so that :math:`\theta_2` differs from the base."""
-    return RandomForest(trees) if getattr(base, "nearest_neighbour", False) else KNN(5)
+def second_classifier(base: Classifier, trees: int = FOREST_TREES, kernel: str = "rectangular") -> Classifier:
+    r""":math:`\theta_2`, the class-probability estimator of SMRI and BMRI (§4, line 863): 5-NN of ``kernel``
+    (:data:`KNN_KERNELS`), or a random forest of ``trees`` trees when the base is a nearest-neighbour method (its
+    ``nearest_neighbour`` attribute, True for :class:`~mri_theory.classifiers.KNN`), so that :math:`\theta_2`
+    differs from the base."""
+    return RandomForest(trees) if getattr(base, "nearest_neighbour", False) else KNN(5, kernel)
 
 
 def _fitted_theta2(ctx: Context, data: tuple[np.ndarray, np.ndarray], trees: int = FOREST_TREES,
-                   theta2: Classifier | None = None) -> Classifier:
+                   theta2: Classifier | None = None, kernel: str = "rectangular") -> Classifier:
     r""":math:`\theta_2` fitted on ``data``: a clone of ``theta2``, or :func:`second_classifier` of the base."""
-    model = second_classifier(ctx.classifier, trees) if theta2 is None else theta2.clone()
+    model = second_classifier(ctx.classifier, trees, kernel) if theta2 is None else theta2.clone()
     return model.fit(*data, ctx.n_classes)
 
 
-def _check_theta2(theta2: Any) -> Classifier | None:
+def _check_theta2(theta2: Any, theta2_kernel: Any = "rectangular") -> tuple[Classifier | None, str]:
+    """``theta2`` and ``theta2_kernel`` checked: a kernel other than the default is one of the default
+    :math:`\theta_2`, so it is refused beside a ``theta2`` of one's own."""
     if theta2 is not None and not isinstance(theta2, Classifier):
         raise TypeError(f"theta2 must be a Classifier (an unfitted template) or None, got {type(theta2).__name__}")
-    return theta2
+    theta2_kernel = _check_kernel(theta2_kernel, "theta2_kernel")
+    if theta2 is not None and theta2_kernel != "rectangular":
+        raise ValueError("theta2_kernel is the kernel of the default theta2 (5-NN); with theta2 given, leave it "
+                         f"at 'rectangular', got {theta2_kernel!r}")
+    return theta2, theta2_kernel
+
+
+#: Which candidates EfeLc scores (:class:`EfeLc`'s ``candidates``).
+EFELC_CANDIDATES = ("subsample", "pool")
 
 
 class EfeLc(Strategy):
@@ -153,14 +200,26 @@ class EfeLc(Strategy):
     ----------
     method : {"auto", "refit"}
         The engine's fast path, or a plain refit per (candidate, class).
+    candidates : {"subsample", "pool"}, default "subsample"
+        ``"subsample"``: EfeLc is ``costly``, so the sandbox scores a random
+        sub-sample of the pool (its ``subsample``, as for SMRI and BMRI, §4
+        line 874); ``"pool"``: every pool point, as the paper's cost formula
+        for EfeLc counts them (§5.1, line 996: :math:`n_p = |X_P|`
+        retrainings per class).  An open choice (:doc:`/deviations`).
     """
 
     name = "EfeLc"
     origin = "paper"
     costly = True
+    repr_if_changed = ("candidates",)
 
-    def __init__(self, method: str = "auto") -> None:
+    def __init__(self, method: str = "auto", candidates: str = "subsample") -> None:
         self.method = check_method(method)
+        if candidates not in EFELC_CANDIDATES:
+            raise ValueError(f"candidates must be one of {', '.join(map(repr, EFELC_CANDIDATES))}, "
+                             f"got {candidates!r}")
+        self.candidates = candidates
+        self.costly = candidates == "subsample"  # the sandbox sub-samples the candidates of costly strategies
 
     def scores(self, ctx):
         pool = Population(ctx.pool, np.full((ctx.pool.shape[0], ctx.n_classes), 1.0 / ctx.n_classes))
@@ -172,14 +231,14 @@ class EfeLc(Strategy):
 def _minus_expected_future_loss(ctx: Context, p_data: tuple[np.ndarray, np.ndarray],
                                 t_data: tuple[np.ndarray, np.ndarray], e_data: tuple[np.ndarray, np.ndarray],
                                 method: str, trees: int = FOREST_TREES,
-                                theta2: Classifier | None = None) -> np.ndarray:
+                                theta2: Classifier | None = None, kernel: str = "rectangular") -> np.ndarray:
     r""":math:`-\hat T_e = -\hat{\mathbf p}\cdot\hat{\mathbf{L'}}` from three data sets.
 
     :math:`\theta_2` is trained on ``p_data`` (for :math:`\hat{\mathbf p}`); the retrained models train on
     ``t_data`` and are tested on ``e_data``.  :math:`\theta_2` is a clone of ``theta2``, or
     :func:`second_classifier` of the base when it is None.
     """
-    p_hat = _fitted_theta2(ctx, p_data, trees, theta2).predict_proba(ctx.candidates)
+    p_hat = _fitted_theta2(ctx, p_data, trees, theta2, kernel).predict_proba(ctx.candidates)
     test = Population.from_labels(*e_data, ctx.n_classes)
     future = future_losses(ctx.classifier, *t_data, ctx.candidates, test, "error", method)
     return -np.sum(p_hat * future, axis=1)
@@ -194,24 +253,34 @@ class SimpleMRI(Strategy):
     theta2 : Classifier, optional
         The class-probability estimator :math:`\theta_2` (a template, cloned
         for each fit); default :func:`second_classifier` of the base.
+    theta2_kernel : {"rectangular", "optimal"}, default "rectangular"
+        The kernel of the default 5-NN :math:`\theta_2` (:data:`KNN_KERNELS`;
+        the paper's 5-nn is R's kknn, Appendix C); refused beside ``theta2``.
     """
 
     name = "SMRI"
     origin = "paper"
     costly = True
     estimates_t_e = True
+    repr_if_changed = ("theta2_kernel",)
 
-    def __init__(self, method: str = "auto", theta2: Classifier | None = None) -> None:
+    def __init__(self, method: str = "auto", theta2: Classifier | None = None,
+                 theta2_kernel: str = "rectangular") -> None:
         self.method = check_method(method)
-        self.theta2 = _check_theta2(theta2)
+        self.theta2, self.theta2_kernel = _check_theta2(theta2, theta2_kernel)
 
     def scores(self, ctx):
         data = (ctx.X, ctx.y)
-        return _minus_expected_future_loss(ctx, data, data, data, self.method, theta2=self.theta2)
+        return _minus_expected_future_loss(ctx, data, data, data, self.method, theta2=self.theta2,
+                                           kernel=self.theta2_kernel)
+
+
+#: How BMRI aggregates its ``n_b`` estimates (:class:`BootstrapMRI`'s ``aggregate``).
+BMRI_AGGREGATES = ("median", "mean")
 
 
 class BootstrapMRI(Strategy):
-    r"""BootstrapMRI (Algorithm 2): independent bootstrap datasets, median over ``n_b`` resamples.
+    r"""BootstrapMRI (Algorithm 2): independent bootstrap datasets, median (or mean) over ``n_b`` resamples.
 
     Parameters
     ----------
@@ -224,19 +293,36 @@ class BootstrapMRI(Strategy):
     theta2 : Classifier, optional
         The class-probability estimator :math:`\theta_2` (a template, cloned
         for each resample); default :func:`second_classifier` of the base.
+    aggregate : {"median", "mean"}, default "median"
+        The final estimate from the ``n_b`` resamples' estimates: the paper
+        contradicts itself (:doc:`/deviations`): its text says "averaged"
+        (§4, lines 915 and 941) and its pseudocode takes the median
+        (Algorithm 2, line 943).  The median is the default: the algorithm
+        as written.  With error-rate losses on small labelled sets the
+        median ties many candidates (each resample's estimate takes few
+        values), so BMRI then chooses at random among them; the mean ties
+        far fewer.
+    theta2_kernel : {"rectangular", "optimal"}, default "rectangular"
+        The kernel of the default 5-NN :math:`\theta_2` (:data:`KNN_KERNELS`;
+        the paper's 5-nn is R's kknn, Appendix C); refused beside ``theta2``.
     """
 
     name = "BMRI"
     origin = "paper"
     costly = True
     estimates_t_e = True
+    repr_if_changed = ("aggregate", "theta2_kernel")
 
     def __init__(self, n_b: int = 25, method: str = "auto", theta2_trees: int = BMRI_FOREST_TREES,
-                 theta2: Classifier | None = None) -> None:
+                 theta2: Classifier | None = None, aggregate: str = "median",
+                 theta2_kernel: str = "rectangular") -> None:
         self.n_b = check.count(n_b, "n_b", maximum=MAX_RESAMPLES)
         self.method = check_method(method)
         self.theta2_trees = check.count(theta2_trees, "theta2_trees", maximum=MAX_RESAMPLES)
-        self.theta2 = _check_theta2(theta2)
+        self.theta2, self.theta2_kernel = _check_theta2(theta2, theta2_kernel)
+        if aggregate not in BMRI_AGGREGATES:
+            raise ValueError(f"aggregate must be one of {', '.join(map(repr, BMRI_AGGREGATES))}, got {aggregate!r}")
+        self.aggregate = aggregate
 
     def scores(self, ctx):
         n = ctx.X.shape[0]
@@ -245,8 +331,8 @@ class BootstrapMRI(Strategy):
             i_p, i_t, i_e = ctx.rng.integers(0, n, size=(3, n))
             estimates[b] = _minus_expected_future_loss(
                 ctx, (ctx.X[i_p], ctx.y[i_p]), (ctx.X[i_t], ctx.y[i_t]), (ctx.X[i_e], ctx.y[i_e]), self.method,
-                self.theta2_trees, self.theta2)
-        return np.median(estimates, axis=0)
+                self.theta2_trees, self.theta2, self.theta2_kernel)
+        return np.median(estimates, axis=0) if self.aggregate == "median" else np.mean(estimates, axis=0)
 
 
 # ------------------------------------------------------------------ oracles
@@ -411,7 +497,7 @@ class CrossValidatedMRI(Strategy):
                  stratified: bool = True) -> None:
         self.folds = check.count(folds, "folds", minimum=2, maximum=MAX_FOLDS)
         self.method = check_method(method)
-        self.theta2 = _check_theta2(theta2)
+        self.theta2, _ = _check_theta2(theta2)
         self.stratified = check.flag(stratified, "stratified")
 
     def scores(self, ctx):
@@ -472,7 +558,7 @@ class PoolMRI(Strategy):
 
     def __init__(self, method: str = "auto", theta2: Classifier | None = None) -> None:
         self.method = check_method(method)
-        self.theta2 = _check_theta2(theta2)
+        self.theta2, _ = _check_theta2(theta2)
 
     def scores(self, ctx):
         theta2 = _fitted_theta2(ctx, (ctx.X, ctx.y), theta2=self.theta2)

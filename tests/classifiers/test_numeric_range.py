@@ -67,9 +67,9 @@ def test_the_spread_limits_are_the_documented_ones() -> None:
 
 @pytest.mark.parametrize("cls", REGULARISED)
 def test_a_ridge_out_of_range_is_refused_naming_reg(cls: type) -> None:
-    with pytest.raises(ValueError, match=r"^reg: reg / spread\*\*2 = "):
+    with pytest.raises(ValueError, match=r"^reg, X: reg / spread\*\*2 = "):
         cls(reg=1e250).fit(X, Y, 2)
-    with pytest.raises(ValueError, match=r"^reg: reg / spread\*\*2 = "):
+    with pytest.raises(ValueError, match=r"^reg, X: reg / spread\*\*2 = "):
         cls(reg=1e-250).fit(X, Y, 2)
 
 

@@ -48,8 +48,13 @@ from mri_theory.strategies import (
     PEER_NAMES,
     STRATEGY_REGISTRY,
     TIE_TOLERANCE,
+    AverageKL,
+    BootstrapMRI,
     Context,
+    EfeLc,
+    SimpleMRI,
     Strategy,
+    VoteEntropy,
     get_strategy,
     list_strategies,
     second_classifier,
@@ -317,7 +322,7 @@ def test_fast_path_equals_refit(name, classifier, problem_name, seed, n_labelled
 
 
 def theta2_proba(base: Classifier, X: np.ndarray, y: np.ndarray, k: int, at: np.ndarray,
-                 trees: int = FOREST_TREES) -> np.ndarray:
+                 trees: int = FOREST_TREES, kernel: str = "rectangular") -> np.ndarray:
     """:math:`\\hat{\\mathbf p}` from :math:`\\theta_2` (§4), with scikit-learn directly.
 
     A random forest of ``trees`` trees for a k-NN base (seeded 0, the
@@ -326,6 +331,8 @@ def theta2_proba(base: Classifier, X: np.ndarray, y: np.ndarray, k: int, at: np.
     """
     if isinstance(base, KNN):
         model = RandomForestClassifier(n_estimators=trees, random_state=0).fit(X, y)
+    elif kernel == "optimal":  # kknn's weights: our KNN, tested against kknn's formula in tests/classifiers
+        return KNN(5, "optimal").fit(X, y, k).predict_proba(at)
     else:
         model = KNeighborsClassifier(n_neighbors=min(5, len(y))).fit(X, y)
     out = np.zeros((len(at), k))
@@ -344,22 +351,23 @@ def t_e_hat(base: Classifier, x: np.ndarray, p_hat: np.ndarray, D_T, D_E, k: int
     return float(p_hat @ L)
 
 
-def simple_mri_naive(base, X, y, candidates, k):
+def simple_mri_naive(base, X, y, candidates, k, kernel="rectangular"):
     """Algorithm 1: :math:`D_P = D_T = D_E = D_S`; score :math:`-\\hat Q^c = -\\hat T_e`."""
-    p = theta2_proba(base, X, y, k, candidates)
+    p = theta2_proba(base, X, y, k, candidates, kernel=kernel)
     return np.array([-t_e_hat(base, x, p[i], (X, y), (X, y), k) for i, x in enumerate(candidates)])
 
 
-def bootstrap_mri_naive(base, X, y, candidates, k, n_b, rng):
-    """Algorithm 2: ``n_b`` bootstrap triples ``(I_P, I_T, I_E)`` drawn once per call, median of the scores."""
+def bootstrap_mri_naive(base, X, y, candidates, k, n_b, rng, aggregate=np.median, kernel="rectangular"):
+    """Algorithm 2: ``n_b`` bootstrap triples ``(I_P, I_T, I_E)`` drawn once per call, median (or ``aggregate``)
+    of the scores."""
     n = len(y)
     q = np.empty((n_b, len(candidates)))
     for b in range(n_b):
         i_p, i_t, i_e = rng.integers(0, n, size=(3, n))
-        p = theta2_proba(base, X[i_p], y[i_p], k, candidates, BMRI_FOREST_TREES)
+        p = theta2_proba(base, X[i_p], y[i_p], k, candidates, BMRI_FOREST_TREES, kernel)
         for i, x in enumerate(candidates):
             q[b, i] = -t_e_hat(base, x, p[i], (X[i_t], y[i_t]), (X[i_e], y[i_e]), k)
-    return np.median(q, axis=0)
+    return aggregate(q, axis=0)
 
 
 def efelc_naive(base, X, y, candidates, pool, k):
@@ -414,6 +422,77 @@ def test_efelc_matches_roy_and_mccallum(classifier, problem_name, seed, n_labell
     for method in ("auto", "refit"):
         scores = get_strategy("EfeLc", method=method).scores(context(case, classifier))
         np.testing.assert_allclose(scores, naive, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("classifier", ["lda", "logreg", "kknn5"])
+def test_the_open_choices_match_their_reading_of_the_paper(classifier):
+    """BMRI's ``aggregate="mean"`` (the text's "averaged", lines 915 and 941) and the kknn kernel of the default
+    5-NN theta2 (``theta2_kernel="optimal"``), SMRI's and BMRI's, against Algorithms 1 and 2 by hand."""
+    case = make_case(5, "three-gaussians", n_labelled=7, n_pool=10)
+    problem, X, y, pool, candidates, _ = case
+    base, k = get_classifier(classifier), problem.n_classes
+    for kernel in ("rectangular", "optimal"):
+        for aggregate in ("median", "mean"):
+            naive = bootstrap_mri_naive(base, X, y, candidates, k, 3, np.random.default_rng(9), getattr(np, aggregate),
+                                        kernel)
+            strategy = BootstrapMRI(n_b=3, aggregate=aggregate, theta2_kernel=kernel)
+            np.testing.assert_allclose(strategy.scores(context(case, classifier, rng_seed=9)), naive, rtol=0,
+                                       atol=1e-12)
+        naive = simple_mri_naive(base, X, y, candidates, k, kernel)
+        np.testing.assert_allclose(SimpleMRI(theta2_kernel=kernel).scores(context(case, classifier)), naive,
+                                   rtol=0, atol=1e-12)
+
+
+def test_the_mean_and_the_median_differ():
+    """Not the same statistic under another name: on the same resamples the two aggregates differ."""
+    case = make_case(2, n_labelled=10, n_pool=14)
+    median = BootstrapMRI(n_b=5).scores(context(case, "lda", rng_seed=4))
+    mean = BootstrapMRI(n_b=5, aggregate="mean").scores(context(case, "lda", rng_seed=4))
+    assert not np.allclose(median, mean)
+
+
+def test_qbc_with_kknn_members_by_hand():
+    """``knn_kernel="optimal"``: the committee's 5-NN and 21-NN with kknn's weights, scored as in test_qbc_by_hand."""
+    case = make_case(3, "three-gaussians", n_labelled=9, n_pool=12)
+    problem, X, y, pool, candidates, _ = case
+    k = problem.n_classes
+    members = [LogisticRegression().fit(X, y, k), KNN(5, "optimal").fit(X, y, k), KNN(21, "optimal").fit(X, y, k),
+               RandomForest(FOREST_TREES).fit(X, y, k)]
+    proba = np.array([m.predict_proba(candidates) for m in members])
+    votes = np.array([[np.mean(np.argmax(proba[:, i], axis=1) == j) for j in range(k)] for i in range(len(candidates))])
+    vote_entropy = [-sum(v * np.log(v) for v in row if v > 0) for row in votes]
+    mean = proba.mean(axis=0)
+    average_kl = [np.mean([scipy_entropy(proba[m, i], mean[i]) for m in range(4)]) for i in range(len(candidates))]
+    np.testing.assert_allclose(VoteEntropy("optimal").scores(context(case, "lda")), vote_entropy, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(AverageKL(knn_kernel="optimal").scores(context(case, "lda")), average_kl, rtol=0,
+                               atol=1e-12)
+    assert not np.allclose(AverageKL().scores(context(case, "lda")), average_kl)  # the kernel matters here
+
+
+@pytest.mark.parametrize(("make", "match"), [
+    (lambda: BootstrapMRI(aggregate="max"), "aggregate must be one of 'median', 'mean'"),
+    (lambda: BootstrapMRI(theta2_kernel="gaussian"), "theta2_kernel must be one of"),
+    (lambda: SimpleMRI(theta2=KNN(5), theta2_kernel="optimal"), "theta2_kernel is the kernel of the default"),
+    (lambda: VoteEntropy(knn_kernel="triangular"), "knn_kernel must be one of"),
+    (lambda: EfeLc(candidates="all"), "candidates must be one of 'subsample', 'pool'"),
+])
+def test_bad_options_are_refused(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+def test_the_options_keep_the_stored_reprs():
+    """At their defaults the options added for the paper's open choices are not in the repr, so the committed
+    study's parts (keyed by the strategies' reprs in study.json) still match; away from them they are."""
+    import json
+    from pathlib import Path
+
+    stored = json.loads((Path(__file__).resolve().parents[2] / "figures" / "study" / "study.json").read_text())
+    for name, spec in stored["grid"]["specs"]["strategies"].items():
+        assert repr(get_strategy(name)) == spec
+    assert "aggregate='mean'" in repr(BootstrapMRI(aggregate="mean"))
+    assert repr(EfeLc(candidates="pool")) == "EfeLc(method='auto', candidates='pool')"
+    assert EfeLc(candidates="pool").costly is False and EfeLc().costly is True
 
 
 def test_bmri_draws_its_resamples_from_the_context_generator():
@@ -573,3 +652,16 @@ def test_mri_best_and_worst_choices_do_not_depend_on_summation_order(monkeypatch
     shuffled = run_curves(**settings_)
     np.testing.assert_array_equal(reference["chosen"].to_numpy(), shuffled["chosen"].to_numpy())
     np.testing.assert_allclose(reference["loss"].to_numpy(), shuffled["loss"].to_numpy(), rtol=0, atol=1e-12)
+
+
+def test_efelc_on_the_whole_pool_is_efelc_without_the_sub_sample():
+    """``candidates="pool"``: the sandbox scores every pool point although it sub-samples the costly strategies,
+    so the curve is the default EfeLc's with no sub-sample (same label, same generators)."""
+    from mri_theory.runners import run_curves
+
+    common = dict(pool_size=14, replicates=1, budget=6, execution=QUIET)
+    whole = run_curves("four-gaussian", "lda", [EfeLc(candidates="pool")], subsample=4, **common)
+    reference = run_curves("four-gaussian", "lda", ["EfeLc"], subsample=None, **common)
+    sampled = run_curves("four-gaussian", "lda", ["EfeLc"], subsample=4, **common)
+    np.testing.assert_array_equal(whole.chosen.to_numpy(), reference.chosen.to_numpy())
+    assert not np.array_equal(whole.chosen.to_numpy(), sampled.chosen.to_numpy())
