@@ -79,9 +79,16 @@ machine (the larger label against the smaller) and :math:`\hat p = (1 - q,
 q)`.  A class absent from the training data has probability 0; a single
 present class has probability 1.
 
-**Platt calibration** (:func:`platt_sigmoid`) is fitted on the *training*
-decision values with Platt's regularised targets (no internal
-cross-validation: deterministic, and defined for tiny training sets), by
+**Platt calibration** (:func:`platt_sigmoid`) is fitted by default on the
+*training* decision values with Platt's regularised targets (``platt="train"``:
+deterministic, and defined for tiny training sets); ``platt="cv"`` fits it on
+out-of-fold decision values as e1071 (libsvm) does: :data:`PLATT_FOLDS`
+folds, row ``i`` of the training data in fold ``i mod 5`` (libsvm shuffles at
+random; a fixed assignment keeps the fit deterministic and leaves every fold
+but one unchanged when a point is appended), each fold's rows scored by the
+machine trained on the other folds (``+1`` or ``-1`` where those hold one
+side only, libsvm's rule), and it has no fast path (the retraining path
+refits).  Either way the sigmoid is found by
 Newton's method with Lin, Lin & Weng's (2007) line search (and their ridge
 of ``1e-12`` on the Hessian), compiled, one machine at a time, to a gradient
 of ``1e-12`` per point, then one more Newton step: from there Newton lands
@@ -166,11 +173,17 @@ from mri_theory.classifiers._compiled import on_first_call
 from mri_theory.classifiers._frame import check_magnitude
 from mri_theory.classifiers._repeats import merged_in_order
 from mri_theory.classifiers.knn import squared_distances
-from mri_theory.engine.contract import Classifier, check_points
+from mri_theory.engine.contract import Classifier, check_points, refit_future_losses
 from mri_theory.engine.losses import pointwise_loss_from_scores
 from mri_theory.engine.population import ExactPopulation, Population
 
-__all__ = ["MAX_C", "SVM", "SVMConvergenceWarning", "platt_sigmoid"]
+__all__ = ["MAX_C", "PLATT_FITS", "PLATT_FOLDS", "SVM", "SVMConvergenceWarning", "platt_sigmoid"]
+
+
+#: How :class:`SVM` fits its Platt sigmoids: on the training decision values, or on out-of-fold ones (e1071).
+PLATT_FITS = ("train", "cv")
+#: The folds of ``platt="cv"`` (libsvm's internal cross-validation, ``svm_binary_svc_probability``).
+PLATT_FOLDS = 5
 
 
 class SVMConvergenceWarning(RuntimeWarning):
@@ -876,6 +889,11 @@ class SVM(Classifier):
         RBF width :math:`\gamma` in :math:`e^{-\gamma |x - x'|^2}`; ``None``
         means ``1 / d`` (e1071's default), fixed at fit time from the
         dimension only.
+    platt : {"train", "cv"}, default "train"
+        What Platt's sigmoids are fitted on (:data:`PLATT_FITS`, module notes):
+        the training decision values, or out-of-fold ones as e1071 does
+        (Appendix C, line 1407; an open choice, :doc:`/deviations`; no fast
+        path).
 
     Attributes
     ----------
@@ -894,8 +912,9 @@ class SVM(Classifier):
     """
 
     name = "svm"
+    repr_if_changed = ("platt",)
 
-    def __init__(self, C: float = 1.0, gamma: float | None = None) -> None:
+    def __init__(self, C: float = 1.0, gamma: float | None = None, platt: str = "train") -> None:
         if check.positive_scalar(C, "C") > MAX_C:
             raise ValueError(f"C must be <= {MAX_C:.0e} (the solver stops at a gap of 1e-11 C, and the gap of "
                              f"alpha = 0 is 2: a larger C would leave every alpha at 0), got {C!r}")
@@ -904,8 +923,11 @@ class SVM(Classifier):
                             f"such as 'scale' would move every kernel value when a point is added, got {gamma!r}")
         if gamma is not None:
             check.positive_scalar(gamma, "gamma")
+        if platt not in PLATT_FITS:
+            raise ValueError(f"platt must be one of {', '.join(map(repr, PLATT_FITS))}, got {platt!r}")
         self.C = C
         self.gamma = gamma
+        self.platt = platt
 
     def fit(self, X: ArrayLike, y: ArrayLike, n_classes: int | None = None) -> SVM:
         """Fit on labelled data (:meth:`Classifier.fit`); coordinates beyond ``1e150`` are refused."""
@@ -928,7 +950,32 @@ class SVM(Classifier):
         self._coef, self._gradient = alpha * s, G  # over the distinct points
         # over the training points: a repeated point's coefficient in equal shares
         self.dual_coef_, self.intercept_, self.gradient_ = (self._coef / self._weights)[:, inverse], b, G[:, inverse]
-        self.sigmoids_ = _platt(s * (G + 1.0) + b[:, None], s > 0, weights=self._weights)
+        if self.platt == "train":
+            self.sigmoids_ = _platt(s * (G + 1.0) + b[:, None], s > 0, weights=self._weights)
+        else:
+            decision = self._out_of_fold_decision(X, y)
+            self.sigmoids_ = _platt(decision, y[None, :] == self.machine_classes_[:, None])
+
+    def _out_of_fold_decision(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Each machine's decision value at each training row from the machine trained without the row's fold
+        (``platt="cv"``, module notes), shape ``(machines, n)``."""
+        folds = np.arange(X.shape[0]) % PLATT_FOLDS
+        out = np.empty((self.machine_classes_.size, X.shape[0]))
+        for fold in np.unique(folds):
+            held, kept = folds == fold, folds != fold
+            s = np.where(y[kept][None, :] == self.machine_classes_[:, None], 1.0, -1.0)
+            one_sided = np.all(s == s[:, :1], axis=1) if kept.any() else np.ones(len(s), dtype=bool)
+            out[np.ix_(one_sided, held)] = s[one_sided, :1] if kept.any() else 0.0  # libsvm's rule
+            if one_sided.all():
+                continue
+            index, inverse = merged_in_order(np.column_stack([X[kept], y[kept]]))
+            points, weights = X[kept][index], np.bincount(inverse).astype(float)
+            signs = s[~one_sided][:, index]
+            alpha, _, b, _ = _solve(_Gram(_shifted_kernel(points, points, self.gamma_)), signs,
+                                    np.zeros_like(signs), -np.ones_like(signs), self.C, weights=weights)
+            out[np.ix_(~one_sided, held)] = ((alpha * signs) @ _shifted_kernel(points, X[held], self.gamma_)
+                                             + b[:, None])
+        return out
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Decision values :math:`f_c(x)` of the machines, shape ``(n, len(machine_classes_))``."""
@@ -1069,6 +1116,8 @@ class SVM(Classifier):
         label are scored at a time.
         """
         assert isinstance(population, Population)  # _retraining_args refused an ExactPopulation
+        if self.platt == "cv":  # out-of-fold sigmoids: every fold moves with the added point, so refit
+            return refit_future_losses(self, candidates, population, loss)
         k = self.n_classes_
         chunk = max(1, _CHUNK_CELLS // (population.size * 2 * k))
         out = np.empty((candidates.shape[0], k))

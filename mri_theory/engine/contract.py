@@ -97,6 +97,7 @@ random forest when the base classifier is k-nn").
 
 from __future__ import annotations
 
+import inspect
 import re
 import sys
 from typing import Any
@@ -237,8 +238,14 @@ class Classifier(skbase.BaseEstimator):
             twin.name = self.name
         return twin
 
+    #: Parameters the ``repr`` shows only away from their default: options added after results were stored under
+    #: the older ``repr`` (a study's ``config.json`` records the classifier's), which still match at the default.
+    repr_if_changed: tuple[str, ...] = ()
+
     def __repr__(self) -> str:
-        params = ", ".join(f"{k}={_param_repr(v)}" for k, v in self.get_params(deep=False).items())
+        defaults = {name: p.default for name, p in inspect.signature(type(self).__init__).parameters.items()}
+        params = ", ".join(f"{k}={_param_repr(v)}" for k, v in self.get_params(deep=False).items()
+                           if not (k in self.repr_if_changed and v == defaults.get(k)))
         return f"{type(self).__name__}({params})"
 
     def retraining_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
