@@ -15,6 +15,10 @@
     write the tables (Markdown, LaTeX, CSV) and figures of a finished study into ``DIR/report``, ranked on
     the study's loss (error or log), with the problems grouped as given (default: the registered groups, abstract
     and small, of the study's problems, and ``other`` for the rest);
+``mri-theory sensitivity DIR [--out OUT] [--recompute READING ...]``
+    every conclusion of the finished study in DIR (final ranking, Kendall tau, beats-RS counts, regret ranks,
+    paired differences) under every reading the paper leaves open, with bootstrap intervals
+    (:mod:`mri_theory.runners.sensitivity`);
 ``mri-theory diagnose --problem P --classifiers C ... --strategies S ... --steps T ... --out DIR``
     score every candidate with every strategy beside its true Q^c along random-selection trajectories
     (:mod:`mri_theory.runners.states`, resumable), and write the summaries with their settings, versions and wall time;
@@ -247,6 +251,22 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sensitivity(args: argparse.Namespace) -> int:
+    from mri_theory.runners.sensitivity import run_sensitivity
+
+    table = _guarded("sensitivity", lambda: run_sensitivity(
+        args.path, args.out, recompute=args.recompute, seed=args.boot_seed, n_boot=args.boot,
+        execution=_execution(args)), args.out, "variants' curves")
+    final = table[(table.quantity == "final_rank") & table.item.isin(["BMRI", "SE", "QbcV", "RS"])]
+    print("final mean rank [bootstrap interval] under each reading:")
+    print(final.assign(cell=[f"{v:.2f} [{lo:.2f}, {hi:.2f}]" for v, lo, hi in
+                             zip(final.value, final.ci_low, final.ci_high, strict=True)])
+          .pivot(index="variant", columns="item", values="cell").reindex(list(dict.fromkeys(final.variant)))
+          .to_string())
+    print(f"results: {args.out}/sensitivity.csv, SENSITIVITY.md, sensitivity.png")
+    return 0
+
+
 def _diagnose(args: argparse.Namespace) -> int:
     from mri_theory.runners.diagnose import run_diagnostics
 
@@ -389,6 +409,20 @@ def build_parser() -> argparse.ArgumentParser:
                           "(abstract, small); default: the registered groups of the study's problems, and 'other' "
                           "for the rest")
     rep.set_defaults(func=_report)
+    sen = sub.add_parser("sensitivity", help="every conclusion of a finished study under every reading the paper "
+                                             "leaves open, with bootstrap intervals (resumable; local or Dask)")
+    sen.add_argument("path", metavar="DIR", help="the finished study folder")
+    sen.add_argument("--out", default="results/sensitivity", metavar="OUT",
+                     help="folder (default: results/sensitivity): the recomputed readings' studies and the tables")
+    sen.add_argument("--recompute", nargs="*", metavar="READING",
+                     help="readings that need new curves, among 'BMRI mean', 'kknn kernels', 'EfeLc whole pool', "
+                          "'e1071 Platt' (default: all but 'e1071 Platt'; none: the analysis readings only)")
+    sen.add_argument("--boot", type=int, default=1000, help="bootstrap draws (default 1000)")
+    sen.add_argument("--boot-seed", type=int, default=0, help="seed of the bootstrap draws")
+    sen.add_argument("--jobs", type=int, default=1,
+                     help="local worker processes (joblib, or the Dask LocalCluster): a count, or -1 for all cores")
+    sen.add_argument("--dask", metavar="ADDRESS", help="run on Dask: a scheduler address, or 'local'")
+    sen.set_defaults(func=_sensitivity)
     dia = sub.add_parser("diagnose", help="every strategy's scores beside the true Q^c of every candidate, in the "
                                           "same states; summaries of ranking quality and of the T_e estimators' "
                                           "errors (resumable; local or Dask)")

@@ -52,7 +52,7 @@ from mri_theory.evaluation.ranking import (
 
 __all__ = ["PAPER_ABSTRACT_ORDERINGS", "PAPER_BEATS_RS", "PAPER_CLASSIFIERS", "PAPER_FINAL", "PAPER_METHODS",
            "PAPER_SINGLE_PAIRING", "PAPER_SMALL_ORDERINGS", "PaperOrdering", "PaperPairingRanks", "Tau",
-           "kendall_tau", "paper_rank_table", "write_report"]
+           "kendall_tau", "paper_final_ranking", "paper_rank_table", "write_report"]
 
 
 class PaperOrdering(NamedTuple):
@@ -465,7 +465,7 @@ def _final_tables(r4: pd.DataFrame, boot: pd.DataFrame, regret: pd.Series, level
         ("Paper Table 5 (all three groups, line 1240)", list(PAPER_FINAL.methods),
          kendall_tau(ranks, PAPER_FINAL.methods))]
     if paper_groups:
-        paper_final = _paper_final(paper_groups)
+        paper_final = paper_final_ranking(paper_groups)
         comparisons.append((f"Paper {' and '.join(paper_groups)} rows, aggregated (from Tables 4, 9-13 with "
                             "aggregate)", _tied_ordering(paper_final),
                             kendall_tau(ranks, paper_final.set_index("method")["rank"])))
@@ -486,9 +486,21 @@ def _final_tables(r4: pd.DataFrame, boot: pd.DataFrame, regret: pd.Series, level
     return [top, detail, versus]
 
 
-def _paper_final(groups: Sequence[str]) -> pd.DataFrame:
+def paper_final_ranking(groups: Sequence[str] = ("abstract",)) -> pd.DataFrame:
     """The paper's final ranking (R4) over ``groups``, derived from its published rows of them as ours is from
-    R2 (:func:`paper_rank_table`): averaged over the groups per classifier, then over the classifiers."""
+    R2 (:func:`paper_rank_table`): averaged over the groups per classifier, then over the classifiers.
+
+    Parameters
+    ----------
+    groups : sequence of str, default ("abstract",)
+        As for :func:`paper_rank_table`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`~mri_theory.evaluation.ranking.aggregate`'s columns ``method``, ``mean_rank``, ``rank_var``,
+        ``n_units``, ``rank``, best first.
+    """
     r3 = aggregate(paper_rank_table(groups), by="classifier", over="group")
     return aggregate(r3.drop(columns=["mean_rank", "rank_var", "n_units"]), by=[], over="classifier")
 

@@ -50,6 +50,7 @@ from mri_theory.runners.sandbox import (
     run_curves,
 )
 from mri_theory.runners.schedule import Plan, describe_plans, simulate_makespan
+from mri_theory.runners.sensitivity import RECOMPUTED, SENSITIVITY_FILES, Recomputed, run_sensitivity
 from mri_theory.runners.states import (
     STATE_COLUMNS,
     STATE_TIMING_COLUMNS,
@@ -73,6 +74,7 @@ from mri_theory.runners.study import (
     report,
     run_study,
     solver_stops,
+    study_record,
 )
 
 __all__ = [
@@ -108,6 +110,11 @@ __all__ = [
     "read_study",
     "plan_study",
     "solver_stops",
+    "study_record",
+    "run_sensitivity",
+    "Recomputed",
+    "RECOMPUTED",
+    "SENSITIVITY_FILES",
     "Plan",
     "describe_plans",
     "simulate_makespan",

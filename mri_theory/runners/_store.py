@@ -369,7 +369,13 @@ OWNER_FILE = ".runner"
 #: at the top of its folder (the settings files of :data:`RUNNER_FILES`, the leaderboard's record and table, the
 #: diagnostics' summaries).
 OWNER_MARKS = {**RUNNER_FILES, "leaderboard.json": "run_leaderboard", "leaderboard.csv": "run_leaderboard",
-               "summary.csv": "run_diagnostics", "DIAGNOSTICS.md": "run_diagnostics"}
+               "summary.csv": "run_diagnostics", "DIAGNOSTICS.md": "run_diagnostics",
+               "sensitivity.csv": "run_sensitivity", "SENSITIVITY.md": "run_sensitivity"}
+
+
+def pairing_folder(out: Path, problem: str, classifier: str) -> Path:
+    """A study's folder of the (problem, classifier) pairing labelled so: ``{out}/{problem}__{classifier}``."""
+    return out / f"{problem}__{classifier}"
 
 
 def folder_owner(folder: Path) -> str | None:

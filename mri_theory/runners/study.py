@@ -144,7 +144,7 @@ from mri_theory.strategies import PEER_NAMES, Strategy, get_strategy, list_strat
 
 __all__ = ["ASYMPTOTIC_COLUMNS", "CLASSIFIER_SETS", "PRESETS", "PROBLEM_GROUPS", "STRATEGY_SETS", "TIMING_COLUMNS",
            "Execution", "Plan", "SOLVER_COLUMNS", "StudyResults", "default_groups", "plan_study", "read_study",
-           "read_timings", "report", "run_study", "solver_stops"]
+           "read_timings", "report", "run_study", "solver_stops", "study_record"]
 
 #: Problem groups accepted by ``problems``: the paper's five abstract problems and its ten smaller real data sets
 #: (Appendix D; the built-in problems registered with ``group="abstract"`` and ``group="small"``,
@@ -345,10 +345,6 @@ def _labelled(value: Any, name: str, sets: Mapping[str, Sequence[str]], kind: st
 # ------------------------------------------------------------------ storage
 
 
-def _pairing_dir(out: Path, problem: str, classifier: str) -> Path:
-    return out / f"{problem}__{classifier}"
-
-
 def _check_study_out(out: Any) -> Path | None:
     """``out`` as a Path, or None; raises unless it is (or can become) a writable study folder."""
     path = _store.check_out(out, ((_STUDY_FILE, False), (_CURVES_FILE, False), (_ASYMPTOTIC_FILE, False),
@@ -387,7 +383,7 @@ def _record_sha256(record: Mapping[str, Any]) -> str:
 def _write_record(out: Path, task: _AsymptoticConfig, value: float) -> None:
     record = {"format": _FORMAT, "settings": asdict(task), "asymptotic_loss": value}
     record["sha256"] = _record_sha256(record)
-    _store.write_atomic(_json_text(record), _pairing_dir(out, task.problem, task.classifier) / _RECORD_FILE)
+    _store.write_atomic(_json_text(record), _store.pairing_folder(out, task.problem, task.classifier) / _RECORD_FILE)
 
 
 def _read_record(path: Path, task: _AsymptoticConfig) -> float:
@@ -539,7 +535,7 @@ def run_study(
     with contextlib.ExitStack() as held:  # one writer: this process holds the study's lock and every pairing's
         held.enter_context(_store.locked(out_path, "out", owner="run_study"))
         for (p, c) in study.cfgs:
-            held.enter_context(_store.locked(_pairing_dir(out_path, p, c), "out", owner="run_curves"))
+            held.enter_context(_store.locked(_store.pairing_folder(out_path, p, c), "out", owner="run_curves"))
         found = _execute(study, _load_verified(study, out_path), execution, out_path)
         return _assemble(study, found, out_path)
 
@@ -664,12 +660,12 @@ def _load_verified(study: _Study, out: Path) -> dict[tuple, Any]:
     found: dict[tuple, Any] = {}
     pairs = [(s, r) for s in study.strategies for r in range(study.grid["replicates"])]
     for (p, c), run in study.runs.items():
-        folder = _pairing_dir(out, p, c)
+        folder = _store.pairing_folder(out, p, c)
         _curves.prepare_output(folder, run.config)
         for (s, r), frame in _curves.verified_parts(folder, run, pairs, stacklevel=4).items():
             found[p, c, s, r] = frame
     losses = _store.verified_files(
-        (((p, c), _pairing_dir(out, p, c) / _RECORD_FILE) for (p, c) in study.cfgs),
+        (((p, c), _store.pairing_folder(out, p, c) / _RECORD_FILE) for (p, c) in study.cfgs),
         lambda path, pairing: _read_record(path, study.asymptotic[pairing].config), stacklevel=4)
     return {**losses, **found}
 
@@ -692,7 +688,7 @@ def _execute(study: _Study, found: dict[tuple, Any], execution: Execution,
             _write_record(out, study.asymptotic[key].config, timed.value)
         else:
             p, c, s, r = key
-            _curves.write_part(timed.value, _pairing_dir(out, p, c), study.runs[p, c], s, r)
+            _curves.write_part(timed.value, _store.pairing_folder(out, p, c), study.runs[p, c], s, r)
         timings[_timing_key(key)] = (timed.cpu_s, timed.wall_s)
         _store.write_atomic(_store.timings_bytes(timings, TIMING_COLUMNS), out / _TIMINGS_FILE)
         stops[_timing_key(key)] = timed.solver_stops
@@ -726,7 +722,7 @@ def _assemble(study: _Study, found: Mapping[tuple, Any], out: Path | None) -> St
     if out is not None:
         for (p, c) in study.cfgs:
             pairing = curves[(curves.problem == p) & (curves.classifier == c)]
-            _store.write_tables(_pairing_dir(out, p, c), {_CURVES_FILE: _store.csv_bytes(pairing)},
+            _store.write_tables(_store.pairing_folder(out, p, c), {_CURVES_FILE: _store.csv_bytes(pairing)},
                                   _store.CURVES_SETTINGS_FILE)
         _store.write_tables(out, {_CURVES_FILE: _store.csv_bytes(curves),
                                     _ASYMPTOTIC_FILE: _store.csv_bytes(asymptotic)}, _STUDY_FILE)
@@ -741,7 +737,7 @@ def _check_stored(out: Path, settings: Mapping[str, Any], cfgs: Mapping[tuple[st
         raise ValueError(f"out: {out} holds a study with other settings ({out / _STUDY_FILE}); "
                          "use another folder")
     for (p, c), cfg in cfgs.items():
-        folder = _store.check_out(_pairing_dir(out, p, c))
+        folder = _store.check_out(_store.pairing_folder(out, p, c))
         _curves.check_config(folder, cfg)
 
 
@@ -805,6 +801,32 @@ def _grid_tasks(grid: Mapping[str, Any]) -> tuple[list[tuple[str, str]], set[tup
     replicate)`` keys."""
     pairings = [(p, c) for p in grid["problems"] for c in grid["classifiers"]]
     return pairings, {(p, c, s, r) for p, c in pairings for s in grid["strategies"] for r in range(grid["replicates"])}
+
+
+def study_record(path: str | os.PathLike) -> dict[str, Any]:
+    """The record ``study.json`` of a study: its settings and grid (module docstring, "Output folder").
+
+    Parameters
+    ----------
+    path : path
+        The study folder (``out`` of :func:`run_study`).
+
+    Returns
+    -------
+    dict
+        ``{"format": 1, "settings": {...}, "grid": {...}}``, checked for its structure.  The tables are not
+        read (:func:`read_study` reads them, verified).
+
+    Raises
+    ------
+    ValueError
+        Naming ``path`` if the folder holds no ``study.json`` or a corrupt one.
+    """
+    folder = _store.check_path(path, "a folder")
+    stored = _read_study_file(folder, "path")
+    if stored is None:
+        raise ValueError(f"path: no study at {folder} (no {_STUDY_FILE})")
+    return stored
 
 
 def read_study(path: str | os.PathLike) -> StudyResults:
@@ -911,7 +933,7 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
             raise ValueError(f"path: no study at {folder} (no {_STUDY_FILE})")
         truth = {}
         for p, c in curves[["problem", "classifier"]].drop_duplicates().itertuples(index=False):
-            pairing = _pairing_dir(folder, p, c)
+            pairing = _store.pairing_folder(folder, p, c)
             _store.verified_table(pairing / _CURVES_FILE, "path")  # its config.json too: as its checksum records
             config = _store.read_settings_json(pairing / _store.CURVES_SETTINGS_FILE, "path", "configuration",
                                                lambda value: isinstance(value, dict) and "truth" in value)

@@ -288,14 +288,14 @@ def test_the_papers_public_groups_aggregate_level_by_level_by_hand():
     BMRI 2, 1.5, 2.5, 4, 2, 1 = 13; QbcV 1, 3, 2.5, 1, 3, 2 = 12.5; SE 3, 1.5, 1, 5, 1, 3 = 14.5;
     RS 6, 4, 4, 2, 5, 4 = 25; QbcA 5, 6, 5.5, 3, 4, 5 = 28.5; SMRI 4, 5, 5.5, 6, 6, 6 = 32.5; EfeLc 42
     (ties of the group means broken by the lower variance of the positions, then averaged)."""
-    from mri_theory.evaluation.tables import _paper_final
+    from mri_theory.evaluation.tables import paper_final_ranking
 
-    final = _paper_final(["abstract", "small"]).set_index("method")
+    final = paper_final_ranking(["abstract", "small"]).set_index("method")
     expected = {"QbcV": 12.5, "BMRI": 13, "SE": 14.5, "RS": 25, "QbcA": 28.5, "SMRI": 32.5, "EfeLc": 42}
     assert final.index.tolist() == list(expected)
     for method, total in expected.items():
         assert final.loc[method, "mean_rank"] == pytest.approx(total / 6)
-    abstract = _paper_final(["abstract"])  # one group: the same as averaging the positions at once
+    abstract = paper_final_ranking(["abstract"])  # one group: the same as averaging the positions at once
     assert abstract["method"].tolist() == aggregate(paper_rank_table(), by=[])["method"].tolist()
 
 

@@ -1,0 +1,319 @@
+r"""How much a study's conclusions move under the readings the paper leaves open (§5.3-5.5).
+
+:func:`conclusions` measures, on one set of curves, every conclusion the paper draws from its study, each with
+its uncertainty: the final ranking (R4) with bootstrap intervals and the probability of beating RS, Kendall's
+:math:`\tau` against the paper's Table 5 and against the final ranking its published rows of the study's groups
+give, the beats-RS counts (R5), the regret ranks, and the paired differences that matter (BMRI − RS, BMRI − SE:
+AUA and regret, bootstrap intervals over replicates, and in how many pairings the first is better).
+
+:func:`sensitivity` recomputes them under each reading of the analysis that needs no new curves
+(:data:`READINGS`): R1 on averaged metrics instead of the averaged curve, label complexity's :math:`\epsilon`
+as 5 points of error instead of 5 %, and leaving out one problem, one classifier, or the degenerate pairings
+(:func:`degenerate_pairings`: classifiers that cannot represent the problem, whose curves every method
+improves on). The readings that need new curves (BMRI's mean, the kknn kernels, e1071's Platt fit, EfeLc on
+the whole pool) are strategy and classifier options; :func:`mri_theory.runners.run_sensitivity` reruns only the
+curves they change and passes the result through the same :func:`conclusions`.
+
+Every interval is a percentile bootstrap over replicates, paired (the same replicates for every method of a
+pairing), pairing by pairing, as :func:`~mri_theory.evaluation.ranking.bootstrap_ranks`; every reading draws
+from a generator of the same seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from mri_theory._utils import validation as check
+from mri_theory.evaluation import _checks as evc
+from mri_theory.evaluation._pairings import check_inputs, pairing_metrics
+from mri_theory.evaluation.metrics import BEST, REFERENCE
+from mri_theory.evaluation.ranking import MAX_BOOT, bootstrap_ranks, rank_study
+from mri_theory.evaluation.tables import PAPER_FINAL, kendall_tau, paper_final_ranking
+
+__all__ = ["CONCLUSION_COLUMNS", "DEGENERATE_RATIO", "PAIRS", "READINGS", "conclusions", "degenerate_pairings",
+           "paired_differences", "sensitivity", "sensitivity_figure"]
+
+#: The paired differences :func:`conclusions` reports (first − second): the paper's claims about BMRI.
+PAIRS: tuple[tuple[str, str], ...] = (("BMRI", "RS"), ("BMRI", "SE"))
+#: A pairing is degenerate when its asymptotic loss exceeds this multiple of the smallest asymptotic loss of any
+#: classifier on the same problem (:func:`degenerate_pairings`).
+DEGENERATE_RATIO = 2.0
+#: The readings of the analysis :func:`sensitivity` compares, besides leaving out a problem or a classifier.
+READINGS: dict[str, str] = {
+    "as reported": "R1 on the replicate-averaged curve (line 1202), label complexity at (1 + epsilon) x the "
+                   "asymptotic loss (epsilon 0.05: the paper's 'epsilon = 5' as 5 %)",
+    "R1 averaged metrics": "R1 as the mean of each replicate's metrics (line ~1166)",
+    "epsilon absolute": "label complexity at the asymptotic loss + epsilon (the paper's 'epsilon = 5' as 5 points "
+                        "of error)",
+    "without degenerate pairings": f"the pairings whose asymptotic loss is above {DEGENERATE_RATIO:g} x the best "
+                                   "classifier's on the problem left out",
+}
+#: Columns of :func:`conclusions`' table (and, after ``variant``, of :func:`sensitivity`'s).
+CONCLUSION_COLUMNS = ["quantity", "item", "value", "ci_low", "ci_high", "detail"]
+
+
+def degenerate_pairings(asymptotic: pd.DataFrame, ratio: float = DEGENERATE_RATIO) -> list[tuple[str, str]]:
+    """The (problem, classifier) pairings whose asymptotic loss is above ``ratio`` times the smallest one of the
+    same problem: a classifier that cannot represent the problem (LDA on Triangles, whose classes share mean and
+    covariance), whose every curve stays far above the others' and which every method "improves".
+
+    Parameters
+    ----------
+    asymptotic : pandas.DataFrame
+        Columns ``problem``, ``classifier``, ``asymptotic_loss``.
+    ratio : float
+        At least 1.
+
+    Returns
+    -------
+    list of tuple
+        In the table's order.
+    """
+    evc.frame(asymptotic, "asymptotic", ["problem", "classifier", "asymptotic_loss"])
+    ratio = check.finite_scalar(ratio, "ratio")
+    if ratio < 1:
+        raise ValueError(f"ratio must be at least 1, got {ratio}")
+    values = evc.number_array(asymptotic["asymptotic_loss"].to_numpy(), "asymptotic['asymptotic_loss']")
+    best = asymptotic.assign(value=values).groupby("problem")["value"].transform("min").to_numpy()
+    return [(p, c) for p, c, v, b in zip(asymptotic["problem"], asymptotic["classifier"], values, best, strict=True)
+            if v > ratio * b]
+
+
+def _draw_weights(rng: np.random.Generator, n_boot: int, r: int) -> np.ndarray:
+    """``(n_boot, r)``: each draw's share of each replicate (resampled with replacement)."""
+    draws = rng.integers(0, r, size=(n_boot, r))
+    counts = np.bincount((draws + r * np.arange(n_boot)[:, None]).ravel(), minlength=n_boot * r)
+    return counts.reshape(n_boot, r) / r
+
+
+def paired_differences(curves: pd.DataFrame, asymptotic: pd.DataFrame, pairs: Sequence[tuple[str, str]] = PAIRS,
+                       *, rng: np.random.Generator, n_boot: int = 1000, level: float = 0.95, mode: str = "curve",
+                       alpha: float = 0.02, epsilon: float = 0.05, loss: str = "error") -> pd.DataFrame:
+    """Paired differences of two methods' metrics, averaged over the pairings, with bootstrap intervals.
+
+    For each pair ``(first, second)`` and each metric, the difference ``first − second`` of the metric in every
+    (problem, classifier) pairing (R1, in ``mode``), averaged over the pairings; its percentile interval from
+    ``n_boot`` draws that resample, in every pairing independently, its replicates with replacement, the same
+    replicates for both methods (the design is paired); and in how many pairings the first is better.
+
+    Parameters
+    ----------
+    curves, asymptotic, mode, alpha, epsilon, loss
+        As for :func:`~mri_theory.evaluation.ranking.rank_study`.
+    pairs : sequence of (str, str)
+        Methods of the curves (a pair naming one the curves lack is left out).
+    rng, n_boot, level
+        As for :func:`~mri_theory.evaluation.ranking.bootstrap_ranks`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``first``, ``second``, ``metric`` (the area metric, ``aua`` or ``mean_loss``, and ``regret``
+        where the curves have MRI-best's), ``difference``, ``ci_low``, ``ci_high``, ``first_better`` (pairings
+        where the first's metric is better: higher AUA, lower mean loss or regret) and ``pairings``.
+    """
+    rng = check.generator(rng)
+    n_boot = check.count(n_boot, "n_boot", maximum=MAX_BOOT)
+    level = check.finite_scalar(level, "level")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    if isinstance(pairs, str) or not all(isinstance(p, tuple) and len(p) == 2 for p in pairs):
+        raise TypeError(f"pairs must be a sequence of (first, second) method names, got {pairs!r}")
+    inputs = check_inputs(curves, asymptotic, mode, alpha, epsilon, loss)
+    area = "aua" if inputs.loss == "error" else "mean_loss"
+    metrics = {area: inputs.loss == "error", "regret": False}  # metric -> higher is better
+    observed: dict[tuple, list[float]] = {}
+    boot: dict[tuple, list[np.ndarray]] = {}
+    for pairing in inputs.pairings:
+        r = pairing.loss.shape[1]
+        weights = np.vstack([np.full((1, r), 1.0 / r), _draw_weights(rng, n_boot, r)])
+        values = pairing_metrics(pairing, inputs, weights)
+        for first, second in pairs:
+            if first not in pairing.strategies or second not in pairing.strategies:
+                continue
+            i, j = pairing.strategies.index(first), pairing.strategies.index(second)
+            for metric in metrics:
+                if metric == "regret" and BEST not in pairing.strategies:
+                    continue
+                difference = values[metric][:, i] - values[metric][:, j]
+                observed.setdefault((first, second, metric), []).append(float(difference[0]))
+                boot.setdefault((first, second, metric), []).append(difference[1:])
+    tail = (1 - level) / 2
+    rows = []
+    for (first, second, metric), differences in observed.items():
+        means = np.mean(boot[first, second, metric], axis=0)
+        higher = metrics[metric]
+        better = sum(d > 0 if higher else d < 0 for d in differences)
+        rows.append((first, second, metric, float(np.mean(differences)), float(np.quantile(means, tail)),
+                     float(np.quantile(means, 1 - tail)), int(better), len(differences)))
+    return pd.DataFrame(rows, columns=["first", "second", "metric", "difference", "ci_low", "ci_high",
+                                       "first_better", "pairings"])
+
+
+def conclusions(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[str, Sequence[str]] | None = None,
+                *, seed: int = 0, n_boot: int = 1000, level: float = 0.95, mode: str = "curve", alpha: float = 0.02,
+                epsilon: float = 0.05, loss: str = "error", paper_groups: Sequence[str] = ("abstract",)
+                ) -> pd.DataFrame:
+    """The paper's conclusions measured on one set of curves, each with its uncertainty (module docstring).
+
+    Parameters
+    ----------
+    curves, asymptotic, groups, mode, alpha, epsilon, loss
+        As for :func:`~mri_theory.evaluation.ranking.rank_study`.
+    seed : int
+        Seed of the bootstrap draws (the rankings' and the differences' generators are both made from it).
+    n_boot, level
+        As for :func:`~mri_theory.evaluation.ranking.bootstrap_ranks`.
+    paper_groups : sequence of str
+        The paper's groups whose published rows give the second final ranking ``tau`` is measured against
+        (:func:`~mri_theory.evaluation.tables.paper_final_ranking`); empty: none.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`CONCLUSION_COLUMNS`, one row per number, ``quantity`` one of ``final_rank`` (``item``
+        a method; ``value`` its R4 mean rank, the interval of the bootstrap mean ranks; ``detail`` its rank and
+        the probability of beating RS), ``tau`` (``item`` ``Table 5`` or ``paper rows``; ``detail`` the p-value
+        and the methods compared), ``beats_rs`` (``item`` a method; of ``detail`` pairings), ``regret``
+        (``item`` a method; ``value`` its mean regret over pairings, ``detail`` its rank), ``difference``
+        (``item`` ``first - second: metric``, with the interval; ``detail`` in how many pairings the first is
+        better).
+    """
+    seed = check.count(seed, "seed", minimum=0)
+    ranks = rank_study(curves, asymptotic, groups, mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
+    boot = bootstrap_ranks(curves, asymptotic, groups, rng=np.random.default_rng(seed), n_boot=n_boot, level=level,
+                           mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
+    final = boot[boot["classifier"] == "all"].merge(ranks.r4[["method", "rank"]], on="method")
+    rows = [("final_rank", m, mr, lo, hi, f"rank {rank:g}" + ("" if m == REFERENCE else f"; P(beats RS) {p:.2f}"))
+            for m, mr, lo, hi, p, rank in final[["method", "mean_rank", "ci_low", "ci_high", "p_beats_rs",
+                                                 "rank"]].itertuples(index=False)]
+    ours = ranks.r4.set_index("method")["rank"]
+    references = [("Table 5", kendall_tau(ours, PAPER_FINAL.methods))]
+    if paper_groups:
+        references.append(("paper rows", kendall_tau(ours, paper_final_ranking(paper_groups).set_index("method")
+                                                      ["rank"])))
+    rows += [("tau", name, tau.tau, np.nan, np.nan, f"p {tau.pvalue:.3f}; n {tau.n}") for name, tau in references]
+    units = ranks.r2[["group", "classifier"]].drop_duplicates().shape[0]
+    rows += [("beats_rs", m, float(v), np.nan, np.nan, f"of {units}") for m, v in ranks.r5.items()]
+    regret = ranks.r1.groupby("method", sort=True)["regret"].mean().dropna().sort_values(kind="stable")
+    rows += [("regret", m, float(v), np.nan, np.nan, f"rank {i}") for i, (m, v) in enumerate(regret.items(), 1)]
+    differences = paired_differences(curves, asymptotic, rng=np.random.default_rng([seed, 1]), n_boot=n_boot,
+                                     level=level, mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
+    rows += [("difference", f"{f} - {s}: {metric}", d, lo, hi, f"first better in {b} of {n}")
+             for f, s, metric, d, lo, hi, b, n in differences.itertuples(index=False)]
+    return pd.DataFrame(rows, columns=CONCLUSION_COLUMNS)
+
+
+def _absolute_epsilon(asymptotic: pd.DataFrame, epsilon: float) -> pd.DataFrame:
+    """The asymptotic losses ``a'`` whose relative target ``(1 + epsilon) a'`` is the absolute ``a + epsilon``:
+    label complexity is the only metric that reads them."""
+    return asymptotic.assign(asymptotic_loss=(asymptotic["asymptotic_loss"] + epsilon) / (1 + epsilon))
+
+
+def sensitivity(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[str, Sequence[str]] | None = None,
+                *, seed: int = 0, n_boot: int = 1000, level: float = 0.95, alpha: float = 0.02,
+                epsilon: float = 0.05, loss: str = "error", paper_groups: Sequence[str] = ("abstract",),
+                leave_out: bool = True) -> pd.DataFrame:
+    """:func:`conclusions` under each reading of :data:`READINGS`, and without each problem and each classifier.
+
+    Parameters
+    ----------
+    curves, asymptotic, groups, seed, n_boot, level, alpha, epsilon, loss, paper_groups
+        As for :func:`conclusions` (the reading ``"as reported"`` is ``mode="curve"`` with these).
+    leave_out : bool
+        Add the variants ``"without <problem>"`` and ``"without <classifier>"`` (a study of one problem or one
+        classifier has none of that kind).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``variant``, then :data:`CONCLUSION_COLUMNS`; the variants in the order of :data:`READINGS`, then the
+        problems, then the classifiers (sorted).  ``"without degenerate pairings"`` is absent when the study
+        has none (:func:`degenerate_pairings`); the variant ``"epsilon absolute"`` needs ``loss="error"``.
+    """
+    leave_out = check.flag(leave_out, "leave_out")
+    common: dict[str, Any] = dict(seed=seed, n_boot=n_boot, level=level, alpha=alpha, loss=loss,
+                                  paper_groups=paper_groups)
+    variants: dict[str, tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]] = {
+        "as reported": (curves, asymptotic, {"mode": "curve", "epsilon": epsilon}),
+        "R1 averaged metrics": (curves, asymptotic, {"mode": "replicate", "epsilon": epsilon}),
+    }
+    if evc.loss_kind(loss) == "error":
+        variants["epsilon absolute"] = (curves, _absolute_epsilon(asymptotic, epsilon),
+                                        {"mode": "curve", "epsilon": epsilon})
+    degenerate = set(degenerate_pairings(asymptotic))
+    pairs = list(zip(curves["problem"], curves["classifier"], strict=True))
+    if degenerate:
+        keep = np.array([pair not in degenerate for pair in pairs])
+        variants["without degenerate pairings"] = (curves[keep], asymptotic, {"mode": "curve", "epsilon": epsilon})
+    if leave_out:
+        for column in ("problem", "classifier"):
+            values = sorted(curves[column].unique())
+            for value in values if len(values) > 1 else []:
+                variants[f"without {value}"] = (curves[curves[column] != value], asymptotic,
+                                                {"mode": "curve", "epsilon": epsilon})
+    frames = []
+    for name, (part, targets, options) in variants.items():
+        used = set(part["problem"])
+        kept_groups = None if groups is None else {g: [p for p in ps if p in used] for g, ps in groups.items()}
+        kept_groups = None if kept_groups is None else {g: ps for g, ps in kept_groups.items() if ps}
+        table = conclusions(part.reset_index(drop=True), targets, kept_groups, **common, **options)
+        frames.append(table.assign(variant=name))
+    out = pd.concat(frames, ignore_index=True)
+    return out[["variant"] + CONCLUSION_COLUMNS]
+
+
+#: The methods whose final mean rank :func:`sensitivity_figure` draws (the paper's claims are about them).
+FIGURE_METHODS = ("BMRI", "SE", "QbcV", "RS")
+
+
+def sensitivity_figure(table: pd.DataFrame, methods: Sequence[str] = FIGURE_METHODS) -> Figure:
+    """Each conclusion's interval under each reading: a row per reading (``variant``) of :func:`sensitivity`'s
+    table (or any table with its columns), four panels: the final mean rank of ``methods`` (those present) with
+    its bootstrap interval; Kendall's tau against Table 5 and the paper's rows; the paired differences in the area
+    metric and in the regret, with their intervals."""
+    evc.frame(table, "table", ["variant"] + CONCLUSION_COLUMNS)
+    variants = list(dict.fromkeys(table["variant"]))
+    y = np.arange(len(variants))[::-1].astype(float)
+    where = dict(zip(variants, y, strict=True))
+    fig = Figure(figsize=(13.5, 0.32 * len(variants) + 1.8), layout="constrained")
+    axes = fig.subplots(1, 4, sharey=True)
+    colours = ("tab:red", "tab:blue", "tab:green", "tab:grey", "tab:purple", "tab:orange", "tab:brown")
+
+    def draw(ax, rows, label, colour, offset):
+        ys = [where[v] + offset for v in rows["variant"]]
+        low = (rows["value"] - rows["ci_low"]).clip(lower=0).fillna(0)
+        high = (rows["ci_high"] - rows["value"]).clip(lower=0).fillna(0)
+        ax.errorbar(rows["value"], ys, xerr=np.vstack([low, high]), fmt="o", ms=4, capsize=2, color=colour,
+                    label=label)
+
+    ranks = table[table["quantity"] == "final_rank"]
+    shown = [m for m in methods if m in set(ranks["item"])]
+    for i, method in enumerate(shown):
+        draw(axes[0], ranks[ranks["item"] == method], method, colours[i % len(colours)],
+             0.3 * (i / max(1, len(shown) - 1) - 0.5))
+    axes[0].set_xlabel("final mean rank (1 = best)")
+    taus = table[table["quantity"] == "tau"]
+    for i, item in enumerate(dict.fromkeys(taus["item"])):
+        draw(axes[1], taus[taus["item"] == item], f"vs {item}", colours[i], 0.15 * (i - 0.5))
+    axes[1].set_xlabel("Kendall tau, ours vs the paper")
+    differences = table[table["quantity"] == "difference"]
+    for ax, metric in zip(axes[2:], ("area", "regret"), strict=True):
+        rows = differences[differences["item"].str.endswith(": regret") == (metric == "regret")]
+        for i, item in enumerate(dict.fromkeys(rows["item"])):
+            draw(ax, rows[rows["item"] == item], item, colours[i], 0.2 * (i - 0.5))
+        ax.axvline(0.0, color="black", lw=0.8)
+        ax.set_xlabel("paired difference, " + ("area (AUA: higher is better)" if metric == "area"
+                                                else "regret (lower is better)"))
+    for ax in axes:
+        ax.grid(axis="x", alpha=0.3)
+        ax.legend(fontsize=7, loc="best")
+    axes[0].set_yticks(y, variants, fontsize=8)
+    fig.suptitle("How robust is the ranking? Each conclusion under each reading (bootstrap intervals over "
+                 "replicates)", fontsize=10)
+    return fig

@@ -1,0 +1,230 @@
+r"""How robust a finished study's conclusions are: :func:`run_sensitivity` (``mri-theory sensitivity``).
+
+The readings of the analysis (R1's two modes, label complexity's :math:`\epsilon`, leaving out a problem, a
+classifier or the degenerate pairings) need no new curves: :func:`mri_theory.evaluation.sensitivity.sensitivity`
+recomputes the conclusions from the study's verified tables.  The readings of the methods and the classifiers
+(:data:`RECOMPUTED`: BMRI's mean, the kknn kernels, EfeLc on the whole pool, e1071's Platt fit) need new curves
+of the strategies (or the classifier) they change, and only of those: each is a study folder of its own,
+``{out}/variants/{name}``, into which the base study's verified parts of every other strategy are copied before
+:func:`~mri_theory.runners.study.run_study` computes what is missing with the base study's settings.  It resumes
+as a study does (an interrupted variant is rerun with the same command), and its conclusions are measured by the
+same :func:`~mri_theory.evaluation.sensitivity.conclusions`.
+
+Output folder (``out``, owned by this runner):
+
+``variants/{name}/``
+    one study folder per recomputed reading (its own ``study.json``, verified parts, ``timings.csv``).
+``sensitivity.csv``
+    columns ``variant`` and :data:`~mri_theory.evaluation.sensitivity.CONCLUSION_COLUMNS`: every conclusion
+    under every reading; written with its checksum (``checksums.json``).
+``SENSITIVITY.md``
+    the tables in Markdown, with the settings, the library versions and the wall and CPU time of the call.
+``sensitivity.png``
+    each conclusion's interval under each reading.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mri_theory._utils import backends
+from mri_theory._utils import validation as check
+from mri_theory._utils.backends import Execution
+from mri_theory._utils.versions import library_versions
+from mri_theory.classifiers import SVM, Classifier, get_classifier
+from mri_theory.evaluation.ranking import MAX_BOOT
+from mri_theory.evaluation.sensitivity import CONCLUSION_COLUMNS, READINGS, conclusions, sensitivity
+from mri_theory.runners import _store
+from mri_theory.runners._store import CURVES_SETTINGS_FILE, PARTS_DIR
+from mri_theory.runners.study import default_groups, read_study, run_study, study_record
+from mri_theory.strategies import AverageKL, BootstrapMRI, EfeLc, SimpleMRI, Strategy, VoteEntropy, get_strategy
+
+__all__ = ["RECOMPUTED", "SENSITIVITY_FILES", "Recomputed", "run_sensitivity"]
+
+#: The files :func:`run_sensitivity` writes at the top of its folder.
+SENSITIVITY_FILES = ("sensitivity.csv", "SENSITIVITY.md", "sensitivity.png")
+
+
+@dataclass(frozen=True)
+class Recomputed:
+    """A reading that needs new curves: the strategies (by label) and classifiers (by label) it replaces."""
+
+    description: str
+    strategies: Callable[[], dict[str, Strategy]] = dict
+    classifiers: Callable[[], dict[str, Classifier]] = field(default=dict)
+
+
+#: The readings of the methods and classifiers (:doc:`/deviations`, "Open choices"), each rerunning only what
+#: it changes.  ``"e1071 Platt"`` refits every SVM model (its sigmoids have no fast path): it is far the
+#: costliest, and :func:`run_sensitivity` runs it only when named.
+RECOMPUTED: dict[str, Recomputed] = {
+    "BMRI mean": Recomputed("BMRI's n_b estimates averaged, as its text says (lines 915, 941), not the median",
+                            lambda: {"BMRI": BootstrapMRI(aggregate="mean")}),
+    "kknn kernels": Recomputed(
+        "SMRI's and BMRI's 5-NN theta2 and the QBC committee's 5-NN and 21-NN with kknn's weights (Appendix C)",
+        lambda: {"QbcV": VoteEntropy(knn_kernel="optimal"), "QbcA": AverageKL(knn_kernel="optimal"),
+                 "SMRI": SimpleMRI(theta2_kernel="optimal"), "BMRI": BootstrapMRI(theta2_kernel="optimal")}),
+    "EfeLc whole pool": Recomputed("EfeLc scores every pool point, as its cost formula counts them (line 996)",
+                                   lambda: {"EfeLc": EfeLc(candidates="pool")}),
+    "e1071 Platt": Recomputed("the SVM's Platt sigmoids on out-of-fold decision values, as e1071 fits them",
+                              classifiers=lambda: {"svm": SVM(platt="cv")}),
+}
+#: The recomputed readings run when none are named.
+DEFAULT_RECOMPUTED = ("BMRI mean", "kknn kernels", "EfeLc whole pool")
+_VARIANTS_DIR = "variants"
+_RUNNER = "run_sensitivity"
+
+
+def _slug(name: str) -> str:
+    return name.replace(" ", "-")
+
+
+def _check_recomputed(recompute: object) -> list[str]:
+    if recompute is None:
+        return list(DEFAULT_RECOMPUTED)
+    if isinstance(recompute, str) or not isinstance(recompute, Sequence):
+        raise TypeError(f"recompute must be a sequence of reading names, got {type(recompute).__name__}")
+    unknown = [name for name in recompute if name not in RECOMPUTED]
+    if unknown or len(set(recompute)) != len(recompute):
+        raise ValueError(f"recompute must name distinct readings among {', '.join(map(repr, RECOMPUTED))}, "
+                         f"got {list(recompute)!r}")
+    return list(recompute)
+
+
+def _seed_variant(base: Path, folder: Path, grid: dict, changed: Recomputed) -> None:
+    """Copy into the new variant folder ``folder`` the base study's part files and records that the variant does not
+    change: every pairing of a classifier it keeps, without the parts of the strategies it replaces."""
+    strategies, classifiers = set(changed.strategies()), set(changed.classifiers())
+    for problem in grid["problems"]:
+        for classifier in grid["classifiers"]:
+            if classifier in classifiers:
+                continue
+            source, target = (_store.pairing_folder(base, problem, classifier),
+                              _store.pairing_folder(folder, problem, classifier))
+            (target / PARTS_DIR).mkdir(parents=True, exist_ok=True)
+            for name in (CURVES_SETTINGS_FILE, "asymptotic.json"):
+                shutil.copy2(source / name, target / name)
+            for part in sorted((source / PARTS_DIR).iterdir()):
+                if part.name.split("__")[0] not in strategies:
+                    shutil.copy2(part, target / PARTS_DIR / part.name)
+
+
+def _markdown(table: pd.DataFrame, header: list[str]) -> str:
+    """The sensitivity table as Markdown: per quantity, one row per reading."""
+    lines = header
+    for quantity, part in table.groupby("quantity", sort=False):
+        lines += ["", f"### {quantity}", "", "| reading | " + " | ".join(dict.fromkeys(part["item"])) + " |",
+                  "|---|" + "---|" * part["item"].nunique()]
+        for variant, rows in part.groupby("variant", sort=False):
+            cells = {}
+            for item, value, low, high, detail in rows[["item", "value", "ci_low", "ci_high", "detail"]].itertuples(
+                    index=False):
+                interval = f" [{low:.4g}, {high:.4g}]" if np.isfinite(low) else ""
+                cells[item] = f"{value:.4g}{interval}" + (f" ({detail})" if quantity != "final_rank" else "")
+            lines.append(f"| {variant} | " + " | ".join(cells.get(i, "—") for i in dict.fromkeys(part["item"]))
+                         + " |")
+    return "\n".join(lines) + "\n"
+
+
+def run_sensitivity(path: str | os.PathLike, out: str | os.PathLike, *, recompute: Sequence[str] | None = None,
+                    seed: int = 0, n_boot: int = 1000, level: float = 0.95,
+                    execution: Execution | None = None) -> pd.DataFrame:
+    """Every conclusion of the finished study at ``path`` under every reading the paper leaves open.
+
+    Parameters
+    ----------
+    path : path
+        A finished study folder (:func:`~mri_theory.runners.study.run_study`), read verified; its strategies
+        and classifiers must be registered names (the readings replace some of them by name).
+    out : path
+        This runner's folder (module docstring); a folder of another runner is refused.
+    recompute : sequence of str, optional
+        The readings of :data:`RECOMPUTED` to rerun (default: every one but ``"e1071 Platt"``); ``[]``: the
+        analysis readings only (no new curve).
+    seed, n_boot, level
+        The bootstrap of :func:`~mri_theory.evaluation.sensitivity.conclusions`.
+    execution : Execution, optional
+        Where the recomputed curves run (:class:`~mri_theory.runners.Execution`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``variant`` and :data:`~mri_theory.evaluation.sensitivity.CONCLUSION_COLUMNS`: the analysis readings
+        (:func:`~mri_theory.evaluation.sensitivity.sensitivity`), then each recomputed reading.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Naming the argument, before any file is written: no finished study at ``path``, a study of objects
+        that are not registered names, an unknown reading, an ``out`` of another runner.
+    """
+    start_wall, start_cpu = time.perf_counter(), time.process_time()
+    base = _store.check_path(path, "a folder")
+    stored = study_record(base)
+    grid, settings = stored["grid"], stored["settings"]
+    for kind, what, lookup in (("strategies", "strategy", get_strategy), ("classifiers", "classifier", get_classifier)):
+        for name, spec in grid["specs"][kind].items():
+            try:
+                same = repr(lookup(name)) == spec
+            except (ValueError, TypeError, ImportError):
+                same = False
+            if not same:
+                raise ValueError(f"path: the study's {what} {name!r} is not the registered one ({spec}); "
+                                 "the readings replace registered strategies and classifiers by name")
+    names = _check_recomputed(recompute)
+    seed = check.count(seed, "seed", minimum=0)
+    n_boot = check.count(n_boot, "n_boot", maximum=MAX_BOOT)
+    if not 0 < check.finite_scalar(level, "level") < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    execution = backends.check_execution(execution)
+    folder = check.output_folder(out, "out")
+    _store.claim(folder, _RUNNER, "out")
+    curves, asymptotic = read_study(base)  # verified
+    groups = default_groups(grid["problems"])
+    paper_groups = [g for g in ("abstract", "small") if g in groups]
+    common = dict(seed=seed, n_boot=n_boot, level=level, loss=settings["loss"], paper_groups=paper_groups)
+    folder.mkdir(parents=True, exist_ok=True)
+    with _store.locked(folder, "out", owner=_RUNNER):
+        with backends.one_thread():
+            table = sensitivity(curves, asymptotic, groups, **common)
+        frames = [table]
+        for name in names:
+            variant = folder / _VARIANTS_DIR / _slug(name)
+            if not variant.exists():
+                _seed_variant(base, variant, grid, RECOMPUTED[name])
+            changed = {**RECOMPUTED[name].strategies()}
+            classifiers = RECOMPUTED[name].classifiers()
+            varied, varied_asymptotic = run_study(
+                grid["preset"], problems=grid["problems"],
+                classifiers=[classifiers.get(c, c) for c in grid["classifiers"]],
+                strategies=[changed.get(s, s) for s in grid["strategies"]], replicates=grid["replicates"],
+                out=variant, execution=execution, **settings)
+            with backends.one_thread():
+                frames.append(conclusions(varied, varied_asymptotic, groups, mode="curve", **common)
+                              .assign(variant=name)[["variant"] + CONCLUSION_COLUMNS])
+        result = pd.concat(frames, ignore_index=True)
+        header = ["# How robust is the study's ranking?", "",
+                  f"Study: `{base}` ({', '.join(grid['problems'])} x {', '.join(grid['classifiers'])}, "
+                  f"{grid['replicates']} replicates). Bootstrap: {n_boot} draws over replicates, "
+                  f"{level * 100:g} % percentile intervals, seed {seed}. Readings: "
+                  + "; ".join(f"**{k}**: {v}" for k, v in READINGS.items())
+                  + "; **without X**: the problem or classifier X left out; "
+                  + "; ".join(f"**{k}**: {RECOMPUTED[k].description}" for k in names) + ".",
+                  "", "Library versions: " + ", ".join(f"{k}=={v}" for k, v in library_versions().items()) + ".",
+                  f"Wall {time.perf_counter() - start_wall:.0f} s, CPU {time.process_time() - start_cpu:.0f} s "
+                  "in this process (the recomputed curves' own cost: each variant's timings.csv)."]
+        from mri_theory.evaluation.sensitivity import sensitivity_figure  # matplotlib: only when writing
+
+        _store.write_tables(folder, {"sensitivity.csv": _store.csv_bytes(result)}, None)
+        _store.write_atomic(_markdown(result, header).encode(), folder / "SENSITIVITY.md")
+        sensitivity_figure(result).savefig(
+            folder / "sensitivity.png", dpi=130, metadata={"Software": None})
+        return result
