@@ -774,9 +774,7 @@ def plan_study(path: str | os.PathLike, workers: int, *, column: str = "wall_s")
         raise ValueError(f"column must be 'wall_s' or 'cpu_s', got {column!r}")
     workers = check.count(workers, "workers", minimum=1, maximum=100_000)
     folder = _store.check_path(path, "a folder")
-    stored = _read_study_file(folder, "path")
-    if stored is None:
-        raise ValueError(f"path: no {_STUDY_FILE} in {folder}")
+    stored = study_record(folder)
     timings = read_timings(folder)
     seconds = {(p, c, s, int(r)): float(t) for p, c, s, r, t in
                zip(timings.problem, timings.classifier, timings.strategy.fillna(""), timings.replicate,
@@ -853,9 +851,7 @@ def read_study(path: str | os.PathLike) -> StudyResults:
         another process is writing the folder (its pid named).
     """
     path = _store.check_path(path, "a folder")
-    stored = _read_study_file(path, "path")
-    if stored is None:
-        raise ValueError(f"path: no study at {path} (no {_STUDY_FILE})")
+    stored = study_record(path)
     grid = stored["grid"]
     unfinished = "; the last run did not finish: run the same study again to complete it"
     for name in (_CURVES_FILE, _ASYMPTOTIC_FILE):
@@ -924,13 +920,10 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
     )
 
     folder = _store.check_path(path, "a folder")
-    if _read_study_file(folder, "path") is None:  # refused before the lock file is created
-        raise ValueError(f"path: no study at {folder} (no {_STUDY_FILE})")
+    study_record(folder)  # refused before the lock file is created
     with _store.locked(folder, "path", create=False):
         curves, asymptotic = read_study(folder)
-        stored = _read_study_file(folder, "path")
-        if stored is None:  # removed since the check above
-            raise ValueError(f"path: no study at {folder} (no {_STUDY_FILE})")
+        stored = study_record(folder)  # again: removed or replaced since the check above
         truth = {}
         for p, c in curves[["problem", "classifier"]].drop_duplicates().itertuples(index=False):
             pairing = _store.pairing_folder(folder, p, c)
