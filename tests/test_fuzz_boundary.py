@@ -33,6 +33,24 @@ from _shared import QUIET
 
 from mri_theory import analytic, engine, evaluation, problems, runners, strategies
 from mri_theory.classifiers import get_classifier, list_classifiers
+from mri_theory.evaluation import sensitivity  # noqa: F401  (evaluation.sensitivity below)
+
+
+def _small_study() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Paired curves of RS, SE and BMRI (and MRI-best) in two pairings, three replicates: what the study's
+    analyses take."""
+    rows = []
+    for problem in ("four-gaussian", "sharp"):
+        for r in range(3):
+            for s, speed in (("RS", 1.0), ("SE", 1.4), ("BMRI", 1.7), ("MRI-best", 2.5)):
+                rows += [(problem, "lda", s, r, n, 0.1 + 0.3 * math.exp(-0.2 * speed * (n - 2)) + 0.01 * r)
+                         for n in range(2, 10)]
+    curves = pd.DataFrame(rows, columns=["problem", "classifier", "strategy", "replicate", "n_labelled", "loss"])
+    return curves, pd.DataFrame({"problem": ["four-gaussian", "sharp"], "classifier": ["lda", "lda"],
+                                 "asymptotic_loss": [0.1, 0.3]})
+
+
+SMALL_STUDY = _small_study()
 
 # ---------------------------------------------------------------------------------------------- the bad values
 
@@ -363,6 +381,18 @@ ENTRIES: list[Entry] = [
         ),
         lambda: {"ours": np.array([1.0, 2.5, 2.0, 4.0])},
         undefined=lambda tau: tau.n < 2,  # documented: tau and p are NaN with fewer than two shared methods
+    ),
+    Entry(
+        "evaluation.paired_differences",
+        lambda n_boot, level, alpha, epsilon: evaluation.sensitivity.paired_differences(
+            *SMALL_STUDY, rng=np.random.default_rng(0), n_boot=n_boot, level=level, alpha=alpha, epsilon=epsilon
+        )[["difference", "ci_low", "ci_high"]],
+        lambda: {"n_boot": 20, "level": 0.9, "alpha": 0.02, "epsilon": 0.05},
+    ),
+    Entry(
+        "evaluation.degenerate_pairings",
+        lambda ratio: np.array([len(evaluation.sensitivity.degenerate_pairings(SMALL_STUDY[1], ratio))], float),
+        lambda: {"ratio": 2.0},
     ),
     # strategies
     Entry("strategies.near_maximum", strategies.near_maximum, lambda: {"values": np.array([0.1, 0.3, 0.3 - 1e-17])}),

@@ -4,6 +4,7 @@
 ``ranking``       ranks per metric, overall rank, R1-R5 aggregation, bootstrap intervals
 ``tables``        the paper's tables with its published orderings beside ours
 ``summaries``     the estimators measured against the true Q^c (ranking quality, T_e errors)
+``sensitivity``   the study's conclusions with their uncertainty under each reading the paper leaves open
 ``leaderboards``  every strategy's ranking statistics per phase of the curve, bootstrap intervals over replicates
 """
 from __future__ import annotations
@@ -52,6 +53,12 @@ from mri_theory.evaluation.ranking import (
     overall_rank,
     rank_pairings,
     rank_study,
+)
+from mri_theory.evaluation.sensitivity import (
+    conclusions,
+    conclusions_by_reading,
+    degenerate_pairings,
+    paired_differences,
 )
 from mri_theory.evaluation.summaries import (
     estimator_errors,
@@ -120,6 +127,10 @@ __all__ = [
     "kendall_tau",
     "paper_rank_table",
     "write_report",
+    "conclusions",
+    "conclusions_by_reading",
+    "degenerate_pairings",
+    "paired_differences",
     "estimator_errors",
     "summarise_states",
     "ANCHORS",

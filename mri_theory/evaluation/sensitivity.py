@@ -6,7 +6,7 @@ its uncertainty: the final ranking (R4) with bootstrap intervals and the probabi
 give, the beats-RS counts (R5), the regret ranks, and the paired differences that matter (BMRI − RS, BMRI − SE:
 AUA and regret, bootstrap intervals over replicates, and in how many pairings the first is better).
 
-:func:`sensitivity` recomputes them under each reading of the analysis that needs no new curves
+:func:`conclusions_by_reading` recomputes them under each reading of the analysis that needs no new curves
 (:data:`READINGS`): R1 on averaged metrics instead of the averaged curve, label complexity's :math:`\epsilon`
 as 5 points of error instead of 5 %, and leaving out one problem, one classifier, or the degenerate pairings
 (:func:`degenerate_pairings`: classifiers that cannot represent the problem, whose curves every method
@@ -36,14 +36,14 @@ from mri_theory.evaluation.ranking import MAX_BOOT, bootstrap_ranks, rank_study
 from mri_theory.evaluation.tables import PAPER_FINAL, kendall_tau, paper_final_ranking
 
 __all__ = ["CONCLUSION_COLUMNS", "DEGENERATE_RATIO", "PAIRS", "READINGS", "conclusions", "degenerate_pairings",
-           "paired_differences", "sensitivity", "sensitivity_figure"]
+           "conclusions_by_reading", "paired_differences", "sensitivity_figure"]
 
 #: The paired differences :func:`conclusions` reports (first − second): the paper's claims about BMRI.
 PAIRS: tuple[tuple[str, str], ...] = (("BMRI", "RS"), ("BMRI", "SE"))
 #: A pairing is degenerate when its asymptotic loss exceeds this multiple of the smallest asymptotic loss of any
 #: classifier on the same problem (:func:`degenerate_pairings`).
 DEGENERATE_RATIO = 2.0
-#: The readings of the analysis :func:`sensitivity` compares, besides leaving out a problem or a classifier.
+#: The readings of the analysis :func:`conclusions_by_reading` compares, besides leaving out a problem or a classifier.
 READINGS: dict[str, str] = {
     "as reported": "R1 on the replicate-averaged curve (line 1202), label complexity at (1 + epsilon) x the "
                    "asymptotic loss (epsilon 0.05: the paper's 'epsilon = 5' as 5 %)",
@@ -53,7 +53,7 @@ READINGS: dict[str, str] = {
     "without degenerate pairings": f"the pairings whose asymptotic loss is above {DEGENERATE_RATIO:g} x the best "
                                    "classifier's on the problem left out",
 }
-#: Columns of :func:`conclusions`' table (and, after ``variant``, of :func:`sensitivity`'s).
+#: Columns of :func:`conclusions`' table (and, after ``variant``, of :func:`conclusions_by_reading`'s).
 CONCLUSION_COLUMNS = ["quantity", "item", "value", "ci_low", "ci_high", "detail"]
 
 
@@ -215,10 +215,11 @@ def _absolute_epsilon(asymptotic: pd.DataFrame, epsilon: float) -> pd.DataFrame:
     return asymptotic.assign(asymptotic_loss=(asymptotic["asymptotic_loss"] + epsilon) / (1 + epsilon))
 
 
-def sensitivity(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[str, Sequence[str]] | None = None,
-                *, seed: int = 0, n_boot: int = 1000, level: float = 0.95, alpha: float = 0.02,
-                epsilon: float = 0.05, loss: str = "error", paper_groups: Sequence[str] = ("abstract",),
-                leave_out: bool = True) -> pd.DataFrame:
+def conclusions_by_reading(curves: pd.DataFrame, asymptotic: pd.DataFrame,
+                           groups: Mapping[str, Sequence[str]] | None = None, *, seed: int = 0,
+                           n_boot: int = 1000, level: float = 0.95, alpha: float = 0.02, epsilon: float = 0.05,
+                           loss: str = "error", paper_groups: Sequence[str] = ("abstract",),
+                           leave_out: bool = True) -> pd.DataFrame:
     """:func:`conclusions` under each reading of :data:`READINGS`, and without each problem and each classifier.
 
     Parameters
@@ -273,10 +274,22 @@ FIGURE_METHODS = ("BMRI", "SE", "QbcV", "RS")
 
 
 def sensitivity_figure(table: pd.DataFrame, methods: Sequence[str] = FIGURE_METHODS) -> Figure:
-    """Each conclusion's interval under each reading: a row per reading (``variant``) of :func:`sensitivity`'s
-    table (or any table with its columns), four panels: the final mean rank of ``methods`` (those present) with
-    its bootstrap interval; Kendall's tau against Table 5 and the paper's rows; the paired differences in the area
-    metric and in the regret, with their intervals."""
+    """Each conclusion's interval under each reading, as a figure.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`conclusions_by_reading`'s table (or any with its columns): a row of the figure per ``variant``.
+    methods : sequence of str
+        The methods whose final mean rank is drawn (those present).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Four panels: the final mean rank of ``methods`` with its bootstrap interval; Kendall's tau against
+        Table 5 and the paper's rows; the paired differences in the area metric and in the regret, with their
+        intervals.
+    """
     evc.frame(table, "table", ["variant"] + CONCLUSION_COLUMNS)
     variants = list(dict.fromkeys(table["variant"]))
     y = np.arange(len(variants))[::-1].astype(float)

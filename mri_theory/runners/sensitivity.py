@@ -1,8 +1,9 @@
 r"""How robust a finished study's conclusions are: :func:`run_sensitivity` (``mri-theory sensitivity``).
 
 The readings of the analysis (R1's two modes, label complexity's :math:`\epsilon`, leaving out a problem, a
-classifier or the degenerate pairings) need no new curves: :func:`mri_theory.evaluation.sensitivity.sensitivity`
-recomputes the conclusions from the study's verified tables.  The readings of the methods and the classifiers
+classifier or the degenerate pairings) need no new curves:
+:func:`mri_theory.evaluation.sensitivity.conclusions_by_reading` recomputes the conclusions from the study's
+verified tables.  The readings of the methods and the classifiers
 (:data:`RECOMPUTED`: BMRI's mean, the kknn kernels, EfeLc on the whole pool, e1071's Platt fit) need new curves
 of the strategies (or the classifier) they change, and only of those: each is a study folder of its own,
 ``{out}/variants/{name}``, into which the base study's verified parts of every other strategy are copied before
@@ -41,7 +42,7 @@ from mri_theory._utils.backends import Execution
 from mri_theory._utils.versions import library_versions
 from mri_theory.classifiers import SVM, Classifier, get_classifier
 from mri_theory.evaluation.ranking import MAX_BOOT
-from mri_theory.evaluation.sensitivity import CONCLUSION_COLUMNS, READINGS, conclusions, sensitivity
+from mri_theory.evaluation.sensitivity import CONCLUSION_COLUMNS, READINGS, conclusions, conclusions_by_reading
 from mri_theory.runners import _store
 from mri_theory.runners._store import CURVES_SETTINGS_FILE, PARTS_DIR
 from mri_theory.runners.study import default_groups, read_study, run_study, study_record
@@ -158,7 +159,7 @@ def run_sensitivity(path: str | os.PathLike, out: str | os.PathLike, *, recomput
     -------
     pandas.DataFrame
         ``variant`` and :data:`~mri_theory.evaluation.sensitivity.CONCLUSION_COLUMNS`: the analysis readings
-        (:func:`~mri_theory.evaluation.sensitivity.sensitivity`), then each recomputed reading.
+        (:func:`~mri_theory.evaluation.sensitivity.conclusions_by_reading`), then each recomputed reading.
 
     Raises
     ------
@@ -194,7 +195,7 @@ def run_sensitivity(path: str | os.PathLike, out: str | os.PathLike, *, recomput
     folder.mkdir(parents=True, exist_ok=True)
     with _store.locked(folder, "out", owner=_RUNNER):
         with backends.one_thread():
-            table = sensitivity(curves, asymptotic, groups, **common)
+            table = conclusions_by_reading(curves, asymptotic, groups, **common)
         frames = [table]
         for name in names:
             variant = folder / _VARIANTS_DIR / _slug(name)

@@ -16,9 +16,9 @@ from mri_theory.evaluation.sensitivity import (
     CONCLUSION_COLUMNS,
     READINGS,
     conclusions,
+    conclusions_by_reading,
     degenerate_pairings,
     paired_differences,
-    sensitivity,
     sensitivity_figure,
 )
 
@@ -97,7 +97,8 @@ def test_paired_differences_by_hand():
 
 def test_the_absolute_epsilon_reading_moves_the_target():
     curves, asymptotic = _curves()
-    table = sensitivity(curves, asymptotic, {"abstract": ["four-gaussian", "sharp"]}, n_boot=20, leave_out=False)
+    table = conclusions_by_reading(curves, asymptotic, {"abstract": ["four-gaussian", "sharp"]}, n_boot=20,
+                                   leave_out=False)
     assert list(dict.fromkeys(table["variant"])) == list(READINGS)
     from mri_theory.evaluation.sensitivity import _absolute_epsilon
 
@@ -126,7 +127,7 @@ def test_as_reported_is_the_reports_final_ranking(tmp_path):
 
 def test_leaving_out_and_the_degenerate_variant():
     curves, asymptotic = _curves(2)
-    table = sensitivity(curves, asymptotic, {"abstract": ["four-gaussian", "sharp"]}, n_boot=20)
+    table = conclusions_by_reading(curves, asymptotic, {"abstract": ["four-gaussian", "sharp"]}, n_boot=20)
     variants = list(dict.fromkeys(table["variant"]))
     assert variants == [*READINGS, "without four-gaussian", "without sharp", "without lda", "without qda"]
     units = table[(table.variant == "without degenerate pairings") & (table.quantity == "difference")]
