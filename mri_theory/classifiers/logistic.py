@@ -69,8 +69,9 @@ weights and the log class frequencies as intercepts.  More than ``max_iter``
 Newton steps raise ``RuntimeError``.  The loop is compiled by numba
 (``_newton_rows``, one problem after the other, ``fastmath`` off):
 one pass over the points per Newton step forms the loss and the gradient and
-Hessian sums together (a trial point of the line search is evaluated for the
-loss alone, the sums are formed once a point is accepted); repeated points (a
+Hessian sums together (with many features, where the curvature sums are most
+of that pass, a trial point of the line search is evaluated for the loss
+alone and the sums formed once it is accepted: the same values); repeated points (a
 bootstrap resample has about a third) are merged into one point counted as
 often; deterministic.  It replaced a batched numpy solver with the same
 iteration (kept in the tests as a reference: the solutions agree to 1e-11 of
@@ -279,6 +280,11 @@ def _newton_rows(Z0, labels0, weights0, z1, labels1, theta, ridge, max_iter, com
     u = np.empty(mr)
     D = np.empty((q, T))
     V = np.empty((4, T))  # a block of the reduced system by the kind of (row, column): weight or intercept
+    Gt = np.zeros((q, p))  # sums at a trial point of the line search (unless lazy)
+    Mt = np.zeros((q, q, T))
+    # lazy line search: a trial point's objective alone, its sums formed once it is accepted (a second pass over
+    # the points, exponentials included), where the curvature sums are most of a pass (many features)
+    lazy = (q * (q - 1) // 2) * T > 8 * q * p
     step = np.empty(m)
     centred = np.empty(q)
     th = np.empty((q, p))
@@ -563,7 +569,7 @@ def _newton_rows(Z0, labels0, weights0, z1, labels1, theta, ridge, max_iter, com
                 for j in range(q):
                     for c in range(p):
                         trial[j, c] = th[j, c] + t * step[j * p + c]
-                trial_value = evaluate(trial, b, G, M, False, 0.0, False)  # the objective only
+                trial_value = evaluate(trial, b, Gt, Mt, False, 0.0, not lazy)  # lazy: the objective only
                 if trial_value <= value - _ARMIJO * t * decrement:
                     accepted = True
                     value = trial_value
@@ -576,7 +582,16 @@ def _newton_rows(Z0, labels0, weights0, z1, labels1, theta, ridge, max_iter, com
             for j in range(q):
                 for c in range(p):
                     th[j, c] = trial[j, c]
-            evaluate(th, b, G, M, False, 0.0, True)  # the accepted point's sums (its objective: value, bit for bit)
+            if lazy:  # the accepted point's sums (its objective: value, bit for bit)
+                evaluate(th, b, G, M, False, 0.0, True)
+            else:
+                for j in range(q):
+                    for c in range(p):
+                        G[j, c] = Gt[j, c]
+                for j in range(q):
+                    for j2 in range(q):
+                        for tri in range(uT):
+                            M[j, j2, tri] = Mt[j, j2, tri]
         iterations[b] = iteration
         if want_hessians:  # at the last point where a step was computed (or theta[b] with evaluate_only)
             for r in range(m):
