@@ -15,8 +15,11 @@ SVM on ``australian``, ``balance`` and ``pima``); ``--group`` measures every set
 with each of the paper's six classifiers (long: about an hour with a baseline).
 
 With ``--baseline DIR`` (a checkout of an earlier commit, e.g. ``git worktree add /tmp/base b05f7a4``) the same
-steps run there too, in a subprocess of the same interpreter, and the table gives both times, their ratio and
-the largest difference between the two checkouts' scores (error rates: they must be equal, difference 0).
+steps run there too, in a subprocess of the same interpreter, right after this checkout's steps of the same
+(set, classifier) (so that both see about the same load on a shared machine: measured one after the other over
+the whole run, unchanged code came out up to 1.3 times slower or faster), and the table gives both times, their
+ratio and the largest difference between the two checkouts' scores (error rates: they must be equal, difference
+0).
 
 The estimate: a replicate labels the pool to exhaustion, ``P`` steps; the mean of the step times at the three
 fractions (the midpoint rule on thirds of the pool; the candidates are at most 100 throughout) times ``P``
@@ -114,20 +117,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--baseline", metavar="DIR", help="a checkout of an earlier commit to compare with")
     parser.add_argument("--group", action="store_true", help="every set of the group 'small' x the paper's six")
-    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # the baseline's subprocess
+    parser.add_argument("--json", metavar="SET:CLASSIFIER", help=argparse.SUPPRESS)  # the baseline's subprocess
     args = parser.parse_args(argv)
-    cases = group_cases() if args.group else list(HOT)
     if args.json:
-        print(json.dumps(measure(args.repeats, cases)))
+        print(json.dumps(measure(args.repeats, [tuple(args.json.split(":"))])))
         return 0
-    here = measure(args.repeats, cases)
-    base = None
-    if args.baseline:
-        env = {**os.environ, "PYTHONPATH": os.path.abspath(args.baseline)}
-        done = subprocess.run([sys.executable, os.path.abspath(__file__), "--json", "--repeats", str(args.repeats),
-                               *(["--group"] if args.group else [])],
-                              capture_output=True, text=True, env=env, check=True, cwd=args.baseline)
-        base = json.loads(done.stdout)
+    cases = group_cases() if args.group else list(HOT)
+    here, base = {}, ({} if args.baseline else None)
+    for name, classifier in cases:  # the two checkouts in turn, case by case: under the same load
+        here.update(measure(args.repeats, [(name, classifier)]))
+        if args.baseline:
+            env = {**os.environ, "PYTHONPATH": os.path.abspath(args.baseline)}
+            done = subprocess.run([sys.executable, os.path.abspath(__file__), "--json", f"{name}:{classifier}",
+                                   "--repeats", str(args.repeats)],
+                                  capture_output=True, text=True, env=env, check=True, cwd=args.baseline)
+            base.update(json.loads(done.stdout))
     print(f"one BMRI step (25 resamples), real data, CPU seconds, best of {args.repeats}"
           + (f"; baseline: {args.baseline}" if base else ""))
     header = f"{'set':<11} {'classifier':<10} {'|D_S|':>5} {'cands':>5} {'this (s)':>9}" + (
