@@ -58,7 +58,7 @@ def _part(path: Path) -> tuple[dict, pd.DataFrame]:
 
 
 @pytest.mark.parametrize(("classifier", "strategies"), [("lda", ["RS", "SE", "MRI-best"]), ("kknn5", ["RS", "SE"]),
-                                                         ("svm", ["RS"])])
+                                                         ("svm", ["RS"]), ("logreg", ["SE", "MRI-best"])])
 def test_stored_curves_are_recomputed(study, tmp_path, classifier, strategies):
     settings = _settings(study)
     run_curves("four-gaussian", classifier, strategies, pool_size=settings["pool_size"], replicates=1,
