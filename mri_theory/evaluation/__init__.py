@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from mri_theory.evaluation.leaderboards import (
     ANCHORS,
+    DIFFERENCE_COLUMNS,
     LEADERBOARD_COST_COLUMNS,
     LEADERBOARD_STATISTICS,
     PHASE_EDGES,
+    holm,
     leaderboard,
     leaderboard_options,
+    strategy_differences,
 )
 from mri_theory.evaluation.metrics import (
     BEST,
@@ -139,4 +142,7 @@ __all__ = [
     "PHASE_EDGES",
     "leaderboard",
     "leaderboard_options",
+    "DIFFERENCE_COLUMNS",
+    "holm",
+    "strategy_differences",
 ]

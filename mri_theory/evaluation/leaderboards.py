@@ -74,8 +74,8 @@ from mri_theory.evaluation.metrics import BEST, REFERENCE
 from mri_theory.evaluation.ranking import MAX_BOOT
 from mri_theory.evaluation.summaries import summarise_states
 
-__all__ = ["ANCHORS", "LEADERBOARD_COST_COLUMNS", "LEADERBOARD_STATISTICS", "PHASE_EDGES", "leaderboard",
-           "leaderboard_options"]
+__all__ = ["ANCHORS", "DIFFERENCE_COLUMNS", "LEADERBOARD_COST_COLUMNS", "LEADERBOARD_STATISTICS", "PHASE_EDGES",
+           "holm", "leaderboard", "leaderboard_options", "strategy_differences"]
 
 #: The default phase edges: ``|D_S| <= 12``, ``13 <= |D_S| <= 50``, ``|D_S| > 50``.
 PHASE_EDGES = (12, 50)
@@ -384,3 +384,128 @@ def leaderboard(
         table = table.merge(spent, on=["phase", "strategy"], how="left", sort=False)
         table["timed_states"] = table["timed_states"].fillna(0).astype(np.int64)
     return table
+
+
+# ------------------------------------------------------------------ paired differences between strategies
+
+#: Columns of :func:`strategy_differences`.
+DIFFERENCE_COLUMNS = ["phase", "first", "second", "statistic", "difference", "ci_low", "ci_high", "level",
+                      "p_value", "p_holm", "states"]
+
+
+def holm(p_values: Any) -> np.ndarray:
+    """Holm's (1979) step-down adjusted p-values: the ``i``-th smallest of ``m`` is multiplied by ``m - i + 1``,
+    made non-decreasing in that order and capped at 1 (NaN values are left out of ``m`` and stay NaN).
+
+    Parameters
+    ----------
+    p_values : array_like (m,)
+        p-values in [0, 1] or NaN.
+
+    Returns
+    -------
+    numpy.ndarray (m,)
+        The adjusted p-values, in the input's order.
+    """
+    p = check.real_array(p_values, "p_values")
+    if p.ndim != 1:
+        raise ValueError(f"p_values must be one-dimensional, got shape {p.shape}")
+    known = np.flatnonzero(np.isfinite(p))
+    if np.any((p[known] < 0) | (p[known] > 1)) or np.any(np.isinf(p)):
+        raise ValueError("p_values must lie in [0, 1] (or be NaN)")
+    out = np.full(p.shape, np.nan)
+    order = known[np.argsort(p[known], kind="stable")]
+    m = order.size
+    out[order] = np.minimum(1.0, np.maximum.accumulate(p[order] * (m - np.arange(m))))
+    return out
+
+
+def strategy_differences(
+    states: pd.DataFrame,
+    phases: Sequence[int] = PHASE_EDGES,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    top_k: int = 5,
+    resolved_only: bool = True,
+    statistic: str = "normalised_shortfall",
+) -> pd.DataFrame:
+    r"""Paired differences of a statistic between every two strategies, per phase, with Holm-corrected intervals.
+
+    For each phase (as :func:`leaderboard`'s) and each pair of strategies (``first`` before ``second`` in the
+    order of the state table, then the anchors it lacks), the mean over the states where both have a value of
+    ``statistic(first) - statistic(second)`` (paired: the same states), with the bootstrap of
+    :func:`leaderboard` (replicates resampled within each pairing, the same draws).  Its two-sided bootstrap
+    p-value is ``min(1, 2 (min(#draws <= 0, #draws >= 0) + 1) / (n_boot + 1))``, and within each phase the
+    ``m`` comparisons are corrected by Holm's step-down (:func:`holm`): ``p_holm``.  The interval of the
+    comparison whose p-value is the ``i``-th smallest is the percentile interval at the level
+    ``1 - (1 - level) / (m - i + 1)`` Holm gives it (``level`` column): the intervals widen with the number of
+    comparisons, and a comparison is significant at ``1 - level`` overall where ``p_holm < 1 - level``.
+
+    Parameters
+    ----------
+    states, phases, n_boot, seed, level, top_k, resolved_only
+        As in :func:`leaderboard`.
+    statistic : str, default "normalised_shortfall"
+        One of :data:`LEADERBOARD_STATISTICS` (lower is better for the shortfalls, higher for the others).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`DIFFERENCE_COLUMNS`; ``states``: the states both strategies have a value in.  Intervals
+        and p-values are NaN where a value comes from a pairing with a single replicate (as :func:`leaderboard`).
+    """
+    options = leaderboard_options(phases, n_boot, seed, level, top_k, resolved_only)
+    if statistic not in LEADERBOARD_STATISTICS:
+        raise ValueError(f"statistic must be one of {', '.join(LEADERBOARD_STATISTICS)}, got {statistic!r}")
+    per = summarise_states(states, per_state=True, top_k=options["top_k"], resolved_only=resolved_only)
+    made = _anchor_states(states)
+    if made is not None:
+        per = pd.concat([per, summarise_states(made, per_state=True, top_k=options["top_k"],
+                                               resolved_only=resolved_only)], ignore_index=True)
+    strategies = list(pd.unique(per["strategy"]))
+    wide = per.set_index([*_STATE, "n_labelled", "strategy"])[statistic].unstack("strategy").reindex(
+        columns=strategies)  # one row per state that some strategy was scored in
+    keys = wide.index.to_frame(index=False)
+    unit, weights, alone = _draw_weights(keys.assign(strategy=""), options["n_boot"], options["seed"])
+    edges, labels = options["phases"], _phase_labels(options["phases"])
+    phase_of = np.searchsorted(np.asarray(edges, dtype=np.int64), keys["n_labelled"].to_numpy(dtype=np.int64),
+                               side="left")
+    values = wide.to_numpy(dtype=float)
+    rows = []
+    alpha = 1 - options["level"]
+    for p, name in [*enumerate(labels), (-1, _ALL)]:
+        members = np.flatnonzero(phase_of == p) if p >= 0 else np.arange(len(keys))
+        if not members.size:
+            continue
+        found = []
+        for i, first in enumerate(strategies):
+            for j in range(i + 1, len(strategies)):
+                d = values[members, i] - values[members, j]
+                both = np.isfinite(d)
+                if not both.any():
+                    continue
+                u = unit[members][both]
+                total = np.bincount(u, weights=d[both], minlength=weights.shape[1])
+                count = np.bincount(u, minlength=weights.shape[1]).astype(float)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    boot = np.einsum("bu,u->b", weights, total) / np.einsum("bu,u->b", weights, count)
+                boot = boot[np.isfinite(boot)]
+                single = bool(np.any((count > 0) & alone))
+                tails = min(np.sum(boot <= 0), np.sum(boot >= 0))
+                p_value = np.nan if single or not boot.size else min(1.0, 2 * (tails + 1) / (boot.size + 1))
+                found.append((first, strategies[j], float(total.sum() / count.sum()), boot, p_value,
+                              int(both.sum())))
+        adjusted = holm(np.array([f[4] for f in found]))
+        ranks = np.argsort(np.argsort(np.where(np.isnan(adjusted), np.inf, [f[4] for f in found]), kind="stable"),
+                           kind="stable")
+        m = int(np.sum(np.isfinite(adjusted)))
+        for (first, second, mean, boot, p_value, n_states), p_holm, rank in zip(found, adjusted, ranks, strict=True):
+            interval_level = 1 - alpha / max(1, m - rank) if np.isfinite(p_value) else np.nan
+            low = high = np.nan
+            if np.isfinite(p_value):
+                tail = (1 - interval_level) / 2
+                low, high = np.quantile(boot, [tail, 1 - tail])
+            rows.append((name, first, second, statistic, mean, low, high, interval_level, p_value, p_holm,
+                         n_states))
+    return pd.DataFrame(rows, columns=DIFFERENCE_COLUMNS)

@@ -305,3 +305,69 @@ def test_the_options_are_checked_and_returned():
     assert leaderboard_options(phases=np.array([3, 7]), n_boot=np.int64(5))["phases"] == (3, 7)
     with pytest.raises(ValueError, match="^phases must be strictly increasing edges, got \\[7, 7\\]"):
         leaderboard_options(phases=[7, 7])
+
+
+# ------------------------------------------------------------------ paired differences, Holm-corrected
+
+
+def test_holm_against_statsmodels_rule_by_hand():
+    """Holm's step-down: sorted p 0.01, 0.02, 0.03, 0.5 of m = 4 give 0.04, max(0.06, 0.04), max(0.06, 0.06), 0.5;
+    NaN stays NaN and is not counted."""
+    from mri_theory.evaluation import holm
+
+    np.testing.assert_allclose(holm([0.03, 0.5, np.nan, 0.01, 0.02]), [0.06, 0.5, np.nan, 0.04, 0.06])
+    np.testing.assert_allclose(holm([0.4, 0.3]), [0.6, 0.6])
+    with pytest.raises(ValueError, match="p_values must lie in"):
+        holm([0.2, 1.5])
+
+
+def plain_differences(states, first, second, n_boot, seed):
+    """The paired difference of normalised shortfall, plainly: per draw, the drawn replicates' states (resolved),
+    the mean of first's value minus second's; its observed value and the draws."""
+    rng = np.random.default_rng(seed)
+    cells = sorted({s[0] for s in states})
+    replicates = {cell: sorted({s[1] for s in states if s[0] == cell}) for cell in cells}
+    draws = {cell: rng.integers(0, len(replicates[cell]), size=(n_boot, len(replicates[cell]))) for cell in cells}
+
+    def d(state):
+        return hand(first, state[3])["normalised_shortfall"] - hand(second, state[3])["normalised_shortfall"]
+
+    observed = np.mean([d(s) for s in states if s[4] == 1.0])
+    boot = []
+    for b in range(n_boot):
+        drawn = [s for cell in cells for j in draws[cell][b] for s in states
+                 if s[0] == cell and s[1] == replicates[cell][j] and s[4] == 1.0]
+        boot.append(np.mean([d(s) for s in drawn]) if drawn else np.nan)
+    return observed, np.array(boot)
+
+
+def test_strategy_differences_are_paired_bootstraps_with_holm_levels():
+    from mri_theory.evaluation import DIFFERENCE_COLUMNS, holm, strategy_differences
+
+    out = strategy_differences(table(STATES, measured), phases=[], n_boot=80, seed=3, level=0.9, top_k=TOP_K)
+    assert list(out.columns) == DIFFERENCE_COLUMNS and set(out.phase) == {"all"}
+    # the strategies in the table's order, then the anchors: Q, pick, MRI-best, RS -> 6 pairs
+    assert list(zip(out["first"], out["second"], strict=True)) == [
+        ("Q", "pick"), ("Q", "MRI-best"), ("Q", "RS"), ("pick", "MRI-best"), ("pick", "RS"), ("MRI-best", "RS")]
+    row = out.set_index(["first", "second"]).loc[("pick", "RS")]
+    observed, boot = plain_differences(STATES, "pick", "RS", 80, 3)
+    assert row.difference == pytest.approx(observed, abs=1e-12)
+    tails = min(np.sum(boot <= 0), np.sum(boot >= 0))
+    assert row.p_value == pytest.approx(min(1.0, 2 * (tails + 1) / 81), abs=1e-12)
+    np.testing.assert_allclose(out.p_holm, holm(out.p_value.to_numpy()))
+    finite = out[np.isfinite(out.p_value)].sort_values("p_value", kind="stable")
+    m = len(finite)  # Q and MRI-best have equal values in every state: difference 0, p = 1
+    expected_levels = [1 - 0.1 / (m - i) for i in range(m)]
+    np.testing.assert_allclose(finite["level"], expected_levels)
+    tail = (1 - row.level) / 2
+    assert (row.ci_low, row.ci_high) == pytest.approx((np.quantile(boot, tail), np.quantile(boot, 1 - tail)),
+                                                      abs=1e-12)
+    same = out.set_index(["first", "second"]).loc[("Q", "MRI-best")]
+    assert same.difference == 0 and same.p_value == 1.0
+
+
+def test_strategy_differences_refuse_an_unknown_statistic():
+    from mri_theory.evaluation import strategy_differences
+
+    with pytest.raises(ValueError, match="statistic must be one of"):
+        strategy_differences(table(STATES, measured), statistic="regret")
