@@ -14,7 +14,9 @@ same :func:`~mri_theory.evaluation.sensitivity.conclusions`.
 Output folder (``out``, owned by this runner):
 
 ``variants/{name}/``
-    one study folder per recomputed reading (its own ``study.json``, verified parts, ``timings.csv``).
+    one study folder per recomputed reading (its own ``study.json``, verified parts, ``timings.csv``); the parts
+    it shares with the base study are copied again where missing, so an archive of its own parts (those of the
+    strategies it replaces) is all a run needs besides the base study.
 ``sensitivity.csv``
     columns ``variant`` and :data:`~mri_theory.evaluation.sensitivity.CONCLUSION_COLUMNS`: every conclusion
     under every reading; written with its checksum (``checksums.json``).
@@ -101,8 +103,10 @@ def _check_recomputed(recompute: object) -> list[str]:
 
 
 def _seed_variant(base: Path, folder: Path, grid: dict, changed: Recomputed) -> None:
-    """Copy into the new variant folder ``folder`` the base study's part files and records that the variant does not
-    change: every pairing of a classifier it keeps, without the parts of the strategies it replaces."""
+    """Copy into the variant folder ``folder`` the base study's part files and records that the variant does not
+    change and that it lacks: every pairing of a classifier it keeps, without the parts of the strategies it
+    replaces.  A file already there is kept (an interrupted variant, or one unpacked from an archive of its own
+    parts: the rest comes from the base study, verified again by the study that reads it)."""
     strategies, classifiers = set(changed.strategies()), set(changed.classifiers())
     for problem in grid["problems"]:
         for classifier in grid["classifiers"]:
@@ -111,11 +115,13 @@ def _seed_variant(base: Path, folder: Path, grid: dict, changed: Recomputed) -> 
             source, target = (_store.pairing_folder(base, problem, classifier),
                               _store.pairing_folder(folder, problem, classifier))
             (target / PARTS_DIR).mkdir(parents=True, exist_ok=True)
-            for name in (CURVES_SETTINGS_FILE, "asymptotic.json"):
-                shutil.copy2(source / name, target / name)
-            for part in sorted((source / PARTS_DIR).iterdir()):
-                if part.name.split("__")[0] not in strategies:
-                    shutil.copy2(part, target / PARTS_DIR / part.name)
+            wanted = [source / CURVES_SETTINGS_FILE, source / "asymptotic.json"]
+            wanted += [part for part in sorted((source / PARTS_DIR).iterdir())
+                       if part.name.split("__")[0] not in strategies]
+            for file in wanted:
+                copy = target / file.relative_to(source)
+                if not copy.exists():
+                    shutil.copy2(file, copy)
 
 
 def _markdown(table: pd.DataFrame, header: list[str]) -> str:
@@ -199,8 +205,7 @@ def run_sensitivity(path: str | os.PathLike, out: str | os.PathLike, *, recomput
         frames = [table]
         for name in names:
             variant = folder / _VARIANTS_DIR / _slug(name)
-            if not variant.exists():
-                _seed_variant(base, variant, grid, RECOMPUTED[name])
+            _seed_variant(base, variant, grid, RECOMPUTED[name])
             changed = {**RECOMPUTED[name].strategies()}
             classifiers = RECOMPUTED[name].classifiers()
             varied, varied_asymptotic = run_study(

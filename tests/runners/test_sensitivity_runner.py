@@ -103,3 +103,20 @@ def test_the_cli(study, tmp_path, capsys):
     assert "as reported" in printed and "without degenerate pairings" not in printed  # lda alone: none
     assert main(["sensitivity", str(study), "--out", str(tmp_path / "x"), "--recompute", "nonesuch"]) == 2
     assert "recompute must name distinct readings" in capsys.readouterr().err
+
+
+def test_a_variant_resumes_from_its_own_parts_alone(study, tmp_path, monkeypatch):
+    """An archive of a variant's own parts (the strategies it replaces) and its study.json is enough: the shared
+    parts are copied again from the base study, and nothing is computed."""
+    out = tmp_path / "sensitivity"
+    first = run_sensitivity(study, out, recompute=["BMRI mean"], n_boot=20, execution=QUIET)
+    variant = out / "variants" / "BMRI-mean"
+    for pairing in variant.glob("*__*"):
+        for part in (pairing / "parts").iterdir():
+            if not part.name.startswith("BMRI__"):
+                part.unlink()
+    from mri_theory.runners import _curves as curves_module
+
+    monkeypatch.setattr(curves_module, "run_pair", lambda *a, **k: (_ for _ in ()).throw(AssertionError("work")))
+    again = run_sensitivity(study, out, recompute=["BMRI mean"], n_boot=20, execution=QUIET)
+    pd.testing.assert_frame_equal(first, again)
