@@ -82,7 +82,8 @@ present class has probability 1.
 **Platt calibration** (:func:`platt_sigmoid`) is fitted by default on the
 *training* decision values with Platt's regularised targets (``platt="train"``:
 deterministic, and defined for tiny training sets); ``platt="cv"`` fits it on
-out-of-fold decision values as e1071 (libsvm) does: :data:`PLATT_FOLDS`
+out-of-fold decision values as e1071 (libsvm) does:
+:data:`~mri_theory.classifiers.svm.PLATT_FOLDS`
 folds, row ``i`` of the training data in fold ``i mod 5`` (libsvm shuffles at
 random; a fixed assignment keeps the fit deterministic and leaves every fold
 but one unchanged when a point is appended), each fold's rows scored by the
@@ -890,7 +891,8 @@ class SVM(Classifier):
         means ``1 / d`` (e1071's default), fixed at fit time from the
         dimension only.
     platt : {"train", "cv"}, default "train"
-        What Platt's sigmoids are fitted on (:data:`PLATT_FITS`, module notes):
+        What Platt's sigmoids are fitted on
+        (:data:`~mri_theory.classifiers.svm.PLATT_FITS`, module notes):
         the training decision values, or out-of-fold ones as e1071 does
         (Appendix C, line 1407; an open choice, :doc:`/deviations`; no fast
         path).

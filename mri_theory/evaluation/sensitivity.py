@@ -7,7 +7,8 @@ give, the beats-RS counts (R5), the regret ranks, and the paired differences tha
 AUA and regret, bootstrap intervals over replicates, and in how many pairings the first is better).
 
 :func:`conclusions_by_reading` recomputes them under each reading of the analysis that needs no new curves
-(:data:`READINGS`): R1 on averaged metrics instead of the averaged curve, label complexity's :math:`\epsilon`
+(:data:`~mri_theory.evaluation.sensitivity.READINGS`): R1 on averaged metrics instead of the averaged curve, label
+complexity's :math:`\epsilon`
 as 5 points of error instead of 5 %, and leaving out one problem, one classifier, or the degenerate pairings
 (:func:`degenerate_pairings`: classifiers that cannot represent the problem, whose curves every method
 improves on). The readings that need new curves (BMRI's mean, the kknn kernels, e1071's Platt fit, EfeLc on
@@ -176,7 +177,8 @@ def conclusions(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`CONCLUSION_COLUMNS`, one row per number, ``quantity`` one of ``final_rank`` (``item``
+        Columns :data:`CONCLUSION_COLUMNS <mri_theory.evaluation.sensitivity.CONCLUSION_COLUMNS>`, one row per number,
+        ``quantity`` one of ``final_rank`` (``item``
         a method; ``value`` its R4 mean rank, the interval of the bootstrap mean ranks; ``detail`` its rank and
         the probability of beating RS), ``tau`` (``item`` ``Table 5`` or ``paper rows``; ``detail`` the p-value
         and the methods compared), ``beats_rs`` (``item`` a method; of ``detail`` pairings), ``regret``
@@ -220,7 +222,8 @@ def conclusions_by_reading(curves: pd.DataFrame, asymptotic: pd.DataFrame,
                            n_boot: int = 1000, level: float = 0.95, alpha: float = 0.02, epsilon: float = 0.05,
                            loss: str = "error", paper_groups: Sequence[str] = ("abstract",),
                            leave_out: bool = True) -> pd.DataFrame:
-    """:func:`conclusions` under each reading of :data:`READINGS`, and without each problem and each classifier.
+    """:func:`conclusions` under each reading of :data:`~mri_theory.evaluation.sensitivity.READINGS`, and without each
+    problem and each classifier.
 
     Parameters
     ----------
@@ -233,7 +236,8 @@ def conclusions_by_reading(curves: pd.DataFrame, asymptotic: pd.DataFrame,
     Returns
     -------
     pandas.DataFrame
-        ``variant``, then :data:`CONCLUSION_COLUMNS`; the variants in the order of :data:`READINGS`, then the
+        ``variant``, then :data:`CONCLUSION_COLUMNS <mri_theory.evaluation.sensitivity.CONCLUSION_COLUMNS>`; the
+        variants in the order of :data:`~mri_theory.evaluation.sensitivity.READINGS`, then the
         problems, then the classifiers (sorted).  ``"without degenerate pairings"`` is absent when the study
         has none (:func:`degenerate_pairings`); the variant ``"epsilon absolute"`` needs ``loss="error"``.
     """

@@ -109,17 +109,9 @@ def _committee_proba(ctx: Context, knn_kernel: str = "rectangular") -> np.ndarra
     return np.stack([make().fit(ctx.X, ctx.y, ctx.n_classes).predict_proba(ctx.candidates) for make in members])
 
 
-class _Committee(Strategy):
-    """The two QBC strategies' parameter: the kernel of the committee's 5-NN and 21-NN."""
-
-    origin = "paper"
-    repr_if_changed = ("knn_kernel",)
-
-    def __init__(self, knn_kernel: str = "rectangular") -> None:
-        self.knn_kernel = _check_kernel(knn_kernel, "knn_kernel")
 
 
-class VoteEntropy(_Committee):
+class VoteEntropy(Strategy):
     """QbcV: entropy of the committee's vote distribution (each member votes its argmax).
 
     Parameters
@@ -131,6 +123,11 @@ class VoteEntropy(_Committee):
     """
 
     name = "QbcV"
+    origin = "paper"
+    repr_if_changed = ("knn_kernel",)
+
+    def __init__(self, knn_kernel: str = "rectangular") -> None:
+        self.knn_kernel = _check_kernel(knn_kernel, "knn_kernel")
 
     def scores(self, ctx):
         proba = _committee_proba(ctx, self.knn_kernel)
@@ -138,7 +135,7 @@ class VoteEntropy(_Committee):
         return entropy(votes)
 
 
-class AverageKL(_Committee):
+class AverageKL(Strategy):
     r"""QbcA: :math:`\frac1M \sum_m KL(\hat{\mathbf p}_m \,\|\, \bar{\mathbf p})` (the average, not the maximum).
 
     Parameters
@@ -148,6 +145,11 @@ class AverageKL(_Committee):
     """
 
     name = "QbcA"
+    origin = "paper"
+    repr_if_changed = ("knn_kernel",)
+
+    def __init__(self, knn_kernel: str = "rectangular") -> None:
+        self.knn_kernel = _check_kernel(knn_kernel, "knn_kernel")
 
     def scores(self, ctx):
         proba = _committee_proba(ctx, self.knn_kernel)
