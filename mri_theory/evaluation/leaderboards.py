@@ -195,6 +195,17 @@ def _anchor_states(states: pd.DataFrame) -> pd.DataFrame | None:
     return pd.concat(made, ignore_index=True) if made else None
 
 
+def _per_state(states: pd.DataFrame, top_k: int, resolved_only: bool) -> pd.DataFrame:
+    """Every strategy's per-state statistics (:func:`~mri_theory.evaluation.summarise_states`), the anchors' made
+    from the truth where they were not scored (module docstring) appended."""
+    per = summarise_states(states, per_state=True, top_k=top_k, resolved_only=resolved_only)
+    made = _anchor_states(states)  # the table is valid: summarise_states checked it
+    if made is None:
+        return per
+    return pd.concat([per, summarise_states(made, per_state=True, top_k=top_k, resolved_only=resolved_only)],
+                     ignore_index=True)
+
+
 def _draw_weights(per: pd.DataFrame, n_boot: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(unit of each row, weights, alone)``: ``weights[b, u]`` how often draw ``b`` drew unit (pairing,
     replicate) ``u`` (module docstring: the generator's rule); ``alone[u]``: the unit is its pairing's only
@@ -362,11 +373,7 @@ def leaderboard(
     """
     options = leaderboard_options(phases, n_boot, seed, level, top_k, resolved_only)
     checked_cost = None if cost is None else _checked_cost(cost)
-    per = summarise_states(states, per_state=True, top_k=options["top_k"], resolved_only=resolved_only)
-    made = _anchor_states(states)  # the table is valid: summarise_states checked it
-    if made is not None:
-        per = pd.concat([per, summarise_states(made, per_state=True, top_k=options["top_k"],
-                                               resolved_only=resolved_only)], ignore_index=True)
+    per = _per_state(states, options["top_k"], resolved_only)
     strategies = list(pd.unique(per["strategy"]))  # the table's order, then anchors it lacks
     edges, labels = options["phases"], _phase_labels(options["phases"])
     phase_of = np.searchsorted(np.asarray(edges, dtype=np.int64), per["n_labelled"].to_numpy(dtype=np.int64),
@@ -458,11 +465,7 @@ def strategy_differences(
     options = leaderboard_options(phases, n_boot, seed, level, top_k, resolved_only)
     if statistic not in LEADERBOARD_STATISTICS:
         raise ValueError(f"statistic must be one of {', '.join(LEADERBOARD_STATISTICS)}, got {statistic!r}")
-    per = summarise_states(states, per_state=True, top_k=options["top_k"], resolved_only=resolved_only)
-    made = _anchor_states(states)
-    if made is not None:
-        per = pd.concat([per, summarise_states(made, per_state=True, top_k=options["top_k"],
-                                               resolved_only=resolved_only)], ignore_index=True)
+    per = _per_state(states, options["top_k"], resolved_only)
     strategies = list(pd.unique(per["strategy"]))
     wide = per.set_index([*_STATE, "n_labelled", "strategy"])[statistic].unstack("strategy").reindex(
         columns=strategies)  # one row per state that some strategy was scored in

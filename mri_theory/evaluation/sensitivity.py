@@ -187,6 +187,9 @@ def conclusions(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[
         better).
     """
     seed = check.count(seed, "seed", minimum=0)
+    check.count(n_boot, "n_boot", maximum=MAX_BOOT)  # refused before any ranking is computed
+    if not 0 < check.finite_scalar(level, "level") < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
     ranks = rank_study(curves, asymptotic, groups, mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
     boot = bootstrap_ranks(curves, asymptotic, groups, rng=np.random.default_rng(seed), n_boot=n_boot, level=level,
                            mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)

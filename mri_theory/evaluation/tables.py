@@ -50,7 +50,8 @@ from mri_theory.evaluation.ranking import (
     rank_study,
 )
 
-__all__ = ["PAPER_ABSTRACT_ORDERINGS", "PAPER_BEATS_RS", "PAPER_CLASSIFIERS", "PAPER_FINAL", "PAPER_METHODS",
+__all__ = ["PAPER_ABSTRACT_ORDERINGS", "PAPER_BEATS_RS", "PAPER_CLASSIFIERS", "PAPER_FINAL", "PAPER_GROUPS",
+           "PAPER_METHODS",
            "PAPER_SINGLE_PAIRING", "PAPER_SMALL_ORDERINGS", "PaperOrdering", "PaperPairingRanks", "Tau",
            "kendall_tau", "paper_final_ranking", "paper_rank_table", "write_report"]
 
@@ -91,6 +92,8 @@ PAPER_SMALL_ORDERINGS: dict[str, PaperOrdering] = {
 
 #: The paper's group rows by the registry's group name (:func:`paper_rank_table`).
 _PAPER_GROUP_ORDERINGS = {"abstract": PAPER_ABSTRACT_ORDERINGS, "small": PAPER_SMALL_ORDERINGS}
+#: The problem groups whose rows the paper publishes and this module transcribes (its large group is not public).
+PAPER_GROUPS = tuple(_PAPER_GROUP_ORDERINGS)
 
 
 class PaperPairingRanks(NamedTuple):
@@ -689,7 +692,7 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
     regret_table, regret = _regret_table(ranks.r1)
     mean_regret = regret.set_index("method")["mean"]
     n_pairings = ranks.r2[["group", "classifier"]].drop_duplicates().shape[0]
-    paper_groups = [g for g in _PAPER_GROUP_ORDERINGS if g in set(ranks.r2["group"])]  # the paper's rows of these
+    paper_groups = [g for g in PAPER_GROUPS if g in set(ranks.r2["group"])]  # the paper's rows of these
     tables = _pairing_tables(ranks.r1, loss, comparison) + [_group_table(ranks.r2, comparison)]
     tables += _final_tables(ranks.r4, boot, mean_regret, level, comparison, paper_groups)
     tables += [_beats_table(ranks.r5, n_pairings, comparison, paper_groups), regret_table,

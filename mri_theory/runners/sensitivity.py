@@ -45,6 +45,7 @@ from mri_theory._utils.versions import library_versions
 from mri_theory.classifiers import SVM, Classifier, get_classifier
 from mri_theory.evaluation.ranking import MAX_BOOT
 from mri_theory.evaluation.sensitivity import CONCLUSION_COLUMNS, READINGS, conclusions, conclusions_by_reading
+from mri_theory.evaluation.tables import PAPER_GROUPS
 from mri_theory.runners import _store
 from mri_theory.runners._store import CURVES_SETTINGS_FILE, PARTS_DIR
 from mri_theory.runners.study import default_groups, read_study, run_study, study_record
@@ -196,7 +197,7 @@ def run_sensitivity(path: str | os.PathLike, out: str | os.PathLike, *, recomput
     _store.claim(folder, _RUNNER, "out")
     curves, asymptotic = read_study(base)  # verified
     groups = default_groups(grid["problems"])
-    paper_groups = [g for g in ("abstract", "small") if g in groups]
+    paper_groups = [g for g in PAPER_GROUPS if g in groups]
     common = dict(seed=seed, n_boot=n_boot, level=level, loss=settings["loss"], paper_groups=paper_groups)
     folder.mkdir(parents=True, exist_ok=True)
     with _store.locked(folder, "out", owner=_RUNNER):

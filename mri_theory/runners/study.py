@@ -968,6 +968,9 @@ def default_groups(problems: Sequence[str]) -> dict[str, list[str]]:
     >>> default_groups(["sonar", "four-gaussian", "my-data"])
     {'abstract': ['four-gaussian'], 'small': ['sonar'], 'other': ['my-data']}
     """
+    if isinstance(problems, str) or not isinstance(problems, Sequence) or not all(
+            isinstance(p, str) for p in problems):
+        raise TypeError(f"problems must be a sequence of problem labels (str), got {problems!r}")
     present = list(dict.fromkeys(problems))
     groups = {name: [p for p in members if p in present] for name, members in PROBLEM_GROUPS.items()}
     groups = {name: members for name, members in groups.items() if members}
