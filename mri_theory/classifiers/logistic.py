@@ -273,7 +273,7 @@ def _newton_rows(Z0, labels0, weights0, z1, labels1, theta, ridge, max_iter, com
     umr = np.uint64(mr)  # unsigned loop bounds: no negative-index wraparound, so axpy loops are vectorised
     up = np.uint64(p)
     uT = np.uint64(T)
-    one = np.uint64(1)
+    one = np.uint64(1)  # k + one, with k cast: uint64 under numba and numpy's legacy (< 2) promotion alike
     K = np.empty((mr, mr))
     R = np.empty((mr, mr))
     rhs = np.empty(mr)
@@ -446,9 +446,9 @@ def _newton_rows(Z0, labels0, weights0, z1, labels1, theta, ridge, max_iter, com
                 break
             root = np.sqrt(R[k, k])
             R[k, k] = root
-            for c in range(k + one, umr):
+            for c in range(np.uint64(k) + one, umr):
                 R[k, c] /= root
-            for r in range(k + one, umr):
+            for r in range(np.uint64(k) + one, umr):
                 f = R[k, r]
                 if f != 0.0:
                     for c in range(r, umr):
@@ -459,7 +459,7 @@ def _newton_rows(Z0, labels0, weights0, z1, labels1, theta, ridge, max_iter, com
             for k in range(umr):  # U^T y = rhs
                 u[k] /= R[k, k]
                 f = u[k]
-                for c in range(k + one, umr):
+                for c in range(np.uint64(k) + one, umr):
                     u[c] -= R[k, c] * f
             for k in range(mr - 1, -1, -1):  # U u = y
                 s = u[k]
