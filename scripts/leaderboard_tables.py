@@ -9,14 +9,18 @@ Each run folder (``mri-theory leaderboard --out DIR``) is read with
 :func:`mri_theory.runners.read_leaderboard`, so a table that does not match the
 checksum the run wrote, or a folder still being written, is refused (exit
 status 2, nothing written for that split); then
-:func:`mri_theory.runners.copy_leaderboard` copies ``leaderboard.csv`` (byte
-for byte), ``leaderboard.json`` and ``cost.csv`` into ``OUT/design`` and
-``OUT/evaluation`` and writes their ``checksums.json`` (the table's SHA-256,
-the run's, and that of ``leaderboard.json``).  The states are not copied.
+:func:`mri_theory.runners.copy_leaderboard` copies ``leaderboard.csv``,
+``differences.csv`` and ``statistics.csv.xz`` (byte for byte),
+``leaderboard.json`` and ``cost.csv`` into ``OUT/design`` and
+``OUT/evaluation`` and writes their ``checksums.json`` (the tables' SHA-256,
+the run's, and that of ``leaderboard.json``).  The states are not copied:
+``statistics.csv.xz`` recomputes every cell.
 
 The script then prints, for each split, the phase ``all`` of the table: each
 strategy's mean normalised shortfall and Spearman correlation with their
-bootstrap intervals, as Markdown rows for ``docs/leaderboard.md``.
+bootstrap intervals, as Markdown rows for ``docs/leaderboard.md``, and the
+paired differences of the normalised shortfall that Holm's correction leaves
+significant in that phase.
 """
 
 from __future__ import annotations
@@ -44,6 +48,20 @@ def markdown_rows(folder: Path) -> str:
     return "\n".join(lines)
 
 
+def significant_differences(folder: Path) -> str:
+    """The ``all`` phase's paired differences in ``folder`` whose Holm-adjusted p-value is below ``1 - level``."""
+    stored = read_leaderboard(folder)
+    if stored.differences is None:
+        return "(no differences.csv: a run written before it was added)"
+    alpha = 1 - stored.record["settings"]["level"]
+    rows = stored.differences[(stored.differences.phase == "all") & (stored.differences.p_holm < alpha)]
+    lines = ["| first − second | difference [Holm-level interval] | p (Holm) |", "|---|---|---|"]
+    for row in rows.sort_values("difference", kind="stable").itertuples(index=False):
+        lines.append(f"| {row.first} − {row.second} | {row.difference:+.3f} [{row.ci_low:+.3f}, {row.ci_high:+.3f}]"
+                     f" | {row.p_holm:.3f} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("design", type=Path, help="the design run's folder (four-gaussian, quadratic)")
@@ -62,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for split in SPLITS:
         print(f"\n{split} (phase all):\n{markdown_rows(args.out / split)}")
+        print(f"\n{split}, significant paired differences (phase all):\n{significant_differences(args.out / split)}")
     return 0
 
 

@@ -15,9 +15,11 @@ from mri_theory.evaluation.leaderboards import (
     LEADERBOARD_COST_COLUMNS,
     LEADERBOARD_STATISTICS,
     PHASE_EDGES,
+    STATE_STATISTICS_COLUMNS,
     holm,
     leaderboard,
     leaderboard_options,
+    state_statistics,
     strategy_differences,
 )
 from mri_theory.evaluation.metrics import (
@@ -144,6 +146,8 @@ __all__ = [
     "PHASE_EDGES",
     "leaderboard",
     "leaderboard_options",
+    "STATE_STATISTICS_COLUMNS",
+    "state_statistics",
     "DIFFERENCE_COLUMNS",
     "holm",
     "strategy_differences",

@@ -75,7 +75,8 @@ from mri_theory.evaluation.ranking import MAX_BOOT
 from mri_theory.evaluation.summaries import summarise_states
 
 __all__ = ["ANCHORS", "DIFFERENCE_COLUMNS", "LEADERBOARD_COST_COLUMNS", "LEADERBOARD_STATISTICS", "PHASE_EDGES",
-           "holm", "leaderboard", "leaderboard_options", "strategy_differences"]
+           "STATE_STATISTICS_COLUMNS", "holm", "leaderboard", "leaderboard_options", "state_statistics",
+           "strategy_differences"]
 
 #: The default phase edges: ``|D_S| <= 12``, ``13 <= |D_S| <= 50``, ``|D_S| > 50``.
 PHASE_EDGES = (12, 50)
@@ -195,15 +196,81 @@ def _anchor_states(states: pd.DataFrame) -> pd.DataFrame | None:
     return pd.concat(made, ignore_index=True) if made else None
 
 
-def _per_state(states: pd.DataFrame, top_k: int, resolved_only: bool) -> pd.DataFrame:
-    """Every strategy's per-state statistics (:func:`~mri_theory.evaluation.summarise_states`), the anchors' made
-    from the truth where they were not scored (module docstring) appended."""
+#: The columns of :func:`state_statistics`: a state's keys, its size, the strategy, the candidates, the statistics,
+#: the state's resolved flag and the two options the statistics were computed with.
+STATE_STATISTICS_COLUMNS = [*_STATE, "n_labelled", "strategy", "candidates", *LEADERBOARD_STATISTICS, "resolved",
+                            "top_k", "resolved_only"]
+
+
+def state_statistics(states: pd.DataFrame, top_k: int = 5, resolved_only: bool = True) -> pd.DataFrame:
+    r"""Every strategy's statistics in every state, the anchors' made from the truth where they were not scored.
+
+    The per-state table that :func:`leaderboard` and :func:`strategy_differences` average: the rows of
+    :func:`~mri_theory.evaluation.summarise_states` (``per_state=True``) of ``states``, then those of the anchors
+    MRI-best and RS in the states where the table holds no scores of theirs (module docstring, "Anchors").  It is
+    small (one row per state and strategy, where the state table has one per candidate too), so
+    :func:`mri_theory.runners.run_leaderboard` stores it (``statistics.csv.xz``), and either function given it in
+    place of the state table returns the same bytes: every cell of a leaderboard can be recomputed from it.
+
+    Parameters
+    ----------
+    states : pandas.DataFrame
+        The table of :func:`mri_theory.runners.score_states` (as in :func:`leaderboard`).
+    top_k : int, default 5
+        ``k`` of ``top_k_hit``.
+    resolved_only : bool, default True
+        As in :func:`~mri_theory.evaluation.summarise_states`: NaN statistics in the unresolved states.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`STATE_STATISTICS_COLUMNS`: one row per (state, strategy), ``top_k`` and ``resolved_only``
+        constant (the options, so that a reader cannot average it under others).
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming ``states``, ``top_k`` or ``resolved_only``.
+    """
+    top_k = check.count(top_k, "top_k")
+    resolved_only = check.flag(resolved_only, "resolved_only")
     per = summarise_states(states, per_state=True, top_k=top_k, resolved_only=resolved_only)
     made = _anchor_states(states)  # the table is valid: summarise_states checked it
-    if made is None:
-        return per
-    return pd.concat([per, summarise_states(made, per_state=True, top_k=top_k, resolved_only=resolved_only)],
-                     ignore_index=True)
+    if made is not None:
+        per = pd.concat([per, summarise_states(made, per_state=True, top_k=top_k, resolved_only=resolved_only)],
+                        ignore_index=True)
+    return per.assign(top_k=top_k, resolved_only=resolved_only)[STATE_STATISTICS_COLUMNS]
+
+
+def _per_state(states: pd.DataFrame, top_k: int, resolved_only: bool) -> pd.DataFrame:
+    """``states`` as its :func:`state_statistics`: computed from a state table, or checked when it is one
+    (a table holding the column ``resolved_only``), its options equal to ``top_k`` and ``resolved_only``."""
+    if not (isinstance(states, pd.DataFrame) and "resolved_only" in states.columns):
+        return state_statistics(states, top_k, resolved_only)
+    check.data_frame(states, "states", STATE_STATISTICS_COLUMNS)
+    per = states[STATE_STATISTICS_COLUMNS]
+    for column, value in (("top_k", top_k), ("resolved_only", resolved_only)):
+        found = pd.unique(per[column])
+        if len(found) != 1 or found[0] != value:
+            raise ValueError(f"{column}: states (a table of state_statistics) was computed with {column} "
+                             f"{', '.join(map(repr, found.tolist()))}, not {value!r}: pass {column} as the table "
+                             "has it")
+    for column in ("problem", "classifier", "trajectory", "strategy"):
+        bad = [v for v in per[column] if not isinstance(v, str)]
+        if bad:
+            raise TypeError(f"states[{column!r}] must hold names (str), got {bad[0]!r}")
+    numbers = ["replicate", "step", "n_labelled", "candidates", *LEADERBOARD_STATISTICS, "resolved"]
+    values = per[numbers].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+    counts = values[:, :4]
+    if not (np.all(np.isfinite(counts)) and np.all(counts >= 0) and np.all(counts == np.round(counts))):
+        raise ValueError("states (a table of state_statistics): replicate, step, n_labelled and candidates must "
+                         "hold integers >= 0")
+    if np.any(np.isinf(values[:, 4:])) or not np.all(np.isin(values[:, -1], (0.0, 1.0))):
+        raise ValueError("states (a table of state_statistics): the statistics must be finite or NaN and resolved "
+                         "0 or 1")
+    if per.duplicated([*_STATE, "strategy"]).any():
+        raise ValueError("states (a table of state_statistics) has more than one row for a (state, strategy)")
+    return per
 
 
 def _draw_weights(per: pd.DataFrame, n_boot: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -321,7 +388,10 @@ def leaderboard(
         :data:`mri_theory.runners.STATE_COLUMNS`; checked as by
         :func:`~mri_theory.evaluation.summarise_states`), one or several
         pairings concatenated.  Rows of MRI-best and RS, where present, are
-        the anchors' (module docstring).
+        the anchors' (module docstring).  Or that table's
+        :func:`state_statistics` (e.g. a leaderboard folder's
+        ``statistics.csv.xz``): the same result, ``top_k`` and
+        ``resolved_only`` then the table's own (refused otherwise).
     phases : sequence of int, default (12, 50)
         Strictly increasing edges ``e_1 < ... < e_k`` (integers ``>= 0``):
         phase ``"≤e_1"`` holds the states with ``n_labelled <= e_1``, phase
@@ -373,7 +443,7 @@ def leaderboard(
     """
     options = leaderboard_options(phases, n_boot, seed, level, top_k, resolved_only)
     checked_cost = None if cost is None else _checked_cost(cost)
-    per = _per_state(states, options["top_k"], resolved_only)
+    per = _per_state(states, options["top_k"], options["resolved_only"])
     strategies = list(pd.unique(per["strategy"]))  # the table's order, then anchors it lacks
     edges, labels = options["phases"], _phase_labels(options["phases"])
     phase_of = np.searchsorted(np.asarray(edges, dtype=np.int64), per["n_labelled"].to_numpy(dtype=np.int64),
@@ -452,7 +522,7 @@ def strategy_differences(
     Parameters
     ----------
     states, phases, n_boot, seed, level, top_k, resolved_only
-        As in :func:`leaderboard`.
+        As in :func:`leaderboard` (``states``: a state table or its :func:`state_statistics`).
     statistic : str, default "normalised_shortfall"
         One of :data:`LEADERBOARD_STATISTICS` (lower is better for the shortfalls, higher for the others).
 
@@ -465,7 +535,7 @@ def strategy_differences(
     options = leaderboard_options(phases, n_boot, seed, level, top_k, resolved_only)
     if statistic not in LEADERBOARD_STATISTICS:
         raise ValueError(f"statistic must be one of {', '.join(LEADERBOARD_STATISTICS)}, got {statistic!r}")
-    per = _per_state(states, options["top_k"], resolved_only)
+    per = _per_state(states, options["top_k"], options["resolved_only"])
     strategies = list(pd.unique(per["strategy"]))
     wide = per.set_index([*_STATE, "n_labelled", "strategy"])[statistic].unstack("strategy").reindex(
         columns=strategies)  # one row per state that some strategy was scored in

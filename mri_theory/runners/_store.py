@@ -223,6 +223,16 @@ def _well_formed(record: Any) -> bool:
                                                       and isinstance(record["settings_sha256"], str))))
 
 
+def recorded_tables(folder: Path) -> list[str]:
+    """The table names that ``folder``'s :data:`CHECKSUMS_FILE` lists (none when it is missing or corrupt: reading
+    one of them then fails in :func:`verified_table`, which says why)."""
+    try:
+        record = json.loads((folder / CHECKSUMS_FILE).read_bytes())
+    except (OSError, ValueError):
+        return []
+    return sorted(record["tables"]) if _well_formed(record) else []
+
+
 def verified_table(file: Path, name: str) -> bytes:
     """The bytes of the table ``file`` once they match the checksum recorded beside it (:func:`write_tables`).
 

@@ -31,7 +31,7 @@ Output folder (``out``):
     :func:`~mri_theory.evaluation.leaderboard` of the states of the grid
     (replicates ``0..replicates-1``, the ``steps``; a folder may hold more),
     without the cost: a function of the states alone, the same bytes on
-    every run of the same settings.
+    every run of the same settings (as are the two files below).
 ``cost.csv``
     per (phase, strategy) the mean CPU seconds of the strategy per state and
     the number of states timed (``cpu_s``, ``timed_states``): a measurement,
@@ -48,16 +48,30 @@ Output folder (``out``):
     ``scored_cpu_s`` (the strategies' CPU seconds summed over the grid's
     timed states, whichever run computed them) and ``timings`` (how many
     (state, strategy) timings that sum holds).  Not in ``checksums.json``.
+``differences.csv``
+    :func:`~mri_theory.evaluation.strategy_differences` of the normalised
+    shortfall (the statistic the leaderboard is sorted by): per phase, every
+    two strategies' paired difference with its bootstrap p-value, Holm's
+    adjusted p-value over the phase's comparisons and the Holm-level interval
+    (the leaderboard's draws, ``boot_seed``, ``level``).
+``statistics.csv.xz``
+    :func:`~mri_theory.evaluation.state_statistics` of the states (xz): one
+    row per state and strategy, a few hundred kilobytes where the states are
+    hundreds of megabytes.  :func:`~mri_theory.evaluation.leaderboard` and
+    :func:`~mri_theory.evaluation.strategy_differences` given it return
+    ``leaderboard.csv`` and ``differences.csv`` again, so any cell can be
+    recomputed, or read under other phases or another statistic, from a copy.
 ``checksums.json``
-    the SHA-256 of ``leaderboard.csv`` (``mri_theory.runners._store``).
+    the SHA-256 of ``leaderboard.csv``, ``differences.csv`` and
+    ``statistics.csv.xz`` (``mri_theory.runners._store``).
 ``.lock``
     the call holds the folder's exclusive lock from before the first state
     is scored until its last file is written: a second writer is refused
     with a ``ValueError`` naming ``out`` and the pid of the first.
 
 :func:`read_leaderboard` reads ``leaderboard.csv`` back once it matches its
-checksum, with ``leaderboard.json`` and ``cost.csv``.  :func:`copy_leaderboard`
-copies the three files of a finished run into another folder (e.g. the
+checksum, with ``leaderboard.json``, ``cost.csv`` and the two verified tables above.  :func:`copy_leaderboard`
+copies the files of a finished run into another folder (e.g. the
 committed ``figures/leaderboard/design``, read by the figure ``leaderboard``),
 ``leaderboard.csv`` byte for byte, and writes there a ``checksums.json``
 that records the SHA-256 of ``leaderboard.csv`` (the run's) and of
@@ -71,7 +85,9 @@ The leaderboard's floats are computed with one BLAS thread
 
 from __future__ import annotations
 
+import io
 import json
+import lzma
 import operator
 import os
 import time
@@ -88,7 +104,16 @@ from mri_theory._utils.backends import Execution
 from mri_theory._utils.tables import read_csv_exact
 from mri_theory._utils.versions import library_versions
 from mri_theory.classifiers import Classifier
-from mri_theory.evaluation.leaderboards import LEADERBOARD_STATISTICS, PHASE_EDGES, leaderboard, leaderboard_options
+from mri_theory.evaluation.leaderboards import (
+    DIFFERENCE_COLUMNS,
+    LEADERBOARD_STATISTICS,
+    PHASE_EDGES,
+    STATE_STATISTICS_COLUMNS,
+    leaderboard,
+    leaderboard_options,
+    state_statistics,
+    strategy_differences,
+)
 from mri_theory.problems import Problem
 from mri_theory.runners import _grid, _resolve, _store
 from mri_theory.runners._docstrings import fill_doc
@@ -99,15 +124,18 @@ from mri_theory.strategies import Strategy, list_strategies
 __all__ = ["LEADERBOARD_COLUMNS", "LEADERBOARD_FILES", "Leaderboard", "StoredLeaderboard", "copy_leaderboard",
            "read_leaderboard", "run_leaderboard"]
 
-#: The files :func:`run_leaderboard` writes into ``out`` (only ``leaderboard.csv`` in ``checksums.json``).
-LEADERBOARD_FILES = ("leaderboard.csv", "cost.csv", "leaderboard.json")
+#: The files :func:`run_leaderboard` writes into ``out`` (``cost.csv`` and ``leaderboard.json`` not in
+#: ``checksums.json``).
+LEADERBOARD_FILES = ("leaderboard.csv", "cost.csv", "leaderboard.json", "differences.csv", "statistics.csv.xz")
 #: The columns of the leaderboard that hold the cost (``cost.csv``, not ``leaderboard.csv``).
 _COST = ["cpu_s", "timed_states"]
 #: The columns of ``leaderboard.csv``: :func:`~mri_theory.evaluation.leaderboard`'s table without the cost.
 LEADERBOARD_COLUMNS = ["phase", "strategy", "anchor", "states", "resolved",
                        *[f"{stat}{end}" for stat in LEADERBOARD_STATISTICS for end in ("", "_ci_low", "_ci_high")]]
 _FORMAT = 1
-_TABLE, _COST_FILE, _RECORD = LEADERBOARD_FILES
+_TABLE, _COST_FILE, _RECORD, _DIFFERENCES, _STATISTICS = LEADERBOARD_FILES
+#: The statistic whose paired differences ``differences.csv`` holds: the one the leaderboard is sorted by.
+_COMPARED = "normalised_shortfall"
 
 
 class Leaderboard(NamedTuple):
@@ -120,8 +148,13 @@ class Leaderboard(NamedTuple):
     #: :func:`~mri_theory.evaluation.leaderboard` of ``states`` with the cost of ``timings`` joined
     #: (``leaderboard.csv`` without, and ``cost.csv`` with only, the columns ``cpu_s`` and ``timed_states``).
     table: pd.DataFrame
-    #: The files written into ``out``: ``leaderboard.csv``, ``cost.csv`` and ``leaderboard.json``.
+    #: The files written into ``out``: :data:`LEADERBOARD_FILES`.
     paths: list[Path]
+    #: :func:`~mri_theory.evaluation.state_statistics` of ``states`` (``statistics.csv.xz``): every cell of
+    #: ``table`` and ``differences`` recomputed from it.
+    statistics: pd.DataFrame
+    #: :func:`~mri_theory.evaluation.strategy_differences` of the normalised shortfall (``differences.csv``).
+    differences: pd.DataFrame
 
 
 @fill_doc
@@ -237,7 +270,9 @@ def run_leaderboard(
         states = pd.concat(frames, ignore_index=True)
         timings = pd.concat(timed, ignore_index=True)[STATE_TIMING_COLUMNS]
         with backends.one_thread():  # floats written to leaderboard.csv: summed as with one BLAS thread
-            table = leaderboard(states, **options, cost=timings)
+            statistics = state_statistics(states, options["top_k"], options["resolved_only"])
+            table = leaderboard(statistics, **options, cost=timings)
+            differences = strategy_differences(statistics, **options, statistic=_COMPARED)
         board = table.drop(columns=_COST)
         cost = table[["phase", "strategy", *_COST]]
         record = {"format": _FORMAT, "settings": settings, "versions": library_versions(),
@@ -246,8 +281,10 @@ def run_leaderboard(
         _store.write_atomic(_store.csv_bytes(cost), folder / _COST_FILE)
         _store.write_atomic(json.dumps(record, indent=2, sort_keys=True).encode(), folder / _RECORD)
         # the record's checksum beside the table's: an edited leaderboard.json is refused as the table is
-        _store.write_tables(folder, {_TABLE: _store.csv_bytes(board)}, _RECORD)
-    return Leaderboard(states, timings, table, [folder / name for name in LEADERBOARD_FILES])
+        _store.write_tables(folder, {_TABLE: _store.csv_bytes(board), _DIFFERENCES: _store.csv_bytes(differences),
+                                     _STATISTICS: lzma.compress(_store.csv_bytes(statistics))}, _RECORD)
+    return Leaderboard(states, timings, table, [folder / name for name in LEADERBOARD_FILES], statistics,
+                       differences)
 
 
 class StoredLeaderboard(NamedTuple):
@@ -259,6 +296,12 @@ class StoredLeaderboard(NamedTuple):
     record: dict
     #: ``cost.csv`` (columns ``phase``, ``strategy``, ``cpu_s``, ``timed_states``), None where the folder has none.
     cost: pd.DataFrame | None
+    #: ``differences.csv`` (columns :data:`~mri_theory.evaluation.DIFFERENCE_COLUMNS`), verified; None where
+    #: the folder has none (written before the file was added).
+    differences: pd.DataFrame | None = None
+    #: ``statistics.csv.xz`` (columns :data:`~mri_theory.evaluation.STATE_STATISTICS_COLUMNS`), verified; None
+    #: where the folder has none (written before the file was added).
+    statistics: pd.DataFrame | None = None
 
 
 def _well_formed_record(record: object) -> bool:
@@ -305,7 +348,30 @@ def _read(folder: Path, name: str) -> StoredLeaderboard:
             raise ValueError(f"{name}: {cost_file} is not the cost table of run_leaderboard: it must have the "
                              f"columns {columns}, with timed states >= 0 and CPU seconds >= 0 (NaN where none was "
                              "timed)")
-    return StoredLeaderboard(table, record, cost)
+    optional: dict[str, pd.DataFrame | None] = {}
+    for file, columns, what in ((_DIFFERENCES, DIFFERENCE_COLUMNS, "the paired differences of run_leaderboard"),
+                                (_STATISTICS, STATE_STATISTICS_COLUMNS, "the state statistics of run_leaderboard")):
+        optional[file] = None
+        if (folder / file).is_file() or file in _store.recorded_tables(folder):  # a listed file must be there
+            optional[file] = _optional_table(folder / file, name, columns, what)
+    return StoredLeaderboard(table, record, cost, optional[_DIFFERENCES], optional[_STATISTICS])
+
+
+def _optional_table(file: Path, name: str, columns: list[str], what: str) -> pd.DataFrame:
+    """A checksummed table of a leaderboard folder, read (``.xz``: decompressed) once verified."""
+    data = _store.verified_table(file, name)
+    if file.suffix == ".xz":
+        try:
+            data = lzma.decompress(data)
+        except lzma.LZMAError as exc:
+            raise ValueError(f"{name}: {file} is not an xz file ({exc})") from None
+    try:
+        table = read_csv_exact(io.BytesIO(data))
+    except ValueError as exc:
+        raise ValueError(f"{name}: {file} is not a readable CSV ({exc})") from None
+    if list(table.columns) != columns:
+        raise ValueError(f"{name}: {file} is not {what}: columns {list(table.columns)}, expected {columns}")
+    return table
 
 
 def read_leaderboard(path: str | os.PathLike) -> StoredLeaderboard:
@@ -340,14 +406,15 @@ def read_leaderboard(path: str | os.PathLike) -> StoredLeaderboard:
 
 
 def copy_leaderboard(source: str | os.PathLike, destination: str | os.PathLike) -> list[Path]:
-    """Copy a finished leaderboard (``leaderboard.csv``, ``leaderboard.json``, ``cost.csv``) into ``destination``.
+    """Copy a finished leaderboard (its files but the states: :data:`LEADERBOARD_FILES`) into ``destination``.
 
     ``source`` is read by :func:`read_leaderboard` (so a table that does not
     match its checksum, or a folder still being written, is refused before
     anything is written); the files are copied byte for byte, and
-    ``destination/checksums.json`` records the SHA-256 of ``leaderboard.csv``
-    (the same as the run's) and of ``leaderboard.json`` as the table's
-    settings file (module docstring).  The states are not copied.
+    ``destination/checksums.json`` records the SHA-256 of ``leaderboard.csv``,
+    ``differences.csv`` and ``statistics.csv.xz`` (the same as the run's)
+    and of ``leaderboard.json`` as their settings file (module docstring).
+    The states are not copied: ``statistics.csv.xz`` recomputes every cell.
 
     Parameters
     ----------
@@ -360,8 +427,9 @@ def copy_leaderboard(source: str | os.PathLike, destination: str | os.PathLike) 
     Returns
     -------
     list of Path
-        The files written: ``leaderboard.csv``, ``cost.csv`` (if the source
-        has one), ``leaderboard.json``, ``checksums.json``.
+        The files written: ``leaderboard.csv``, ``differences.csv`` and
+        ``statistics.csv.xz`` (if the source has them), ``cost.csv`` (if the
+        source has one), ``leaderboard.json``, ``checksums.json``.
 
     Raises
     ------
@@ -381,5 +449,7 @@ def copy_leaderboard(source: str | os.PathLike, destination: str | os.PathLike) 
     names = [name for name in (_COST_FILE, _RECORD) if (folder / name).is_file()]
     for name in names:
         _store.write_atomic((folder / name).read_bytes(), target / name)
-    _store.write_tables(target, {_TABLE: _store.verified_table(folder / _TABLE, "source")}, _RECORD)
-    return [target / _TABLE, *(target / name for name in names), target / _store.CHECKSUMS_FILE]
+    tables = {name: _store.verified_table(folder / name, "source") for name in (_TABLE, _DIFFERENCES, _STATISTICS)
+              if name == _TABLE or (folder / name).is_file()}
+    _store.write_tables(target, tables, _RECORD)
+    return [*(target / name for name in (*tables, *names)), target / _store.CHECKSUMS_FILE]

@@ -44,18 +44,20 @@ Margin     margin sampling :math:`-(\hat p_{(1)} - \hat p_{(2)})`
 and scikit-activeml's pool strategies as named peers (:data:`PEER_NAMES`, the ``peers`` extra; listed by
 :func:`list_strategies` only where scikit-activeml is installed, see :mod:`mri_theory.strategies.builtin`):
 
-============ ==============================================================
-SkUS-margin  ``UncertaintySampling(method="margin_sampling")``, base classifier
-SkUS-LC      ``UncertaintySampling(method="least_confident")``, base classifier
-SkUS-entropy ``UncertaintySampling(method="entropy")``, base classifier
-SkDWUS       the same entropy times each point's kernel density
-SkMcPAL      ``ProbabilisticAL()`` (McPAL) on a ``ParzenWindowClassifier``, density-weighted
-SkQBC-VE     ``QueryByCommittee(method="vote_entropy")``, 10 bagged base classifiers
-SkQBC-KL     ``QueryByCommittee(method="KL_divergence")``, 10 bagged base classifiers
-SkMC-EER     ``MonteCarloEER(method="misclassification_loss")``, base classifier
-SkVOI-EER    ``ValueOfInformationEER()``, base classifier
-SkCoreSet    ``CoreSet()``: distance to the nearest labelled point
-============ ==============================================================
+============= ==============================================================
+SkUS-margin   ``UncertaintySampling(method="margin_sampling")``, base classifier
+SkUS-LC       ``UncertaintySampling(method="least_confident")``, base classifier
+SkUS-entropy  ``UncertaintySampling(method="entropy")``, base classifier
+SkDWUS        the same entropy times each point's kernel density
+SkMcPAL       ``ProbabilisticAL()`` (McPAL) on a ``ParzenWindowClassifier``, density-weighted
+SkDWUS-scott  SkDWUS, its kernel's width Scott's rule on the data (``parzen_gamma="scott"``)
+SkMcPAL-scott SkMcPAL, both Parzen windows of Scott's width (``parzen_gamma="scott"``)
+SkQBC-VE      ``QueryByCommittee(method="vote_entropy")``, 10 bagged base classifiers
+SkQBC-KL      ``QueryByCommittee(method="KL_divergence")``, 10 bagged base classifiers
+SkMC-EER      ``MonteCarloEER(method="misclassification_loss")``, base classifier
+SkVOI-EER     ``ValueOfInformationEER()``, base classifier
+SkCoreSet     ``CoreSet()``: distance to the nearest labelled point
+============= ==============================================================
 
 SMRI, BMRI, CvMRI and PoolMRI estimate only term :math:`T_e` of Eq. ``eqc`` (term :math:`T_c`
 does not depend on the candidate), and score :math:`-\hat T_e`.  Their

@@ -30,6 +30,8 @@ class PeerSpec(NamedTuple):
     density_weight: bool = False
     #: ``SkactivemlStrategy(ensemble_size=...)``: bagged members of the classifier (QBC only).
     ensemble_size: int | None = None
+    #: ``SkactivemlStrategy(parzen_gamma=...)``: the Parzen windows' kernel width.
+    parzen_gamma: str = "default"
 
 
 #: Members of the peers' QBC committees: scikit-learn's ``BaggingClassifier`` default ``n_estimators``.
@@ -42,6 +44,10 @@ PEERS: dict[str, PeerSpec] = {
     "SkUS-entropy": PeerSpec("UncertaintySampling", {"method": "entropy"}),
     "SkDWUS": PeerSpec("UncertaintySampling", {"method": "entropy"}, density_weight=True),
     "SkMcPAL": PeerSpec("ProbabilisticAL", {}, classifier="parzen", density_weight=True),
+    # the two Parzen-window peers again, their kernel scaled to the data (Scott's rule) instead of gamma = 1/d
+    "SkDWUS-scott": PeerSpec("UncertaintySampling", {"method": "entropy"}, density_weight=True,
+                             parzen_gamma="scott"),
+    "SkMcPAL-scott": PeerSpec("ProbabilisticAL", {}, classifier="parzen", density_weight=True, parzen_gamma="scott"),
     "SkQBC-VE": PeerSpec("QueryByCommittee", {"method": "vote_entropy"}, ensemble_size=_COMMITTEE),
     "SkQBC-KL": PeerSpec("QueryByCommittee", {"method": "KL_divergence"}, ensemble_size=_COMMITTEE),
     "SkMC-EER": PeerSpec("MonteCarloEER", {"method": "misclassification_loss"}),

@@ -106,7 +106,7 @@ from mri_theory.classifiers import Classifier, SklearnClassifier
 from mri_theory.strategies._peers import PEERS
 from mri_theory.strategies.base import Context, Strategy
 
-__all__ = ["SkactivemlStrategy", "peer"]
+__all__ = ["PARZEN_GAMMAS", "SkactivemlStrategy", "peer", "scott_gamma"]
 
 _INSTALL_HINT = 'SkactivemlStrategy needs scikit-activeml: pip install "mri-theory[peers]"'
 
@@ -115,7 +115,7 @@ _INSTALL_HINT = 'SkactivemlStrategy needs scikit-activeml: pip install "mri-theo
 _SET_BY_ADAPTER = ("X", "y", "clf", "candidates", "batch_size", "return_utilities")
 
 #: The keyword arguments of :class:`SkactivemlStrategy` that :func:`peer` lets ``options`` change.
-_PEER_OPTIONS = ("classifier", "costly", "query_params", "density_weight", "ensemble_size")
+_PEER_OPTIONS = ("classifier", "costly", "query_params", "density_weight", "ensemble_size", "parzen_gamma")
 
 #: The largest committee of ``ensemble_size`` (every member is a fit at every call).
 _MAX_ENSEMBLE = 1000
@@ -261,12 +261,51 @@ def _peer_committee_class() -> type:
     return _PeerCommittee
 
 
-def _density(X: np.ndarray, n_classes: int, seed: int) -> np.ndarray:
-    """Each row's kernel density: ``predict_freq(X)[:, 0]`` of a default ``ParzenWindowClassifier`` fitted on
-    all of ``X`` with one label (scikit-activeml's McPAL example)."""
+def _density(X: np.ndarray, n_classes: int, seed: int, gamma: float | None) -> np.ndarray:
+    """Each row's kernel density: ``predict_freq(X)[:, 0]`` of a ``ParzenWindowClassifier`` fitted on all of
+    ``X`` with one label (scikit-activeml's McPAL example); its RBF kernel's ``gamma`` (None: the default)."""
     skal = _skactiveml()
-    density = skal.classifier.ParzenWindowClassifier(classes=np.arange(n_classes), random_state=seed)
+    metric_dict = None if gamma is None else {"gamma": gamma}
+    density = skal.classifier.ParzenWindowClassifier(classes=np.arange(n_classes), metric_dict=metric_dict,
+                                                     random_state=seed)
     return density.fit(X, np.zeros(X.shape[0])).predict_freq(X)[:, 0]
+
+
+#: The rules of :class:`SkactivemlStrategy`'s ``parzen_gamma`` (besides a number).
+PARZEN_GAMMAS = ("default", "scott")
+
+
+def scott_gamma(X: np.ndarray) -> float:
+    r"""The RBF ``gamma`` of an isotropic Gaussian kernel with Scott's bandwidth on the rows of ``X``.
+
+    Scott's rule (Scott 1992, as ``scipy.stats.gaussian_kde``'s default) scales the data's covariance by
+    :math:`n^{-2/(d+4)}`; with one bandwidth for every feature, :math:`h^2 = n^{-2/(d+4)} \bar s^2`, the
+    mean over the features of their variances (``ddof=1``), and the kernel
+    :math:`\exp(-\lVert x - x'\rVert^2 / (2h^2))` is scikit-learn's RBF with :math:`\gamma = 1 / (2 h^2)`.
+
+    Parameters
+    ----------
+    X : array_like (n, d)
+        The rows, ``n >= 2``, finite, not all equal.
+
+    Returns
+    -------
+    float
+        :math:`\gamma > 0`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming ``X``: not a finite 2-d array of at least two rows, or rows that do not vary.
+    """
+    X = check.finite_array(X, "X")
+    if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 1:
+        raise ValueError(f"X must be a 2-d array of at least two rows and one column, got shape {X.shape}")
+    n, d = X.shape
+    spread = float(np.mean(np.var(X, axis=0, ddof=1)))
+    if not spread > 0:
+        raise ValueError("X: its rows do not vary, so they have no scale for a bandwidth")
+    return 1.0 / (2.0 * n ** (-2.0 / (d + 4)) * spread)
 
 
 class SkactivemlStrategy(Strategy):
@@ -313,6 +352,13 @@ class SkactivemlStrategy(Strategy):
         of the classifier (module docstring, "Committees"), 1 to 1000.
         Default ``None``: ``query_params`` gives any ``ensemble``.  Only for
         a ``query`` that takes ``ensemble`` (``QueryByCommittee``).
+    parzen_gamma : {"default", "scott"} or float, default "default"
+        The RBF kernel's :math:`\gamma` (:math:`\exp(-\gamma \lVert x - x'\rVert^2)`) of the Parzen windows:
+        the density weights' and a ``ParzenWindowClassifier`` classifier's (McPAL's).  ``"default"``:
+        scikit-activeml's, scikit-learn's :math:`1/d`, whatever the data's scale; ``"scott"``: Scott's
+        bandwidth on the rows given to ``query`` (labelled and pool), at every call (:func:`scott_gamma`); a
+        number ``> 0``: that :math:`\gamma`.  Other than ``"default"`` only where a Parzen window is used (and
+        a classifier's ``metric`` is ``"rbf"``).
 
     Raises
     ------
@@ -337,10 +383,12 @@ class SkactivemlStrategy(Strategy):
     estimates_t_e = False
 
     origin = "peer"  #: scikit-activeml's (:attr:`Strategy.origin <mri_theory.strategies.Strategy.origin>`)
+    repr_if_changed = ("parzen_gamma",)  #: the repr shows ``parzen_gamma`` only away from ``"default"``
 
     def __init__(self, query_strategy: Any, *, name: str | None = None, classifier: Any = None,
                  query_params: Mapping[str, Any] | None = None, costly: bool | None = None,
-                 density_weight: bool = False, ensemble_size: int | None = None) -> None:
+                 density_weight: bool = False, ensemble_size: int | None = None,
+                 parzen_gamma: str | float = "default") -> None:
         skal = _skactiveml()
         if not isinstance(query_strategy, skal.base.SingleAnnotatorPoolQueryStrategy):
             raise TypeError("query_strategy must be a scikit-activeml pool query strategy "
@@ -361,6 +409,31 @@ class SkactivemlStrategy(Strategy):
         self.query_params = self._check_query_params(query_params, query, self._set_here())
         expensive = isinstance(query_strategy, skal.pool.ExpectedErrorReduction)
         self.costly = expensive if costly is None else check.flag(costly, "costly")
+        self.parzen_gamma = self._check_parzen_gamma(parzen_gamma, skal)
+
+    def _check_parzen_gamma(self, parzen_gamma: Any, skal: Any) -> str | float:
+        if isinstance(parzen_gamma, str):
+            if parzen_gamma not in PARZEN_GAMMAS:
+                raise ValueError(f"parzen_gamma must be one of {', '.join(map(repr, PARZEN_GAMMAS))} or a number "
+                                 f"> 0, got {parzen_gamma!r}")
+        else:
+            parzen_gamma = check.finite_scalar(parzen_gamma, "parzen_gamma")
+            if not parzen_gamma > 0:
+                raise ValueError(f"parzen_gamma must be > 0, got {parzen_gamma}")
+        parzen = isinstance(self.classifier, skal.classifier.ParzenWindowClassifier)
+        if parzen_gamma != "default":
+            if not (self.density_weight or parzen):
+                raise ValueError("parzen_gamma: this strategy uses no Parzen window (neither density_weight nor a "
+                                 "ParzenWindowClassifier classifier); leave it 'default'")
+            if parzen and self.classifier.metric != "rbf":
+                raise ValueError(f"parzen_gamma: the classifier's metric is {self.classifier.metric!r}, not 'rbf'")
+        return parzen_gamma
+
+    def _gamma(self, X: np.ndarray) -> float | None:
+        """The Parzen windows' ``gamma`` on the rows ``X`` (None: scikit-activeml's default)."""
+        if self.parzen_gamma == "default":
+            return None
+        return scott_gamma(X) if self.parzen_gamma == "scott" else float(self.parzen_gamma)
 
     @staticmethod
     def _check_name(name: Any, query_strategy: Any) -> str:
@@ -421,15 +494,19 @@ class SkactivemlStrategy(Strategy):
         return (f"SkactivemlStrategy({_spec(self.query_strategy)}, name={self.name!r}, "
                 f"classifier={_spec(self.classifier)}, query_params={_spec(self.query_params)}, "
                 f"costly={self.costly!r}, density_weight={self.density_weight!r}, "
-                f"ensemble_size={self.ensemble_size!r})")
+                f"ensemble_size={self.ensemble_size!r}"
+                + (f", parzen_gamma={self.parzen_gamma!r}" if self.parzen_gamma != "default" else "") + ")")
 
-    def _clf(self, ctx: Context, seed: int) -> Any:
-        """The ``clf`` for ``query`` (see the module docstring)."""
+    def _clf(self, ctx: Context, seed: int, gamma: float | None) -> Any:
+        """The ``clf`` for ``query`` (see the module docstring); a Parzen window's kernel ``gamma`` (None: its own)."""
         skal = _skactiveml()
         classes = np.arange(ctx.n_classes)
         if isinstance(self.classifier, skal.base.SkactivemlClassifier):
-            return clone(self.classifier).set_params(classes=classes, missing_label=skal.utils.MISSING_LABEL,
-                                                     random_state=seed)
+            clf = clone(self.classifier).set_params(classes=classes, missing_label=skal.utils.MISSING_LABEL,
+                                                    random_state=seed)
+            if gamma is not None and isinstance(clf, skal.classifier.ParzenWindowClassifier):
+                clf.set_params(metric_dict={**(clf.metric_dict or {}), "gamma": gamma})
+            return clf
         model = ctx.classifier if self.classifier is None else self.classifier
         return _peer_classifier_class()(model, classes=classes, random_state=seed)
 
@@ -458,13 +535,14 @@ class SkactivemlStrategy(Strategy):
                             np.full(X.shape[0] - labelled.shape[0], skal.utils.MISSING_LABEL)])
         qs = clone(self.query_strategy).set_params(random_state=seed, missing_label=skal.utils.MISSING_LABEL)
         kwargs = dict(self.query_params)
+        gamma = self._gamma(X)
         if "clf" in inspect.signature(qs.query).parameters:
-            kwargs["clf"] = self._clf(ctx, seed)
+            kwargs["clf"] = self._clf(ctx, seed, gamma)
         if self.ensemble_size is not None:
-            kwargs["ensemble"] = _peer_committee_class()(self._clf(ctx, seed), self.ensemble_size,
+            kwargs["ensemble"] = _peer_committee_class()(self._clf(ctx, seed, gamma), self.ensemble_size,
                                                          classes=np.arange(ctx.n_classes), random_state=seed)
         if self.density_weight:
-            kwargs["utility_weight"] = _density(X, ctx.n_classes, seed)
+            kwargs["utility_weight"] = _density(X, ctx.n_classes, seed, gamma)
         _, utilities = qs.query(X, y, candidates=index, batch_size=1, return_utilities=True, **kwargs)
         return np.asarray(utilities, dtype=float)[0, index]
 
@@ -479,7 +557,7 @@ def peer(name: str, **options: Any) -> SkactivemlStrategy:
     **options
         Keyword arguments of :class:`SkactivemlStrategy` replacing the peer's
         (``classifier``, ``costly``, ``query_params``, ``density_weight``,
-        ``ensemble_size``); not ``query_strategy`` or ``name``.
+        ``ensemble_size``, ``parzen_gamma``); not ``query_strategy`` or ``name``.
 
     Returns
     -------
@@ -506,5 +584,5 @@ def peer(name: str, **options: Any) -> SkactivemlStrategy:
     spec = PEERS[name]
     classifier = skal.classifier.ParzenWindowClassifier() if spec.classifier == "parzen" else None
     settings: dict[str, Any] = {"classifier": classifier, "density_weight": spec.density_weight,
-                                "ensemble_size": spec.ensemble_size, **options}
+                                "ensemble_size": spec.ensemble_size, "parzen_gamma": spec.parzen_gamma, **options}
     return SkactivemlStrategy(getattr(skal.pool, spec.query_class)(**spec.params), name=name, **settings)

@@ -371,3 +371,71 @@ def test_strategy_differences_refuse_an_unknown_statistic():
 
     with pytest.raises(ValueError, match="statistic must be one of"):
         strategy_differences(table(STATES, measured), statistic="regret")
+
+
+# ------------------------------------------------------------------ the per-state statistics
+
+
+def test_state_statistics_are_the_hand_values_with_the_anchors_made():
+    from mri_theory.evaluation import STATE_STATISTICS_COLUMNS, state_statistics
+
+    per = state_statistics(table(STATES, measured), top_k=TOP_K)
+    assert list(per.columns) == STATE_STATISTICS_COLUMNS
+    assert len(per) == 4 * len(STATES)  # Q and pick scored, MRI-best and RS made from the truth in every state
+    assert (per.top_k == TOP_K).all() and per.resolved_only.all()
+    for problem, replicate, n_labelled, i, resolved in STATES:
+        rows = per[(per.problem == problem) & (per.replicate == replicate) & (per.n_labelled == n_labelled)]
+        assert list(rows.strategy) == ["Q", "pick", "MRI-best", "RS"]
+        for strategy in ("Q", "pick", "MRI-best", "RS"):
+            row = rows[rows.strategy == strategy].iloc[0]
+            assert row.resolved == resolved and row.candidates == 4
+            for stat, value in hand(strategy, i).items():
+                if resolved:
+                    assert row[stat] == pytest.approx(value, abs=1e-12), (strategy, stat)
+                else:  # resolved_only: no statistic in an unresolved state
+                    assert np.isnan(row[stat])
+    every = state_statistics(table(STATES, measured), top_k=TOP_K, resolved_only=False)
+    assert not every.resolved_only.any() and every[list(STATS)].notna().all().all()
+
+
+def test_the_statistics_table_gives_the_same_leaderboard_and_differences(board):
+    from mri_theory.evaluation import state_statistics, strategy_differences
+
+    states = table(STATES, measured)
+    per = state_statistics(states, top_k=TOP_K)
+    pd.testing.assert_frame_equal(leaderboard(per, top_k=TOP_K, n_boot=60, seed=7, cost=COST), board,
+                                  check_exact=True)
+    pd.testing.assert_frame_equal(strategy_differences(per, top_k=TOP_K, n_boot=40, seed=1),
+                                  strategy_differences(states, top_k=TOP_K, n_boot=40, seed=1), check_exact=True)
+
+
+@pytest.mark.parametrize("damage, error, pattern", [
+    ("duplicate", ValueError, "more than one row"),
+    ("name", TypeError, r"states\['strategy'\] must hold names"),
+    ("count", ValueError, "integers >= 0"),
+    ("infinite", ValueError, "finite or NaN"),
+    ("resolved", ValueError, "resolved 0 or 1"),
+    ("column", ValueError, "must have the columns"),
+    ("mixed options", ValueError, "^top_k: "),
+])
+def test_a_bad_statistics_table_is_refused_naming_states(damage, error, pattern):
+    from mri_theory.evaluation import state_statistics
+
+    per = state_statistics(table(STATES, measured), top_k=TOP_K)
+    if damage == "duplicate":
+        per = pd.concat([per, per.iloc[:1]], ignore_index=True)
+    elif damage == "name":
+        per = per.astype({"strategy": object})
+        per.loc[0, "strategy"] = 3
+    elif damage == "count":
+        per.loc[0, "replicate"] = -1
+    elif damage == "infinite":
+        per.loc[0, "spearman"] = np.inf
+    elif damage == "resolved":
+        per.loc[0, "resolved"] = 0.5
+    elif damage == "column":
+        per = per.drop(columns="kendall")
+    else:
+        per.loc[0, "top_k"] = TOP_K + 1
+    with pytest.raises(error, match=pattern):
+        leaderboard(per, top_k=TOP_K)

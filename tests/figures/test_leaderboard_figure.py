@@ -209,8 +209,9 @@ def test_bad_tables_are_refused_naming_tables():
 
 def test_the_script_copies_both_runs_and_prints_the_all_phase(runs, tables):
     for split in SPLITS:
-        assert sorted(p.name for p in (tables / split).iterdir()) == [".runner", "checksums.json", "cost.csv",
-                                                                     "leaderboard.csv", "leaderboard.json"]
+        assert sorted(p.name for p in (tables / split).iterdir()) == [
+            ".runner", "checksums.json", "cost.csv", "differences.csv", "leaderboard.csv", "leaderboard.json",
+            "statistics.csv.xz"]
         assert (tables / split / "leaderboard.csv").read_bytes() == (runs[split] / "leaderboard.csv").read_bytes()
     result = copy_tables(runs, tables)  # again, over the first copy: the same files
     assert result.returncode == 0, result.stderr
@@ -220,8 +221,17 @@ def test_the_script_copies_both_runs_and_prints_the_all_phase(runs, tables):
     assert top.strategy == "MRI-best"
     assert "| **MRI-best** | 0.000 [0.000, 0.000] | 1.000 [1.000, 1.000] |" in "\n".join(lines)
     assert lines.count("design (phase all):") == 1 and lines.count("evaluation (phase all):") == 1
-    rows = [line for line in lines if line.startswith("| ") and "strategy" not in line]
+    rows = [line for line in lines if line.startswith("| ") and "strategy" not in line and " − " not in line]
     assert len(rows) == 2 * 5  # RS, SE, Margin, CvMRI and the anchor MRI-best per split
+    printed = {line.split(" | ")[0][2:] for line in lines if line.startswith("| ") and " − " in line
+               and "second" not in line}
+    expected = set()
+    for split in SPLITS:  # the all phase's comparisons that Holm leaves significant at the 5 % level
+        pairs = pd.read_csv(runs[split] / "differences.csv")
+        kept = pairs[(pairs.phase == "all") & (pairs.p_holm < 0.05)]
+        expected |= {f"{a} − {b}" for a, b in zip(kept["first"], kept["second"], strict=True)}
+    assert printed == expected  # (none in so small a grid: 2 replicates a pairing leave Holm little to keep)
+    assert sum(line.endswith("significant paired differences (phase all):") for line in lines) == 2
 
 
 def test_the_script_refuses_a_damaged_run_and_writes_nothing(runs, tmp_path):

@@ -2,8 +2,10 @@
 
 * The table read back is the run's ``leaderboard.csv`` (as pandas reads the file) and equals the run's table
   without the cost; the record is the run's ``leaderboard.json``; the cost its ``cost.csv``.
-* The copy holds the run's three files byte for byte, and a ``checksums.json`` whose SHA-256 values (computed
-  here with hashlib) are those of the table and of ``leaderboard.json``.
+* The copy holds the run's five files byte for byte, and a ``checksums.json`` whose SHA-256 values (computed
+  here with hashlib) are those of the three tables and of ``leaderboard.json``; a folder written before the
+  statistics and differences is read with None for them; damaged statistics (edited, not xz, missing while
+  listed, other columns) are refused.
 * An edited, cut or replaced table, an edited ``leaderboard.json`` (in a copy), a missing record, a folder being
   written, a destination that is the source or a file are refused, naming the argument, and a refused copy
   writes nothing.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import lzma
 
 import pandas as pd
 import pytest
@@ -62,13 +65,14 @@ def test_copy_holds_the_runs_files_byte_for_byte_and_their_checksums(run, tmp_pa
     folder, _ = run
     target = tmp_path / "figures" / "design"
     written = copy_leaderboard(folder, target)
-    assert written == [target / "leaderboard.csv", target / "cost.csv", target / "leaderboard.json",
-                       target / "checksums.json"]
+    assert written == [target / name for name in ("leaderboard.csv", "differences.csv", "statistics.csv.xz",
+                                                   "cost.csv", "leaderboard.json", "checksums.json")]
     assert sorted(p.name for p in target.iterdir()) == sorted([".runner", "checksums.json", *LEADERBOARD_FILES])
     for name in LEADERBOARD_FILES:
         assert (target / name).read_bytes() == (folder / name).read_bytes(), name
     sums = json.loads((target / "checksums.json").read_text(encoding="utf-8"))
-    assert sums["tables"] == {"leaderboard.csv": sha256(folder / "leaderboard.csv")}
+    assert sums["tables"] == {name: sha256(folder / name)
+                              for name in ("leaderboard.csv", "differences.csv", "statistics.csv.xz")}
     assert sums["settings_file"] == "leaderboard.json"
     assert sums["settings_sha256"] == sha256(folder / "leaderboard.json")
     run_sums = json.loads((folder / "checksums.json").read_text(encoding="utf-8"))
@@ -76,6 +80,8 @@ def test_copy_holds_the_runs_files_byte_for_byte_and_their_checksums(run, tmp_pa
     copied = read_leaderboard(target)
     original = read_leaderboard(folder)
     assert_frame_equal(copied.table, original.table)
+    assert_frame_equal(copied.statistics, original.statistics)
+    assert_frame_equal(copied.differences, original.differences)
     assert copied.record == original.record
     assert copy_leaderboard(target, tmp_path / "again")[0].read_bytes() == (folder / "leaderboard.csv").read_bytes()
 
@@ -87,7 +93,8 @@ def test_a_copy_without_cost_is_read_with_none(run, tmp_path):
     (source / "cost.csv").unlink()
     assert read_leaderboard(source).cost is None
     written = copy_leaderboard(source, tmp_path / "target")
-    assert [p.name for p in written] == ["leaderboard.csv", "leaderboard.json", "checksums.json"]
+    assert [p.name for p in written] == ["leaderboard.csv", "differences.csv", "statistics.csv.xz",
+                                         "leaderboard.json", "checksums.json"]
 
 
 @pytest.mark.parametrize("damage", ["edit", "cut", "replace", "no checksums", "unlisted"])
@@ -114,6 +121,45 @@ def test_a_damaged_table_is_refused_and_nothing_is_copied(run, tmp_path, damage)
     with pytest.raises(ValueError, match=f"^source: .*{table.name}.*(checksum|cannot be verified)"):
         copy_leaderboard(source, tmp_path / "target")
     assert not (tmp_path / "target").exists()
+
+
+def test_a_copy_written_before_the_statistics_is_read_with_none(run, tmp_path):
+    folder, _ = run
+    source = tmp_path / "source"
+    copy_leaderboard(folder, source)
+    for name in ("differences.csv", "statistics.csv.xz"):
+        (source / name).unlink()
+    sums = json.loads((source / "checksums.json").read_text(encoding="utf-8"))
+    sums["tables"] = {"leaderboard.csv": sums["tables"]["leaderboard.csv"]}  # as an older run wrote it
+    (source / "checksums.json").write_text(json.dumps(sums), encoding="utf-8")
+    stored = read_leaderboard(source)
+    assert stored.statistics is None and stored.differences is None
+    assert [p.name for p in copy_leaderboard(source, tmp_path / "target")] == [
+        "leaderboard.csv", "cost.csv", "leaderboard.json", "checksums.json"]
+
+
+@pytest.mark.parametrize("damage", ["edit", "not xz", "missing", "columns"])
+def test_damaged_statistics_are_refused(run, tmp_path, damage):
+    folder, _ = run
+    source = tmp_path / "source"
+    copy_leaderboard(folder, source)
+    file = source / "statistics.csv.xz"
+    if damage == "edit":
+        file.write_bytes(file.read_bytes()[:-1] + b"\x00")
+    elif damage == "not xz":
+        file.write_bytes(b"problem,classifier\n")
+    elif damage == "columns":
+        file.write_bytes(lzma.compress(b"problem,classifier\nx,y\n"))
+    else:
+        file.unlink()
+    if damage in ("not xz", "columns"):  # checksums matching the damaged bytes: the content is refused
+        sums = json.loads((source / "checksums.json").read_text(encoding="utf-8"))
+        sums["tables"]["statistics.csv.xz"] = sha256(file)
+        (source / "checksums.json").write_text(json.dumps(sums), encoding="utf-8")
+    reason = {"edit": "checksum", "not xz": "not an xz file", "missing": "unreadable",
+              "columns": "not the state statistics"}[damage]
+    with pytest.raises(ValueError, match=f"^path: .*statistics.csv.xz.*{reason}"):
+        read_leaderboard(source)
 
 
 def test_an_edited_record_of_a_copy_is_refused(run, tmp_path):

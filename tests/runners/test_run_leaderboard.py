@@ -1,7 +1,9 @@
 """``mri-theory leaderboard`` and :func:`mri_theory.runners.run_leaderboard`: the grid of states, the table, the cost.
 
 * The runner's states and table equal :func:`score_states` of each pairing and :func:`leaderboard` of them,
-  called directly; ``leaderboard.csv`` is that table without the cost, the only file in ``checksums.json``.
+  called directly; ``leaderboard.csv`` is that table without the cost, ``differences.csv``
+  :func:`strategy_differences` of the states, ``statistics.csv.xz`` their :func:`state_statistics`: the three
+  files in ``checksums.json``, and the stored statistics give the two tables again, byte for byte.
 * The timings hold one row per (state, strategy) of the grid, seconds >= 0; ``cost.csv`` is their mean per
   phase and strategy; ``leaderboard.json`` the settings, versions and times.
 * A rerun computes no state and writes the same ``leaderboard.csv``; a grown grid computes only the new states.
@@ -26,13 +28,14 @@ from _shared import QUIET
 from pandas.testing import assert_frame_equal
 
 from mri_theory.cli import main
-from mri_theory.evaluation import leaderboard
+from mri_theory.evaluation import leaderboard, state_statistics, strategy_differences
 from mri_theory.problems import get_problem
 from mri_theory.runners import (
     LEADERBOARD_FILES,
     PROBLEM_GROUPS,
     STATE_TIMING_COLUMNS,
     Leaderboard,
+    read_leaderboard,
     read_state_timings,
     run_leaderboard,
     score_states,
@@ -83,8 +86,31 @@ def test_the_runner_is_score_states_and_leaderboard(run, direct):
     stored = pd.read_csv(out / "leaderboard.csv")
     assert_frame_equal(stored, table, check_dtype=False, rtol=1e-15)
     assert result.paths == [out / name for name in LEADERBOARD_FILES]
-    assert json.loads((out / "checksums.json").read_text())["tables"].keys() == {"leaderboard.csv"}
+    assert json.loads((out / "checksums.json").read_text())["tables"].keys() == {
+        "leaderboard.csv", "differences.csv", "statistics.csv.xz"}
     assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["four-gaussian__lda", "four-gaussian__nb"]
+
+
+def test_the_stored_statistics_recompute_the_table_and_the_differences(run, direct):
+    out, result = run
+    states, table = direct
+    differences = strategy_differences(states, n_boot=50, seed=4)  # from the states, not from the statistics
+    assert_frame_equal(result.differences, differences, check_exact=True)
+    assert set(differences[["first", "second"]].itertuples(index=False, name=None)) == {
+        ("RS", "SE"), ("RS", "MRI-best"), ("SE", "MRI-best")}  # RS scored; MRI-best made from the truth
+    assert_frame_equal(result.statistics, state_statistics(states), check_exact=True)
+    stored = read_leaderboard(out)
+    assert_frame_equal(stored.statistics, result.statistics, check_exact=True, check_dtype=False)
+    assert_frame_equal(stored.differences, differences, check_exact=True, check_dtype=False)
+    # every cell again from the stored statistics alone: the same bytes as the files
+    again = leaderboard(stored.statistics, n_boot=50, seed=4)
+    assert again.to_csv(index=False, lineterminator="\n").encode() == (out / "leaderboard.csv").read_bytes()
+    pairs = strategy_differences(stored.statistics, n_boot=50, seed=4)
+    assert pairs.to_csv(index=False, lineterminator="\n").encode() == (out / "differences.csv").read_bytes()
+    with pytest.raises(ValueError, match="^top_k: .*computed with top_k 5"):
+        leaderboard(stored.statistics, top_k=3)
+    with pytest.raises(ValueError, match="^resolved_only: "):
+        strategy_differences(stored.statistics, resolved_only=False)
 
 
 def test_the_timings_and_the_cost(run):

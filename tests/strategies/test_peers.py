@@ -31,8 +31,8 @@ from mri_theory.strategies import PEER_NAMES, list_strategies, strategy_names
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "user-guide" / "strategies.md"
 #: The peers the issue asks for, in the registry's order.
-EXPECTED = ["SkUS-margin", "SkUS-LC", "SkUS-entropy", "SkDWUS", "SkMcPAL", "SkQBC-VE", "SkQBC-KL", "SkMC-EER",
-            "SkVOI-EER", "SkCoreSet"]
+EXPECTED = ["SkUS-margin", "SkUS-LC", "SkUS-entropy", "SkDWUS", "SkMcPAL", "SkDWUS-scott", "SkMcPAL-scott",
+            "SkQBC-VE", "SkQBC-KL", "SkMC-EER", "SkVOI-EER", "SkCoreSet"]
 #: Blocks scikit-activeml in a subprocess: ``import skactiveml`` then raises ImportError.
 BLOCK = "import sys; sys.modules['skactiveml'] = None\n"
 ULPS = 8 * np.finfo(float).eps
@@ -184,6 +184,71 @@ def test_mcpal_equals_scikit_activemls_example_called_directly():
     assert np.ptp(scores) > 0
 
 
+def test_scotts_gamma_is_scipys_kde_bandwidth_made_isotropic():
+    from mri_theory.strategies.skactiveml import scott_gamma
+
+    rng = np.random.default_rng(4)
+    for n, d in ((30, 1), (250, 2), (60, 5)):
+        X = rng.normal(size=(n, d)) * rng.uniform(0.1, 3.0, size=d)
+        kde = stats.gaussian_kde(X.T)  # Scott's rule: the data's covariance times factor**2
+        h2 = np.trace(np.atleast_2d(kde.covariance)) / d  # one bandwidth: the mean of the diagonal
+        assert scott_gamma(X) == pytest.approx(1 / (2 * h2), rel=1e-12)
+    with pytest.raises(ValueError, match="^X: its rows do not vary"):
+        scott_gamma(np.ones((5, 2)))
+    with pytest.raises(ValueError, match="^X must be a 2-d array"):
+        scott_gamma(np.ones(5))
+
+
+@skactiveml_needed
+def test_the_scott_peers_use_the_data_scaled_kernel_in_both_windows():
+    from skactiveml.classifier import ParzenWindowClassifier
+    from skactiveml.pool import ProbabilisticAL
+
+    from mri_theory.classifiers import get_classifier
+    from mri_theory.strategies import get_strategy
+
+    X, y, pool = _state(3)
+    X_all, y_all, index = _direct_input(X, y, pool)
+    n, d = X_all.shape
+    h2 = n ** (-2 / (d + 4)) * np.mean(np.var(X_all, axis=0, ddof=1))
+    kernel = np.exp(-cdist(X_all, X_all, "sqeuclidean") / (2 * h2))  # by hand: Gaussian windows of Scott's width
+    density = kernel.sum(axis=1)
+    assert 1 / (2 * h2) > 2 / d  # Four-Gaussian's components (sd 0.17) are much narrower than the default's
+    scores = get_strategy("SkDWUS-scott").scores(_ctx(X, y, pool, get_classifier("qda")))
+    entropy = stats.entropy(get_classifier("qda").fit(X, y, 2).predict_proba(pool), axis=1)
+    np.testing.assert_allclose(scores, entropy * density[index], rtol=1e-12, atol=ULPS * density.max())
+    scores = get_strategy("SkMcPAL-scott").scores(_ctx(X, y, pool, get_classifier("lda"), seed=5))
+    seed = _adapter_seed(5)
+    clf = ParzenWindowClassifier(classes=[0, 1], metric_dict={"gamma": 1 / (2 * h2)}, random_state=seed)
+    _, utilities = ProbabilisticAL(random_state=seed).query(X_all, y_all, clf, utility_weight=density,
+                                                             candidates=index, return_utilities=True)
+    np.testing.assert_allclose(scores, utilities[0, index], rtol=1e-9, atol=0)
+    default = get_strategy("SkMcPAL").scores(_ctx(X, y, pool, get_classifier("lda"), seed=5))
+    assert not np.allclose(scores / scores.max(), default / default.max())  # the kernel width matters
+
+
+@skactiveml_needed
+def test_parzen_gamma_is_checked_and_shown_only_when_changed():
+    from skactiveml.classifier import ParzenWindowClassifier
+    from skactiveml.pool import UncertaintySampling
+
+    from mri_theory.strategies.skactiveml import SkactivemlStrategy, peer
+
+    assert "parzen_gamma" not in repr(peer("SkMcPAL")) and "parzen_gamma='scott'" in repr(peer("SkMcPAL-scott"))
+    assert peer("SkDWUS", parzen_gamma=2.5).parzen_gamma == 2.5
+    with pytest.raises(ValueError, match="^parzen_gamma must be one of 'default', 'scott'"):
+        peer("SkDWUS", parzen_gamma="silverman")
+    with pytest.raises(ValueError, match="^parzen_gamma must be > 0"):
+        peer("SkDWUS", parzen_gamma=0.0)
+    with pytest.raises(TypeError, match="parzen_gamma"):
+        peer("SkDWUS", parzen_gamma=[1.0])
+    with pytest.raises(ValueError, match="^parzen_gamma: this strategy uses no Parzen window"):
+        peer("SkUS-margin", parzen_gamma="scott")
+    with pytest.raises(ValueError, match="^parzen_gamma: the classifier's metric is 'linear'"):
+        SkactivemlStrategy(UncertaintySampling(), classifier=ParzenWindowClassifier(metric="linear"),
+                           parzen_gamma=1.0)
+
+
 def _bagged_probabilities(X, y, pool, fit_predict, size, seed):
     """The committee refitted by hand: the adapter's bootstrap draws, every member fitted directly."""
     rng = np.random.default_rng(seed)
@@ -279,7 +344,8 @@ def test_a_peers_argmax_is_what_scikit_activeml_itself_would_query(name):
             return super().query(*args, **kwargs)
 
     spy = SkactivemlStrategy(Spy(**peer.query_strategy.get_params()), name=name, classifier=peer.classifier,
-                             density_weight=peer.density_weight, ensemble_size=peer.ensemble_size)
+                             density_weight=peer.density_weight, ensemble_size=peer.ensemble_size,
+                             parzen_gamma=peer.parzen_gamma)
     np.testing.assert_array_equal(spy.scores(_ctx(X, y, pool, get_classifier("lda"), seed=3)), scores)
     kwargs = {k: v for k, v in seen.items() if k not in ("X", "y", "return_utilities", "batch_size")}
     queried = type(peer.query_strategy)(**{**peer.query_strategy.get_params(), "random_state": _adapter_seed(3)}) \
