@@ -5,7 +5,7 @@
 ``states``           every strategy's scores and the true Q^c in the same states
 ``diagnose``         the states of several classifiers and their summaries (``mri-theory diagnose``, §3.3)
 ``leaderboard``      every strategy beside the truth on a grid, ranked per phase (``mri-theory leaderboard``)
-``asymptotic``       the asymptotic loss of a (problem, classifier) pairing (§5.3)
+``asymptotic``       the asymptotic loss of a (problem, classifier) pairing (§5.3), the paper's pool rule
 ``noisy_selection``  learning curves of selection by noisy true Q^c (§3.3)
 ``schedule``         the order the study's tasks start in (longest first) and a makespan simulator
 
@@ -21,7 +21,12 @@ from mri_theory.runners.asymptotic import (
     MAX_N_TRAIN,
     MAX_POPULATION,
     MAX_REPLICATES,
+    POOL_RULE_COLUMNS,
+    POOL_RULE_SIZES,
+    POOL_RULE_TOLERANCE,
+    AsymptoticPool,
     asymptotic_loss,
+    asymptotic_pool_size,
 )
 from mri_theory.runners.diagnose import SUMMARY_FILES, Diagnostics, run_diagnostics
 from mri_theory.runners.leaderboard import (
@@ -89,6 +94,11 @@ __all__ = [
     "read_leaderboard",
     "copy_leaderboard",
     "asymptotic_loss",
+    "asymptotic_pool_size",
+    "AsymptoticPool",
+    "POOL_RULE_COLUMNS",
+    "POOL_RULE_SIZES",
+    "POOL_RULE_TOLERANCE",
     "MAX_N_TRAIN",
     "MAX_POPULATION",
     "MAX_REPLICATES",

@@ -2,13 +2,17 @@ r"""The asymptotic loss :math:`L_\infty` of a (problem, classifier) pairing (§5
 
 The loss after training on a much larger dataset, the target of the label complexity
 (:func:`mri_theory.evaluation.metrics.label_complexity`); the study computes one per pairing.
+:func:`asymptotic_pool_size` applies the paper's pool rule with it: the smallest pool whose final loss is
+close to :math:`L_\infty`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
+import pandas as pd
 
 from mri_theory._utils import limits
 from mri_theory._utils import validation as check
@@ -17,7 +21,8 @@ from mri_theory.engine.population import Population
 from mri_theory.problems import DataProblem
 from mri_theory.runners._resolve import resolve
 
-__all__ = ["MAX_N_TRAIN", "MAX_POPULATION", "MAX_REPLICATES", "asymptotic_loss"]
+__all__ = ["MAX_N_TRAIN", "MAX_POPULATION", "MAX_REPLICATES", "POOL_RULE_COLUMNS", "POOL_RULE_SIZES",
+           "POOL_RULE_TOLERANCE", "AsymptoticPool", "asymptotic_loss", "asymptotic_pool_size"]
 
 #: Bounds on the sizes of :func:`asymptotic_loss` (a simulation), so that memory and time stay bounded: the
 #: runners' bounds (:mod:`mri_theory._utils.limits`), so a study whose settings pass its checks also passes these.
@@ -77,6 +82,12 @@ def asymptotic_loss(problem: Any, classifier: Any, n_train: int = 5000, replicat
     rng = check.generator(rng)
     population_size = check.count(population_size, "population_size", maximum=MAX_POPULATION)
     loss = check_loss(loss)
+    return float(np.mean(_replicate_losses(problem, classifier, n_train, replicates, rng, population_size, loss)))
+
+
+def _replicate_losses(problem: Any, classifier: Any, n_train: int, replicates: int, rng: np.random.Generator,
+                      population_size: int, loss: str) -> np.ndarray:
+    """The true loss of the classifier trained on each of ``replicates`` samples (checked arguments)."""
     values = []
     for _ in range(replicates):
         if isinstance(problem, DataProblem):
@@ -85,4 +96,105 @@ def asymptotic_loss(problem: Any, classifier: Any, n_train: int = 5000, replicat
             X, y = problem.sample(n_train, rng)
             population = Population.from_problem(problem, population_size, rng, method="qmc")
         values.append(population.loss(classifier.clone().fit(X, y, problem.n_classes), loss))
-    return float(np.mean(values))
+    return np.asarray(values, dtype=float)
+
+
+#: The pool sizes :func:`asymptotic_pool_size` tries by default: the study's 250, doubled up to 4,000.
+POOL_RULE_SIZES = (250, 500, 1000, 2000, 4000)
+#: The default of "close to the asymptotic loss" (§5.2, line 1044): the final loss at most 5 % above it.
+POOL_RULE_TOLERANCE = 0.05
+#: The columns of :attr:`AsymptoticPool.table`.
+POOL_RULE_COLUMNS = ["pool_size", "loss", "loss_se", "ratio", "ratio_se", "close"]
+
+
+class AsymptoticPool(NamedTuple):
+    """What :func:`asymptotic_pool_size` found for a (problem, classifier) pairing."""
+
+    #: The smallest size tried whose final loss is within the tolerance of the asymptote; None if none is.
+    pool_size: int | None
+    #: The asymptotic loss :math:`L_\infty` (:func:`asymptotic_loss` at ``n_train``) and its standard error.
+    asymptote: float
+    #: The standard error of ``asymptote`` over its replicates.
+    asymptote_se: float
+    #: One row per size tried (:data:`POOL_RULE_COLUMNS`): the mean final loss over the replicates and its
+    #: standard error, its ratio to the asymptote with the ratio's standard error (delta method, the two
+    #: estimates independent), and whether the ratio is at most ``1 + tolerance``.
+    table: pd.DataFrame
+
+
+def asymptotic_pool_size(problem: Any, classifier: Any, *, rng: np.random.Generator,
+                         tolerance: float = POOL_RULE_TOLERANCE, sizes: Sequence[int] = POOL_RULE_SIZES,
+                         replicates: int = 5, n_train: int = 5000, population_size: int = 20_000,
+                         loss: str = "error") -> AsymptoticPool:
+    r"""The paper's pool rule for one pairing: the smallest pool whose final loss is close to the asymptotic loss.
+
+    The paper chooses the pool of each simulated problem "such that when all of the pool has been labelled, the
+    final classifier loss is close to its asymptotic loss" (§5.2, line 1044), without a number; the study's
+    default is a fixed 250 (:data:`~mri_theory.runners.SIMULATED_POOL_SIZE`).  Once the whole pool is labelled
+    the classifier has been trained on the initial set (one point per class) and every pool point, whatever the
+    strategy, so its expected final loss is that of a classifier trained on ``pool_size + n_classes`` random
+    points: estimated here as :func:`asymptotic_loss` estimates :math:`L_\infty`, the true loss on an exact QMC
+    population averaged over ``replicates`` training samples, for each size of ``sizes`` in turn, and compared
+    with :math:`L_\infty` itself (``n_train`` points).  The rule's pool is the first size whose mean final loss
+    is at most ``(1 + tolerance)`` times the mean asymptote.  Both are Monte Carlo means: the table gives their
+    standard errors, so a reader sees where a decision is within the noise.
+
+    Parameters
+    ----------
+    problem : Problem or str
+        A simulated problem (real data have a whole pool: ``pool_size="all"``), or its registered name.
+    classifier : Classifier or str
+        A classifier, or its registered name.
+    rng : numpy.random.Generator
+        Draws the asymptote's samples first, then each size's, in the order of ``sizes``.
+    tolerance : float, default 0.05
+        ``>= 0``: how far above :math:`L_\infty` "close" may be, relative.
+    sizes : sequence of int, default (250, 500, 1000, 2000, 4000)
+        Pool sizes to try, strictly increasing, each at least 1 and, with the initial set, at most
+        :data:`MAX_N_TRAIN`.
+    replicates, n_train, population_size, loss
+        As in :func:`asymptotic_loss` (``replicates >= 2``: a standard error needs two).
+
+    Returns
+    -------
+    AsymptoticPool
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the argument, before any work: a real-data problem, a bad size list, a tolerance below 0.
+    """
+    (_, problem), (_, classifier) = resolve(problem, "problem", "problem"), resolve(classifier, "classifier",
+                                                                                    "classifier")
+    if isinstance(problem, DataProblem):
+        raise ValueError("problem: a real data set's pool is the whole data set but its test rows "
+                         "(pool_size='all'); the rule is for simulated problems")
+    tolerance = check.finite_scalar(tolerance, "tolerance")
+    if tolerance < 0:
+        raise ValueError(f"tolerance must be >= 0, got {tolerance}")
+    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Sequence) or not sizes:
+        raise TypeError(f"sizes must be a non-empty sequence of pool sizes (int), got {type(sizes).__name__}")
+    sizes = [check.count(size, "sizes", maximum=MAX_N_TRAIN - problem.n_classes) for size in sizes]
+    if any(b <= a for a, b in zip(sizes[:-1], sizes[1:], strict=True)):
+        raise ValueError(f"sizes must be strictly increasing, got {sizes}")
+    n_train = check.count(n_train, "n_train", maximum=MAX_N_TRAIN)
+    replicates = check.count(replicates, "replicates", minimum=2, maximum=MAX_REPLICATES)
+    rng = check.generator(rng)
+    population_size = check.count(population_size, "population_size", maximum=MAX_POPULATION)
+    loss = check_loss(loss)
+
+    def mean_se(values: np.ndarray) -> tuple[float, float]:
+        return float(np.mean(values)), float(np.std(values, ddof=1) / np.sqrt(values.size))
+
+    asymptote, asymptote_se = mean_se(_replicate_losses(problem, classifier, n_train, replicates, rng,
+                                                        population_size, loss))
+    rows = []
+    for size in sizes:
+        final, final_se = mean_se(_replicate_losses(problem, classifier, size + problem.n_classes, replicates, rng,
+                                                     population_size, loss))
+        ratio = final / asymptote if asymptote > 0 else np.inf
+        ratio_se = ratio * np.hypot(final_se / final, asymptote_se / asymptote) if final > 0 < asymptote else np.nan
+        rows.append((size, final, final_se, ratio, ratio_se, bool(final <= (1 + tolerance) * asymptote)))
+    table = pd.DataFrame(rows, columns=POOL_RULE_COLUMNS)
+    close = table.pool_size[table.close]
+    return AsymptoticPool(int(close.iloc[0]) if len(close) else None, asymptote, asymptote_se, table)
