@@ -369,9 +369,10 @@ def build_parser() -> argparse.ArgumentParser:
     stu.add_argument("--strategies", nargs="+", metavar="NAME",
                      help="strategy names or sets (paper, all); MRI-best is always added")
     stu.add_argument("--replicates", type=int)
-    stu.add_argument("--pool", type=_pool, metavar="N|all|auto",
+    stu.add_argument("--pool", type=_pool, metavar="N|all|auto|asymptotic",
                      help="pool size; all: a real data set's whole pool; auto (paper preset): all for real data, "
-                          "250 for a simulated problem")
+                          "250 for a simulated problem; asymptotic: the paper's rule, each simulated pairing's "
+                          "smallest pool whose final loss is within 5%% of its asymptotic loss")
     stu.add_argument("--data", nargs="+", metavar="FILE",
                      help="CSV files with a header row, each a problem labelled by its file name's stem, after "
                           "--problems (alone if --problems is not given)")

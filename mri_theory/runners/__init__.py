@@ -21,12 +21,15 @@ from mri_theory.runners.asymptotic import (
     MAX_N_TRAIN,
     MAX_POPULATION,
     MAX_REPLICATES,
+    POOL_RULE,
     POOL_RULE_COLUMNS,
+    POOL_RULE_REPLICATES,
     POOL_RULE_SIZES,
     POOL_RULE_TOLERANCE,
     AsymptoticPool,
     asymptotic_loss,
     asymptotic_pool_size,
+    pool_rule_generator,
 )
 from mri_theory.runners.diagnose import SUMMARY_FILES, Diagnostics, run_diagnostics
 from mri_theory.runners.leaderboard import (
@@ -95,7 +98,10 @@ __all__ = [
     "copy_leaderboard",
     "asymptotic_loss",
     "asymptotic_pool_size",
+    "pool_rule_generator",
     "AsymptoticPool",
+    "POOL_RULE",
+    "POOL_RULE_REPLICATES",
     "POOL_RULE_COLUMNS",
     "POOL_RULE_SIZES",
     "POOL_RULE_TOLERANCE",

@@ -8,6 +8,7 @@ close to :math:`L_\infty`.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -21,8 +22,9 @@ from mri_theory.engine.population import Population
 from mri_theory.problems import DataProblem
 from mri_theory.runners._resolve import resolve
 
-__all__ = ["MAX_N_TRAIN", "MAX_POPULATION", "MAX_REPLICATES", "POOL_RULE_COLUMNS", "POOL_RULE_SIZES",
-           "POOL_RULE_TOLERANCE", "AsymptoticPool", "asymptotic_loss", "asymptotic_pool_size"]
+__all__ = ["MAX_N_TRAIN", "MAX_POPULATION", "MAX_REPLICATES", "POOL_RULE", "POOL_RULE_COLUMNS", "POOL_RULE_REPLICATES",
+           "POOL_RULE_SIZES", "POOL_RULE_TOLERANCE", "AsymptoticPool", "asymptotic_loss", "asymptotic_pool_size",
+           "pool_rule_generator"]
 
 #: Bounds on the sizes of :func:`asymptotic_loss` (a simulation), so that memory and time stay bounded: the
 #: runners' bounds (:mod:`mri_theory._utils.limits`), so a study whose settings pass its checks also passes these.
@@ -99,6 +101,13 @@ def _replicate_losses(problem: Any, classifier: Any, n_train: int, replicates: i
     return np.asarray(values, dtype=float)
 
 
+#: ``run_study``'s word for the rule (``pool_size="asymptotic"``: each pairing's pool by :func:`asymptotic_pool_size`).
+POOL_RULE = "asymptotic"
+#: The replicates of the rule in ``run_study`` (its standard errors a few tenths of a percent of the ratio for most
+#: pairings; the study's asymptotic losses take ``asymptotic_replicates``).
+POOL_RULE_REPLICATES = 20
+#: The spawn key that separates the rule's streams from the study's (:func:`pool_rule_generator`).
+_POOL_RULE_KEY = zlib.crc32(b"pool rule")
 #: The pool sizes :func:`asymptotic_pool_size` tries by default: the study's 250, doubled up to 4,000.
 POOL_RULE_SIZES = (250, 500, 1000, 2000, 4000)
 #: The default of "close to the asymptotic loss" (§5.2, line 1044): the final loss at most 5 % above it.
@@ -120,6 +129,30 @@ class AsymptoticPool(NamedTuple):
     #: standard error, its ratio to the asymptote with the ratio's standard error (delta method, the two
     #: estimates independent), and whether the ratio is at most ``1 + tolerance``.
     table: pd.DataFrame
+
+
+def pool_rule_generator(seed: int, problem: str, classifier: str) -> np.random.Generator:
+    """The generator of the pool rule's draws for the pairing labelled ``(problem, classifier)`` of a study seeded
+    ``seed``: ``SeedSequence(seed, spawn_key=(crc32("pool rule"), crc32(problem), crc32(classifier)))``, so a
+    pairing's rule does not depend on the grid it is in (``run_study`` and ``scripts/pool_rule.py`` use it).
+
+    Parameters
+    ----------
+    seed : int
+        ``>= 0``.
+    problem, classifier : str
+        The pairing's labels.
+
+    Returns
+    -------
+    numpy.random.Generator
+    """
+    seed = check.count(seed, "seed", minimum=0)
+    for name, value in (("problem", problem), ("classifier", classifier)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a label (str), got {type(value).__name__}")
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(
+        _POOL_RULE_KEY, zlib.crc32(problem.encode()), zlib.crc32(classifier.encode()))))
 
 
 def asymptotic_pool_size(problem: Any, classifier: Any, *, rng: np.random.Generator,

@@ -54,9 +54,10 @@ Output folder (``out``):
     ``{"format": 1, "settings": {...}, "grid": {...}}``: the settings (pool,
     budget, population, loss, sub-sample, ``record_q_c``, seed, ``truth`` and the
     asymptotic-loss sizes, as :func:`run_study`'s arguments; the pool as
-    resolved: one size when every problem has the same, else
-    ``{problem: size}``, so a rule and the sizes it gives are the same
-    settings) and the grid of
+    resolved: one size when every pairing has the same, else
+    ``{problem: size}``, with ``{classifier: size}`` in place of the size of
+    a problem whose classifiers differ, so a rule and the sizes it gives are
+    the same settings) and the grid of
     the last run (preset, problems, classifiers, strategies, replicates as
     labels, and ``specs``: ``{"problems": {label: repr}, "classifiers": ...,
     "strategies": ...}``, the objects' parameters).  A run with other
@@ -138,7 +139,14 @@ from mri_theory.evaluation import metrics
 from mri_theory.problems import PROBLEM_REGISTRY, Problem
 from mri_theory.runners import _curves, _resolve, _store, sandbox
 from mri_theory.runners._docstrings import fill_doc
-from mri_theory.runners.asymptotic import asymptotic_loss
+from mri_theory.runners.asymptotic import (
+    POOL_RULE,
+    POOL_RULE_REPLICATES,
+    POOL_RULE_TOLERANCE,
+    asymptotic_loss,
+    asymptotic_pool_size,
+    pool_rule_generator,
+)
 from mri_theory.runners.schedule import Plan, expected_costs, longest_first, simulate_makespan
 from mri_theory.strategies import PEER_NAMES, Strategy, get_strategy, list_strategies, strategy_names
 
@@ -468,7 +476,20 @@ def run_study(
         As in :func:`~mri_theory.runners.sandbox.run_curves` (``budget=None``
         exhausts the pool), except ``subsample=0`` scores the whole pool and
         ``pool_size`` may also be a mapping problem label -> size or rule,
-        naming every problem of the study (each problem its own pool).
+        naming every problem of the study (each problem its own pool), a
+        problem's value itself a mapping classifier label -> size or rule
+        naming every classifier (each pairing its own pool), and it takes the
+        paper's pool rule for simulated problems, ``"asymptotic"``
+        (:data:`~mri_theory.runners.asymptotic.POOL_RULE`, §5.2, line 1044:
+        "the final classifier loss is close to its asymptotic loss"): each
+        pairing's pool is its :func:`~mri_theory.runners.asymptotic.asymptotic_pool_size`
+        (within 5 % of :math:`L_\infty`, sizes 250 to 4,000,
+        :data:`~mri_theory.runners.asymptotic.POOL_RULE_REPLICATES` replicates,
+        ``asymptotic_train`` and ``asymptotic_population``, the pairing's
+        :func:`~mri_theory.runners.asymptotic.pool_rule_generator`; the largest
+        size, with a warning, where none is close), simulated after every
+        argument is checked and before any curve (for the abstract group,
+        about 3 CPU-minutes; again on a resume, with the same result).
         ``truth`` (both presets: ``"auto"``) is resolved per pairing: with
         ``"auto"`` the learning curves and MRI-best of LDA, QDA, naive Bayes
         and logistic regression use the exact truth on the Gaussian-mixture
@@ -570,11 +591,21 @@ def _resolve_arguments(preset: Any, given: Mapping[str, Any]) -> _Resolved:
     if metrics.BEST not in strategy_objs and all(problem.has_truth for problem in problem_objs.values()):
         strategy_objs[metrics.BEST] = get_strategy(metrics.BEST)  # the oracle the regret is measured against
     subsample = check.count(args["subsample"], "subsample", minimum=0)
-    pools = _pool_sizes(args["pool_size"], problem_objs)
-    cfgs = {(p, c): _curves.curve_config((p, problem), (c, classifier), pools[p], args["budget"],
-                                          args["population_size"], args["loss"], subsample or None,
-                                          args["record_q_c"], args["seed"], args["truth"])
-            for p, problem in problem_objs.items() for c, classifier in classifier_objs.items()}
+    pools = _pool_sizes(args["pool_size"], problem_objs, classifier_objs)
+    ruled = [pairing for pairing, value in pools.items() if isinstance(value, str) and value == POOL_RULE]
+    real = sorted({p for p, _ in ruled if not problem_objs[p].has_truth})
+    if real:
+        raise ValueError(f"pool_size: the rule {POOL_RULE!r} is for simulated problems; {', '.join(real)}: real "
+                         "data (the pool: 'all')")
+
+    def configs() -> dict[tuple[str, str], _curves.CurveConfig]:
+        return {(p, c): _curves.curve_config((p, problem), (c, classifier),
+                                             _curves.SIMULATED_POOL_SIZE if (p, c) in ruled else pools[(p, c)],
+                                             args["budget"], args["population_size"], args["loss"], subsample or None,
+                                             args["record_q_c"], args["seed"], args["truth"])
+                for p, problem in problem_objs.items() for c, classifier in classifier_objs.items()}
+
+    cfgs = configs()  # the rule's pairings checked with a placeholder pool (the rule runs after every check)
     loss = next(iter(cfgs.values())).loss  # the settings they share
     strategy_objs = {label: _resolve.for_loss(strategy, loss) for label, strategy in strategy_objs.items()}
     for (p, c), cfg in cfgs.items():
@@ -582,29 +613,93 @@ def _resolve_arguments(preset: Any, given: Mapping[str, Any]) -> _Resolved:
     for (p, c), cfg in cfgs.items():  # after every other check of the arguments: each fits a classifier once
         _curves.check_probabilities(_curves.Run(cfg, problem_objs[p], classifier_objs[c], strategy_objs),
                                     "classifiers")
+    asymptotic_settings = (limits.size(args["asymptotic_train"], "asymptotic_train", limits.MAX_POPULATION_SIZE),
+                           limits.size(args["asymptotic_replicates"], "asymptotic_replicates", limits.MAX_REPLICATES),
+                           limits.size(args["asymptotic_population"], "asymptotic_population",
+                                       limits.MAX_POPULATION_SIZE))
+    if ruled:  # after every check: the rule's simulations (run_study's docstring, pool_size)
+        pools.update(_rule_pools(ruled, problem_objs, classifier_objs, cfgs, asymptotic_settings))
+        cfgs = configs()
     return _Resolved(
         problem_objs, classifier_objs, strategy_objs, cfgs, subsample, args["truth"],
-        limits.size(args["replicates"], "replicates", limits.MAX_REPLICATES),
-        limits.size(args["asymptotic_train"], "asymptotic_train", limits.MAX_POPULATION_SIZE),
-        limits.size(args["asymptotic_replicates"], "asymptotic_replicates", limits.MAX_REPLICATES),
-        limits.size(args["asymptotic_population"], "asymptotic_population", limits.MAX_POPULATION_SIZE))
+        limits.size(args["replicates"], "replicates", limits.MAX_REPLICATES), *asymptotic_settings)
 
 
-def _pool_sizes(value: Any, problems: Mapping[str, Problem]) -> dict[str, Any]:
-    """Each problem's ``pool_size`` (a size or a rule of :func:`~mri_theory.runners._curves.pool_size_of`): the
-    one given, or a mapping's value for its label; a mapping must name every problem of the study and no other."""
-    if isinstance(value, bool) or not isinstance(value, (Mapping, int, np.integer, str)):
-        raise TypeError(f"pool_size must be a size, {' or '.join(map(repr, _curves.POOL_RULES))}, or a mapping "
-                        f"problem label -> one of them, got {type(value).__name__}")
+def _pool_sizes(value: Any, problems: Mapping[str, Problem],
+                classifiers: Mapping[str, Classifier]) -> dict[tuple[str, str], Any]:
+    """Each pairing's ``pool_size`` (a size, a rule of :func:`~mri_theory.runners._curves.pool_size_of`, or
+    :data:`~mri_theory.runners.asymptotic.POOL_RULE`): the one given, or a mapping's value for its problem's label,
+    itself a size or rule or a mapping classifier label -> one of them; a mapping must name every problem (and
+    classifier) of the study and no other."""
+    words = (*_curves.POOL_RULES, POOL_RULE)
+    kinds = f"a size, {', '.join(map(repr, words))}"
+
+    def entry(item: Any, where: str) -> Any:
+        if isinstance(item, bool) or not isinstance(item, (int, np.integer, str)):
+            raise TypeError(f"pool_size{where} must be {kinds}, got {type(item).__name__}")
+        if isinstance(item, str) and item not in words:
+            raise ValueError(f"pool_size{where} must be {kinds}, got {item!r}")
+        return item
+
+    def named(mapping: Mapping, labels: Mapping[str, Any], what: str, where: str) -> None:
+        unknown = sorted(map(repr, set(mapping) - set(labels)))
+        missing = [label for label in labels if label not in mapping]
+        if unknown or missing:
+            raise ValueError(f"pool_size{where}: a mapping must give every {what} of the study its pool and name no "
+                             f"other; {'unknown: ' + ', '.join(unknown) if unknown else ''}"
+                             f"{'; ' if unknown and missing else ''}"
+                             f"{'missing: ' + ', '.join(missing) if missing else ''}")
+
     if not isinstance(value, Mapping):
-        return dict.fromkeys(problems, value)
-    unknown = sorted(map(repr, set(value) - set(problems)))
-    missing = [p for p in problems if p not in value]
-    if unknown or missing:
-        raise ValueError(f"pool_size: a mapping must give every problem of the study its pool and name no other; "
-                         f"{'unknown: ' + ', '.join(unknown) if unknown else ''}"
-                         f"{'; ' if unknown and missing else ''}{'missing: ' + ', '.join(missing) if missing else ''}")
-    return {p: value[p] for p in problems}
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer, str)):
+            raise TypeError(f"pool_size must be {kinds}, or a mapping problem label -> one of them or -> a mapping "
+                            f"classifier label -> one of them, got {type(value).__name__}")
+        return {(p, c): entry(value, "") for p in problems for c in classifiers}
+    named(value, problems, "problem", "")
+    pools = {}
+    for p in problems:
+        inner = value[p]
+        if isinstance(inner, Mapping):
+            named(inner, classifiers, "classifier", f"[{p!r}]")
+            pools.update({(p, c): entry(inner[c], f"[{p!r}][{c!r}]") for c in classifiers})
+        else:
+            pools.update({(p, c): entry(inner, f"[{p!r}]") for c in classifiers})
+    return pools
+
+
+def _rule_pools(ruled: Sequence[tuple[str, str]], problems: Mapping[str, Problem],
+                classifiers: Mapping[str, Classifier], cfgs: Mapping[tuple[str, str], _curves.CurveConfig],
+                asymptotic: tuple[int, int, int]) -> dict[tuple[str, str], int]:
+    """The pools of the pairings under the paper's rule (``pool_size="asymptotic"``): :func:`asymptotic_pool_size`
+    with :data:`~mri_theory.runners.asymptotic.POOL_RULE_REPLICATES` replicates, the study's asymptotic training
+    size and population, from the pairing's :func:`pool_rule_generator`; where no size meets the tolerance, the
+    largest tried, with a warning."""
+    n_train, _, population = asymptotic
+    pools = {}
+    for p, c in ruled:
+        found = asymptotic_pool_size(problems[p], classifiers[c], rng=pool_rule_generator(cfgs[(p, c)].seed, p, c),
+                                     replicates=POOL_RULE_REPLICATES, n_train=n_train, population_size=population,
+                                     loss=cfgs[(p, c)].loss)
+        if found.pool_size is None:
+            largest = int(found.table.pool_size.iloc[-1])
+            ratio = found.table.ratio.iloc[-1]
+            warnings.warn(f"pool_size {POOL_RULE!r}: no pool up to {largest} brings {p} x {c}'s final loss within "
+                          f"{100 * POOL_RULE_TOLERANCE:g} % of its asymptote (ratio {ratio:.3f}); its pool is "
+                          f"{largest}", UserWarning, stacklevel=4)
+        pools[(p, c)] = largest if found.pool_size is None else found.pool_size
+    return pools
+
+
+def _recorded_pools(pools: Mapping[tuple[str, str], int]) -> int | dict[str, Any]:
+    """``study.json``'s ``pool_size``: one number where every pairing has it, else per problem a number where
+    its classifiers agree or a mapping classifier -> number (a form ``run_study`` takes back)."""
+    if len(set(pools.values())) == 1:
+        return next(iter(pools.values()))
+    by_problem: dict[str, dict[str, int]] = {}
+    for (p, c), size in pools.items():
+        by_problem.setdefault(p, {})[c] = size
+    return {p: next(iter(sizes.values())) if len(set(sizes.values())) == 1 else sizes
+            for p, sizes in by_problem.items()}
 
 
 @dataclass(frozen=True)
@@ -631,8 +726,7 @@ def _plan(preset: str, resolved: _Resolved) -> _Study:
     specs = {"problems": {p: cfg.problem_spec for (p, _), cfg in cfgs.items()},
              "classifiers": {c: cfg.classifier_spec for (_, c), cfg in cfgs.items()},
              "strategies": {s: _resolve.spec(strategy, "strategies") for s, strategy in strategies.items()}}
-    pools = {p: cfg.pool_size for (p, _), cfg in cfgs.items()}
-    pool_size = next(iter(pools.values())) if len(set(pools.values())) == 1 else pools  # one number if all agree
+    pool_size = _recorded_pools({pairing: cfg.pool_size for pairing, cfg in cfgs.items()})
     settings = dict(pool_size=pool_size, budget=any_cfg.budget, population_size=any_cfg.population_size,
                     loss=any_cfg.loss, subsample=resolved.subsample, record_q_c=any_cfg.record_q_c,
                     seed=any_cfg.seed, truth=resolved.truth, asymptotic_train=resolved.asymptotic_train,

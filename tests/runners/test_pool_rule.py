@@ -6,6 +6,9 @@
 * The rule is monotone in the tolerance: a wider tolerance never asks for a larger pool; with an unreachable
   tolerance (below the asymptote's own noise for small pools) no size may qualify and the pool is None.
 * Bad arguments are refused before any work, naming the argument; real data are refused (their pool is "all").
+* ``run_study`` takes the rule (``pool_size="asymptotic"``, also from the command line) and a pool per pairing
+  (a nested mapping), records the sizes so that they resume the study, and refuses bad pools before any
+  simulation or file.
 * ``scripts/pool_rule.py`` writes each pairing's rule from its documented stream; the committed table's
   Four-Gaussian × naive Bayes rows are recomputed (20 replicates, sizes to 4,000: a few seconds).
 
@@ -16,15 +19,25 @@ a second).
 from __future__ import annotations
 
 import importlib.util
-import zlib
+import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from _shared import QUIET
 
+from mri_theory.cli import main
 from mri_theory.problems import get_problem
-from mri_theory.runners import POOL_RULE_COLUMNS, POOL_RULE_SIZES, asymptotic_loss, asymptotic_pool_size
+from mri_theory.runners import (
+    POOL_RULE_COLUMNS,
+    POOL_RULE_REPLICATES,
+    POOL_RULE_SIZES,
+    asymptotic_loss,
+    asymptotic_pool_size,
+    pool_rule_generator,
+    run_study,
+)
 
 SIZES = (20, 50, 200)
 SETTINGS = dict(replicates=3, n_train=2000, population_size=2000)
@@ -102,7 +115,9 @@ def load_script():
 
 
 def pairing_stream(seed: int, problem: str, classifier: str) -> np.random.Generator:
-    """The script's documented stream of a pairing."""
+    """The documented stream of a pairing (pool_rule_generator's docstring), written out."""
+    import zlib
+
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(
         zlib.crc32(b"pool rule"), zlib.crc32(problem.encode()), zlib.crc32(classifier.encode()))))
 
@@ -136,3 +151,55 @@ def test_the_committed_table_is_recomputed_for_one_pairing():
                                found.table[["loss", "loss_se", "ratio", "ratio_se"]].to_numpy(dtype=float),
                                rtol=1e-12)
     assert list(rows.close) == list(found.table.close)
+
+
+# ------------------------------------------------------------------ the rule in run_study
+
+TINY = dict(classifiers=["lda", "nb"], strategies=["RS"], replicates=1, budget=2, execution=QUIET)
+
+
+def test_run_study_takes_the_rule_and_a_pool_per_pairing(tmp_path):
+    out = tmp_path / "study"
+    pools = {"four-gaussian": {"lda": "asymptotic", "nb": 40}, "quadratic": 30}
+    curves, _ = run_study("quick", problems=list(pools), pool_size=pools, out=out, **TINY)
+    # the quick preset's asymptotic sizes (1,000 training points, populations of 2,000), 20 replicates, seed 0
+    rule = asymptotic_pool_size("four-gaussian", "lda", rng=pool_rule_generator(0, "four-gaussian", "lda"),
+                                replicates=POOL_RULE_REPLICATES, n_train=1000, population_size=2000)
+    assert rule.pool_size is not None
+    stored = json.loads((out / "study.json").read_text())["settings"]["pool_size"]
+    assert stored == {"four-gaussian": {"lda": rule.pool_size, "nb": 40}, "quadratic": 30}
+    for problem, classifier, size in (("four-gaussian", "lda", rule.pool_size), ("four-gaussian", "nb", 40),
+                                      ("quadratic", "nb", 30)):
+        config = json.loads((out / f"{problem}__{classifier}" / "config.json").read_text())
+        assert config["pool_size"] == size
+    again, _ = run_study("quick", problems=list(pools), pool_size=stored, out=out, **TINY)  # as recorded
+    pd.testing.assert_frame_equal(curves, again)
+
+
+@pytest.mark.parametrize(("pool_size", "error", "match"), [
+    ("asymptotic", ValueError, r"^pool_size: the rule 'asymptotic' is for simulated problems; heart"),
+    ({"four-gaussian": {"lda": 30}, "heart": 9}, ValueError,
+     r"^pool_size\['four-gaussian'\]: a mapping must give every classifier .* missing: nb"),
+    ({"four-gaussian": {"lda": 30, "nb": "some"}, "heart": 9}, ValueError,
+     r"^pool_size\['four-gaussian'\]\['nb'\] must be a size, 'all', 'auto', 'asymptotic'"),
+    ({"four-gaussian": {"lda": 30, "nb": 2.5}, "heart": 9}, TypeError, r"^pool_size\['four-gaussian'\]\['nb'\]"),
+    ("largest", ValueError, "^pool_size must be a size"),
+])
+def test_bad_pools_are_refused_before_any_simulation_or_file(tmp_path, monkeypatch, pool_size, error, match):
+    from mri_theory.runners import study
+
+    monkeypatch.setattr(study, "asymptotic_pool_size", lambda *a, **k: pytest.fail("simulated before the checks"))
+    out = tmp_path / "study"
+    with pytest.raises(error, match=match):
+        run_study("quick", problems=["four-gaussian", "heart"], pool_size=pool_size, out=out, **TINY)
+    assert not out.exists()
+
+
+def test_the_cli_takes_the_rule(tmp_path, capsys):
+    out = tmp_path / "study"
+    assert main(["study", "--preset", "quick", "--problems", "four-gaussian", "--classifiers", "nb",
+                 "--strategies", "RS", "--replicates", "1", "--budget", "2", "--pool", "asymptotic",
+                 "--out", str(out)]) == 0
+    rule = asymptotic_pool_size("four-gaussian", "nb", rng=pool_rule_generator(0, "four-gaussian", "nb"),
+                                replicates=POOL_RULE_REPLICATES, n_train=1000, population_size=2000)
+    assert json.loads((out / "study.json").read_text())["settings"]["pool_size"] == rule.pool_size

@@ -142,7 +142,7 @@ def test_the_cli_runs_user_data_beside_named_problems(tmp_path, iris_csv, capsys
     (["--data", "{csv}"], "--data needs --target"),
     (["--data", "{csv}", "--target", "nope"], "target 'nope' is not a column"),
     (["--problems", "four-gaussian", "--pool", "all"], "pool_size 'all'"),
-    (["--problems", "heart", "--pool", "many"], "pool_size must be a size or one of"),
+    (["--problems", "heart", "--pool", "many"], "pool_size must be a size, 'all', 'auto', 'asymptotic'"),
 ])
 def test_the_cli_refuses_bad_data_and_pools_in_one_line(tmp_path, iris_csv, capsys, extra, message):
     out = tmp_path / "study"
