@@ -598,14 +598,14 @@ def _resolve_arguments(preset: Any, given: Mapping[str, Any]) -> _Resolved:
         raise ValueError(f"pool_size: the rule {POOL_RULE!r} is for simulated problems; {', '.join(real)}: real "
                          "data (the pool: 'all')")
 
-    def configs() -> dict[tuple[str, str], _curves.CurveConfig]:
+    def configs(placeholders: Sequence[tuple[str, str]]) -> dict[tuple[str, str], _curves.CurveConfig]:
         return {(p, c): _curves.curve_config((p, problem), (c, classifier),
-                                             _curves.SIMULATED_POOL_SIZE if (p, c) in ruled else pools[(p, c)],
+                                             _curves.SIMULATED_POOL_SIZE if (p, c) in placeholders else pools[(p, c)],
                                              args["budget"], args["population_size"], args["loss"], subsample or None,
                                              args["record_q_c"], args["seed"], args["truth"])
                 for p, problem in problem_objs.items() for c, classifier in classifier_objs.items()}
 
-    cfgs = configs()  # the rule's pairings checked with a placeholder pool (the rule runs after every check)
+    cfgs = configs(ruled)  # the rule's pairings checked with a placeholder pool (the rule runs after every check)
     loss = next(iter(cfgs.values())).loss  # the settings they share
     strategy_objs = {label: _resolve.for_loss(strategy, loss) for label, strategy in strategy_objs.items()}
     for (p, c), cfg in cfgs.items():
@@ -619,7 +619,7 @@ def _resolve_arguments(preset: Any, given: Mapping[str, Any]) -> _Resolved:
                                        limits.MAX_POPULATION_SIZE))
     if ruled:  # after every check: the rule's simulations (run_study's docstring, pool_size)
         pools.update(_rule_pools(ruled, problem_objs, classifier_objs, cfgs, asymptotic_settings))
-        cfgs = configs()
+        cfgs = configs(())
     return _Resolved(
         problem_objs, classifier_objs, strategy_objs, cfgs, subsample, args["truth"],
         limits.size(args["replicates"], "replicates", limits.MAX_REPLICATES), *asymptotic_settings)

@@ -203,3 +203,18 @@ def test_the_cli_takes_the_rule(tmp_path, capsys):
     rule = asymptotic_pool_size("four-gaussian", "nb", rng=pool_rule_generator(0, "four-gaussian", "nb"),
                                 replicates=POOL_RULE_REPLICATES, n_train=1000, population_size=2000)
     assert json.loads((out / "study.json").read_text())["settings"]["pool_size"] == rule.pool_size
+
+
+def test_where_no_pool_is_close_the_largest_is_taken_with_a_warning(tmp_path, monkeypatch):
+    from mri_theory.runners import AsymptoticPool, study
+
+    table = pd.DataFrame({"pool_size": [250, 500], "loss": [0.3, 0.25], "loss_se": [0.01, 0.01],
+                          "ratio": [1.5, 1.25], "ratio_se": [0.05, 0.05], "close": [False, False]})
+    monkeypatch.setattr(study, "asymptotic_pool_size", lambda *a, **k: AsymptoticPool(None, 0.2, 0.001, table))
+    out = tmp_path / "study"
+    with pytest.warns(UserWarning, match=r"no pool up to 500 brings four-gaussian x nb's final loss within 5 % .*"
+                                         r"ratio 1\.250.*its pool is 500"):
+        run_study("quick", problems=["four-gaussian"], classifiers=["nb"], strategies=["RS"], replicates=1,
+                  budget=2, pool_size="asymptotic", out=out, execution=QUIET)
+    assert json.loads((out / "study.json").read_text())["settings"]["pool_size"] == 500
+    assert json.loads((out / "four-gaussian__nb" / "config.json").read_text())["pool_size"] == 500  # used
