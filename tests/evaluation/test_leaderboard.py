@@ -351,19 +351,37 @@ def test_strategy_differences_are_paired_bootstraps_with_holm_levels():
         ("Q", "pick"), ("Q", "MRI-best"), ("Q", "RS"), ("pick", "MRI-best"), ("pick", "RS"), ("MRI-best", "RS")]
     row = out.set_index(["first", "second"]).loc[("pick", "RS")]
     observed, boot = plain_differences(STATES, "pick", "RS", 80, 3)
+    se = np.std(boot, ddof=1)
     assert row.difference == pytest.approx(observed, abs=1e-12)
-    tails = min(np.sum(boot <= 0), np.sum(boot >= 0))
-    assert row.p_value == pytest.approx(min(1.0, 2 * (tails + 1) / 81), abs=1e-12)
+    assert row.p_value == pytest.approx(2 * stats.norm.sf(abs(observed) / se), rel=1e-9)
     np.testing.assert_allclose(out.p_holm, holm(out.p_value.to_numpy()))
     finite = out[np.isfinite(out.p_value)].sort_values("p_value", kind="stable")
     m = len(finite)  # Q and MRI-best have equal values in every state: difference 0, p = 1
     expected_levels = [1 - 0.1 / (m - i) for i in range(m)]
     np.testing.assert_allclose(finite["level"], expected_levels)
-    tail = (1 - row.level) / 2
-    assert (row.ci_low, row.ci_high) == pytest.approx((np.quantile(boot, tail), np.quantile(boot, 1 - tail)),
-                                                      abs=1e-12)
+    z = stats.norm.ppf(1 - (1 - row.level) / 2)
+    assert (row.ci_low, row.ci_high) == pytest.approx((observed - z * se, observed + z * se), abs=1e-12)
     same = out.set_index(["first", "second"]).loc[("Q", "MRI-best")]
     assert same.difference == 0 and same.p_value == 1.0
+
+
+def test_strategy_differences_resolve_holm_levels_beyond_the_draws():
+    """With many strategies Holm's smallest level lies beyond what the draws' percentiles resolve; the normal form
+    still separates a clear difference: 24 strategies, one of them always optimal."""
+    from mri_theory.evaluation import strategy_differences
+
+    states = [("p" + str(r % 4), r, 20, r % 4, 1.0) for r in range(40)]
+
+    def scores(state):
+        out = {f"s{k}": onehot((state[3] + k) % 4) for k in range(22)}
+        return {**out, "Q": Q.copy(), "pick": onehot(state[3])}
+
+    out = strategy_differences(table(states, scores), phases=[], n_boot=200, seed=0, top_k=TOP_K)
+    m = int(out.p_value.notna().sum())
+    assert m > 300  # Holm's smallest level: 1 - 0.05 / m, tails of 8e-5, below 1 / 200
+    row = out.set_index(["first", "second"]).loc[("Q", "RS")]  # 0 against 1 in every state: no spread at all
+    assert row.difference == -1.0 and row.p_value == 0.0 and row.p_holm == 0.0
+    assert out.p_holm.lt(0.05).sum() > 1 and (out.ci_high[out.p_holm < 0.05] < 0).any()
 
 
 def test_strategy_differences_refuse_an_unknown_statistic():
