@@ -57,7 +57,8 @@ Output folder (``out``):
 ``statistics.csv.xz``
     :func:`~mri_theory.evaluation.state_statistics` of the states (xz): one
     row per state and strategy: 0.7 and 1.1 MB for the committed runs
-    (960 and 1,440 states, 25 strategies), whose states take 1.3 and 1.8 GB.  :func:`~mri_theory.evaluation.leaderboard` and
+    (960 and 1,440 states, 25 strategies), whose states take 1.3 and 1.8
+    GB.  :func:`~mri_theory.evaluation.leaderboard` and
     :func:`~mri_theory.evaluation.strategy_differences` given it return
     ``leaderboard.csv`` and ``differences.csv`` again, so any cell can be
     recomputed, or read under other phases or another statistic, from a copy.

@@ -65,7 +65,11 @@ Choices (documented deviations from using scikit-activeml directly)
   ``gamma = 1 / n_features``: :math:`\sum_i \exp(-\lVert x - x_i\rVert^2 / d)`
   over the rows :math:`x_i` of ``X``) fitted on all of ``X`` (labelled rows
   and pool) with one label, as in scikit-activeml's McPAL example
-  (``utility_weight=dens``).
+  (``utility_weight=dens``).  ``parzen_gamma="scott"`` (or a number) sets
+  this window's ``gamma``, and a ``ParzenWindowClassifier`` classifier's, to
+  Scott's bandwidth on ``X`` (:func:`scott_gamma`) instead: the default
+  ignores the data's scale (the registered ``SkDWUS-scott`` and
+  ``SkMcPAL-scott``).
 - **Committees** (``ensemble_size=m``, for ``QueryByCommittee``): the
   ``ensemble`` is a bagging committee of ``m`` copies of the classifier (as
   for ``clf`` above: by default the sandbox's base classifier), each fitted on
