@@ -307,10 +307,18 @@ def _log_priors(counts: np.ndarray) -> np.ndarray:
 
 
 def _gaussian_coefficients(cov: np.ndarray, means: np.ndarray, log_prior: np.ndarray):
-    r"""``(A, b, c)`` of :math:`\ln \pi_j N(x; m_j, \Sigma_j)` up to a constant, for stacked covariances."""
+    r"""``(A, b, c)`` of :math:`\ln \pi_j N(x; m_j, \Sigma_j)` up to a constant, for stacked covariances.
+
+    ``cov`` may have length 1 on the class axis (LDA's pooled covariance, shared by the classes): each
+    matrix is then factorised once, and the inverse copied to every class, the same bit for bit as factorising
+    the copies (numpy factorises each matrix of a stack on its own).
+    """
     A = np.linalg.inv(cov)
-    b = np.einsum("...ij,...j->...i", A, means)
     logdet = np.linalg.slogdet(cov)[1]
+    if A.shape[:-2] != means.shape[:-1]:
+        A = np.ascontiguousarray(np.broadcast_to(A, means.shape[:-1] + A.shape[-2:]))
+        logdet = np.broadcast_to(logdet, means.shape[:-1])
+    b = np.einsum("...ij,...j->...i", A, means)
     c = -0.5 * np.einsum("...i,...i->...", means, b) - 0.5 * logdet + log_prior
     return A, b, c
 
@@ -334,8 +342,7 @@ class LDA(GaussianClassifier):
         d = means.shape[-1]
         ridge = self.reg / self.scale_**2  # reg is in data units
         pooled = scatters.sum(axis=-3) / counts.sum(axis=-1)[..., None, None] + ridge * np.eye(d)
-        cov = np.broadcast_to(pooled[..., None, :, :], scatters.shape)
-        A, b, c = _gaussian_coefficients(cov, means, _log_priors(counts))
+        A, b, c = _gaussian_coefficients(pooled[..., None, :, :], means, _log_priors(counts))
         return np.zeros_like(A), b, c  # the shared quadratic term cancels in the softmax
 
 

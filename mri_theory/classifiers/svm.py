@@ -118,8 +118,24 @@ keeps the KKT conditions with :math:`\alpha_{new} = 0`), SMO would stop at
 once, so :math:`\alpha` and the decision function are kept exactly; only the
 intercept rule (if no vector is free) and the Platt sigmoid are recomputed,
 on the ``n + 1`` points.  The other pairs (margin violators) are re-solved
-by SMO warm-started from :math:`(\alpha, 0)`, vectorised over all of them,
-then polished like a fit.  With two classes present, the smaller class's
+from :math:`(\alpha, 0)` along the exact *solution path* of Cauwenberghs &
+Poggio (2001, "Incremental and decremental support vector machine
+learning"): as the candidate's :math:`\alpha_c` grows from 0, the free
+vectors keep their margins and the equality constraint holds, so the
+intercept and the free alphas move linearly with :math:`\alpha_c`, through
+the inverse of the bordered KKT matrix :math:`[[0, \mathbf 1^T], [\mathbf
+1, \tilde K_{FF}]]` of the free set ``F``; at each event (the candidate's
+margin reaches 1, its alpha its bound, a free alpha a bound, a bounded point's
+margin 1) that inverse gains or loses a row and column (``O(|F|^2)``; its
+start, one inversion per old machine, is shared by all candidates).  The
+path's end is polished like a fit and kept if it meets the stopping gap; the
+polish depends only on the active set, so wherever SMO finds the same set the
+solution is SMO's bit for bit (in the issue's benchmark every score was).
+Where the path cannot start or go on (no free vector, a singular bordered
+matrix: copies of a point with opposite labels, a step that does not raise
+the candidate's margin, too many events) or its end misses the gap, SMO
+warm-started from :math:`(\alpha, 0)` solves as before
+(``tests/classifiers/test_svm_solution_path.py``).  With two classes present, the smaller class's
 machine (needed once a third class arrives) is the mirror image of the
 binary one (same alphas, labels and intercept negated); a class absent from
 the training data starts its machine from :math:`\alpha = 0`.  Every
@@ -515,8 +531,190 @@ def _polish_rows(K, extra, problems, s, alpha, upper, slack, upper_snap, lower_s
 _compiled_polish = on_first_call(_polish_rows)
 
 
+def _path_start(K, y, a, g, upper, inverse, free):  # pragma: no cover - compiled by numba (pure-Python run tested)
+    r"""The start of :func:`_path_row` for one old solution (a kind of :func:`_solve_rows`): its free set
+    ``F`` (written to ``free``, returned as its size ``f``, 0 where the path cannot start) and the inverse of
+    the bordered KKT matrix :math:`M = [[0, \mathbf 1^T], [\mathbf 1, \tilde K_{FF}]]` (into
+    ``inverse[:f + 1, :f + 1]``, position 0 the intercept, ``1 + i`` the free point ``free[i]``), over the
+    first ``len(K)`` points of row ``y``, ``a``, ``g``; and returns the old intercept (libsvm's rule: the mean
+    of :math:`-s G` over ``F``)."""
+    n = K.shape[0]
+    f = 0
+    total = 0.0
+    for t in range(n):
+        if a[t] > 0 and a[t] < upper[t]:
+            free[f] = t
+            f += 1
+            total += y[t] * g[t]
+    if f == 0:
+        return 0, 0.0
+    M = np.zeros((f + 1, f + 1))
+    for i in range(f):
+        M[0, 1 + i] = 1.0
+        M[1 + i, 0] = 1.0
+        for k in range(f):
+            M[1 + i, 1 + k] = K[free[i], free[k]]
+    try:
+        inv = np.linalg.inv(M)
+    except Exception:  # singular: copies of a point with opposite labels among the free vectors
+        return 0, 0.0
+    for i in range(f + 1):
+        for k in range(f + 1):
+            if not np.isfinite(inv[i, k]):
+                return 0, 0.0
+            inverse[i, k] = inv[i, k]
+    return f, -total / f
+
+
+def _path_row(K, extra, b, y, a, g, upper, intercept, inverse, free, f, max_events, work, rate,
+              phi):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
+    r"""A guess at the solution of a warm-started problem whose only violator is its extra point ``c``
+    (index ``len(K)``): the exact solution path of Cauwenberghs & Poggio (2001) as :math:`\alpha_c` grows from 0.
+
+    On entry row ``y``, ``a``, ``g`` is the old solution (``a[c] = 0``, ``g[c]`` the candidate's gradient),
+    ``F = free[:f]`` its free set, ``inverse[:f + 1, :f + 1]`` the inverse of its bordered KKT matrix
+    (:func:`_path_start`) and ``intercept`` its intercept.  Along the path the free points keep their
+    margins, :math:`y_t f(x_t) = 1`, and the equality constraint holds: a change :math:`d\beta_c` of
+    :math:`\beta_c = y_c \alpha_c` moves the intercept and :math:`\beta_F` by
+    :math:`\phi\, d\beta_c = -M^{-1} [1, \tilde K_{Fc}]^T d\beta_c` and every other margin linearly.  The path
+    runs to the next event (``c``'s margin reaches 1: ``c`` is free, done; :math:`\alpha_c` reaches its bound:
+    done; a free alpha reaches 0 or its bound: it leaves ``F``; a point on a bound whose margin reaches 1
+    joins ``F``), updates :math:`M^{-1}` by one row and column (bordering, or the Schur complement) and goes on.
+    Returns whether it ended (``a`` then holds the guess, its alphas on their bounds exactly where the path
+    put them there); ``False`` where it could not go on (an empty free set, a singular or non-decreasing
+    step, more than ``max_events`` events), ``a`` then undefined.  ``work`` is scratch of ``inverse``'s
+    size, ``rate`` and ``phi`` of the row's.  The caller polishes the guess and keeps it only if it meets the
+    stopping gap (:func:`_solve_rows`).
+    """
+    n = K.shape[0]
+    c = n
+    yc = y[c]
+    h = g.copy()  # margins minus 1: G + y b
+    for t in range(n + 1):
+        h[t] += y[t] * intercept
+    in_free = np.zeros(n, dtype=np.bool_)
+    for i in range(f):
+        in_free[free[i]] = True
+    lam = 0.0
+    for _ in range(max_events):
+        if f == 0:
+            return False
+        # phi = -M^{-1} [1, K_Fc]
+        for i in range(f + 1):
+            total = inverse[i, 0]
+            for k in range(f):
+                total += inverse[i, 1 + k] * extra[b, free[k]]
+            phi[i] = -total
+        # dh_t / dlambda = y_t y_c (K_tc + K_tF phi_F + phi_b) for the points off F (c included)
+        for t in range(n):
+            rate[t] = extra[b, t] + phi[0]
+        rate[c] = phi[0]
+        for k in range(f):
+            p = free[k]
+            coef = phi[1 + k]
+            for t in range(n):
+                rate[t] += coef * K[p, t]
+            rate[c] += coef * extra[b, p]
+        for t in range(n + 1):
+            rate[t] *= y[t] * yc
+        if not (rate[c] > 0):
+            return False
+        # the next event
+        step = upper[c] - lam
+        event = -1  # -1: c reaches its bound; -2: c becomes free; 0..: the point of that index changes set
+        to_c = -h[c] / rate[c]
+        if to_c <= step:
+            step, event = to_c, -2
+        for k in range(f):
+            p = free[k]
+            da = y[p] * yc * phi[1 + k]
+            if da > 0:
+                length = (upper[p] - a[p]) / da
+            elif da < 0:
+                length = a[p] / -da
+            else:
+                continue
+            if length < step:
+                step, event = length, p
+        for t in range(n):
+            if in_free[t]:
+                continue
+            if a[t] <= 0 and rate[t] < 0:
+                length = h[t] / -rate[t]
+            elif a[t] >= upper[t] and rate[t] > 0:
+                length = -h[t] / rate[t]
+            else:
+                continue
+            if length < step:
+                step, event = length, t
+        step = max(step, 0.0)
+        # move along the path
+        lam += step
+        a[c] = lam
+        for k in range(f):
+            p = free[k]
+            a[p] += y[p] * yc * phi[1 + k] * step
+        for t in range(n + 1):
+            if t == c or not in_free[t]:
+                h[t] += rate[t] * step
+        if event == -1:
+            a[c] = upper[c]
+            return True
+        if event == -2:
+            return True
+        if in_free[event]:  # a free alpha reaches a bound: it leaves F
+            q = 0
+            while free[q] != event:
+                q += 1
+            a[event] = upper[event] if y[event] * yc * phi[1 + q] > 0 else 0.0
+            pos = 1 + q  # the inverse of M without row and column pos: a Schur complement of M^{-1}
+            pivot = inverse[pos, pos]
+            if pivot == 0.0 or not np.isfinite(pivot):
+                return False
+            for i in range(f):
+                ii = i if i < pos else i + 1
+                for k in range(f):
+                    kk = k if k < pos else k + 1
+                    work[i, k] = inverse[ii, kk] - inverse[ii, pos] * inverse[pos, kk] / pivot
+            for i in range(f):
+                for k in range(f):
+                    inverse[i, k] = work[i, k]
+            for k in range(q, f - 1):
+                free[k] = free[k + 1]
+            f -= 1
+            in_free[event] = False
+        else:  # a point on a bound whose margin reaches 1 joins F: border the inverse
+            h[event] = 0.0
+            scale = 0.0
+            for i in range(f + 1):
+                total = inverse[i, 0]
+                for k in range(f):
+                    total += inverse[i, 1 + k] * K[free[k], event]
+                phi[i] = total  # w = M^{-1} v, v = [1, K_F,event]
+                scale = max(scale, abs(total))
+            schur = -phi[0]  # K_tt - v^T w (the shifted kernel's diagonal is 0)
+            for k in range(f):
+                schur -= K[free[k], event] * phi[1 + k]
+            if not (abs(schur) > 1e-12 * max(1.0, scale)):
+                return False
+            for i in range(f + 1):
+                for k in range(f + 1):
+                    inverse[i, k] += phi[i] * phi[k] / schur
+                inverse[i, f + 1] = -phi[i] / schur
+                inverse[f + 1, i] = -phi[i] / schur
+            inverse[f + 1, f + 1] = 1.0 / schur
+            free[f] = event
+            f += 1
+            in_free[event] = True
+    return False
+
+
+_compiled_path_start = on_first_call(_path_start)
+_compiled_path_row = on_first_call(_path_row)
+
+
 def _solve_rows(K, extra, problems, s, alpha, G, upper, tols, tau, upper_snap, lower_snap, slack, max_iter, intercept,
-                moved):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
+                moved, kinds):  # pragma: no cover - compiled by numba (its pure-Python run is tested against it)
     """:func:`_solve`'s work, compiled: row ``r`` of ``s``, ``alpha``, ``G`` (problem ``b = problems[r]``, whose
     extra point is ``extra[b]`` when ``s`` has a column more than ``K``) solved in place, its intercept into
     ``intercept[r]`` and whether it was re-solved into ``moved[r]``; returns whether every problem's final
@@ -524,7 +722,10 @@ def _solve_rows(K, extra, problems, s, alpha, G, upper, tols, tau, upper_snap, l
     round, reaches that gap has converged: the case of ``tests/data/svm_slow_smo.npz``).
 
     Per problem: the maximal violating pair's gap against the last tolerance (``tols[-1]``: a problem within
-    it is kept exactly); then for each tolerance in ``tols`` :func:`_smo_rows` and, if that took a step,
+    it is kept exactly); then, where ``kinds[r] >= 0`` (rows of one kind share the old solution of their first
+    ``len(K)`` points, the extra point starting at 0: the fast path's candidates), the solution path
+    (:func:`_path_start` once per kind, :func:`_path_row`), polished and kept if it meets that gap; else for
+    each tolerance in ``tols`` :func:`_smo_rows` and, if that took a step,
     :func:`_polish_rows`, the polished alphas' gradient computed afresh (``Q alpha - 1``, skipping the zero
     alphas), the polish kept only if it does not widen the gap (else the gradient is computed afresh from
     SMO's alphas); finally libsvm's intercept.  The operations are those of the numpy solver this replaced
@@ -570,6 +771,24 @@ def _solve_rows(K, extra, problems, s, alpha, G, upper, tols, tau, upper_snap, l
         for t in range(size):
             out[t] = y[t] * out[t] - 1.0
 
+    # the solution path's start per kind of problem (rows of a kind share their first n points' old solution)
+    n_kinds = 0
+    for r in range(rows):
+        n_kinds = max(n_kinds, kinds[r] + 1)
+    started = np.zeros(n_kinds, dtype=np.bool_)
+    kind_size = np.zeros(n_kinds, dtype=np.int64)
+    kind_intercept = np.zeros(n_kinds)
+    kind_free = np.zeros((n_kinds, n), dtype=np.int64)
+    kind_inverse = np.zeros((n_kinds, n + 1, n + 1))
+    room = n + 1 if n_kinds > 0 else 1  # the bordered matrices' scratch, only where a path may run
+    free = np.zeros(n, dtype=np.int64)
+    inverse = np.zeros((room, room))
+    work = np.zeros((room, room))
+    rate = np.zeros(size)
+    phi = np.zeros(n + 1)
+    saved_a = np.zeros(size)
+    saved_g = np.zeros(size)
+
     converged = True
     for r in range(rows):
         y = s[r]
@@ -577,7 +796,45 @@ def _solve_rows(K, extra, problems, s, alpha, G, upper, tols, tau, upper_snap, l
         g = G[r]
         problem[0] = problems[r]
         moved[r] = gap(y, a, g) > tols[-1]
-        if moved[r]:
+        solved = False
+        kind = kinds[r]
+        if moved[r] and kind >= 0 and has_extra:
+            # the solution path from the old solution guesses the active set; polished, it is kept if it meets
+            # the stopping gap (else SMO from the warm start, below)
+            if not started[kind]:
+                started[kind] = True
+                kind_size[kind], kind_intercept[kind] = _path_start(K, y, a, g, upper, kind_inverse[kind],
+                                                                    kind_free[kind])
+            f = kind_size[kind]
+            if f > 0:
+                for t in range(size):
+                    saved_a[t] = a[t]
+                    saved_g[t] = g[t]
+                for t in range(f):
+                    free[t] = kind_free[kind, t]
+                for i in range(f + 1):
+                    for k in range(f + 1):
+                        inverse[i, k] = kind_inverse[kind, i, k]
+                if _path_row(K, extra, problems[r], y, a, g, upper, kind_intercept[kind], inverse, free, f,
+                             2 * size + 10, work, rate, phi):
+                    for t in range(size):  # the path's end, alphas within the snap of a bound put on it
+                        polished[0, t] = upper[t] if a[t] >= upper_snap[t] else (0.0 if a[t] <= lower_snap else a[t])
+                    for attempt in range(2):  # the path's end, else its polish
+                        if attempt == 1:
+                            _polish_rows(K, extra, problem, s[r:r + 1], polished, upper, slack, upper_snap,
+                                         lower_snap, polished)
+                        gradient(problems[r], y, polished[0], fresh)
+                        if gap(y, polished[0], fresh) <= tols[-1]:
+                            solved = True
+                            for t in range(size):
+                                a[t] = polished[0, t]
+                                g[t] = fresh[t]
+                            break
+                if not solved:
+                    for t in range(size):
+                        a[t] = saved_a[t]
+                        g[t] = saved_g[t]
+        if moved[r] and not solved:
             for tol in tols:
                 stepped[0] = False
                 # a round stopped at max_iter is not a failure if the polish (or a later round) reaches the gap
@@ -627,7 +884,8 @@ def _compiled_solve() -> Any:
     :func:`_polish_rows` (cached on disk next to this module when it can be)."""
     import numba
 
-    compiled_globals = dict(globals(), _smo_rows=_compiled_smo(), _polish_rows=_compiled_polish())
+    compiled_globals = dict(globals(), _smo_rows=_compiled_smo(), _polish_rows=_compiled_polish(),
+                            _path_start=_compiled_path_start(), _path_row=_compiled_path_row())
     function = types.FunctionType(_solve_rows.__code__, compiled_globals, _solve_rows.__name__,
                                   _solve_rows.__defaults__, _solve_rows.__closure__)
     function.__qualname__ = _solve_rows.__qualname__
@@ -635,14 +893,17 @@ def _compiled_solve() -> Any:
 
 
 def _solve(gram: _Gram, s: np.ndarray, alpha: np.ndarray, G: np.ndarray, C: float,
-           problems: np.ndarray | None = None,
-           weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+           problems: np.ndarray | None = None, weights: np.ndarray | None = None,
+           kinds: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Solve ``B`` duals from feasible ``(alpha, G)``; returns ``(alpha, G, b, moved)``.
 
     Row ``r`` of ``s``, ``alpha``, ``G`` is :class:`_Gram` problem ``problems[r]`` (default ``r``).
     ``weights`` (default all 1) are the points' multiplicities: point ``t``'s bound is ``C * weights[t]``
     (a point drawn ``m`` times is one point with bound ``m C``: module notes, "Repeated points").
-    Problems that meet the stopping rule at the start are kept exactly (``moved`` False).  The others alternate
+    Problems that meet the stopping rule at the start are kept exactly (``moved`` False).  Rows given a kind
+    (``kinds[r] >= 0``; default none) are warm starts whose only change is their extra point, rows of one kind
+    sharing the old solution of the ``n`` shared points: they are first solved along the exact solution path
+    (module notes, "Exact retraining path"), polished, and kept where that meets the stopping gap.  The others alternate
     SMO (:func:`_smo_rows`) and the polish (:func:`_polish_rows`) with tightening gaps ``(1e-4, 1e-7, 1e-11) *
     max(1, C)``: SMO to a loose gap usually finds the active set and the polish then solves the KKT equalities
     exactly, so the later rounds take no iteration; on ill-conditioned kernels (small ``gamma``), where SMO
@@ -663,10 +924,11 @@ def _solve(gram: _Gram, s: np.ndarray, alpha: np.ndarray, G: np.ndarray, C: floa
     max_iter = max(10_000, 100 * gram.size)
     tols = np.array([1e-4 * scale, 1e-7 * scale, _SMO_TOLERANCE * scale])
     problems = np.arange(B) if problems is None else np.asarray(problems, dtype=np.int64)
+    kinds = np.full(B, -1, dtype=np.int64) if kinds is None else np.asarray(kinds, dtype=np.int64)
     converged = _compiled_solve()(np.ascontiguousarray(gram.K, dtype=float), np.ascontiguousarray(extra),
                                   problems, np.ascontiguousarray(s, dtype=float), alpha, G, upper, tols, _TAU,
                                   upper * (1 - _BOUND_SNAP), C * _BOUND_SNAP, _POLISH_SLACK * C, max_iter, intercept,
-                                  moved)
+                                  moved, kinds)
     if not converged:
         warnings.warn(f"SVM dual solver stopped after {max_iter} iterations without reaching its tolerance",
                       SVMConvergenceWarning, stacklevel=3)
@@ -1052,7 +1314,7 @@ class SVM(Classifier):
         # row a * T + t is candidate a's machine t: the extra point of problem a of the kernel
         weights = np.append(self._weights, 1.0)
         alpha, G1, b, moved = _solve(_Gram(self._kernel, K_cand), s, alpha0, G0, C, np.repeat(np.arange(m), T),
-                                     weights)
+                                     weights, kinds=np.tile(cls, m))
         # Platt's fits start from this model's sigmoid of the same class (the same minimiser, to rounding)
         start = np.full((k, 2), np.nan)  # a class absent from the training data starts cold
         start[self.machine_classes_] = self.sigmoids_

@@ -134,7 +134,8 @@ def test_the_pure_python_solve_is_the_compiled_one():
         assert getattr(svm, kernel.__name__) is kernel and not hasattr(kernel, "signatures")
     size = s.shape[1]
     assert _solve_rows(gram.K, gram.extra, np.arange(6), s, a, g, np.ones(size), np.array([1e-4, 1e-7, 1e-11]), _TAU,
-                       np.full(size, 1 - _BOUND_SNAP), _BOUND_SNAP, _POLISH_SLACK, 10_000, b, moved)
+                       np.full(size, 1 - _BOUND_SNAP), _BOUND_SNAP, _POLISH_SLACK, 10_000, b, moved,
+                       np.full(6, -1))
     assert moved.any()
     assert_same_solution((a, g, b, moved), compiled, 1.0)
 
