@@ -10,7 +10,8 @@ change; plain vote or kknn's rank weights), the Gaussian family :class:`LDA`,
 (rank-one updates of class statistics), :class:`LogisticRegression` (all
 retrained models solved together by batched Newton from the current solution,
 to the solver's tolerance) and :class:`SVM` (the dual solution is unchanged
-for points outside the margin; violators re-solved by warm-started SMO);
+for points outside the margin; violators re-solved along the exact solution
+path, or by warm-started SMO where it cannot go on);
 refits for :class:`RandomForest` and :class:`SklearnClassifier`.
 """
 
