@@ -14,9 +14,10 @@ margin (re-solved) and of (candidate, label) models whose decision function
 is kept exactly, and, for context, one SMRI step (population = the 60
 labelled points) and the refit time of the old scikit-learn wrapper
 (``sklearn_models.SVM``, ``SVC`` + Platt, same ``C`` and ``gamma``) if it is
-still in the package.
+still in the package.  ``--platt cv``: the same for ``SVM(platt="cv")`` (e1071's out-of-fold sigmoids), whose fast
+path re-solves the four fold machines that gain the candidate as well.
 
-Run: ``python benchmarks/bench_svm.py [--seed 0] [--repeats 3]``
+Run: ``python benchmarks/bench_svm.py [--seed 0] [--repeats 3] [--platt train|cv]``
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import numpy as np
 from _setting import best_time, four_gaussian_setting
 
 from mri_theory.classifiers import SVM
-from mri_theory.classifiers.svm import _machine_classes
+from mri_theory.classifiers.svm import PLATT_FITS, _machine_classes
 from mri_theory.engine import Population, fit_on, future_losses
 
 TOLERANCE = 1e-8
@@ -50,11 +51,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeats", type=int, default=3, help="fast path: best of this many runs")
+    parser.add_argument("--platt", choices=PLATT_FITS, default="train", help="the SVM's Platt fit")
     args = parser.parse_args(argv)
 
     problem, X_S, y_S, candidates, population = four_gaussian_setting(args.seed, 60, 100, 10**4)
-    svm = SVM()
-    print(f"Four-Gaussian, |D_S| = 60, 100 candidates, population 10^4 (exact posteriors); {svm!r}, gamma = 1/d\n")
+    svm = SVM(platt=args.platt)
+    print(f"Four-Gaussian, |D_S| = 60, 100 candidates, population 10^4 (exact posteriors); {svm!r}, gamma = 1/d")
+    if args.platt == "cv":
+        print(f"fast path for platt='cv' at this state: {fit_on(svm, X_S, y_S, population)._cv_fast_path()}")
+    print()
 
     model = fit_on(svm, X_S, y_S, population)
     machines = model._retrained_machines(candidates)
@@ -85,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{'' if ok else '  FAIL'}")
 
     SklearnSVM = old_wrapper()
-    if SklearnSVM is not None:
+    if SklearnSVM is not None and args.platt == "train":
         old = SklearnSVM(C=svm.C, gamma=model.gamma_)
         for label, pop in (("population 10^4", population), ("SMRI step (pop = D_S)", smri)):
             _, t_old = best_time(lambda p=pop: future_losses(old, X_S, y_S, candidates, p, "error"), 1)

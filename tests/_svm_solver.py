@@ -5,7 +5,8 @@
 (:func:`mri_theory.classifiers.svm._smo_rows`, :func:`~mri_theory.classifiers.svm._polish_rows`) on their own,
 as the numpy solver did, and ``matvec`` is the old ``_Gram.matvec``; ``random_duals`` draws
 problems for them.  Together they rebuild the solver the
-compiled ``_solve_rows`` replaced (``tests/classifiers/test_svm_solve_compiled.py``).
+compiled ``_solve_rows`` replaced (``tests/classifiers/test_svm_solve_compiled.py``).  ``check_against_refits``
+compares every retrained model of the fast path with a refit (``test_svm.py``, ``test_svm_platt_cv.py``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from scipy import special
+from sklearn.metrics.pairwise import rbf_kernel as sk_rbf_kernel
 
 from mri_theory.classifiers.svm import (
     _BOUND_SNAP,
@@ -132,3 +135,36 @@ def polish(gram: _Gram, problems: np.ndarray, s: np.ndarray, alpha: np.ndarray, 
                        np.ascontiguousarray(alpha, dtype=float), np.full(gram.size, float(C)), _POLISH_SLACK * C,
                        np.full(gram.size, C * (1 - _BOUND_SNAP)), C * _BOUND_SNAP, out)
     return out
+
+
+AGREE = 1e-8  # fast path against refit
+
+
+def refit_model(model, x, j):
+    return model.clone().fit(np.vstack([model.X_train_, x]), np.append(model.y_train_, j), model.n_classes_)
+
+
+def check_against_refits(model, candidates, points, unique):
+    """Every retrained model of the fast path against a refit: decision values, probabilities, dual coefficients.
+
+    ``unique[i]``: candidate ``i`` duplicates no training point, so the dual
+    solution is unique and the coefficients themselves must agree.
+    Returns the fraction of (candidate, machine) pairs that were re-solved.
+    """
+    k = model.n_classes_
+    machines = model._retrained_machines(candidates)
+    z = model._platt_arguments(machines, candidates, points)
+    for j in range(k):
+        proba = special.softmax(model._retrained_scores(machines, z, j), axis=1)  # (m, k, N)
+        for i, x in enumerate(candidates):
+            refit = refit_model(model, x, j)
+            np.testing.assert_allclose(proba[i].T, refit.predict_proba(points), atol=AGREE, rtol=0)
+            # the fast path's coefficients are over the distinct training points (repeats merged), then x
+            K = sk_rbf_kernel(points, np.vstack([model._points, x]), gamma=model.gamma_)
+            for col, c in enumerate(refit.machine_classes_):
+                t = machines.types.index((int(c), 1 if c == j else -1))
+                fast = K @ machines.dual_coef[i, t] + machines.intercept[i, t]
+                np.testing.assert_allclose(fast, refit.decision_function(points)[:, col], atol=AGREE, rtol=0)
+                if unique[i] and model._points.shape[0] == model.X_train_.shape[0]:
+                    np.testing.assert_allclose(machines.dual_coef[i, t], refit.dual_coef_[col], atol=AGREE, rtol=0)
+    return machines

@@ -88,8 +88,14 @@ folds, row ``i`` of the training data in fold ``i mod 5`` (libsvm shuffles at
 random; a fixed assignment keeps the fit deterministic and leaves every fold
 but one unchanged when a point is appended), each fold's rows scored by the
 machine trained on the other folds (``+1`` or ``-1`` where those hold one
-side only, libsvm's rule), and it has no fast path (the retraining path
-refits).  Either way the sigmoid is found by
+side only, libsvm's rule).  Its fast path: the candidate is row ``n``, in
+fold ``n mod 5``, whose machine does not change; each of the other four
+gains the candidate and is re-solved from its own solution like the model's
+machines (the solution path, "Exact retraining path" below), then scores its
+held-out rows; the sigmoids are refitted on the ``n + 1`` new out-of-fold
+values (warm-started as below).  Where a class is absent, fewer than five rows
+are held, or a fold machine is one-sided (libsvm's rule applies, and adding the
+candidate may make it two-sided), the retraining path refits.  Either way the sigmoid is found by
 Newton's method with Lin, Lin & Weng's (2007) line search (and their ridge
 of ``1e-12`` on the Hessian), compiled, one machine at a time, to a gradient
 of ``1e-12`` per point, then one more Newton step: from there Newton lands
@@ -1138,6 +1144,64 @@ class _Retrained:
     solved: np.ndarray  # (m, T): the candidate violated the machine's KKT conditions (re-solved)
 
 
+@dataclass
+class _Fold:
+    """One fold machine of ``platt="cv"`` (module notes): the training rows it holds out, its training data
+    (the kept rows' distinct points, their labels, multiplicities and shifted kernel), its solution over them
+    (``coef`` :math:`\alpha_i s_i`, ``gradient``, ``intercept``, one row per machine class; ``None`` where a
+    machine's kept labels are one-sided, libsvm's rule) and the shifted kernel between its points and its
+    held-out rows."""
+
+    held: np.ndarray
+    points: np.ndarray
+    labels: np.ndarray
+    weights: np.ndarray
+    kernel: np.ndarray
+    coef: np.ndarray | None
+    gradient: np.ndarray | None
+    intercept: np.ndarray | None
+    held_kernel: np.ndarray
+
+
+def _class_solutions(k: int, present: np.ndarray, machines: np.ndarray, coef: np.ndarray, gradient: np.ndarray,
+                     intercept: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""A model's solution ``(beta, G, b)`` (``(k, n)``, ``(k, n)``, ``(k,)``) of every "c vs rest" problem from
+    its machines' (``machines`` their classes): the fitted machines, the mirror image of the binary one for the
+    smaller class, and :math:`\alpha = 0` (optimal when one side is empty) for an absent class."""
+    n = coef.shape[1]
+    beta, G, b = np.zeros((k, n)), -np.ones((k, n)), np.zeros(k)
+    beta[machines], G[machines], b[machines] = coef, gradient, intercept
+    if present.size == 2:  # the smaller class's machine is the mirror image
+        lo, hi = present
+        beta[lo], G[lo], b[lo] = -beta[hi], G[hi], -b[hi]
+    return beta, G, b
+
+
+def _warm_solves(kernel: np.ndarray, labels: np.ndarray, weights: np.ndarray, beta: np.ndarray, G: np.ndarray,
+                 K_cand: np.ndarray, types: list[tuple[int, int]],
+                 C: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    r"""Every machine of ``types`` after adding each candidate, from the solution ``(beta, G)`` (``(k, n)``) of
+    every class's machine on ``n`` distinct points (``kernel``, ``labels``, ``weights``); ``K_cand`` ``(m, n)``
+    the candidates' shifted kernel against the points.  Returns ``(s, alpha, G, b, moved)``, rows ``a * T + t``
+    (candidate ``a``, machine ``t``) over the points, then the candidate (module notes, "Exact retraining
+    path")."""
+    k, n = beta.shape
+    m, T = K_cand.shape[0], len(types)
+    cls = np.array([c for c, _ in types])
+    sign = np.array([float(sg) for _, sg in types])
+    signs = np.where(labels[None, :] == np.arange(k)[:, None], 1.0, -1.0)
+    G_new = sign * (K_cand @ beta[cls].T) - 1.0  # (m, T): the candidate's gradient with alpha_new = 0
+    s = np.concatenate([np.broadcast_to(signs[cls], (m, T, n)), np.broadcast_to(sign[:, None], (m, T, 1))],
+                       axis=2).reshape(m * T, n + 1)
+    alpha0 = np.concatenate([np.broadcast_to(np.abs(beta[cls]), (m, T, n)), np.zeros((m, T, 1))],
+                            axis=2).reshape(m * T, n + 1)
+    G0 = np.concatenate([np.broadcast_to(G[cls], (m, T, n)), G_new[..., None]], axis=2).reshape(m * T, n + 1)
+    # row a * T + t is candidate a's machine t: the extra point of problem a of the kernel
+    alpha, G1, b, moved = _solve(_Gram(kernel, K_cand), s, alpha0, G0, C, np.repeat(np.arange(m), T),
+                                 np.append(weights, 1.0), kinds=np.tile(cls, m))
+    return s, alpha, G1, b, moved
+
+
 class SVM(Classifier):
     r"""RBF support vector machine (C-SVC), Platt probabilities, one-vs-rest; exact fast path.
 
@@ -1156,8 +1220,8 @@ class SVM(Classifier):
         What Platt's sigmoids are fitted on
         (:data:`~mri_theory.classifiers.svm.PLATT_FITS`, module notes):
         the training decision values, or out-of-fold ones as e1071 does
-        (Appendix C, line 1407; an open choice, :doc:`/deviations`; no fast
-        path).
+        (Appendix C, line 1407; an open choice, :doc:`/deviations`; its fast
+        path re-solves the fold machines too, module notes).
 
     Attributes
     ----------
@@ -1217,29 +1281,38 @@ class SVM(Classifier):
         if self.platt == "train":
             self.sigmoids_ = _platt(s * (G + 1.0) + b[:, None], s > 0, weights=self._weights)
         else:
-            decision = self._out_of_fold_decision(X, y)
-            self.sigmoids_ = _platt(decision, y[None, :] == self.machine_classes_[:, None])
+            self._rows = X, y  # the training rows in order: their folds (the fast path's out-of-fold values)
+            self._decision, self._folds = self._out_of_fold_decision(X, y)
+            self.sigmoids_ = _platt(self._decision, y[None, :] == self.machine_classes_[:, None])
 
-    def _out_of_fold_decision(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    def _out_of_fold_decision(self, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, list[_Fold]]:
         """Each machine's decision value at each training row from the machine trained without the row's fold
-        (``platt="cv"``, module notes), shape ``(machines, n)``."""
+        (``platt="cv"``, module notes), shape ``(machines, n)``; and the fold machines (:class:`_Fold`, the
+        folds that hold rows out)."""
         folds = np.arange(X.shape[0]) % PLATT_FOLDS
         out = np.empty((self.machine_classes_.size, X.shape[0]))
+        records = []
         for fold in np.unique(folds):
             held, kept = folds == fold, folds != fold
             s = np.where(y[kept][None, :] == self.machine_classes_[:, None], 1.0, -1.0)
             one_sided = np.all(s == s[:, :1], axis=1) if kept.any() else np.ones(len(s), dtype=bool)
             out[np.ix_(one_sided, held)] = s[one_sided, :1] if kept.any() else 0.0  # libsvm's rule
-            if one_sided.all():
-                continue
             index, inverse = merged_in_order(np.column_stack([X[kept], y[kept]]))
             points, weights = X[kept][index], np.bincount(inverse).astype(float)
+            kernel, held_kernel = (_shifted_kernel(points, points, self.gamma_),
+                                   _shifted_kernel(points, X[held], self.gamma_))
+            record = _Fold(np.flatnonzero(held), points, y[kept][index], weights, kernel, None, None, None,
+                           held_kernel)
+            records.append(record)
+            if one_sided.all():
+                continue
             signs = s[~one_sided][:, index]
-            alpha, _, b, _ = _solve(_Gram(_shifted_kernel(points, points, self.gamma_)), signs,
-                                    np.zeros_like(signs), -np.ones_like(signs), self.C, weights=weights)
-            out[np.ix_(~one_sided, held)] = ((alpha * signs) @ _shifted_kernel(points, X[held], self.gamma_)
-                                             + b[:, None])
-        return out
+            alpha, G, b, _ = _solve(_Gram(kernel), signs, np.zeros_like(signs), -np.ones_like(signs), self.C,
+                                    weights=weights)
+            out[np.ix_(~one_sided, held)] = (alpha * signs) @ held_kernel + b[:, None]
+            if not one_sided.any():
+                record.coef, record.gradient, record.intercept = alpha * signs, G, b
+        return out, records
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Decision values :math:`f_c(x)` of the machines, shape ``(n, len(machine_classes_))``."""
@@ -1267,15 +1340,9 @@ class SVM(Classifier):
 
     def _class_solutions(self) -> tuple[np.ndarray, np.ndarray]:
         """This model's solution ``(beta, G)`` (``(k, n)`` each, over the distinct training points) of every
-        "c vs rest" problem: the fitted machines, the mirror image of the binary one for the smaller class, and
-        :math:`\alpha = 0` (optimal when one side is empty) for an absent class."""
-        k, n = self.n_classes_, self._points.shape[0]
-        beta, G = np.zeros((k, n)), -np.ones((k, n))
-        beta[self.machine_classes_], G[self.machine_classes_] = self._coef, self._gradient
-        if self.classes_present_.size == 2:  # the smaller class's machine is the mirror image
-            lo, hi = self.classes_present_
-            beta[lo], G[lo] = -beta[hi], G[hi]
-        return beta, G
+        "c vs rest" problem (:func:`_class_solutions`)."""
+        return _class_solutions(self.n_classes_, self.classes_present_, self.machine_classes_, self._coef,
+                                self._gradient, self.intercept_)[:2]
 
     def _retrained_machines(self, candidates: np.ndarray) -> _Retrained:
         """Every distinct machine after adding each candidate, warm-started from this model's solution (over the
@@ -1296,33 +1363,71 @@ class SVM(Classifier):
 
     def _solved_machines(self, candidates: np.ndarray) -> _Retrained:
         """:meth:`_retrained_machines` computed."""
-        X, y, k, C = self._points, self._labels, self.n_classes_, self.C
-        n, m = X.shape[0], candidates.shape[0]
+        k, m = self.n_classes_, candidates.shape[0]
         beta, G = self._class_solutions()
-        labels = np.where(y[None, :] == np.arange(k)[:, None], 1.0, -1.0)
         types = self._machine_types()
         cls = np.array([c for c, _ in types])
-        sign = np.array([float(sg) for _, sg in types])
         T = len(types)
-        K_cand = _shifted_kernel(candidates, X, self.gamma_)  # (m, n)
-        G_new = sign * (K_cand @ beta[cls].T) - 1.0  # (m, T): the candidate's gradient with alpha_new = 0
-        s = np.concatenate([np.broadcast_to(labels[cls], (m, T, n)), np.broadcast_to(sign[:, None], (m, T, 1))],
-                           axis=2).reshape(m * T, n + 1)
-        alpha0 = np.concatenate([np.broadcast_to(np.abs(beta[cls]), (m, T, n)), np.zeros((m, T, 1))],
-                                axis=2).reshape(m * T, n + 1)
-        G0 = np.concatenate([np.broadcast_to(G[cls], (m, T, n)), G_new[..., None]], axis=2).reshape(m * T, n + 1)
-        # row a * T + t is candidate a's machine t: the extra point of problem a of the kernel
-        weights = np.append(self._weights, 1.0)
-        alpha, G1, b, moved = _solve(_Gram(self._kernel, K_cand), s, alpha0, G0, C, np.repeat(np.arange(m), T),
-                                     weights, kinds=np.tile(cls, m))
+        s, alpha, G1, b, moved = _warm_solves(self._kernel, self._labels, self._weights, beta, G,
+                                              _shifted_kernel(candidates, self._points, self.gamma_), types, self.C)
         # Platt's fits start from this model's sigmoid of the same class (the same minimiser, to rounding)
         start = np.full((k, 2), np.nan)  # a class absent from the training data starts cold
         start[self.machine_classes_] = self.sigmoids_
         if self.classes_present_.size == 2:  # the mirror image: P(lo) = 1 - P(hi) = 1 / (1 + e^{A (-f) - B})
             start[self.classes_present_[0]] = self.sigmoids_[0] * [1.0, -1.0]
-        sigmoids = _platt(s * (G1 + 1.0) + b[:, None], s > 0, np.tile(start[cls], (m, 1)), weights)
+        if self.platt == "train":
+            sigmoids = _platt(s * (G1 + 1.0) + b[:, None], s > 0, np.tile(start[cls], (m, 1)),
+                              np.append(self._weights, 1.0))
+        else:
+            decision = self._retrained_out_of_fold(candidates, types)
+            y = self._rows[1]
+            positive = np.concatenate([np.broadcast_to((y[None, :] == cls[:, None]), (m, T, y.size)),
+                                       np.broadcast_to((np.array([sg for _, sg in types]) > 0)[:, None],
+                                                       (m, T, 1))], axis=2)
+            sigmoids = _platt(decision.reshape(m * T, -1), positive.reshape(m * T, -1),
+                              np.tile(start[cls], (m, 1)))
+        n = self._points.shape[0]
         return _Retrained(types, (alpha * s).reshape(m, T, n + 1), b.reshape(m, T), sigmoids.reshape(m, T, 2),
                           moved.reshape(m, T))
+
+    def _cv_fast_path(self) -> bool:
+        """Whether ``platt="cv"``'s retrained out-of-fold values have the fast path (:meth:`_retrained_out_of_fold`):
+        every class present, every fold holding rows out after the candidate is added (``n >= PLATT_FOLDS``),
+        and every fold machine two-sided (else a refit)."""
+        n = self._rows[0].shape[0]
+        return (self.classes_present_.size == self.n_classes_ and n >= PLATT_FOLDS
+                and all(fold.coef is not None for fold in self._folds))
+
+    def _retrained_out_of_fold(self, candidates: np.ndarray, types: list[tuple[int, int]]) -> np.ndarray:
+        r"""``platt="cv"``: every retrained machine's out-of-fold decision values at the ``n + 1`` training rows
+        (the candidate last), ``(m, T, n + 1)``.
+
+        The candidate is row ``n``, in fold ``n mod 5``: that fold's machine does not change (its held-out
+        values are the model's, and the candidate's is its decision value there); every other fold's machine
+        gains the candidate and is re-solved from its own solution like the model's machines
+        (:func:`_warm_solves`), then evaluated at its held-out rows.  A refit computes the same machines from
+        :math:`\alpha = 0` (the same values to rounding).
+        """
+        X, y = self._rows
+        k, n, m, T = self.n_classes_, y.size, candidates.shape[0], len(types)
+        cls = np.array([c for c, _ in types])
+        present, machines = self.classes_present_, self.machine_classes_
+        out = np.empty((m, T, n + 1))
+        for fold in self._folds:
+            # every fold machine two-sided (_cv_fast_path)
+            assert fold.coef is not None and fold.gradient is not None and fold.intercept is not None
+            beta, G, b = _class_solutions(k, present, machines, fold.coef, fold.gradient, fold.intercept)
+            K_cand = _shifted_kernel(candidates, fold.points, self.gamma_)
+            if fold.held[0] == n % PLATT_FOLDS:  # the candidate's fold: unchanged
+                out[:, :, fold.held] = beta[cls] @ fold.held_kernel + b[cls, None]
+                out[:, :, n] = K_cand @ beta[cls].T + b[cls]
+                continue
+            s, alpha, _, b1, _ = _warm_solves(fold.kernel, fold.labels, fold.weights, beta, G, K_cand, types, self.C)
+            coef = alpha * s
+            values = coef[:, :-1] @ fold.held_kernel + b1[:, None]
+            values += coef[:, -1:] * np.repeat(_shifted_kernel(candidates, X[fold.held], self.gamma_), T, axis=0)
+            out[:, :, fold.held] = values.reshape(m, T, -1)
+        return out
 
     def _platt_arguments(self, machines: _Retrained, candidates: np.ndarray, points: np.ndarray) -> np.ndarray:
         """Platt arguments :math:`A f + B` of every retrained machine at ``N`` points, ``(m, T, N)``.
@@ -1380,7 +1485,7 @@ class SVM(Classifier):
         label are scored at a time.
         """
         assert isinstance(population, Population)  # _retraining_args refused an ExactPopulation
-        if self.platt == "cv":  # out-of-fold sigmoids: every fold moves with the added point, so refit
+        if self.platt == "cv" and not self._cv_fast_path():  # a fold one-sided, an absent class, few rows
             return refit_future_losses(self, candidates, population, loss)
         k = self.n_classes_
         chunk = max(1, _CHUNK_CELLS // (population.size * 2 * k))

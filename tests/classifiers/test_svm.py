@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 import pytest
 from _optional import given, settings, st
+from _svm_solver import AGREE, check_against_refits
 from scipy import optimize, special
 from sklearn.metrics.pairwise import rbf_kernel as sk_rbf_kernel
 from sklearn.svm import SVC
@@ -30,8 +31,6 @@ from mri_theory.engine.retraining import (
     future_losses,
 )
 from mri_theory.problems import get_problem
-
-AGREE = 1e-8  # fast path against refit
 
 
 def blobs(rng, n, k, d=2, spread=1.5):
@@ -247,36 +246,6 @@ def test_platt_sigmoid_is_finite_on_separable_and_tiny_data():
 
 
 # ---------------------------------------------------------------- the fast path against refits
-
-
-def refit_model(model, x, j):
-    return model.clone().fit(np.vstack([model.X_train_, x]), np.append(model.y_train_, j), model.n_classes_)
-
-
-def check_against_refits(model, candidates, points, unique):
-    """Every retrained model of the fast path against a refit: decision values, probabilities, dual coefficients.
-
-    ``unique[i]``: candidate ``i`` duplicates no training point, so the dual
-    solution is unique and the coefficients themselves must agree.
-    Returns the fraction of (candidate, machine) pairs that were re-solved.
-    """
-    k = model.n_classes_
-    machines = model._retrained_machines(candidates)
-    z = model._platt_arguments(machines, candidates, points)
-    for j in range(k):
-        proba = special.softmax(model._retrained_scores(machines, z, j), axis=1)  # (m, k, N)
-        for i, x in enumerate(candidates):
-            refit = refit_model(model, x, j)
-            np.testing.assert_allclose(proba[i].T, refit.predict_proba(points), atol=AGREE, rtol=0)
-            # the fast path's coefficients are over the distinct training points (repeats merged), then x
-            K = sk_rbf_kernel(points, np.vstack([model._points, x]), gamma=model.gamma_)
-            for col, c in enumerate(refit.machine_classes_):
-                t = machines.types.index((int(c), 1 if c == j else -1))
-                fast = K @ machines.dual_coef[i, t] + machines.intercept[i, t]
-                np.testing.assert_allclose(fast, refit.decision_function(points)[:, col], atol=AGREE, rtol=0)
-                if unique[i] and model._points.shape[0] == model.X_train_.shape[0]:
-                    np.testing.assert_allclose(machines.dual_coef[i, t], refit.dual_coef_[col], atol=AGREE, rtol=0)
-    return machines
 
 
 def setting(name, n_train, n_candidates, pop_size, seed):
