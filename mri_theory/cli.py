@@ -212,7 +212,8 @@ def _study(args: argparse.Namespace) -> int:
         print(f"cost of the tasks in {args.out}/timings.csv: {timings.cpu_s.sum():.0f} CPU-s, "
               f"{timings.wall_s.sum():.0f} s wall summed over {len(timings)} tasks")
         stops = solver_stops(args.out)
-        if stops is not None:
+        # the line is about the SVM: shown where the study has the SVM or a stop was recorded
+        if stops is not None and ("svm" in set(stops.classifier) or stops.iloc[-1].solver_stops > 0):
             total = stops.iloc[-1]
             print(f"SVM dual solves stopped at the iteration cap: {total.solver_stops} in {total.tasks_stopped} of "
                   f"the {total.tasks} tasks recorded ({args.out}/solver.csv)")

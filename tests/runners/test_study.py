@@ -508,6 +508,7 @@ def test_cli_study_and_report(tmp_path, local, capsys):
     assert main(["study", *CLI_TINY, "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "final loss" in out and "asymptotic loss" in out and f"mri-theory report {tmp_path}" in out
+    assert "SVM dual solves" not in out  # a study without the SVM does not report its solver
     assert_same(read_study(tmp_path), local)
     # the metrics table: each method's mean over the pairings of the R1 metrics (curve_metrics, tested in
     # tests/evaluation), label complexity, AUA, WI and regret
@@ -529,9 +530,17 @@ def test_cli_study_and_report(tmp_path, local, capsys):
 def test_cli_study_subsample_zero_scores_the_whole_pool(tmp_path, capsys):
     assert main(["study", *CLI_TINY, "--subsample", "0", "--strategies", "SMRI", "--replicates", "1",
                  "--classifiers", "lda", "--problems", "sharp", "--out", str(tmp_path)]) == 0
-    assert "no metrics: they are measured against RS's curve, and the study has no RS" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "no metrics: they are measured against RS's curve, and the study has no RS" in out
+    assert "SVM dual solves" not in out  # no SVM in the study: no solver line
     assert json.loads((tmp_path / "study.json").read_text())["settings"]["subsample"] == 0
     assert json.loads((tmp_path / "sharp__lda" / "config.json").read_text())["subsample"] is None
+
+
+def test_cli_study_with_the_svm_reports_its_solver_stops(tmp_path, capsys):
+    assert main(["study", *CLI_TINY[:2], "--classifiers", "svm", "--strategies", "RS", "--replicates", "1",
+                 *CLI_TINY[11:], "--out", str(tmp_path)]) == 0
+    assert "SVM dual solves stopped at the iteration cap: 0 in 0 of the 3 tasks recorded" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("args,pattern", [
