@@ -67,8 +67,9 @@ class Recomputed:
 
 
 #: The readings of the methods and classifiers (:doc:`/deviations`, "Open choices"), each rerunning only what
-#: it changes.  ``"e1071 Platt"`` refits every SVM model (its sigmoids have no fast path): it is far the
-#: costliest, and :func:`run_sensitivity` runs it only when named.
+#: it changes.  ``"e1071 Platt"`` reruns every SVM curve, each retrained model with its four changed fold
+#: machines (the fast path of ``SVM(platt="cv")``): it is far the costliest, and :func:`run_sensitivity` runs it
+#: only when named.
 RECOMPUTED: dict[str, Recomputed] = {
     "BMRI mean": Recomputed("BMRI's n_b estimates averaged, as its text says (lines 915, 941), not the median",
                             lambda: {"BMRI": BootstrapMRI(aggregate="mean")}),
