@@ -13,6 +13,7 @@ guess that always falls back), in the pure-Python run, which must equal the comp
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from _optional import given, settings, st
 from _svm_solver import matvec, random_duals
 
@@ -142,3 +143,25 @@ def test_a_singular_free_set_falls_back_to_smo(monkeypatch):
                 _BOUND_SNAP, _POLISH_SLACK, 10_000, b, moved, np.zeros(len(rows), dtype=np.int64))
     assert calls == [1] and moved.any()
     assert_same_solution((a, g, b, moved), _solve(gram, s, alpha, G, 1.0, rows, weights), 1.0)
+
+
+def test_the_path_does_not_start_on_a_singular_free_set():
+    """Two copies of a point among the free vectors: the bordered KKT matrix has two equal rows, and the path's
+    start (compiled and pure-Python) reports an empty start, so that SMO solves."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6, 2))
+    X[5] = X[4]  # a copy
+    K = _shifted_kernel(X, X, 0.5)
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
+    a = np.array([0.0, 1.0, 0.3, 0.0, 0.4, 0.7])  # both copies free
+    g = y * (K @ (a * y)) - 1.0
+    for start in (svm._path_start, svm._compiled_path_start()):
+        inverse, free = np.zeros((7, 7)), np.zeros(6, dtype=np.int64)
+        assert start(K, y, a, g, np.ones(6), inverse, free) == (0, 0.0)
+    a[5] = 0.0  # one copy free: the start is the inverse of the bordered matrix
+    inverse, free = np.zeros((7, 7)), np.zeros(6, dtype=np.int64)
+    f, intercept = svm._compiled_path_start()(K, y, a, g, np.ones(6), inverse, free)
+    assert f == 2 and list(free[:2]) == [2, 4]
+    M = np.array([[0.0, 1.0, 1.0], [1.0, K[2, 2], K[2, 4]], [1.0, K[4, 2], K[4, 4]]])
+    np.testing.assert_allclose(inverse[:3, :3] @ M, np.eye(3), atol=1e-12)
+    assert intercept == pytest.approx(-(y[2] * g[2] + y[4] * g[4]) / 2, abs=1e-15)
