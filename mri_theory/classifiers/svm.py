@@ -1282,8 +1282,8 @@ class SVM(Classifier):
             self.sigmoids_ = _platt(s * (G + 1.0) + b[:, None], s > 0, weights=self._weights)
         else:
             self._rows = X, y  # the training rows in order: their folds (the fast path's out-of-fold values)
-            self._decision, self._folds = self._out_of_fold_decision(X, y)
-            self.sigmoids_ = _platt(self._decision, y[None, :] == self.machine_classes_[:, None])
+            decision, self._folds = self._out_of_fold_decision(X, y)
+            self.sigmoids_ = _platt(decision, y[None, :] == self.machine_classes_[:, None])
 
     def _out_of_fold_decision(self, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, list[_Fold]]:
         """Each machine's decision value at each training row from the machine trained without the row's fold
