@@ -474,7 +474,7 @@ BAD = [
 ]
 
 
-@pytest.mark.parametrize("change, exc, match", BAD, ids=[str(b[0])[:40] for b in BAD])
+@pytest.mark.parametrize("change, exc, match", BAD, ids=[f"{i}-{','.join(b[0])}" for i, b in enumerate(BAD)])
 def test_bad_input_is_refused(change, exc, match):
     kw = dict(problem=PROBLEM, classifier=CLF, pool=POOL5, horizon=2) | change
     with pytest.raises(exc, match=match):
