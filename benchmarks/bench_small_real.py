@@ -12,7 +12,8 @@ after a warm-up step that compiles and loads what the first call needs).
 
 By default the hot spots of issue 39 (logistic regression on ``sonar``, d = 60, and ``glass``, 6 classes; the
 SVM on ``australian``, ``balance`` and ``pima``); ``--group`` measures every set of the group ``"small"``
-with each of the paper's six classifiers (long: about an hour with a baseline).
+with each of the paper's six classifiers (long: about an hour with a baseline), ``--cases sonar:qda glass:nb``
+the pairs named.
 
 With ``--baseline DIR`` (a checkout of an earlier commit, e.g. ``git worktree add /tmp/base b05f7a4``) the same
 steps run there too, in a subprocess of the same interpreter, right after this checkout's steps of the same
@@ -26,7 +27,7 @@ fractions (the midpoint rule on thirds of the pool; the candidates are at most 1
 times the study's :data:`REPLICATES` replicates is a (set, classifier)'s BMRI CPU time; their sum over the
 measured pairs is printed before and after.
 
-Run: ``python benchmarks/bench_small_real.py [--baseline DIR] [--repeats 1] [--group]`` (the exit status is 1
+Run: ``python benchmarks/bench_small_real.py [--baseline DIR] [--repeats 1] [--group | --cases SET:CLASSIFIER ...]`` (the exit status is 1
 if the scores differ).
 """
 
@@ -117,12 +118,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--baseline", metavar="DIR", help="a checkout of an earlier commit to compare with")
     parser.add_argument("--group", action="store_true", help="every set of the group 'small' x the paper's six")
+    parser.add_argument("--cases", nargs="+", metavar="SET:CLASSIFIER", help="these (data set, classifier) pairs")
     parser.add_argument("--json", metavar="SET:CLASSIFIER", help=argparse.SUPPRESS)  # the baseline's subprocess
     args = parser.parse_args(argv)
     if args.json:
         print(json.dumps(measure(args.repeats, [tuple(args.json.split(":"))])))
         return 0
-    cases = group_cases() if args.group else list(HOT)
+    cases = (group_cases() if args.group else [tuple(case.split(":")) for case in args.cases] if args.cases
+             else list(HOT))
     here, base = {}, ({} if args.baseline else None)
     for name, classifier in cases:  # the two checkouts in turn, case by case: under the same load
         here.update(measure(args.repeats, [(name, classifier)]))

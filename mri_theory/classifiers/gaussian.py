@@ -151,8 +151,20 @@ class GaussianClassifier(Classifier):
     """
 
     exact_truth = True
+    #: Whether each class's coefficients depend on its own statistics alone, apart from the log prior
+    #: (:meth:`_class_terms`: QDA, naive Bayes; not LDA's pooled covariance).  Then a retrained model recomputes
+    #: only the class its new example joins, and takes the other classes' terms from this model
+    #: (:meth:`_retrained_coefficients`).
+    _per_class_terms = False
 
-    def _coefficients(self, counts, means, scatters):  # pragma: no cover - abstract
+    def _coefficients(self, counts, means, scatters):
+        """``(A, b, c)`` of stacked statistics ``(..., k, ...)``: by default the classes' own terms
+        (:meth:`_class_terms`) with the log prior added to ``c``."""
+        A, b, c = self._class_terms(counts, means, scatters)
+        return A, b, c + _log_priors(counts)
+
+    def _class_terms(self, counts, means, scatters):  # pragma: no cover - abstract
+        """``(A, b, c - log prior)`` of each class from its own statistics (where ``_per_class_terms``)."""
         raise NotImplementedError
 
     def _exact_losses(self, truth: MixtureTruth, counts, means, scatters, loss: str) -> np.ndarray:
@@ -202,18 +214,31 @@ class GaussianClassifier(Classifier):
 
     def _coefficient_matrix(self, counts, means, scatters) -> np.ndarray:
         """Stacked statistics ``(M, k, ...)`` -> feature coefficients ``(M, k, f)``; absent classes get 0."""
-        A, b, c = self._coefficients(counts, means, scatters)
-        M, k, d = b.shape
-        coef = np.concatenate([(-0.5 * A).reshape(M, k, d * d), b, c[..., None]], axis=-1)
-        return np.where((counts > 0)[..., None], coef, 0.0)
+        return _present(counts, _feature_coefficients(*self._coefficients(counts, means, scatters)))
 
-    def _model_scores(self, phi_t: np.ndarray, counts, means, scatters) -> np.ndarray:
-        """Scores of ``M`` models on points ``phi_t`` (features x points), points last.
+    def _retrained_coefficients(self, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Counts ``(B k, k)`` and feature coefficients ``(B k, k, f)`` of the models retrained with each
+        (candidate, class), where ``_per_class_terms``: the joined class's terms computed (``B k`` classes, not
+        ``B k k``), the others this model's own.  The same bits as :meth:`_coefficient_matrix` of
+        :meth:`_updated_statistics` (every class's terms are computed from the same numbers either way)."""
+        k = self.n_classes_
+        B = candidates.shape[0]
+        eye = np.eye(k, dtype=bool)  # [label, class]: does this class change?
+        joined = _feature_coefficients(*self._class_terms(*self._joined_statistics(candidates)))  # (B, label, f)
+        kept = _feature_coefficients(*self._class_terms(self.counts_, self.means_, self.scatters_))  # (class, f)
+        coef = np.where(eye[None, :, :, None], joined[:, :, None, :], kept[None, None])  # (B, label, class, f)
+        counts = np.broadcast_to(self.counts_ + eye, (B, k, k)).reshape(B * k, k)
+        coef = coef.reshape(B * k, k, -1)
+        coef[..., -1] += _log_priors(counts)  # c: the class's terms plus the retrained model's log prior
+        return counts, _present(counts, coef)
+
+    def _model_scores(self, phi_t: np.ndarray, counts, coef) -> np.ndarray:
+        """Scores on points ``phi_t`` (features x points), points last, of ``M`` models with ``counts`` ``(M,
+        k)`` and feature coefficients ``coef`` ``(M, k, f)``.
 
         Two classes: log-odds ``(M, n)`` (``±inf`` when a class has no data);
         otherwise ``(M, k, n)`` with ``-inf`` rows for absent classes.
         """
-        coef = self._coefficient_matrix(counts, means, scatters)
         M, k, f = coef.shape
         if k == 2:
             d = (coef[:, 1] - coef[:, 0]) @ phi_t
@@ -248,16 +273,22 @@ class GaussianClassifier(Classifier):
                              "quadratic discriminants overflow there (keep points within about 1e150 spreads)")
         return proba
 
+    def _joined_statistics(self, candidates: np.ndarray):
+        """Each class's statistics after a candidate (in frame coordinates) joins it, by the rank-one update of
+        the module notes: counts ``(k,)``, means ``(B, k, d)``, scatters ``(B, k, d, d)``."""
+        n = self.counts_
+        dev = candidates[:, None, :] - self.means_[None, :, :]  # (B, k, d)
+        new_means_j = self.means_ + dev / (n + 1)[:, None]
+        new_scatter_j = self.scatters_ + (n / (n + 1))[:, None, None] * dev[..., :, None] * dev[..., None, :]
+        return n + 1, new_means_j, new_scatter_j
+
     def _updated_statistics(self, candidates: np.ndarray):
         """Statistics after adding each (candidate, class; in frame coordinates): shapes ``(B, k_label, k, ...)``."""
         k = self.n_classes_
         B = candidates.shape[0]
         eye = np.eye(k, dtype=bool)  # [label, class]: does this class change?
-        n = self.counts_
-        dev = candidates[:, None, :] - self.means_[None, :, :]  # (B, k, d)
-        new_means_j = self.means_ + dev / (n + 1)[:, None]
-        new_scatter_j = self.scatters_ + (n / (n + 1))[:, None, None] * dev[..., :, None] * dev[..., None, :]
-        counts = np.broadcast_to(n + eye, (B, k, k))
+        _, new_means_j, new_scatter_j = self._joined_statistics(candidates)
+        counts = np.broadcast_to(self.counts_ + eye, (B, k, k))
         means = np.where(eye[None, :, :, None], new_means_j[:, None, :, :], self.means_[None, None])
         scatters = np.where(eye[None, :, :, None, None], new_scatter_j[:, None], self.scatters_[None, None])
         return counts, means, scatters
@@ -291,11 +322,15 @@ class GaussianClassifier(Classifier):
         out = np.empty((candidates.shape[0], k))
         for start in range(0, candidates.shape[0], chunk):
             block = candidates[start:start + chunk]
-            counts, means, scatters = self._updated_statistics(block)
             B = block.shape[0]
-            stats = (counts.reshape(B * k, k), means.reshape(B * k, k, -1),
-                     scatters.reshape((B * k, k) + scatters.shape[-2:]))
-            values = pointwise_loss_from_scores(population.proba, self._model_scores(phi_t, *stats), loss,
+            if self._per_class_terms:
+                counts, coef = self._retrained_coefficients(block)
+            else:
+                counts, means, scatters = self._updated_statistics(block)
+                counts = counts.reshape(B * k, k)
+                coef = self._coefficient_matrix(counts, means.reshape(B * k, k, -1),
+                                                scatters.reshape((B * k, k) + scatters.shape[-2:]))
+            values = pointwise_loss_from_scores(population.proba, self._model_scores(phi_t, counts, coef), loss,
                                                 log_odds=k == 2)
             out[start:start + B] = (values @ population.weights).reshape(B, k)
         return out
@@ -306,8 +341,21 @@ def _log_priors(counts: np.ndarray) -> np.ndarray:
         return np.log(counts / counts.sum(axis=-1, keepdims=True))
 
 
-def _gaussian_coefficients(cov: np.ndarray, means: np.ndarray, log_prior: np.ndarray):
-    r"""``(A, b, c)`` of :math:`\ln \pi_j N(x; m_j, \Sigma_j)` up to a constant, for stacked covariances.
+def _feature_coefficients(A: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    r"""``(A, b, c)`` of :math:`-x^T A x / 2 + b^T x + c` as coefficients of the features :math:`(x \otimes x, x,
+    1)`: shape ``(..., d d + d + 1)``."""
+    d = b.shape[-1]
+    return np.concatenate([(-0.5 * A).reshape(b.shape[:-1] + (d * d,)), b, c[..., None]], axis=-1)
+
+
+def _present(counts: np.ndarray, coef: np.ndarray) -> np.ndarray:
+    """Feature coefficients with the rows of classes without data set to 0."""
+    return np.where((counts > 0)[..., None], coef, 0.0)
+
+
+def _gaussian_terms(cov: np.ndarray, means: np.ndarray):
+    r"""``(A, b, c)`` of :math:`\ln N(x; m_j, \Sigma_j)` up to a constant, for stacked covariances (add the
+    log prior to ``c`` for the class's log-discriminant).
 
     ``cov`` may have length 1 on the class axis (LDA's pooled covariance, shared by the classes): each
     matrix is then factorised once, and the inverse copied to every class, the same bit for bit as factorising
@@ -319,7 +367,7 @@ def _gaussian_coefficients(cov: np.ndarray, means: np.ndarray, log_prior: np.nda
         A = np.ascontiguousarray(np.broadcast_to(A, means.shape[:-1] + A.shape[-2:]))
         logdet = np.broadcast_to(logdet, means.shape[:-1])
     b = np.einsum("...ij,...j->...i", A, means)
-    c = -0.5 * np.einsum("...i,...i->...", means, b) - 0.5 * logdet + log_prior
+    c = -0.5 * np.einsum("...i,...i->...", means, b) - 0.5 * logdet
     return A, b, c
 
 
@@ -342,8 +390,8 @@ class LDA(GaussianClassifier):
         d = means.shape[-1]
         ridge = self.reg / self.scale_**2  # reg is in data units
         pooled = scatters.sum(axis=-3) / counts.sum(axis=-1)[..., None, None] + ridge * np.eye(d)
-        A, b, c = _gaussian_coefficients(pooled[..., None, :, :], means, _log_priors(counts))
-        return np.zeros_like(A), b, c  # the shared quadratic term cancels in the softmax
+        A, b, c = _gaussian_terms(pooled[..., None, :, :], means)
+        return np.zeros_like(A), b, c + _log_priors(counts)  # the shared quadratic term cancels in the softmax
 
 
 class QDA(GaussianClassifier):
@@ -362,11 +410,13 @@ class QDA(GaussianClassifier):
         check.positive_scalar(reg, "reg")
         self.reg = reg
 
-    def _coefficients(self, counts, means, scatters):
+    _per_class_terms = True
+
+    def _class_terms(self, counts, means, scatters):
         d = means.shape[-1]
         ridge = self.reg / self.scale_**2  # reg is in data units
         cov = scatters / np.maximum(counts, 1)[..., None, None] + ridge * np.eye(d)
-        return _gaussian_coefficients(cov, means, _log_priors(counts))
+        return _gaussian_terms(cov, means)
 
 
 class GaussianNaiveBayes(GaussianClassifier):
@@ -384,12 +434,14 @@ class GaussianNaiveBayes(GaussianClassifier):
         check.positive_scalar(reg, "reg")
         self.reg = reg
 
-    def _coefficients(self, counts, means, scatters):
+    _per_class_terms = True
+
+    def _class_terms(self, counts, means, scatters):
         d = means.shape[-1]
         ridge = self.reg / self.scale_**2  # reg is in data units
         var = np.diagonal(scatters, axis1=-2, axis2=-1) / np.maximum(counts, 1)[..., None] + ridge
         cov = var[..., :, None] * np.eye(d)
-        return _gaussian_coefficients(cov, means, _log_priors(counts))
+        return _gaussian_terms(cov, means)
 
 
 class GaussianMeanClassifier(GaussianClassifier):

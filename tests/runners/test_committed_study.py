@@ -58,7 +58,8 @@ def _part(path: Path) -> tuple[dict, pd.DataFrame]:
 
 
 @pytest.mark.parametrize(("classifier", "strategies"), [("lda", ["RS", "SE", "MRI-best"]), ("kknn5", ["RS", "SE"]),
-                                                         ("svm", ["RS"]), ("logreg", ["SE", "MRI-best"])])
+                                                         ("svm", ["RS"]), ("logreg", ["SE", "MRI-best"]),
+                                                         ("qda", ["BMRI"]), ("nb", ["BMRI"])])
 def test_stored_curves_are_recomputed(study, tmp_path, classifier, strategies):
     settings = _settings(study)
     run_curves("four-gaussian", classifier, strategies, pool_size=settings["pool_size"], replicates=1,
