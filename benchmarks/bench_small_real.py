@@ -27,8 +27,8 @@ fractions (the midpoint rule on thirds of the pool; the candidates are at most 1
 times the study's :data:`REPLICATES` replicates is a (set, classifier)'s BMRI CPU time; their sum over the
 measured pairs is printed before and after.
 
-Run: ``python benchmarks/bench_small_real.py [--baseline DIR] [--repeats 1] [--group | --cases SET:CLASSIFIER ...]`` (the exit status is 1
-if the scores differ).
+Run: ``python benchmarks/bench_small_real.py [--baseline DIR] [--repeats 1] [--group | --cases SET:CLASSIFIER
+...]`` (the exit status is 1 if the scores differ).
 """
 
 from __future__ import annotations
