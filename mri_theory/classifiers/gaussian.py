@@ -15,8 +15,12 @@ Each class's log-discriminant is a quadratic in ``x``,
 features :math:`\phi(x) = (x \otimes x, x, 1)`.  So the retrained models for
 all candidates and classes are scored on a population with one matrix
 product :math:`\phi(X_{pop}) \cdot [\text{coefficients}]` per chunk: no refits,
-no Python loop over candidates.  The plain refit path computes the statistics
-from scratch; the tests hold the two to 1e-12.
+no Python loop over candidates.  Where a class's coefficients depend on its
+own statistics alone (QDA and naive Bayes: all but the log prior), a retrained
+model recomputes only class ``j`` and keeps the current model's other classes,
+the same bits as recomputing them all (LDA's pooled covariance changes every
+class).  The plain refit path computes the statistics from scratch; the tests
+hold the two to 1e-12.
 
 **Reference frame.**  Quadratic features of raw inputs cancel
 catastrophically far from the origin (:math:`x^T A x` and :math:`b^T x` are
