@@ -18,7 +18,6 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
-import pkgutil
 import shutil
 import sys
 from pathlib import Path
@@ -26,9 +25,12 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 
-# Document (and execute the notebooks against) this checkout, whatever is installed.
+# Document (and execute the notebooks against) this checkout, whatever is installed; _api_names.py beside this file.
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(DOCS))
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+
+from _api_names import documented_names, object_key, public_modules  # noqa: E402
 
 import mri_theory  # noqa: E402
 
@@ -122,25 +124,6 @@ numpydoc_xref_aliases = {
     "sympy.Expr": "sympy.core.expr.Expr", "sympy.Piecewise": "sympy.functions.elementary.piecewise.Piecewise",
 }
 
-#: The subpackages the reference documents, in the layers' order (``_utils`` is private).
-PUBLIC_PACKAGES = ("engine", "problems", "classifiers", "strategies", "analytic", "evaluation", "runners",
-                   "testing", "figures", "cli")
-
-
-def _public_modules() -> list[tuple[str, list[str]]]:
-    """``(package, [its public submodules])`` for every documented subpackage, private modules left out."""
-    out = []
-    for name in PUBLIC_PACKAGES:
-        pkg = importlib.import_module(f"mri_theory.{name}")
-        subs = []
-        if hasattr(pkg, "__path__"):
-            for info in pkgutil.iter_modules(pkg.__path__):
-                if info.name.startswith("_"):
-                    continue
-                subs.append(f"{pkg.__name__}.{info.name}")
-        out.append((pkg.__name__, subs))
-    return out
-
 
 def _module_page(modname: str, names: list[str], elsewhere: list[tuple[str, str]], subs: list[str]) -> str:
     title = f"``{modname}``"
@@ -157,54 +140,12 @@ def _module_page(modname: str, names: list[str], elsewhere: list[tuple[str, str]
     return "\n".join(lines)
 
 
-def _key(obj: object, name: str) -> object:
-    """What identifies a documented object: a class or function by identity, anything else also by its name."""
-    return id(obj) if (inspect.isclass(obj) or inspect.isroutine(obj)) else (id(obj), name)
-
-
-def _documented_names() -> tuple[dict[str, list[str]], dict[str, list[tuple[str, str]]], dict[object, str]]:
-    """Which names each public module documents, which it links elsewhere, and every documented object's home.
-
-    A name is documented once: under the first subpackage (in the layers' order) whose ``__all__`` has it, or under
-    its module when no subpackage exports it.  Objects that are not classes, functions or modules (constants) are
-    told apart by module and name, not by identity.
-    """
-    documented: dict[str, list[str]] = {}
-    elsewhere: dict[str, list[tuple[str, str]]] = {}
-    home: dict[int, str] = {}
-
-    def place(modname: str, name: str) -> None:
-        obj = getattr(importlib.import_module(modname), name)
-        key = _key(obj, name)
-        if key in home:
-            elsewhere.setdefault(modname, []).append((name, home[key]))
-        else:
-            home[key] = f"{modname}.{name}"
-            documented.setdefault(modname, []).append(name)
-
-    modules = _public_modules()
-    for package, _ in modules:
-        for name in getattr(importlib.import_module(package), "__all__", []):
-            place(package, name)
-    for package, subs in modules:
-        pkg_all = getattr(importlib.import_module(package), "__all__", [])
-        for sub in subs:
-            for name in getattr(importlib.import_module(sub), "__all__", []):
-                if name in pkg_all and getattr(importlib.import_module(sub), name) is getattr(
-                        importlib.import_module(package), name):
-                    key = _key(getattr(importlib.import_module(package), name), name)
-                    elsewhere.setdefault(sub, []).append((name, home[key]))
-                else:
-                    place(sub, name)
-    return documented, elsewhere, home
-
-
 def write_api_pages() -> dict[object, str]:
     """Write ``api/<module>.rst`` for every public subpackage and module; return every documented object's home."""
     api = DOCS / "api"
     api.mkdir(exist_ok=True)
-    documented, elsewhere, home = _documented_names()
-    for package, subs in _public_modules():
+    documented, elsewhere, home = documented_names()
+    for package, subs in public_modules():
         for modname, children in [(package, subs)] + [(sub, []) for sub in subs]:
             text = _module_page(modname, documented.get(modname, []), elsewhere.get(modname, []), children)
             path = api / f"{modname}.rst"
@@ -237,7 +178,8 @@ def _table(title: str, header: list[str], rows: list[list[str]]) -> str:
 def _home(factory: object) -> str:
     """A registered factory as a cross-reference: its class (or the class its module exports), else its name."""
     if inspect.isclass(factory):
-        return f":class:`~{HOME.get(_key(factory, factory.__name__), factory.__module__ + '.' + factory.__name__)}`"
+        default = f"{factory.__module__}.{factory.__name__}"
+        return f":class:`~{HOME.get(object_key(factory, factory.__name__), default)}`"
     return f"``{getattr(factory, '__name__', repr(factory))}``"
 
 
@@ -324,7 +266,7 @@ def _documented_home(dotted: str) -> str | None:
             continue
         if inspect.ismodule(obj):
             return None
-        home = HOME.get(_key(obj, parts[i - 1]))
+        home = HOME.get(object_key(obj, parts[i - 1]))
         if home:
             return ".".join([home, *parts[i:]])
     return None

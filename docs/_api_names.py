@@ -1,0 +1,69 @@
+"""Which public names the API reference documents, and where: read by ``docs/conf.py`` (the reference's pages)
+and by ``tests/test_docstrings.py`` (numpydoc validation of the same objects).  Imports the package, writes nothing."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+
+#: The subpackages the reference documents, in the layers' order (``_utils`` is private).
+PUBLIC_PACKAGES = ("engine", "problems", "classifiers", "strategies", "analytic", "evaluation", "runners",
+                   "testing", "figures", "cli")
+
+
+def public_modules() -> list[tuple[str, list[str]]]:
+    """``(package, [its public submodules])`` for every documented subpackage, private modules left out."""
+    out = []
+    for name in PUBLIC_PACKAGES:
+        pkg = importlib.import_module(f"mri_theory.{name}")
+        subs = []
+        if hasattr(pkg, "__path__"):
+            for info in pkgutil.iter_modules(pkg.__path__):
+                if info.name.startswith("_"):
+                    continue
+                subs.append(f"{pkg.__name__}.{info.name}")
+        out.append((pkg.__name__, subs))
+    return out
+
+
+def object_key(obj: object, name: str) -> object:
+    """What identifies a documented object: a class or function by identity, anything else also by its name."""
+    return id(obj) if (inspect.isclass(obj) or inspect.isroutine(obj)) else (id(obj), name)
+
+
+def documented_names() -> tuple[dict[str, list[str]], dict[str, list[tuple[str, str]]], dict[object, str]]:
+    """Which names each public module documents, which it links elsewhere, and every documented object's home.
+
+    A name is documented once: under the first subpackage (in the layers' order) whose ``__all__`` has it, or under
+    its module when no subpackage exports it.  Objects that are not classes, functions or modules (constants) are
+    told apart by module and name, not by identity.
+    """
+    documented: dict[str, list[str]] = {}
+    elsewhere: dict[str, list[tuple[str, str]]] = {}
+    home: dict[int, str] = {}
+
+    def place(modname: str, name: str) -> None:
+        obj = getattr(importlib.import_module(modname), name)
+        key = object_key(obj, name)
+        if key in home:
+            elsewhere.setdefault(modname, []).append((name, home[key]))
+        else:
+            home[key] = f"{modname}.{name}"
+            documented.setdefault(modname, []).append(name)
+
+    modules = public_modules()
+    for package, _ in modules:
+        for name in getattr(importlib.import_module(package), "__all__", []):
+            place(package, name)
+    for package, subs in modules:
+        pkg_all = getattr(importlib.import_module(package), "__all__", [])
+        for sub in subs:
+            for name in getattr(importlib.import_module(sub), "__all__", []):
+                if name in pkg_all and getattr(importlib.import_module(sub), name) is getattr(
+                        importlib.import_module(package), name):
+                    key = object_key(getattr(importlib.import_module(package), name), name)
+                    elsewhere.setdefault(sub, []).append((name, home[key]))
+                else:
+                    place(sub, name)
+    return documented, elsewhere, home
