@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -50,6 +51,7 @@ extensions = [
     "myst_nb",
     "sphinx_copybutton",
     "sphinx_design",
+    "sphinx-mathjax-offline",  # MathJax 3 served from the build's _static/mathjax: formulas render with no network
 ]
 
 exclude_patterns = ["_build", "_intersphinx", "_templates", "**.ipynb_checkpoints"]
@@ -88,6 +90,10 @@ nb_execution_in_temp = True
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
 nb_merge_streams = True
+# The site works offline: no widget manager or require.js from a CDN (a notebook's sliders need a live kernel
+# anyway), and the notebooks draw their figures statically where they would offer widgets.
+nb_ipywidgets_js: dict[str, dict[str, str]] = {}
+os.environ["MRI_THEORY_STATIC_PAGE"] = "1"
 
 # -- API reference -------------------------------------------------------------------------------------------------
 
@@ -302,9 +308,21 @@ def _skip_member(app, what, name, obj, skip, options):
     return None
 
 
+#: A Markdown link from a page to a notebook where the repository keeps it (``notebooks/`` at its root), valid in
+#: a clone and on a code host: ``](../notebooks/01_closed_form_qc.ipynb)`` from ``docs/``.
+_NOTEBOOK_LINK = re.compile(r"\]\(((?:\.\./)+)notebooks/([^)\s]+\.ipynb)\)")
+
+
+def _link_copied_notebooks(app, docname, source):
+    """Point the pages' links to the notebooks at their copies in ``docs/notebooks/`` (what the site renders),
+    one folder level less: the sources link the repository's ``notebooks/``, which exist in any clone."""
+    source[0] = _NOTEBOOK_LINK.sub(lambda m: f"]({m.group(1)[3:]}notebooks/{m.group(2)})", source[0])
+
+
 def setup(app):
     app.connect("missing-reference", _resolve_implementation_path)
     app.connect("autodoc-skip-member", _skip_member)
+    app.connect("source-read", _link_copied_notebooks)
 
 
 # -- Intersphinx: local inventories first (the build needs no network), the sites' own second -------------------

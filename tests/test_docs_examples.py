@@ -33,6 +33,25 @@ def test_readme_relative_links_lead_to_files():
     assert not missing, f"README.md links to missing files: {missing}"
 
 
+#: What the documentation build writes (git-ignored, absent from a fresh clone): no page may link into it.
+BUILD_OUTPUTS = ("docs/_build", "docs/notebooks", "docs/api/generated")
+
+
+def test_docs_relative_links_lead_to_files_of_a_clone():
+    """Each Markdown link of the docs' pages leads to a file a fresh clone has (the build's outputs do not count:
+    the pages link the repository's notebooks, and the build points them at its copies, docs/conf.py)."""
+    pages = [page for page in sorted((ROOT / "docs").rglob("*.md"))
+             if not any(page.is_relative_to(ROOT / out) for out in BUILD_OUTPUTS)]
+    assert len(pages) >= 20
+    missing = []
+    for page in pages:
+        for link in _relative_links(page.read_text(encoding="utf-8")):
+            target = (page.parent / link.split("#")[0]).resolve()
+            if not target.exists() or any(target.is_relative_to(ROOT / out) for out in BUILD_OUTPUTS):
+                missing.append(f"{page.relative_to(ROOT)}: {link}")
+    assert not missing, f"links to files a fresh clone lacks: {missing}"
+
+
 def test_readme_links_every_docs_section():
     """Every top-level page of the site is reachable from the README (the first page sends readers on)."""
     links = {link.split("#")[0] for link in _relative_links(README.read_text(encoding="utf-8"))}

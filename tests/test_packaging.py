@@ -41,6 +41,16 @@ def test_version_has_a_single_source(pyproject):
     assert importlib.metadata.version(DIST) == mri_theory.__version__
 
 
+def test_the_citation_files_name_the_version():
+    """``CITATION.cff`` and the docs' citing page give the package's version (bumped with it), and cite the paper."""
+    cff = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    versions = [line.split(":", 1)[1].strip() for line in cff.splitlines() if line.startswith("version:")]
+    assert versions == [mri_theory.__version__]
+    assert "Estimating Optimal Active Learning via Model Retraining Improvement" in cff
+    page = (ROOT / "docs" / "citing.md").read_text(encoding="utf-8")
+    assert f"version = {{{mri_theory.__version__}}}" in page
+
+
 def test_version_is_a_literal_so_the_build_imports_nothing():
     """setuptools reads ``attr`` statically only if it is a literal; then nothing of the package is imported."""
     tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
