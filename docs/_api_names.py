@@ -67,3 +67,41 @@ def documented_names() -> tuple[dict[str, list[str]], dict[str, list[tuple[str, 
                 else:
                     place(sub, name)
     return documented, elsewhere, home
+
+
+def is_constant(obj: object) -> bool:
+    """Whether a documented public name is data (a constant, a registry, a table), not a class, function or
+    module."""
+    return not (inspect.isclass(obj) or inspect.isroutine(obj) or inspect.ismodule(obj))
+
+
+def constant_comments() -> dict[str, list[str]]:
+    """The ``#:`` comment of every documented constant, by its documented name (``mri_theory.engine.NAME``).
+
+    A subpackage re-exports most constants, where autodoc finds no comment and would show the docstring of the
+    value's type (``float``'s, ``dict``'s); the comment is read from the module that assigns the same object.  A
+    constant without a comment is absent from the result (``tests/test_docstrings.py`` requires one).
+    """
+    from sphinx.errors import PycodeError
+    from sphinx.pycode import ModuleAnalyzer
+
+    import mri_theory
+
+    comments: dict[str, dict[str, list[str]]] = {}
+    for info in pkgutil.walk_packages(mri_theory.__path__, "mri_theory."):
+        try:
+            found = ModuleAnalyzer.for_module(info.name).find_attr_docs()
+        except PycodeError:  # a module without Python source has no comments to give
+            continue
+        comments[info.name] = {name: list(lines) for (scope, name), lines in found.items() if scope == ""}
+    out = {}
+    for module, names in documented_names()[0].items():
+        for name in names:
+            obj = getattr(importlib.import_module(module), name)
+            if not is_constant(obj):
+                continue
+            for home, attrs in comments.items():
+                if name in attrs and getattr(importlib.import_module(home), name, None) is obj:
+                    out[f"{module}.{name}"] = attrs[name]
+                    break
+    return out

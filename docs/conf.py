@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(DOCS))
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 
-from _api_names import documented_names, object_key, public_modules  # noqa: E402
+from _api_names import constant_comments, documented_names, object_key, public_modules  # noqa: E402
 
 import mri_theory  # noqa: E402
 
@@ -319,7 +319,18 @@ def _link_copied_notebooks(app, docname, source):
     source[0] = _NOTEBOOK_LINK.sub(lambda m: f"]({m.group(1)[3:]}notebooks/{m.group(2)})", source[0])
 
 
+#: Each documented constant's ``#:`` comment, read from the module that assigns it (``docs/_api_names.py``).
+CONSTANT_COMMENTS = constant_comments()
+
+
+def _constant_docstring(app, what, name, obj, options, lines):
+    """A constant's page and its summary row show its own comment, not its type's docstring."""
+    if what == "data" and name in CONSTANT_COMMENTS:
+        lines[:] = CONSTANT_COMMENTS[name]
+
+
 def setup(app):
+    app.connect("autodoc-process-docstring", _constant_docstring)
     app.connect("missing-reference", _resolve_implementation_path)
     app.connect("autodoc-skip-member", _skip_member)
     app.connect("source-read", _link_copied_notebooks)

@@ -172,7 +172,7 @@ def test_loky_workers_end_promptly_when_the_parent_is_killed(tmp_path):
 
     out = tmp_path / "curves"
     proc = subprocess.Popen(cli("curves", "--problem", "four-gaussian", "--classifier", "lda", "--strategies", "RS",
-                                "SE", "--replicates", "40", "--pool", "40", "--budget", "15", "--population", "2000",
+                                "SE", "--replicates", "400", "--pool", "40", "--budget", "15", "--population", "2000",
                                 "--jobs", "2", "--out", str(out)),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     children: list[psutil.Process] = []
@@ -198,7 +198,7 @@ def test_ctrl_c_of_a_dask_run_exits_130_without_worker_tracebacks(tmp_path):
 
     out = tmp_path / "study"
     proc = subprocess.Popen(cli("study", "--problems", "four-gaussian", "--classifiers", "lda", "--strategies", "RS",
-                                "SE", "--replicates", "40", "--pool", "40", "--budget", "15", "--population", "2000",
+                                "SE", "--replicates", "400", "--pool", "40", "--budget", "15", "--population", "2000",
                                 "--asymptotic-train", "100", "--asymptotic-replicates", "1",
                                 "--asymptotic-population", "500", "--dask", "local", "--jobs", "2", "--out", str(out)),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
