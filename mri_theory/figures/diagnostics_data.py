@@ -27,8 +27,11 @@ __all__ = ["CLASSIFIERS", "CLASSIFIER_LABELS", "COLOURS", "EARLY_LATE", "FIGURE_
 
 #: Registry seed of both figures (equal seeds give equal integer seeds, hence one cached run).
 FIGURE_SEED = 11
+#: The problem whose states are scored.
 PROBLEM = "four-gaussian"
+#: The classifiers scored, one panel column each.
 CLASSIFIERS = ("knn5", "lda")
+#: The classifiers' names in the panels' titles.
 CLASSIFIER_LABELS = {"knn5": "5-NN", "lda": "LDA"}
 #: Scored strategies, full and quick (the quick run, a smoke test, leaves out QbcV and EfeLc).
 STRATEGIES = {False: ("RS", "SE", "QbcV", "EfeLc", "SMRI", "BMRI", "MRI-best"),
@@ -40,6 +43,7 @@ SIZES: dict[bool, dict[str, Any]] = {
     True: dict(replicates=2, steps=(6, 26), pool_size=60, population_size=2000)}
 #: Positions in ``steps`` of the "early" and "late" states of the error figure.
 EARLY_LATE = {False: (1, -1), True: (0, -1)}
+#: Each strategy's colour, the same in both figures.
 COLOURS = {"RS": "tab:orange", "SE": "tab:purple", "QbcV": "tab:brown", "EfeLc": "tab:olive", "SMRI": "tab:cyan",
            "BMRI": "tab:blue", "MRI-best": "tab:green"}
 

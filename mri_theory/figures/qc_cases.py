@@ -51,8 +51,9 @@ def make(quick: bool, rng: np.random.Generator) -> Figure:
         ax.plot(x, q_c(problem, clf, x), color="black", lw=1.8, label="$Q^c(x)$")
         draw_means(ax, problem, clf)
         x_star, q_star = optimal_selection(problem, clf, BOUNDS)
-        ax.plot([x_star], [q_star], marker="*", ms=14, color="gold", mec="black", ls="none",
-                label=rf"$x_* = {x_star:.2f}$")
+        edge = " (the interval's edge)" if x_star in BOUNDS else ""  # Q^c still rises beyond it
+        ax.plot([x_star], [q_star], marker="*", ms=14, color="gold", mec="black", ls="none", clip_on=False,
+                zorder=5, label=rf"$x_* = {x_star:.2f}${edge}")
         ax.set_ylabel("$Q^c(x)$")
         ax.legend(fontsize=7, loc="best")
     return fig

@@ -62,6 +62,7 @@ from mri_theory.problems import Problem, get_problem, initial_labelled_set
 __all__ = ["CLASSIFIERS", "CLASSIFIER_LABELS", "COLUMNS", "EXACT_CLASSIFIERS", "PROBLEMS", "PROBLEM_LABELS",
            "SAMPLED_CLASSIFIERS", "SETTINGS", "draw_states", "plot_truth_resolution", "truth_resolution_data"]
 
+#: The problems drawn, one row each.
 PROBLEMS = ("four-gaussian", "quadratic")
 #: The classifiers drawn, one column each: LDA, QDA, logistic regression, the paper's 5-NN, the SVM.
 CLASSIFIERS = ("lda", "qda", "logreg", "kknn5", "svm")
@@ -69,7 +70,9 @@ CLASSIFIERS = ("lda", "qda", "logreg", "kknn5", "svm")
 EXACT_CLASSIFIERS = tuple(name for name in CLASSIFIERS if get_classifier(name).exact_truth)
 #: The others, compared between two independent populations (``reference = "independent"``).
 SAMPLED_CLASSIFIERS = tuple(name for name in CLASSIFIERS if name not in EXACT_CLASSIFIERS)
+#: The problems' names in the panels' titles.
 PROBLEM_LABELS = {"four-gaussian": "Four-Gaussian", "quadratic": "Quadratic"}
+#: The classifiers' names in the panels' titles.
 CLASSIFIER_LABELS = {"lda": "LDA", "qda": "QDA", "logreg": "logistic regression", "kknn5": "5-NN (kknn)",
                      "svm": "SVM"}
 

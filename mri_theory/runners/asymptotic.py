@@ -26,10 +26,13 @@ __all__ = ["MAX_N_TRAIN", "MAX_POPULATION", "MAX_REPLICATES", "POOL_RULE", "POOL
            "POOL_RULE_SIZES", "POOL_RULE_TOLERANCE", "AsymptoticPool", "asymptotic_loss", "asymptotic_pool_size",
            "pool_rule_generator"]
 
-#: Bounds on the sizes of :func:`asymptotic_loss` (a simulation), so that memory and time stay bounded: the
-#: runners' bounds (:mod:`mri_theory._utils.limits`), so a study whose settings pass its checks also passes these.
+# Bounds on the sizes of asymptotic_loss (a simulation), so that memory and time stay bounded: the runners' own
+# bounds, so a study whose settings pass its checks also passes these.
+#: The largest training sample of :func:`asymptotic_loss` (``n_train``), the runners' largest population.
 MAX_N_TRAIN = limits.MAX_POPULATION_SIZE
+#: The most replicates :func:`asymptotic_loss` averages (``replicates``), as for the runners.
 MAX_REPLICATES = limits.MAX_REPLICATES
+#: The largest population of :func:`asymptotic_loss` (``population_size``), the runners' largest population.
 MAX_POPULATION = limits.MAX_POPULATION_SIZE
 
 
