@@ -105,3 +105,29 @@ def constant_comments() -> dict[str, list[str]]:
                     out[f"{module}.{name}"] = attrs[name]
                     break
     return out
+
+
+#: Abbreviations after which a summary's first sentence goes on: autosummary ends a summary at the first period
+#: followed by a space unless the text before it ends with one of its own (``e.g.``, ``i.e.``, ...) or these.  The
+#: docstrings cite the paper's equations as "Eq. ``eqc``", which would otherwise cut "The true Q^c (Eq." short.
+SUMMARY_ABBREVIATIONS = ("Eq.", "Eqs.", "cf.", "resp.")
+
+
+def allow_summary_abbreviations() -> None:
+    """Let autosummary's summaries run past :data:`SUMMARY_ABBREVIATIONS` (called by ``docs/conf.py`` and the
+    test that checks the summaries)."""
+    from sphinx.ext import autosummary
+
+    known = autosummary.WELL_KNOWN_ABBREVIATIONS
+    autosummary.WELL_KNOWN_ABBREVIATIONS = (*known, *(a for a in SUMMARY_ABBREVIATIONS if a not in known))
+
+
+def summary_line(lines: list[str]) -> str:
+    """The summary autosummary's tables show for a docstring (or a constant's comment) of ``lines``."""
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser
+    from sphinx.ext.autosummary import extract_summary
+
+    settings = get_default_settings(Parser)
+    settings.report_level = 5  # quiet: the summary is parsed to see whether a split breaks inline markup
+    return extract_summary(list(lines), settings)

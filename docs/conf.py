@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(DOCS))
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 
-from _api_names import constant_comments, documented_names, object_key, public_modules  # noqa: E402
+import _api_names  # noqa: E402
 
 import mri_theory  # noqa: E402
 
@@ -98,6 +98,7 @@ os.environ["MRI_THEORY_STATIC_PAGE"] = "1"
 # -- API reference -------------------------------------------------------------------------------------------------
 
 autosummary_generate = True
+_api_names.allow_summary_abbreviations()  # a summary "The true Q^c (Eq. eqc) ..." is not cut after "Eq."
 autosummary_imported_members = True
 autodoc_typehints = "none"  # numpydoc's Parameters sections state the types
 autodoc_member_order = "bysource"
@@ -150,8 +151,8 @@ def write_api_pages() -> dict[object, str]:
     """Write ``api/<module>.rst`` for every public subpackage and module; return every documented object's home."""
     api = DOCS / "api"
     api.mkdir(exist_ok=True)
-    documented, elsewhere, home = documented_names()
-    for package, subs in public_modules():
+    documented, elsewhere, home = _api_names.documented_names()
+    for package, subs in _api_names.public_modules():
         for modname, children in [(package, subs)] + [(sub, []) for sub in subs]:
             text = _module_page(modname, documented.get(modname, []), elsewhere.get(modname, []), children)
             path = api / f"{modname}.rst"
@@ -185,7 +186,7 @@ def _home(factory: object) -> str:
     """A registered factory as a cross-reference: its class (or the class its module exports), else its name."""
     if inspect.isclass(factory):
         default = f"{factory.__module__}.{factory.__name__}"
-        return f":class:`~{HOME.get(object_key(factory, factory.__name__), default)}`"
+        return f":class:`~{HOME.get(_api_names.object_key(factory, factory.__name__), default)}`"
     return f"``{getattr(factory, '__name__', repr(factory))}``"
 
 
@@ -272,7 +273,7 @@ def _documented_home(dotted: str) -> str | None:
             continue
         if inspect.ismodule(obj):
             return None
-        home = HOME.get(object_key(obj, parts[i - 1]))
+        home = HOME.get(_api_names.object_key(obj, parts[i - 1]))
         if home:
             return ".".join([home, *parts[i:]])
     return None
@@ -320,7 +321,7 @@ def _link_copied_notebooks(app, docname, source):
 
 
 #: Each documented constant's ``#:`` comment, read from the module that assigns it (``docs/_api_names.py``).
-CONSTANT_COMMENTS = constant_comments()
+CONSTANT_COMMENTS = _api_names.constant_comments()
 
 
 def _constant_docstring(app, what, name, obj, options, lines):
