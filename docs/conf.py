@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import os
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -161,15 +161,27 @@ def write_api_pages() -> dict[object, str]:
     return home
 
 
+def _page_notebook(src: Path) -> bytes:
+    """The notebook ``src`` as its page renders it: a first cell links the repository's file for download."""
+    notebook = json.loads(src.read_text(encoding="utf-8"))
+    link = {"cell_type": "markdown", "id": "download-this-notebook", "metadata": {}, "source": [
+        f"{{download}}`Download this notebook <../../notebooks/{src.name}>` (run it with the `notebook` extra: "
+        "`python -m pip install -e \".[notebook]\" && jupyter lab notebooks/`)."]}
+    notebook["cells"] = [link, *notebook["cells"]]
+    return (json.dumps(notebook, indent=1, ensure_ascii=False) + "\n").encode()
+
+
 def copy_notebooks() -> None:
-    """Copy ``notebooks/*.ipynb`` into ``docs/notebooks/`` (unchanged files are left alone: their cache stays)."""
+    """Copy ``notebooks/*.ipynb`` into ``docs/notebooks/``, each with a download link first (unchanged files are
+    left alone: their execution cache stays; it depends on the code cells only)."""
     target = DOCS / "notebooks"
     target.mkdir(exist_ok=True)
     sources = sorted((ROOT / "notebooks").glob("*.ipynb"))
     for src in sources:
         dst = target / src.name
-        if not dst.exists() or dst.read_bytes() != src.read_bytes():
-            shutil.copyfile(src, dst)
+        page = _page_notebook(src)
+        if not dst.exists() or dst.read_bytes() != page:
+            dst.write_bytes(page)
     for stale in set(target.glob("*.ipynb")) - {target / s.name for s in sources}:
         stale.unlink()
 
@@ -330,7 +342,34 @@ def _constant_docstring(app, what, name, obj, options, lines):
         lines[:] = CONSTANT_COMMENTS[name]
 
 
+#: Where the gallery page (``docs/gallery.md``) shows its thumbnails: the build replaces this line with a card per
+#: registered figure (invisible where the Markdown is read as it is).
+GALLERY_CARDS = "<!-- gallery cards: a card per registered figure, written by docs/conf.py -->"
+
+
+def _gallery_cards(page: str) -> str:
+    """A grid of sphinx-design cards, one per registered figure in the order of the gallery ``page``'s sections
+    (then any figure without a section): its thumbnail and description, linking its section."""
+    from mri_theory.figures import figure_names, get_figure
+
+    sections = re.findall(r"^## `([^`]+)`", page, flags=re.MULTILINE)
+    names = [name for name in sections if name in figure_names()]
+    names += [name for name in figure_names() if name not in names]
+    cards = ["::::{grid} 2 3 3 4", ":gutter: 2", ""]
+    for name in names:
+        cards += [f":::{{grid-item-card}} `{name}`", f':link: "#{name}"', ":link-type: url",
+                  f":img-top: ../figures/{name}.png", f":img-alt: {name}", "", get_figure(name).description, ":::", ""]
+    return "\n".join([*cards, "::::"])
+
+
+def _gallery_thumbnails(app, docname, source):
+    """Put the figures' cards where the gallery page marks them (``GALLERY_CARDS``)."""
+    if docname == "gallery":
+        source[0] = source[0].replace(GALLERY_CARDS, _gallery_cards(source[0]))
+
+
 def setup(app):
+    app.connect("source-read", _gallery_thumbnails)
     app.connect("autodoc-process-docstring", _constant_docstring)
     app.connect("missing-reference", _resolve_implementation_path)
     app.connect("autodoc-skip-member", _skip_member)
