@@ -244,7 +244,41 @@ def write_registry_page() -> None:
         path.write_text(text, encoding="utf-8")
 
 
+def _run_page(report: Path, page: Path) -> str:
+    """The report ``report`` as the page ``page`` shows it: its relative links pointed from the page's folder, and
+    its sections one level under its title where the report skips a level (its tables are ``###`` under ``#``)."""
+    text = report.read_text(encoding="utf-8")
+
+    def relink(match: re.Match) -> str:
+        target, _, anchor = match.group(1).partition("#")
+        moved = os.path.relpath((report.parent / target).resolve(), page.parent)
+        return f"]({Path(moved).as_posix()}{'#' + anchor if anchor else ''})"
+
+    text = re.sub(r"\]\((?![a-z]+:|#)([^)\s]+)\)", relink, text)
+    if not re.search(r"^## ", text, flags=re.MULTILINE):
+        text = re.sub(r"^###", "##", text, flags=re.MULTILINE)
+    title, _, body = text.partition("\n")
+    return f"{title}\n\n*`{report.relative_to(ROOT).as_posix()}`, as committed.*\n{body}"
+
+
+def write_run_pages() -> None:
+    """Write ``runs/<name>.md`` for every report of a committed run (the Markdown files under ``figures/``), so the
+    site shows the runs' settings, versions, times and tables as committed (``runs.md`` lists them)."""
+    runs = DOCS / "runs"
+    runs.mkdir(exist_ok=True)
+    pages = set()
+    for report in sorted((ROOT / "figures").rglob("*.md")):
+        page = runs / ("-".join(report.relative_to(ROOT).with_suffix("").parts[1:]).lower() + ".md")
+        pages.add(page)
+        text = _run_page(report, page)
+        if not page.exists() or page.read_text(encoding="utf-8") != text:
+            page.write_text(text, encoding="utf-8")
+    for stale in set(runs.glob("*.md")) - pages:
+        stale.unlink()
+
+
 HOME = write_api_pages()
+write_run_pages()
 write_registry_page()
 copy_notebooks()
 
