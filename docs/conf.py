@@ -76,7 +76,8 @@ html_theme_options = {
 html_sidebars = {"index": [], "getting-started": [], "gallery": [], "findings": [], "leaderboard": [], "benchmarks": [],
                  "deviations": [], "changelog": [], "contributing": []}
 html_show_sourcelink = False
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["mri-theory.css"]  # spacing for the tables notebooks print
 
 # -- MyST and notebooks --------------------------------------------------------------------------------------------
 
