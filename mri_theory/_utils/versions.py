@@ -17,6 +17,11 @@ def library_versions() -> dict[str, str]:
 
     Python is given as ``major.minor.micro``; the others as installed
     (``version`` of :mod:`importlib.metadata`).
+
+    Returns
+    -------
+    dict
+        Name -> version, sorted by name.
     """
     versions = {name: importlib.metadata.version(name) for name in VERSIONED_DISTRIBUTIONS}
     versions["python"] = ".".join(str(part) for part in sys.version_info[:3])

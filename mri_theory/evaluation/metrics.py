@@ -78,9 +78,13 @@ RANKED_METRICS: dict[str, bool] = {"label_complexity": False, "aua": True, "wi_l
 class LabelComplexity(NamedTuple):
     """Result of :func:`label_complexity`.
 
-    ``value`` is the first ``n`` at which the curve reaches the target loss;
-    when it never does, ``value = n_max + 1`` (a lower bound: the true label
-    complexity lies beyond the curve) and ``censored`` is True.
+    Parameters
+    ----------
+    value : float
+        The first ``n`` at which the curve reaches the target loss; when it never does, ``n_max + 1`` (a lower
+        bound: the true label complexity lies beyond the curve).
+    censored : bool
+        Whether the curve never reaches the target (``value`` is then the lower bound).
     """
 
     value: float
@@ -88,7 +92,15 @@ class LabelComplexity(NamedTuple):
 
 
 class Regret(NamedTuple):
-    """Result of :func:`regret`: the loss gap to MRI-best at each ``n`` and its mean over the curve."""
+    """Result of :func:`regret`: the loss gap to MRI-best at each ``n`` and its mean over the curve.
+
+    Parameters
+    ----------
+    per_step : ndarray of shape (n,)
+        The method's loss minus MRI-best's at each point of the curve.
+    mean : float
+        The mean of ``per_step`` over the curve (negative where the method beats greedy MRI-best).
+    """
 
     per_step: np.ndarray
     mean: float
@@ -403,8 +415,18 @@ def ranked_metrics(loss: str = "error") -> dict[str, bool]:
 
 
 def metric_columns(loss: str = "error") -> list[str]:
-    """The columns of :func:`curve_metrics` after the keys for the loss kind ``loss``: :data:`METRIC_COLUMNS`,
-    with ``mean_loss`` in place of ``aua`` for ``"log"``."""
+    """The columns of :func:`curve_metrics` after the keys for the loss kind ``loss``.
+
+    Parameters
+    ----------
+    loss : {"error", "log"}
+        The loss of the curves.
+
+    Returns
+    -------
+    list of str
+        :data:`METRIC_COLUMNS`, with ``mean_loss`` in place of ``aua`` for ``"log"``.
+    """
     area = "aua" if evc.loss_kind(loss) == "error" else "mean_loss"
     return [area if c == "aua" else c for c in METRIC_COLUMNS]
 

@@ -397,13 +397,27 @@ def beats_rs_counts(rank_table: pd.DataFrame, by: str | Sequence[str] = ("group"
 # ---------------------------------------------------------------- a whole study
 
 class StudyRanks(NamedTuple):
-    """The aggregate results of a study, R1-R5 (module docstring)."""
+    """The aggregate results of a study, R1-R5 (module docstring).
 
-    r1: pd.DataFrame  # per (problem, classifier): metrics, their ranks, overall rank; with the group
-    r2: pd.DataFrame  # per (group, classifier)
-    r3: pd.DataFrame  # per classifier
-    r4: pd.DataFrame  # final ranking
-    r5: pd.Series  # beats-RS counts over the (group, classifier) pairings
+    Parameters
+    ----------
+    r1 : DataFrame
+        Per (problem, classifier) pairing, with its group: the metrics, their ranks and the overall rank.
+    r2 : DataFrame
+        Per (group, classifier): the R1 ranks averaged over the group's problems and ranked again.
+    r3 : DataFrame
+        Per classifier: the R2 ranks averaged over the groups and ranked again.
+    r4 : DataFrame
+        The final ranking: the R3 ranks averaged over the classifiers and ranked again.
+    r5 : Series
+        Per method, in how many (group, classifier) pairings its R2 rank beats random selection's.
+    """
+
+    r1: pd.DataFrame
+    r2: pd.DataFrame
+    r3: pd.DataFrame
+    r4: pd.DataFrame
+    r5: pd.Series
 
 
 def _check_groups(groups: Any, problems: Iterable[str]) -> dict[str, str]:

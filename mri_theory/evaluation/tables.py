@@ -57,7 +57,19 @@ __all__ = ["PAPER_ABSTRACT_ORDERINGS", "PAPER_BEATS_RS", "PAPER_CLASSIFIERS", "P
 
 
 class PaperOrdering(NamedTuple):
-    """A published ordering of AL methods (best first), with where it stands in the paper's source."""
+    """A published ordering of AL methods (best first), with where it stands in the paper's source.
+
+    Parameters
+    ----------
+    table : str
+        The paper's table, e.g. ``"Table 4"``.
+    line : int
+        The line of the row in the paper's LaTeX source.
+    scope : str
+        Which results the row ranks, e.g. ``"abstract group"``.
+    methods : tuple of str
+        The methods, best first, as printed (the paper's tables list their best six).
+    """
 
     table: str
     line: int
@@ -101,6 +113,21 @@ class PaperPairingRanks(NamedTuple):
 
     ``methods`` are the table's columns (its best six, in the order of ``overall``); each rank field lists
     the ranks of ``methods`` in that order, as printed.
+
+    Parameters
+    ----------
+    table : str
+        The paper's table, e.g. ``"Table 2"``.
+    line : int
+        The line of its column header in the paper's LaTeX source.
+    classifier : str
+        The classifier as the paper names it.
+    problem : str
+        The data set, by its registered name.
+    methods : tuple of str
+        The table's columns.
+    overall, label_complexity, aua, wi_linear, wi_exponential : tuple of int
+        The ranks of ``methods`` overall and per metric, as printed.
     """
 
     table: str
@@ -209,7 +236,17 @@ def _scores(value: Any, name: str) -> dict[Any, float]:
 
 
 class Tau(NamedTuple):
-    """Kendall's tau-b between two orderings over the ``n`` methods they share (NaN if it is undefined)."""
+    r"""Kendall's tau-b between two orderings over the ``n`` methods they share (NaN if it is undefined).
+
+    Parameters
+    ----------
+    tau : float
+        Kendall's :math:`\tau_b`.
+    pvalue : float
+        Its two-sided p-value (``scipy.stats.kendalltau``).
+    n : int
+        The number of methods both orderings rank.
+    """
 
     tau: float
     pvalue: float

@@ -45,7 +45,19 @@ _REGISTRY: dict[str, FigureSpec] = {}
 
 @dataclass(frozen=True)
 class FigureSpec:
-    """A registered figure: its file name, a one-line description, its seed and maker."""
+    """A registered figure: its file name, a one-line description, its seed and maker.
+
+    Parameters
+    ----------
+    name : str
+        The figure's name: its files are ``<name>.png`` and ``<name>.pdf``.
+    description : str
+        The one line ``mri-theory figures --list`` prints.
+    seed : int
+        The seed of the generator the figure is made with.
+    make : callable
+        ``make(quick, rng)``: the figure (a :class:`~matplotlib.figure.Figure`), small with ``quick``.
+    """
 
     name: str
     description: str
@@ -54,7 +66,22 @@ class FigureSpec:
 
 
 def register(name: str, description: str, seed: int = 0):
-    """Decorator registering ``make(quick, rng) -> Figure`` under ``name``."""
+    """Decorator registering ``make(quick, rng) -> Figure`` under ``name``.
+
+    Parameters
+    ----------
+    name : str
+        The figure's name (its file names).
+    description : str
+        A one-line description.
+    seed : int, default 0
+        The seed of the generator passed to ``make``.
+
+    Returns
+    -------
+    callable
+        The decorator: it registers ``make`` and returns it unchanged.
+    """
 
     def decorator(make: Callable[[bool, np.random.Generator], Figure]):
         _REGISTRY[name] = FigureSpec(name, description, seed, make)
@@ -69,13 +96,35 @@ def _load() -> None:
 
 
 def figure_names() -> list[str]:
-    """Names of all registered figures, in registration order."""
+    """Names of all registered figures, in registration order.
+
+    Returns
+    -------
+    list of str
+        The names.
+    """
     _load()
     return list(_REGISTRY)
 
 
 def get_figure(name: str) -> FigureSpec:
-    """The registered figure ``name``; unknown names raise ``ValueError`` listing the known ones."""
+    """The registered figure ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A registered figure's name.
+
+    Returns
+    -------
+    FigureSpec
+        Its name, description, seed and maker.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, listing the known ones.
+    """
     _load()
     if name not in _REGISTRY:
         raise ValueError(f"unknown figure name {name!r}; known figures: {', '.join(_REGISTRY)}")

@@ -49,7 +49,19 @@ COLOURS = {"RS": "tab:orange", "SE": "tab:purple", "QbcV": "tab:brown", "EfeLc":
 
 
 class DiagnosticTables(NamedTuple):
-    """The scored states and their summaries (shared by the two figures: do not modify them)."""
+    """The scored states and their summaries (shared by the two figures: do not modify them).
+
+    Parameters
+    ----------
+    states : DataFrame
+        The scored states (:func:`~mri_theory.runners.score_states`), both classifiers.
+    summary : DataFrame
+        Their summaries (:func:`~mri_theory.evaluation.summarise_states`).
+    errors : DataFrame
+        The estimators' errors per cell (:func:`~mri_theory.evaluation.estimator_errors`).
+    errors_per_state : DataFrame
+        The same per state (``per_state=True``).
+    """
 
     states: pd.DataFrame
     summary: pd.DataFrame
@@ -58,8 +70,19 @@ class DiagnosticTables(NamedTuple):
 
 
 def truth_note(quick: bool) -> str:
-    """How each classifier's truth is evaluated in the scoring run (``truth="auto"``), for a figure's title:
-    exact where :func:`~mri_theory.engine.exact_truth_available`, else sampled on ``population_size`` points."""
+    """How each classifier's truth is evaluated in the scoring run (``truth="auto"``), for a figure's title.
+
+    Parameters
+    ----------
+    quick : bool
+        Whether the run is the quick one (its population size differs).
+
+    Returns
+    -------
+    str
+        "truth exact for ..." where :func:`~mri_theory.engine.exact_truth_available`, "sampled (N points) for
+        ..." for the others.
+    """
     problem = get_problem(PROBLEM)
     exact = [CLASSIFIER_LABELS[c] for c in CLASSIFIERS if exact_truth_available(problem, get_classifier(c))]
     sampled = [CLASSIFIER_LABELS[c] for c in CLASSIFIERS if CLASSIFIER_LABELS[c] not in exact]
@@ -69,13 +92,37 @@ def truth_note(quick: bool) -> str:
 
 
 def figure_seed(rng: np.random.Generator) -> int:
-    """The integer seed of the scoring run, drawn from the figure's generator."""
+    """The integer seed of the scoring run, drawn from the figure's generator.
+
+    Parameters
+    ----------
+    rng : Generator
+        The figure's generator (one draw is taken).
+
+    Returns
+    -------
+    int
+        A seed in ``[0, 2**31)``.
+    """
     return int(rng.integers(2**31))
 
 
 @lru_cache(maxsize=2)
 def diagnostics_tables(quick: bool, seed: int) -> DiagnosticTables:
-    """Score the states of :data:`SIZES` ``[quick]`` for both classifiers and summarise them (cached)."""
+    """Score the states of :data:`SIZES` ``[quick]`` for both classifiers and summarise them (cached).
+
+    Parameters
+    ----------
+    quick : bool
+        The quick sizes (a smoke test) or the full ones.
+    seed : int
+        The scoring run's seed (:func:`figure_seed`).
+
+    Returns
+    -------
+    DiagnosticTables
+        The states, their summaries and the estimators' errors.
+    """
     states = pd.concat([score_states(problem=PROBLEM, classifier=classifier, strategies=list(STRATEGIES[quick]),
                                      seed=seed, execution=Execution(progress=False), **SIZES[quick])
                         for classifier in CLASSIFIERS], ignore_index=True)

@@ -95,10 +95,21 @@ _GROUPS = {  # label, colour, marker
 
 
 def strategy_group(name: str) -> str:
-    """The group a strategy is drawn in: ``"optimum"`` (MRI-best), ``"random"`` (RS), else what the registered
-    strategy declares (:attr:`Strategy.origin <mri_theory.strategies.Strategy.origin>`): ``"paper"`` (the paper's
-    other six), ``"ours"`` (:data:`OURS`), ``"peer"`` (scikit-activeml's), or ``"other"`` (the rest, MRI-worst and
-    names not registered included)."""
+    """The group a strategy is drawn in.
+
+    Parameters
+    ----------
+    name : str
+        A strategy's label.
+
+    Returns
+    -------
+    str
+        ``"optimum"`` (MRI-best), ``"random"`` (RS), else what the registered strategy declares
+        (:attr:`Strategy.origin <mri_theory.strategies.Strategy.origin>`): ``"paper"`` (the paper's other six),
+        ``"ours"`` (:data:`OURS`), ``"peer"`` (scikit-activeml's), or ``"other"`` (the rest, MRI-worst and names
+        not registered included).
+    """
     if name == ANCHORS[0]:
         return "optimum"
     if name == ANCHORS[1]:
@@ -110,7 +121,15 @@ def strategy_group(name: str) -> str:
 def quick_leaderboard(rng: np.random.Generator) -> pd.DataFrame:
     """The quick figure's table: :func:`~mri_theory.evaluation.leaderboard` of the :data:`QUICK` states.
 
-    The scoring seed and the bootstrap seed are drawn from ``rng`` (in that order).
+    Parameters
+    ----------
+    rng : Generator
+        The figure's generator: the scoring seed and the bootstrap seed are drawn from it (in that order).
+
+    Returns
+    -------
+    DataFrame
+        The leaderboard table.
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")

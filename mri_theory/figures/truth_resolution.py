@@ -214,7 +214,18 @@ def plot_truth_resolution(data: pd.DataFrame, note: str = "") -> Figure:
     of appearance in ``data``; one line per population size, the mean of
     ``spearman`` over replicates with +-1 SE error bars (``ddof=1``; none with
     one replicate), against ``n_labelled`` on a log axis, and a dotted line at 1.
-    ``note`` is added to the title as a last line.
+
+    Parameters
+    ----------
+    data : DataFrame
+        A :func:`truth_resolution_data` table (columns :data:`COLUMNS`).
+    note : str, default ""
+        Added to the title as a last line.
+
+    Returns
+    -------
+    Figure
+        The figure.
     """
     data = check.data_frame(data, "data", COLUMNS)
     keys = ["problem", "classifier", "reference", "population_size", "n_labelled"]
