@@ -79,7 +79,13 @@ for _name, _factory, _origin in (("lda", LDA, "paper"),  # the paper's six first
 
 
 def list_classifiers() -> list[str]:
-    """Names accepted by :func:`get_classifier`, sorted (the registered ones included)."""
+    """Names accepted by :func:`get_classifier`, sorted (the registered ones included).
+
+    Returns
+    -------
+    list of str
+        The names.
+    """
     return CLASSIFIER_REGISTRY.names()
 
 
@@ -122,6 +128,11 @@ def unregister_classifier(name: str) -> None:
     replaced one: their names always stay available.  Replace one for a while
     with :func:`registered_classifier` and ``overwrite=True`` instead.
 
+    Parameters
+    ----------
+    name : str
+        The registered name.
+
     Raises
     ------
     TypeError
@@ -142,6 +153,20 @@ def registered_classifier(name: str, factory: Callable[[], Classifier], *,
     Arguments and errors as for :func:`register_classifier`, raised before
     anything changes.
 
+    Parameters
+    ----------
+    name : str
+        The name, as for :func:`register_classifier`.
+    factory : callable
+        Returns a new unfitted classifier with no arguments.
+    overwrite : bool, default False
+        Replace an existing registration for the block.
+
+    Returns
+    -------
+    contextmanager
+        The context manager; it yields None.
+
     Examples
     --------
     >>> from mri_theory.classifiers import KNN, get_classifier, registered_classifier
@@ -159,7 +184,22 @@ def get_classifier(name: str) -> Classifier:
     ``kernel="optimal"``), ``knn5`` the plain majority vote; ``lda``, ``qda``,
     ``nb``, ``logreg``, ``svm`` are the other classifiers of Appendix C; ``knn21``
     and ``rf`` complete the QBC committee; ``mean`` is the §3.2 mean classifier.
-    An unknown name is a ValueError, a registered factory returning no
-    :class:`Classifier` a TypeError naming it.
+
+    Parameters
+    ----------
+    name : str
+        A name of :func:`list_classifiers`.
+
+    Returns
+    -------
+    Classifier
+        A new, unfitted instance.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+    TypeError
+        For a registered factory that returns no :class:`Classifier` (naming it).
     """
     return CLASSIFIER_REGISTRY.get(name)

@@ -183,7 +183,21 @@ class GaussianClassifier(Classifier):
         return rule_losses(truth.in_frame(self.origin_, self.scale_), A, b, c, counts > 0, loss)
 
     def exact_loss(self, truth: MixtureTruth, loss: str) -> float:
-        """The exact loss under a Gaussian-mixture truth: the scores are quadratic (:mod:`mri_theory.engine.exact`)."""
+        """The exact loss under a Gaussian-mixture truth: the scores are quadratic (:mod:`mri_theory.engine.exact`).
+
+        Parameters
+        ----------
+        truth : MixtureTruth
+            The problem's Gaussian mixture (:meth:`MixtureTruth.from_problem
+            <mri_theory.engine.MixtureTruth.from_problem>`).
+        loss : {"error", "log"}
+            The loss integrated.
+
+        Returns
+        -------
+        float
+            The expected loss of the fitted model under ``truth``.
+        """
         self._check_fitted()
         return float(self._exact_losses(truth, self.counts_[None], self.means_[None], self.scatters_[None], loss)[0])
 

@@ -100,7 +100,20 @@ MAX_COORDINATE = 1e100
 
 
 def squared_distances_paired(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Squared distances from ``A[i]`` to each ``B[i, j]`` (``B`` of shape ``(n, m, d)``), same arithmetic as below."""
+    """Squared distances from ``A[i]`` to each ``B[i, j]``, with the arithmetic of :func:`squared_distances`.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, d)
+        Points.
+    B : ndarray of shape (n, m, d)
+        For each point of ``A``, ``m`` points.
+
+    Returns
+    -------
+    ndarray of shape (n, m)
+        ``|A[i] - B[i, j]|^2``, the coordinates added in order.
+    """
     out = (A[:, None, 0] - B[:, :, 0]) ** 2
     for t in range(1, A.shape[1]):
         out += (A[:, None, t] - B[:, :, t]) ** 2
@@ -116,6 +129,20 @@ def squared_distances(A: np.ndarray, B: np.ndarray, scale: float = 1.0) -> np.nd
     with numpy's arithmetic: each square a product, the coordinates added in
     order from the first, no fused multiply-add, then one product by ``scale``
     (the RBF kernel's :math:`-\\gamma`; ``1.0`` changes no bit).
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, d)
+        Points.
+    B : ndarray of shape (m, d)
+        Points.
+    scale : float, default 1.0
+        The factor applied to every squared distance.
+
+    Returns
+    -------
+    ndarray of shape (n, m)
+        ``scale * |A[i] - B[j]|^2``.
     """
     A = np.ascontiguousarray(A, dtype=float)
     B_columns = np.ascontiguousarray(np.asarray(B, dtype=float).T)
@@ -295,7 +322,22 @@ class KNN(Classifier):
         self.scale = scale
 
     def fit(self, X: ArrayLike, y: ArrayLike, n_classes: int | None = None) -> KNN:
-        """Fit on labelled data (see :meth:`Classifier.fit`); a fixed ``scale`` must have one entry per column."""
+        """Fit on labelled data (see :meth:`Classifier.fit`); a fixed ``scale`` must have one entry per column.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+            Training points (at least one).
+        y : array_like of shape (n,)
+            Their class labels, integers in ``[0, n_classes)``.
+        n_classes : int, optional
+            The number of classes (default ``max(y) + 1``, at least 2); classes may be absent from ``y``.
+
+        Returns
+        -------
+        KNN
+            This classifier, fitted.
+        """
         X = check_points(X, min_rows=1)
         scale = _check_scale(self.scale)
         if isinstance(scale, tuple) and len(scale) != X.shape[1]:
@@ -418,6 +460,22 @@ class KNN(Classifier):
         distance, moves with the added example: the plain refit per (candidate,
         label) is used.
 
+        Parameters
+        ----------
+        candidates : ndarray of shape (m, d)
+            Points to add, one at a time.
+        population : Population or ExactPopulation
+            Where the loss is measured.
+        loss : {"error", "log", "lc"}
+            The loss.
+
+        Returns
+        -------
+        current : float
+            The fitted model's loss on ``population``.
+        future : ndarray of shape (m, k)
+            The loss after retraining with each (candidate, class).
+
         k-NN overrides this method rather than the fast-path hook ``_future_losses``
         (:mod:`mri_theory.engine.contract`, "The fast path"): its current and
         future losses share the population's neighbourhoods, so
@@ -444,6 +502,19 @@ class KNN(Classifier):
         (:func:`~mri_theory.engine.exact.partition_losses`): exact to about 1e-13 (rounding only; the box
         beyond ``EXACT_RADIUS`` standard deviations holds less than 1e-32), 1-D problems as 2-D ones whose
         second coordinate no training point uses.
+
+        Parameters
+        ----------
+        truth : MixtureTruth
+            The problem's Gaussian mixture (:meth:`MixtureTruth.from_problem
+            <mri_theory.engine.MixtureTruth.from_problem>`).
+        loss : {"error", "log"}
+            The loss integrated.
+
+        Returns
+        -------
+        float
+            The expected loss of the fitted model under ``truth``.
         """
         self._check_fitted()
         points, frame_truth, box = self._exact_frame(truth)

@@ -772,6 +772,20 @@ class LogisticRegression(Classifier):
         data's scale that the ridge in the frame, :math:`1 / (C s^2)`, is
         below ``1e-12``, or so small that it is above ``1e12`` (every
         prediction would be a tie; class notes, "Scale").
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+            Training points (at least one).
+        y : array_like of shape (n,)
+            Their class labels, integers in ``[0, n_classes)``.
+        n_classes : int, optional
+            The number of classes (default ``max(y) + 1``, at least 2); classes may be absent from ``y``.
+
+        Returns
+        -------
+        LogisticRegression
+            This classifier, fitted.
         """
         points = check_magnitude(check_points(X, min_rows=1), "X")
         C = check.positive_scalar(self.C, "C")
@@ -817,7 +831,21 @@ class LogisticRegression(Classifier):
         return rule_losses(truth.in_frame(self.origin_, self.scale_), np.zeros((B, k, d, d)), b, c, mask, loss)
 
     def exact_loss(self, truth: MixtureTruth, loss: str) -> float:
-        """The exact loss under a Gaussian-mixture truth: the scores are linear (:mod:`mri_theory.engine.exact`)."""
+        """The exact loss under a Gaussian-mixture truth: the scores are linear (:mod:`mri_theory.engine.exact`).
+
+        Parameters
+        ----------
+        truth : MixtureTruth
+            The problem's Gaussian mixture (:meth:`MixtureTruth.from_problem
+            <mri_theory.engine.MixtureTruth.from_problem>`).
+        loss : {"error", "log"}
+            The loss integrated.
+
+        Returns
+        -------
+        float
+            The expected loss of the fitted model under ``truth``.
+        """
         self._check_fitted()
         return float(self._exact_losses(truth, self.theta_[None], self.present_, loss)[0])
 

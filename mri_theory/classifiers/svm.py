@@ -1258,7 +1258,22 @@ class SVM(Classifier):
         self.platt = platt
 
     def fit(self, X: ArrayLike, y: ArrayLike, n_classes: int | None = None) -> SVM:
-        """Fit on labelled data (:meth:`Classifier.fit`); coordinates beyond ``1e150`` are refused."""
+        """Fit on labelled data (:meth:`Classifier.fit`); coordinates beyond ``1e150`` are refused.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+            Training points (at least one).
+        y : array_like of shape (n,)
+            Their class labels, integers in ``[0, n_classes)``.
+        n_classes : int, optional
+            The number of classes (default ``max(y) + 1``, at least 2); classes may be absent from ``y``.
+
+        Returns
+        -------
+        SVM
+            This classifier, fitted.
+        """
         check_magnitude(check_points(X, min_rows=1), "X")
         return super().fit(X, y, n_classes)
 
@@ -1315,7 +1330,18 @@ class SVM(Classifier):
         return out, records
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
-        """Decision values :math:`f_c(x)` of the machines, shape ``(n, len(machine_classes_))``."""
+        """Decision values :math:`f_c(x)` of the machines.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+            Points (coordinates within ``1e150``).
+
+        Returns
+        -------
+        ndarray of shape (n, len(machine_classes_))
+            One column per machine (class of ``machine_classes_``).
+        """
         self._check_fitted()
         X = check_points(X, dim=self.dim_)
         check_magnitude(X, "X")
