@@ -89,6 +89,31 @@ class CurveConfig:
     recorded, so that a resume never mixes two truths, nor a folder of the
     sampled truth before the race (which recorded no ``doublings``) with the
     race's.
+
+    Parameters
+    ----------
+    problem, classifier : str
+        The labels of the problem and the classifier.
+    pool_size : int
+        The pool's size.
+    budget : int
+        The labels acquired per curve.
+    population_size : int
+        The size of the sampled population of the loss.
+    loss : {"error", "log"}
+        The loss of the curves.
+    subsample : int or None
+        The candidates a costly strategy scores per step (None: the whole pool).
+    record_q_c : bool
+        Whether the true :math:`Q^c` of each choice is recorded.
+    seed : int
+        The seed of the replicates.
+    problem_spec, classifier_spec : str
+        The ``repr`` of the problem and the classifier.
+    truth : {"exact", "sampled"}, default "sampled"
+        How the truth is evaluated.
+    doublings : int or None, default None
+        The cap of the decisive sampled truth's race (None with ``"exact"``).
     """
 
     problem: str

@@ -120,17 +120,25 @@ POOL_RULE_COLUMNS = ["pool_size", "loss", "loss_se", "ratio", "ratio_se", "close
 
 
 class AsymptoticPool(NamedTuple):
-    """What :func:`asymptotic_pool_size` found for a (problem, classifier) pairing."""
+    r"""What :func:`asymptotic_pool_size` found for a (problem, classifier) pairing.
 
-    #: The smallest size tried whose final loss is within the tolerance of the asymptote; None if none is.
+    Parameters
+    ----------
+    pool_size : int or None
+        The smallest size tried whose final loss is within the tolerance of the asymptote; None if none is.
+    asymptote : float
+        The asymptotic loss :math:`L_\infty` (:func:`asymptotic_loss` at ``n_train``).
+    asymptote_se : float
+        The standard error of ``asymptote`` over its replicates.
+    table : DataFrame
+        One row per size tried (:data:`POOL_RULE_COLUMNS`): the mean final loss over the replicates and its standard
+        error, its ratio to the asymptote with the ratio's standard error (delta method, the two estimates
+        independent), and whether the ratio is at most ``1 + tolerance``.
+    """
+
     pool_size: int | None
-    #: The asymptotic loss :math:`L_\infty` (:func:`asymptotic_loss` at ``n_train``) and its standard error.
     asymptote: float
-    #: The standard error of ``asymptote`` over its replicates.
     asymptote_se: float
-    #: One row per size tried (:data:`POOL_RULE_COLUMNS`): the mean final loss over the replicates and its
-    #: standard error, its ratio to the asymptote with the ratio's standard error (delta method, the two
-    #: estimates independent), and whether the ratio is at most ``1 + tolerance``.
     table: pd.DataFrame
 
 

@@ -71,16 +71,24 @@ _ERRORS_SHOWN = ["classifier", "strategy", "n_labelled", "resolved", "relative_b
 
 
 class Diagnostics(NamedTuple):
-    """What :func:`run_diagnostics` computed and wrote."""
+    """What :func:`run_diagnostics` computed and wrote.
 
-    #: The states of every classifier, one :func:`~mri_theory.runners.states.score_states` table after another.
+    Parameters
+    ----------
+    states : DataFrame
+        The states of every classifier, one :func:`~mri_theory.runners.states.score_states` table after another.
+    summary : DataFrame
+        :func:`~mri_theory.evaluation.summaries.summarise_states` of ``states`` (``summary.csv``).
+    errors : DataFrame or None
+        :func:`~mri_theory.evaluation.summaries.estimator_errors` of ``states`` (``errors.csv``), or None when no
+        strategy estimates T_e.
+    paths : list of Path
+        The files written into ``out``: ``summary.csv``, ``errors.csv`` (with ``errors``) and ``DIAGNOSTICS.md``.
+    """
+
     states: pd.DataFrame
-    #: :func:`~mri_theory.evaluation.summaries.summarise_states` of ``states`` (``summary.csv``).
     summary: pd.DataFrame
-    #: :func:`~mri_theory.evaluation.summaries.estimator_errors` of ``states`` (``errors.csv``), or None when no
-    #: strategy estimates T_e.
     errors: pd.DataFrame | None
-    #: The files written into ``out``: ``summary.csv``, ``errors.csv`` (with ``errors``) and ``DIAGNOSTICS.md``.
     paths: list[Path]
 
 

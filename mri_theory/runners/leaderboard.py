@@ -140,21 +140,31 @@ _COMPARED = "normalised_shortfall"
 
 
 class Leaderboard(NamedTuple):
-    """What :func:`run_leaderboard` computed and wrote."""
+    """What :func:`run_leaderboard` computed and wrote.
 
-    #: The states of every pairing, one :func:`~mri_theory.runners.states.score_states` table after another.
+    Parameters
+    ----------
+    states : DataFrame
+        The states of every pairing, one :func:`~mri_theory.runners.states.score_states` table after another.
+    timings : DataFrame
+        The timings of the grid's states (columns :data:`~mri_theory.runners.states.STATE_TIMING_COLUMNS`).
+    table : DataFrame
+        :func:`~mri_theory.evaluation.leaderboard` of ``states`` with the cost of ``timings`` joined
+        (``leaderboard.csv`` without, and ``cost.csv`` with only, the columns ``cpu_s`` and ``timed_states``).
+    paths : list of Path
+        The files written into ``out``: :data:`LEADERBOARD_FILES`.
+    statistics : DataFrame
+        :func:`~mri_theory.evaluation.state_statistics` of ``states`` (``statistics.csv.xz``): every cell of
+        ``table`` and ``differences`` recomputed from it.
+    differences : DataFrame
+        :func:`~mri_theory.evaluation.strategy_differences` of the normalised shortfall (``differences.csv``).
+    """
+
     states: pd.DataFrame
-    #: The timings of the grid's states (columns :data:`~mri_theory.runners.states.STATE_TIMING_COLUMNS`).
     timings: pd.DataFrame
-    #: :func:`~mri_theory.evaluation.leaderboard` of ``states`` with the cost of ``timings`` joined
-    #: (``leaderboard.csv`` without, and ``cost.csv`` with only, the columns ``cpu_s`` and ``timed_states``).
     table: pd.DataFrame
-    #: The files written into ``out``: :data:`LEADERBOARD_FILES`.
     paths: list[Path]
-    #: :func:`~mri_theory.evaluation.state_statistics` of ``states`` (``statistics.csv.xz``): every cell of
-    #: ``table`` and ``differences`` recomputed from it.
     statistics: pd.DataFrame
-    #: :func:`~mri_theory.evaluation.strategy_differences` of the normalised shortfall (``differences.csv``).
     differences: pd.DataFrame
 
 
@@ -289,19 +299,28 @@ def run_leaderboard(
 
 
 class StoredLeaderboard(NamedTuple):
-    """A leaderboard read back from its folder by :func:`read_leaderboard`."""
+    """A leaderboard read back from its folder by :func:`read_leaderboard`.
 
-    #: ``leaderboard.csv``, verified against its checksum (columns :data:`LEADERBOARD_COLUMNS`).
+    Parameters
+    ----------
+    table : DataFrame
+        ``leaderboard.csv``, verified against its checksum (columns :data:`LEADERBOARD_COLUMNS`).
+    record : dict
+        ``leaderboard.json``: ``{"format", "settings", "versions", "time"}`` (module docstring).
+    cost : DataFrame or None
+        ``cost.csv`` (columns ``phase``, ``strategy``, ``cpu_s``, ``timed_states``), None where the folder has none.
+    differences : DataFrame or None, default None
+        ``differences.csv`` (columns :data:`~mri_theory.evaluation.DIFFERENCE_COLUMNS`), verified; None where the
+        folder has none (written before the file was added).
+    statistics : DataFrame or None, default None
+        ``statistics.csv.xz`` (columns :data:`~mri_theory.evaluation.STATE_STATISTICS_COLUMNS`), verified; None
+        where the folder has none (written before the file was added).
+    """
+
     table: pd.DataFrame
-    #: ``leaderboard.json``: ``{"format", "settings", "versions", "time"}`` (module docstring).
     record: dict
-    #: ``cost.csv`` (columns ``phase``, ``strategy``, ``cpu_s``, ``timed_states``), None where the folder has none.
     cost: pd.DataFrame | None
-    #: ``differences.csv`` (columns :data:`~mri_theory.evaluation.DIFFERENCE_COLUMNS`), verified; None where
-    #: the folder has none (written before the file was added).
     differences: pd.DataFrame | None = None
-    #: ``statistics.csv.xz`` (columns :data:`~mri_theory.evaluation.STATE_STATISTICS_COLUMNS`), verified; None
-    #: where the folder has none (written before the file was added).
     statistics: pd.DataFrame | None = None
 
 

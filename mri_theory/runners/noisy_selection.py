@@ -102,10 +102,25 @@ class NoisyOracle(Strategy):
     # Read-only, computed from the parameters (Strategy.name is a plain attribute: the runners only read it).
     @property
     def name(self) -> str:  # type: ignore[override]
+        """The label of the oracle's rows: ``noisy-<sigma>`` (``sd`` appended when relative, the loss when not
+        the error rate)."""
         return (f"noisy-{_level_text(self.sigma)}{'sd' if self.relative else ''}"
                 f"{'' if self.loss == 'error' else '-' + self.loss}")
 
     def scores(self, ctx: Context) -> np.ndarray:
+        """The true :math:`Q^c` of each candidate plus Gaussian noise of sd ``sigma`` (relative: times the sd of
+        :math:`Q^c` over the candidates); all zero (random selection) for an infinite ``sigma``.
+
+        Parameters
+        ----------
+        ctx : Context
+            The state; it must carry the problem and its population (the truth).
+
+        Returns
+        -------
+        ndarray of shape (m,)
+            The scores of the candidates.
+        """
         if ctx.problem is None or ctx.population is None:
             raise ValueError(f"{self.name} needs the truth: pass problem and population")
         m = ctx.candidates.shape[0]

@@ -173,16 +173,33 @@ def simulate_makespan(durations: ArrayLike, workers: int) -> float:
 
 class Plan(NamedTuple):
     """What :func:`~mri_theory.runners.study.plan_study` expects of a finished study on ``workers`` workers
-    (seconds)."""
+    (seconds).
 
-    workers: int  #: the workers simulated
-    table_order: float  #: the wall with the tasks in the table's order (asymptotic losses first: before 0.2.0)
-    #: the wall with the tasks longest first by the model (:func:`~mri_theory.runners.schedule.expected_costs`)
+    Parameters
+    ----------
+    workers : int
+        The workers simulated.
+    table_order : float
+        The wall with the tasks in the table's order (asymptotic losses first: before 0.2.0).
+    longest_first : float
+        The wall with the tasks longest first by the model (:func:`~mri_theory.runners.schedule.expected_costs`).
+    lower_bound : float
+        ``max(total / workers, longest task)``: no schedule is shorter.
+    total : float
+        The tasks' seconds, summed.
+    longest : float
+        The longest task's seconds.
+    tasks : int
+        The tasks timed.
+    """
+
+    workers: int
+    table_order: float
     longest_first: float
-    lower_bound: float  #: ``max(total / workers, longest task)``: no schedule is shorter
-    total: float  #: the tasks' seconds, summed
-    longest: float  #: the longest task's seconds
-    tasks: int  #: the tasks timed
+    lower_bound: float
+    total: float
+    longest: float
+    tasks: int
 
 
 def describe_plans(plans: Sequence[Plan]) -> str:

@@ -59,7 +59,17 @@ SENSITIVITY_FILES = ("sensitivity.csv", "SENSITIVITY.md", "sensitivity.png")
 
 @dataclass(frozen=True)
 class Recomputed:
-    """A reading that needs new curves: the strategies (by label) and classifiers (by label) it replaces."""
+    """A reading that needs new curves: the strategies (by label) and classifiers (by label) it replaces.
+
+    Parameters
+    ----------
+    description : str
+        What the reading changes, with the paper's lines.
+    strategies : callable, default dict
+        Returns label -> the strategy object that replaces the study's (new objects at each call).
+    classifiers : callable, default dict
+        Returns label -> the classifier object that replaces the study's.
+    """
 
     description: str
     strategies: Callable[[], dict[str, Strategy]] = dict

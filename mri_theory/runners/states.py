@@ -450,19 +450,28 @@ class StatesPlan(NamedTuple):
     """A :func:`score_states` call whose arguments passed every check; nothing computed or written yet.
 
     Made by :func:`plan_states`, run by :func:`execute_states`.
+
+    Parameters
+    ----------
+    states : object
+        The checked settings with the objects they stand for.
+    out : Path or None
+        The checked output folder, or None.
+    replicates : int
+        The number of replicates.
+    steps : list of int
+        The scored steps, sorted.
+    execution : Execution
+        Where and how the states are scored.
+    timings : bool, default False
+        Whether the cost of each strategy in each state computed is written to ``out/timings.csv``.
     """
 
-    #: The checked settings with the objects they stand for.
     states: _States
-    #: The checked output folder, or None.
     out: Path | None
-    #: The number of replicates.
     replicates: int
-    #: The scored steps, sorted.
     steps: list[int]
-    #: Where and how the states are scored.
     execution: Execution
-    #: Whether the cost of each strategy in each state computed is written to ``out/timings.csv``.
     timings: bool = False
 
     @property

@@ -206,11 +206,17 @@ _ASYMPTOTIC_KEY = zlib.crc32(b"asymptotic")
 
 
 class StudyResults(NamedTuple):
-    """The tables of a study: ``curves, asymptotic = read_study(out)``."""
+    """The tables of a study: ``curves, asymptotic = read_study(out)``.
 
-    #: Learning curves of every pairing, columns :data:`mri_theory.runners._curves.RESULT_COLUMNS`.
+    Parameters
+    ----------
+    curves : DataFrame
+        Learning curves of every pairing, columns :data:`mri_theory.runners._curves.RESULT_COLUMNS`.
+    asymptotic : DataFrame
+        One asymptotic loss per (problem, classifier), columns :data:`ASYMPTOTIC_COLUMNS`.
+    """
+
     curves: pd.DataFrame
-    #: One asymptotic loss per (problem, classifier), columns :data:`ASYMPTOTIC_COLUMNS`.
     asymptotic: pd.DataFrame
 
 
@@ -331,6 +337,16 @@ def read_timings(path: str | os.PathLike) -> pd.DataFrame:
     One row per task the folder's runs computed: CPU seconds of the thread
     that ran it and wall seconds (module docstring, "Output folder").  Tasks
     reused from an earlier run keep that run's timing.
+
+    Parameters
+    ----------
+    path : path
+        The study folder (``out`` of :func:`run_study`).
+
+    Returns
+    -------
+    DataFrame
+        One row per task, columns :data:`TIMING_COLUMNS`.
 
     Raises
     ------
