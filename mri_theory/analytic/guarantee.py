@@ -192,6 +192,24 @@ class Noise:
         return self.unbiased and self.iid
 
     def draw(self, q: np.ndarray, sigma: float, n: int, rng: np.random.Generator) -> np.ndarray:
+        """Draws of the estimators' errors for a pool.
+
+        Parameters
+        ----------
+        q : ndarray of shape (m,)
+            The candidates' true :math:`Q^c`.
+        sigma : float
+            The noise scale.
+        n : int
+            The number of independent draws.
+        rng : Generator
+            The random generator.
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            The errors added to ``q`` in each draw.
+        """
         raise NotImplementedError
 
     def limit_draw(self, q: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -199,6 +217,20 @@ class Noise:
 
         For i.i.d. errors their argmax is uniform (random selection); for
         errors whose spread depends on ``q`` it is not.
+
+        Parameters
+        ----------
+        q : ndarray of shape (m,)
+            The candidates' true :math:`Q^c`.
+        n : int
+            The number of independent draws.
+        rng : Generator
+            The random generator.
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            The limiting errors.
         """
         return self.draw(q, 1.0, n, rng)
 
@@ -221,6 +253,11 @@ class StudentTNoise(Noise):
     r"""Symmetric heavy tails: i.i.d. Student-t with ``df`` degrees of freedom, scaled to sd :math:`\sigma`.
 
     ``df`` must exceed 2 (a finite variance).
+
+    Parameters
+    ----------
+    df : float, default 3.0
+        The degrees of freedom (> 2).
     """
 
     df: float = 3.0
@@ -253,6 +290,11 @@ class BiasedNoise(Noise):
     ``slope < -1`` the estimator's mean ranks the pool backwards, so for small
     :math:`\sigma` it prefers the worst candidates and falls below random
     selection.  Breaks unbiasedness (:math:`E[M_i] = 0`).
+
+    Parameters
+    ----------
+    slope : float, default -2.0
+        The bias's slope :math:`b`.
     """
 
     slope: float = -2.0
@@ -280,6 +322,11 @@ class HeteroscedasticNoise(Noise):
     curse), here the worst ones, and can fall below random selection.  Breaks
     the assumption that the errors are identically distributed and independent
     of :math:`Q`.
+
+    Parameters
+    ----------
+    rate : float, default 3.0
+        :math:`\kappa`: how fast the spread grows towards the worse candidates.
     """
 
     rate: float = 3.0
@@ -354,7 +401,7 @@ def _noise(noise: str | Noise) -> Noise:
 class SelectionSimulation:
     """What :func:`simulate_selection` measured.
 
-    Attributes
+    Parameters
     ----------
     frequencies : ndarray, shape (m,)
         How often each candidate was selected (sums to 1).
@@ -367,6 +414,7 @@ class SelectionSimulation:
     optimum : float
         The optimal selection's ``Q``: ``max(q)``.
     n_draws : int
+        The number of draws.
     """
 
     frequencies: np.ndarray

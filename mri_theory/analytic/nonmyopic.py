@@ -154,12 +154,50 @@ MAX_STATES_LIMIT = 10**8
 #: would give ``0.1587`` instead of ``0.1791``); within it the error is below ``1e-11``.
 MAX_WIDTHS = 1e4
 
+#: The parameters :func:`optimal_policy`, :func:`policy_values`, :func:`policy_value` and :func:`value_curves`
+#: share, written into their docstrings where they say ``%(state)s`` and ``%(options)s``.
+_PARAMETERS = {"state": """    problem : TwoGaussians or Problem
+        The truth: the oracle's labels are drawn from its Bayes posterior.
+        A :class:`~mri_theory.analytic.two_gaussians.TwoGaussians` selects the closed
+        form (§3.2); a :class:`~mri_theory.problems.Problem` the general path.
+    classifier : MeanClassifier or Classifier
+        With ``TwoGaussians``: the current :class:`MeanClassifier` (its
+        ``mu_hat`` and ``n`` summarise :math:`D_S`).  On the general path: a
+        (template) classifier, refitted on ``X_S, y_S`` plus each state's points.
+    pool : array_like
+        The unlabelled pool: a 1-D sequence of points (closed form) or
+        ``(m, d)`` points (general path); finite.  On the closed form the
+        pool points, the classifier's means and the problem's means must be
+        at most :data:`MAX_WIDTHS` times the problem's sd in absolute value
+        (beyond, rounding would decide the loss).""",
+               "options": """    objective : {"final", "mean"}
+        Expected loss after the last label, or the expected mean loss after
+        labels ``1..horizon`` (module notes).
+    X_S, y_S : array_like, optional
+        The labelled data (general path only).
+    population : Population, optional
+        Where the loss is measured (general path only; e.g. exact Bayes
+        posteriors as rows, :meth:`~mri_theory.engine.Population.from_problem`).
+    loss : {"error", "log", "lc"}
+        The loss (``"error"`` only on the closed form).
+    max_states : int, optional
+        Refuse trees with more states (all depths); default
+        :data:`MAX_STATES` (closed form) or :data:`MAX_STATES_GENERAL`; at
+        most :data:`MAX_STATES_LIMIT`."""}
+
+
+def _shared_parameters(func):
+    """Write the shared parameter descriptions (:data:`_PARAMETERS`) into ``func``'s docstring."""
+    for key, text in _PARAMETERS.items():
+        func.__doc__ = func.__doc__.replace(f"    %({key})s", text)
+    return func
+
 
 @dataclass(frozen=True)
 class PolicyResult:
     """The optimal ``horizon``-step policy from one state.
 
-    Attributes
+    Parameters
     ----------
     value : float
         The optimal expected objective (the expected loss after ``horizon``
@@ -171,6 +209,7 @@ class PolicyResult:
         The expected objective when querying ``pool[i]`` first and acting
         optimally afterwards; ``value == first_values.min()``.
     horizon : int
+        The number of labels planned for.
     objective : str
         ``"final"`` or ``"mean"``.
     current_loss : float
@@ -514,6 +553,7 @@ def _build(
     return make(), problem.posterior(pool), horizon  # the classifier is fitted only now, after every check
 
 
+@_shared_parameters
 def optimal_policy(
     problem: TwoGaussians | Problem,
     classifier: MeanClassifier | Classifier,
@@ -531,40 +571,15 @@ def optimal_policy(
 
     Parameters
     ----------
-    problem : TwoGaussians or Problem
-        The truth: the oracle's labels are drawn from its Bayes posterior.
-        A :class:`~mri_theory.analytic.two_gaussians.TwoGaussians` selects the closed
-        form (§3.2); a :class:`~mri_theory.problems.Problem` the general path.
-    classifier : MeanClassifier or Classifier
-        With ``TwoGaussians``: the current :class:`MeanClassifier` (its
-        ``mu_hat`` and ``n`` summarise :math:`D_S`).  On the general path: a
-        (template) classifier, refitted on ``X_S, y_S`` plus each state's points.
-    pool : array_like
-        The unlabelled pool: a 1-D sequence of points (closed form) or
-        ``(m, d)`` points (general path); finite.  On the closed form the
-        pool points, the classifier's means and the problem's means must be
-        at most :data:`MAX_WIDTHS` times the problem's sd in absolute value
-        (beyond, rounding would decide the loss).
+    %(state)s
     horizon : int
         Number of labels to plan for, ``1 <= horizon <= m``.
-    objective : {"final", "mean"}
-        Expected loss after the last label, or the expected mean loss after
-        labels ``1..horizon`` (module notes).
-    X_S, y_S : array_like, optional
-        The labelled data (general path only).
-    population : Population, optional
-        Where the loss is measured (general path only; e.g. exact Bayes
-        posteriors as rows, :meth:`~mri_theory.engine.Population.from_problem`).
-    loss : {"error", "log", "lc"}
-        The loss (``"error"`` only on the closed form).
-    max_states : int, optional
-        Refuse trees with more states (all depths); default
-        :data:`MAX_STATES` (closed form) or :data:`MAX_STATES_GENERAL`; at
-        most :data:`MAX_STATES_LIMIT`.
+    %(options)s
 
     Returns
     -------
     PolicyResult
+        The optimal expected objective, the optimal first query and the tree's size.
 
     Raises
     ------
@@ -584,6 +599,7 @@ def optimal_policy(
                         objective=objective, current_loss=float(tree.losses[0][0]), n_states=tree.n_states)
 
 
+@_shared_parameters
 def policy_values(
     problem: TwoGaussians | Problem,
     classifier: MeanClassifier | Classifier,
@@ -600,11 +616,15 @@ def policy_values(
 ) -> dict[str, float]:
     r"""The exact expected objective of several policies over one tree of states.
 
-    Parameters are those of :func:`optimal_policy`, plus
-
+    Parameters
+    ----------
+    %(state)s
+    horizon : int
+        Number of labels to plan for, ``1 <= horizon <= m``.
     policies : sequence of str, optional
         Distinct names from :data:`POLICIES` (default: all of them, without
         ``"batch"`` when ``objective="mean"``).
+    %(options)s
 
     Returns
     -------
@@ -618,6 +638,7 @@ def policy_values(
     return _Tree(model, posterior, horizon).evaluate(horizon, policies, objective)[0]
 
 
+@_shared_parameters
 def policy_value(
     problem: TwoGaussians | Problem,
     classifier: MeanClassifier | Classifier,
@@ -637,6 +658,20 @@ def policy_value(
     ``policy_value(..., policy="greedy")`` is the expected loss after
     ``horizon`` labels of MRI-best (argmax of the true :math:`Q^c` at every
     step); ``"optimal"`` equals :attr:`PolicyResult.value`.
+
+    Parameters
+    ----------
+    %(state)s
+    horizon : int
+        Number of labels to plan for, ``1 <= horizon <= m``.
+    policy : str, default "optimal"
+        A name from :data:`POLICIES`.
+    %(options)s
+
+    Returns
+    -------
+    float
+        The policy's expected loss after ``horizon`` labels (or expected mean loss over them).
     """
     if not isinstance(policy, str):
         raise TypeError(f"policy must be a policy name (str), got {type(policy).__name__}")
@@ -644,6 +679,7 @@ def policy_value(
                          population=population, loss=loss, max_states=max_states)[policy]
 
 
+@_shared_parameters
 def value_curves(
     problem: TwoGaussians | Problem,
     classifier: MeanClassifier | Classifier,
@@ -665,6 +701,21 @@ def value_curves(
     ``h`` (the optimal ``h``-step policy); greedy, SE and RS do not depend on
     the budget, so with ``objective="final"`` their entries are their expected
     losses after ``1, 2, ...`` labels (their learning curves).
+
+    Parameters
+    ----------
+    %(state)s
+    max_horizon : int
+        The largest budget, ``1 <= max_horizon <= m``.
+    policies : sequence of str, optional
+        Distinct names from :data:`POLICIES` (default: all of them, without
+        ``"batch"`` when ``objective="mean"``).
+    %(options)s
+
+    Returns
+    -------
+    dict
+        Policy name -> ndarray of shape (max_horizon,), its expected objective for each budget.
     """
     objective = _check_objective(objective)
     policies = _check_policies(policies, objective)
@@ -686,10 +737,23 @@ def sample_state(
     i.i.d. draws from the problem.  Each count is at most
     ``mri_theory._utils.validation.MAX_SIZE`` (``10**8``).
 
+    Parameters
+    ----------
+    problem : TwoGaussians
+        The problem.
+    n : (int, int)
+        The labelled points per class.
+    pool_size : int
+        The pool's size.
+    rng : Generator
+        The random generator.
+
     Returns
     -------
     classifier : MeanClassifier
-    pool : ndarray (pool_size,)
+        The classifier fitted to the drawn ``D_S``.
+    pool : ndarray of shape (pool_size,)
+        The pool.
     """
     if not isinstance(problem, TwoGaussians):
         raise TypeError(f"problem must be a TwoGaussians, got {type(problem).__name__}")

@@ -28,6 +28,18 @@ def error_rate_quad(problem: TwoGaussians, clf: MeanClassifier) -> float:
     The integration range is the problem's means ``± 40 sd``, split at the
     classifier's boundary (when it has one) so each piece has a smooth
     integrand.
+
+    Parameters
+    ----------
+    problem : TwoGaussians
+        The truth.
+    clf : MeanClassifier
+        The classifier.
+
+    Returns
+    -------
+    float
+        The error rate :math:`L_e` (Eq. ``le_equation_1``), to about 1e-13.
     """
     lo = min(problem.mu) - _TAIL_SDS * problem.sigma
     hi = max(problem.mu) + _TAIL_SDS * problem.sigma
@@ -48,7 +60,22 @@ def error_rate_quad(problem: TwoGaussians, clf: MeanClassifier) -> float:
 
 
 def q_c_quad(problem: TwoGaussians, clf: MeanClassifier, x: float) -> float:
-    """``Q^c(x)`` by explicit retraining both ways and quadrature losses (Eq. ``eqc``)."""
+    """``Q^c(x)`` by explicit retraining both ways and quadrature losses (Eq. ``eqc``).
+
+    Parameters
+    ----------
+    problem : TwoGaussians
+        The truth.
+    clf : MeanClassifier
+        The classifier.
+    x : float
+        The candidate.
+
+    Returns
+    -------
+    float
+        :math:`Q^c(x)`.
+    """
     p = problem.posterior(x)
     expected = sum(p[j] * error_rate_quad(problem, clf.retrained(x, j)) for j in (0, 1))
     return error_rate_quad(problem, clf) - float(expected)

@@ -135,17 +135,50 @@ class TwoGaussians:
         return (x[..., None] - np.asarray(self.mu)) / self.sigma
 
     def class_densities(self, x: ArrayLike) -> np.ndarray:
-        """Class-conditional densities ``f_j(x)``, shape ``x.shape + (2,)``."""
+        """Class-conditional densities ``f_j(x)``, shape ``x.shape + (2,)``.
+
+        Parameters
+        ----------
+        x : array_like
+            Points (finite), any shape.
+
+        Returns
+        -------
+        ndarray
+            ``f_j(x)``, shape ``x.shape + (2,)``.
+        """
         x = check.finite_array(x, "x")
         return np.exp(-0.5 * self._z(x) ** 2) / (self.sigma * math.sqrt(2 * math.pi))
 
     def class_cdfs(self, x: ArrayLike) -> np.ndarray:
-        """Class-conditional CDFs ``F_j(x)``, shape ``x.shape + (2,)``."""
+        """Class-conditional CDFs ``F_j(x)``, shape ``x.shape + (2,)``.
+
+        Parameters
+        ----------
+        x : array_like
+            Points (finite), any shape.
+
+        Returns
+        -------
+        ndarray
+            ``F_j(x)``, shape ``x.shape + (2,)``.
+        """
         x = check.finite_array(x, "x")
         return special.ndtr(self._z(x))
 
     def density(self, x: ArrayLike) -> np.ndarray:
-        """Marginal density ``p(x) = sum_j pi_j f_j(x)``, the shape of ``x``."""
+        """Marginal density ``p(x) = sum_j pi_j f_j(x)``, the shape of ``x``.
+
+        Parameters
+        ----------
+        x : array_like
+            Points (finite), any shape.
+
+        Returns
+        -------
+        ndarray
+            ``p(x)``, the shape of ``x``.
+        """
         return self.class_densities(x) @ np.asarray(self.prior)
 
     def posterior(self, x: ArrayLike) -> np.ndarray:
@@ -153,18 +186,54 @@ class TwoGaussians:
 
         Computed from the linear log-odds with :obj:`scipy.special.expit`, so
         it is finite for any finite ``x`` (tested to ``|x| = 1e6``).
+
+        Parameters
+        ----------
+        x : array_like
+            Points (finite), any shape.
+
+        Returns
+        -------
+        ndarray
+            ``p_j(x)``, shape ``x.shape + (2,)``.
         """
         x = check.finite_array(x, "x")
         return rows_of_log_odds(log_odds_of_means(x, *self.mu, self.sigma, self.log_prior_ratio))
 
     def log_posterior(self, x: ArrayLike) -> np.ndarray:
-        """``ln`` of :meth:`posterior`, computed without underflow."""
+        """``ln`` of :meth:`posterior`, computed without underflow.
+
+        Parameters
+        ----------
+        x : array_like
+            Points (finite), any shape.
+
+        Returns
+        -------
+        ndarray
+            ``ln p_j(x)``, shape ``x.shape + (2,)``.
+        """
         x = check.finite_array(x, "x")
         r = log_odds_of_means(x, *self.mu, self.sigma, self.log_prior_ratio)
         return np.stack([special.log_expit(r), special.log_expit(-r)], axis=-1)
 
     def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """Draw ``n`` i.i.d. pairs ``(x, y)`` from the problem."""
+        """Draw ``n`` i.i.d. pairs ``(x, y)`` from the problem.
+
+        Parameters
+        ----------
+        n : int
+            The number of pairs.
+        rng : Generator
+            The random generator.
+
+        Returns
+        -------
+        x : ndarray of shape (n,)
+            The points.
+        y : ndarray of shape (n,)
+            Their labels, 0 or 1.
+        """
         n = check.count(n, "n")
         rng = check.generator(rng)
         y = (rng.random(n) >= self.prior[0]).astype(int)
@@ -272,7 +341,24 @@ class MeanClassifier:
         sigma: float = 1.0,
         prior: Sequence[float] = (0.5, 0.5),
     ) -> MeanClassifier:
-        """Fit the class means to labelled data; every class needs a point."""
+        """Fit the class means to labelled data; every class needs a point.
+
+        Parameters
+        ----------
+        x : array_like of shape (n,)
+            Training points.
+        y : array_like of shape (n,)
+            Their labels, 0 or 1 (both present).
+        sigma : float, default 1.0
+            The known class standard deviation.
+        prior : sequence of float, default (0.5, 0.5)
+            The known class prior.
+
+        Returns
+        -------
+        MeanClassifier
+            The classifier with the class means and counts of the data.
+        """
         x = check.finite_array(x, "x").ravel()
         y = _labels(y, "y").ravel()
         if x.shape != y.shape:
@@ -307,12 +393,34 @@ class MeanClassifier:
         return float(_boundary(np.float64(m1), np.float64(m2), self.sigma, self.log_prior_ratio))
 
     def proba(self, x: ArrayLike) -> np.ndarray:
-        r"""Estimated class probabilities :math:`\hat{\mathbf p}(x)`, shape ``x.shape + (2,)``."""
+        r"""Estimated class probabilities :math:`\hat{\mathbf p}(x)`, shape ``x.shape + (2,)``.
+
+        Parameters
+        ----------
+        x : array_like
+            Points (finite), any shape.
+
+        Returns
+        -------
+        ndarray
+            :math:`\hat p_j(x)`, shape ``x.shape + (2,)``.
+        """
         x = check.finite_array(x, "x")
         return rows_of_log_odds(log_odds_of_means(x, *self.mu_hat, self.sigma, self.log_prior_ratio))
 
     def predict(self, x: ArrayLike) -> np.ndarray:
-        """Predicted labels (``0`` or ``1``); ``p_hat_1 = 1/2`` predicts ``0``."""
+        """Predicted labels (``0`` or ``1``); ``p_hat_1 = 1/2`` predicts ``0``.
+
+        Parameters
+        ----------
+        x : array_like
+            Points (finite), any shape.
+
+        Returns
+        -------
+        ndarray
+            The labels, the shape of ``x``.
+        """
         x = check.finite_array(x, "x")
         r = log_odds_of_means(x, *self.mu_hat, self.sigma, self.log_prior_ratio)
         return np.where(r >= 0, 0, 1)
@@ -323,6 +431,16 @@ class MeanClassifier:
         ``out[..., j, :]`` are the means ``(m_1', m_2')`` after adding
         ``(x, c_j)``: ``m_j' = (n_j m_j + x) / (n_j + 1)`` (the paper's
         ``(1 - z) m_j + z x`` with ``z = 2/(n+2)`` when ``n_1 = n_2 = n/2``).
+
+        Parameters
+        ----------
+        x : array_like
+            Points (finite), any shape.
+
+        Returns
+        -------
+        ndarray
+            Shape ``x.shape + (2, 2)``: ``out[..., j, :]`` the means after adding ``(x, c_j)``.
         """
         x = check.finite_array(x, "x")
         (m1, m2), (n1, n2) = self.mu_hat, self.n
@@ -333,7 +451,20 @@ class MeanClassifier:
         return np.stack([np.stack([new1, keep2], -1), np.stack([keep1, new2], -1)], -2)
 
     def retrained(self, x: float, label: int) -> MeanClassifier:
-        """A new classifier trained on the old data plus ``(x, label)``."""
+        """A new classifier trained on the old data plus ``(x, label)``.
+
+        Parameters
+        ----------
+        x : float
+            The added point.
+        label : int
+            Its label, 0 or 1.
+
+        Returns
+        -------
+        MeanClassifier
+            The retrained classifier (this one is unchanged).
+        """
         x = check.finite_scalar(x, "x")
         if np.ndim(label) != 0:
             raise ValueError(f"label must be a single label 0 or 1, got {label!r}")
@@ -422,6 +553,20 @@ def future_losses(problem: TwoGaussians, clf: MeanClassifier, x: ArrayLike) -> n
 
     ``out[..., j] = L_e(theta(D_S ∪ (x, c_j)))``: the error rate after
     retraining on ``x`` with label ``j``.
+
+    Parameters
+    ----------
+    problem : TwoGaussians
+        The truth: supplies the Bayes posterior and the loss.
+    clf : MeanClassifier
+        The classifier trained on ``D_S``.
+    x : array_like
+        Candidate points (any shape, finite).
+
+    Returns
+    -------
+    ndarray
+        The error rates after retraining, shape ``x.shape + (2,)``.
     """
     _check_pair(problem, clf)
     x = check.finite_array(x, "x")
@@ -434,6 +579,10 @@ def q_a(problem: TwoGaussians, clf: MeanClassifier, x: ArrayLike, label: ArrayLi
 
     Parameters
     ----------
+    problem : TwoGaussians
+        The truth: supplies the Bayes posterior and the loss.
+    clf : MeanClassifier
+        The classifier trained on ``D_S``.
     x : array_like
         Candidate points.
     label : int or array_like of int
@@ -521,6 +670,10 @@ def b_c(problem: TwoGaussians, clf: MeanClassifier, xs: ArrayLike) -> float:
 
     Parameters
     ----------
+    problem : TwoGaussians
+        The truth: supplies the Bayes posterior and the loss.
+    clf : MeanClassifier
+        The classifier trained on ``D_S``.
     xs : 1-D sequence of float
         The batch of ``r`` points.
 
@@ -534,7 +687,17 @@ def b_c(problem: TwoGaussians, clf: MeanClassifier, xs: ArrayLike) -> float:
 
 
 class BatchChoice(NamedTuple):
-    """A selected batch: pool ``indices`` (sorted), its ``points`` and its ``b_c``."""
+    """A selected batch: pool ``indices`` (sorted), its ``points`` and its ``b_c``.
+
+    Parameters
+    ----------
+    indices : tuple of int
+        The chosen pool indices, sorted.
+    points : ndarray
+        The chosen points.
+    b_c : float
+        The batch's exact :math:`B^c`.
+    """
 
     indices: tuple[int, ...]
     points: np.ndarray
@@ -565,12 +728,21 @@ def optimal_batch(
 
     Parameters
     ----------
+    problem : TwoGaussians
+        The truth: supplies the Bayes posterior and the loss.
+    clf : MeanClassifier
+        The classifier trained on ``D_S``.
     pool : 1-D array_like
         Candidate points.
     r : int
         Batch size.
     max_subsets : int
         Refuse (``ValueError``) searches larger than this.
+
+    Returns
+    -------
+    BatchChoice
+        The best subset's sorted pool indices, its points and its exact :math:`B^c`.
     """
     _check_pair(problem, clf)
     pool, r = _pool_and_size(pool, r)
@@ -602,6 +774,22 @@ def greedy_batch(problem: TwoGaussians, clf: MeanClassifier, pool: ArrayLike, r:
 
     Its exact :math:`B^c` is reported, so it can be compared with
     :func:`optimal_batch`.  Ties in ``Q^c`` go to the lower pool index.
+
+    Parameters
+    ----------
+    problem : TwoGaussians
+        The truth: supplies the Bayes posterior and the loss.
+    clf : MeanClassifier
+        The classifier trained on ``D_S``.
+    pool : 1-D array_like
+        Candidate points.
+    r : int
+        Batch size.
+
+    Returns
+    -------
+    BatchChoice
+        The chosen pool indices (sorted), their points and the batch's exact :math:`B^c`.
     """
     _check_pair(problem, clf)
     pool, r = _pool_and_size(pool, r)
@@ -653,6 +841,17 @@ def optimal_selection(
     bounded Brent refinement polishes the best local maxima; the result is
     never worse than the best grid point.
 
+    Parameters
+    ----------
+    problem : TwoGaussians
+        The truth: supplies the Bayes posterior and the loss.
+    clf : MeanClassifier
+        The classifier trained on ``D_S``.
+    bounds : (float, float), default (-4.0, 4.0)
+        The interval searched.
+    grid_size : int, default 20001
+        The points of the dense grid (at least 3).
+
     Returns
     -------
     x_star, q_c_star : float
@@ -666,7 +865,24 @@ def worst_selection(
     bounds: tuple[float, float] = (-4.0, 4.0),
     grid_size: int = 20001,
 ) -> tuple[float, float]:
-    r"""The worst selection :math:`\arg\min_x Q^c(x)` on an interval; see :func:`optimal_selection`."""
+    r"""The worst selection :math:`\arg\min_x Q^c(x)` on an interval; see :func:`optimal_selection`.
+
+    Parameters
+    ----------
+    problem : TwoGaussians
+        The truth: supplies the Bayes posterior and the loss.
+    clf : MeanClassifier
+        The classifier trained on ``D_S``.
+    bounds : (float, float), default (-4.0, 4.0)
+        The interval searched.
+    grid_size : int, default 20001
+        The points of the dense grid (at least 3).
+
+    Returns
+    -------
+    x_worst, q_c_worst : float
+        The minimiser and its :math:`Q^c`.
+    """
     return _extremum(problem, clf, bounds, -1.0, grid_size)
 
 
@@ -674,18 +890,54 @@ def se_selection(clf: MeanClassifier) -> float:
     r"""Shannon entropy's choice: the maximiser of the entropy of :math:`\hat{\mathbf p}`, i.e. ``t_hat``.
 
     Raises ``ValueError`` when ``m_1 = m_2`` (every ``x`` has the same entropy).
+
+    Parameters
+    ----------
+    clf : MeanClassifier
+        The classifier (its means must differ).
+
+    Returns
+    -------
+    float
+        ``t_hat``, the estimated decision boundary.
     """
     return _check_clf(clf).boundary
 
 
 def se_uncertainty(clf: MeanClassifier, x: ArrayLike) -> np.ndarray:
-    r"""Shannon entropy :math:`-\sum_j \hat p_j \ln \hat p_j` of the classifier at ``x`` (nats)."""
+    r"""Shannon entropy :math:`-\sum_j \hat p_j \ln \hat p_j` of the classifier at ``x`` (nats).
+
+    Parameters
+    ----------
+    clf : MeanClassifier
+        The classifier.
+    x : array_like
+        Points (finite), any shape.
+
+    Returns
+    -------
+    ndarray
+        The entropy at each point, the shape of ``x``.
+    """
     p = _check_clf(clf).proba(x)
     return -np.sum(special.xlogy(p, p), axis=-1)
 
 
 def rs_density(problem: TwoGaussians, x: ArrayLike) -> np.ndarray:
-    """Random selection's selection density: the marginal density ``p(x)`` of the pool."""
+    """Random selection's selection density: the marginal density ``p(x)`` of the pool.
+
+    Parameters
+    ----------
+    problem : TwoGaussians
+        The problem.
+    x : array_like
+        Points (finite), any shape.
+
+    Returns
+    -------
+    ndarray
+        ``p(x)``, the shape of ``x``.
+    """
     return _check_problem(problem).density(x)
 
 
@@ -711,6 +963,18 @@ def paper_cases_table(
     x_worst, q_c_worst, x_se, q_c_se, q_c_rs`` where ``x_se = t_hat`` is SE's
     choice and ``q_c_rs = E_{x~p(x)}[Q^c(x)]`` is the expected improvement of
     random selection (by quadrature over the whole line).
+
+    Parameters
+    ----------
+    problem : TwoGaussians, optional
+        The truth (default ``TwoGaussians()``, the paper's).
+    bounds : (float, float), default (-4.0, 4.0)
+        The interval of the optimal and worst selections.
+
+    Returns
+    -------
+    DataFrame
+        One row per case, the columns above.
     """
     problem = TwoGaussians() if problem is None else _check_problem(problem)
     rows = []
