@@ -85,16 +85,48 @@ class Registry:
         return f"Registry({self.kind!r}, {len(self._entries)} entries)"
 
     def names(self) -> list[str]:
-        """The registered names: sorted, or in registration order (``sort=False``)."""
+        """The registered names: sorted, or in registration order (``sort=False``).
+
+        Returns
+        -------
+        list of str
+            The names.
+        """
         return sorted(self._entries) if self.sort else list(self._entries)
 
     def factory(self, name: str) -> Callable[..., Any]:
-        """The factory registered as ``name`` (an unknown name as in :meth:`~mri_theory.engine.Registry.get`)."""
+        """The factory registered as ``name`` (an unknown name as in :meth:`~mri_theory.engine.Registry.get`).
+
+        Parameters
+        ----------
+        name : str
+            A registered name.
+
+        Returns
+        -------
+        callable
+            Its factory.
+        """
         return self._entry(name)[0]
 
     def tag(self, name: str, key: str, default: Any = None) -> Any:
         """What the entry ``name`` declares as ``key``: its tag, else its factory's attribute ``key``, else
-        ``default`` (an unknown name as in :meth:`~mri_theory.engine.Registry.get`)."""
+        ``default`` (an unknown name as in :meth:`~mri_theory.engine.Registry.get`).
+
+        Parameters
+        ----------
+        name : str
+            A registered name.
+        key : str
+            The tag's name.
+        default : object, optional
+            What is returned where nothing declares ``key``.
+
+        Returns
+        -------
+        object
+            The declared value, or ``default``.
+        """
         factory, tags = self._entry(name)
         return tags[key] if key in tags else getattr(factory, key, default)
 
@@ -110,7 +142,22 @@ class Registry:
     def tagged(self, key: str, value: Any, default: Any = None) -> tuple[str, ...]:
         """The names whose ``key`` (:meth:`~mri_theory.engine.Registry.tag`, ``default`` where nothing declares it)
         is ``value``, in
-        registration order."""
+        registration order.
+
+        Parameters
+        ----------
+        key : str
+            The tag's name.
+        value : object
+            The value sought.
+        default : object, optional
+            The value of entries that declare nothing.
+
+        Returns
+        -------
+        tuple of str
+            The names, in registration order.
+        """
         return tuple(name for name in self._entries if self.tag(name, key, default) == value)
 
     def register(self, name: Any, factory: Any, *, overwrite: Any = False, built_in: bool = False,
@@ -120,6 +167,19 @@ class Registry:
         ``name`` must be a safe label (``label``) and not reserved, ``factory`` callable without arguments
         (the getters call it so), and a name already registered is replaced only with ``overwrite=True`` (in
         its place in the order; its cached object is dropped).
+
+        Parameters
+        ----------
+        name : str
+            A safe label, not reserved.
+        factory : callable
+            Returns the object with no arguments (a class works).
+        overwrite : bool, default False
+            Replace a registered name.
+        built_in : bool, default False
+            Whether the entry is built in (it cannot be unregistered).
+        **tags : dict
+            What the entry declares (e.g. ``origin``, ``group``), read by :meth:`tag`.
         """
         label(name, "name")
         if name in self.reserved:
@@ -144,6 +204,11 @@ class Registry:
         (refused even when overwritten, so the paper's names always stay available; replace one for a while with
         :meth:`~mri_theory.engine.Registry.registered` instead), or a name not registered (the message lists the
         registered names).
+
+        Parameters
+        ----------
+        name : str
+            A registered name that is not built in.
         """
         if not isinstance(name, str):
             raise TypeError(f"name must be a str, got {type(name).__name__}")
@@ -167,6 +232,15 @@ class Registry:
         entry of ``name`` is put back as it was before: the factory it replaced (``overwrite=True``), its tags
         and its cached object, in its place in the order, or no entry.  Other names registered or removed
         inside the block are left as they are, so nested uses unwind one by one.
+
+        Parameters
+        ----------
+        name : str
+            The name, as for :meth:`register`.
+        factory : callable
+            Returns the object with no arguments.
+        overwrite : bool, default False
+            Replace a registered name for the block.
         """
         before = [(mapping, mapping.get(name, _ABSENT)) for mapping in self._mappings()] \
             if isinstance(name, str) else []
@@ -188,6 +262,18 @@ class Registry:
 
     def get(self, name: Any, **options: Any) -> Any:
         """A ``cls`` made by the factory of ``name`` (with ``options``; the cached one without them).
+
+        Parameters
+        ----------
+        name : str
+            A registered name.
+        **options : dict
+            Keyword arguments of the factory (without them, the cached object is returned).
+
+        Returns
+        -------
+        object
+            The object (of the registry's ``cls``).
 
         Raises
         ------

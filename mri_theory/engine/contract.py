@@ -119,6 +119,22 @@ def check_points(X: ArrayLike, name: str = "X", dim: int | None = None, min_rows
     Raises ``ValueError`` naming ``name`` if there are fewer than ``min_rows``
     points (checked first, so an empty input is reported as empty) or, when
     ``dim`` is given, if the points do not have ``dim`` columns.
+
+    Parameters
+    ----------
+    X : array_like
+        The points.
+    name : str, default "X"
+        Their name in error messages.
+    dim : int, optional
+        The number of columns required.
+    min_rows : int, default 0
+        The fewest points accepted.
+
+    Returns
+    -------
+    ndarray of shape (n, d)
+        The points, as floats.
     """
     X = check.finite_array(X, name)
     if X.ndim == 1:
@@ -170,6 +186,20 @@ class Classifier(skbase.BaseEstimator):
         """Fit on labelled data; ``n_classes`` defaults to ``max(y) + 1`` (at least 2).
 
         At least one training point is required; classes may be absent.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+            Training points (at least one).
+        y : array_like of shape (n,)
+            Their class labels, integers in ``[0, n_classes)``.
+        n_classes : int, optional
+            The number of classes (default ``max(y) + 1``, at least 2).
+
+        Returns
+        -------
+        Classifier
+            This classifier, fitted.
         """
         X = check_points(X, min_rows=1)
         name = "n_classes"
@@ -195,6 +225,18 @@ class Classifier(skbase.BaseEstimator):
 
         Classifiers whose decision regions allow exact integration set
         :attr:`exact_truth` and override this; here it raises ``TypeError``.
+
+        Parameters
+        ----------
+        truth : MixtureTruth
+            The problem's Gaussian mixture.
+        loss : {"error", "log"}
+            The loss.
+
+        Returns
+        -------
+        float
+            The exact loss (a classifier with an exact path).
         """
         raise TypeError(f"{type(self).__name__} has no exact loss (exact_truth is False); use a sampled Population")
 
@@ -206,12 +248,34 @@ class Classifier(skbase.BaseEstimator):
             raise ValueError(f"this {type(self).__name__} is not fitted: call fit(X, y, n_classes) first")
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
-        """Class probabilities, shape ``(n, n_classes)``, columns ``0..k-1``."""
+        """Class probabilities, shape ``(n, n_classes)``, columns ``0..k-1``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+            Points.
+
+        Returns
+        -------
+        ndarray of shape (n, n_classes)
+            The probabilities; an absent class has 0.
+        """
         self._check_fitted()
         return self._predict_proba(check_points(X, dim=self.dim_))
 
     def predict(self, X: ArrayLike) -> np.ndarray:
-        """Most probable class; near-ties go to the lowest label (:func:`~mri_theory.engine.losses.predicted_class`)."""
+        """Most probable class; near-ties go to the lowest label (:func:`~mri_theory.engine.losses.predicted_class`).
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+            Points.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The predicted labels.
+        """
         return predicted_class(self.predict_proba(X))
 
     def set_params(self, **params: Any) -> Classifier:
@@ -221,6 +285,16 @@ class Classifier(skbase.BaseEstimator):
         them before any is set, so a bad value raises naming the parameter and
         leaves the classifier unchanged; nested ``<component>__<parameter>``
         values are left to the component.
+
+        Parameters
+        ----------
+        **params : dict
+            Hyper-parameter names and values (``<component>__<parameter>`` for nested ones).
+
+        Returns
+        -------
+        Classifier
+            This classifier.
         """
         current = self.get_params(deep=False)
         top = {key: value for key, value in params.items() if key in current}
@@ -229,7 +303,13 @@ class Classifier(skbase.BaseEstimator):
         return super().set_params(**params)
 
     def clone(self) -> Classifier:
-        """An unfitted copy with equal hyper-parameters: ``sklearn.base.clone(self)``."""
+        """An unfitted copy with equal hyper-parameters: ``sklearn.base.clone(self)``.
+
+        Returns
+        -------
+        Classifier
+            The copy.
+        """
         return skbase.clone(self)
 
     def __sklearn_clone__(self) -> Classifier:
@@ -404,6 +484,26 @@ def check_retraining_args(model: Classifier, candidates: ArrayLike, population: 
 
     The population must have the model's number of classes and dimension,
     the candidates the model's dimension (at least one of them).
+
+    Parameters
+    ----------
+    model : Classifier
+        A fitted classifier.
+    candidates : array_like of shape (m, d)
+        Points to add.
+    population : Population or ExactPopulation
+        Where the loss is measured.
+    loss : {"error", "log", "lc"}
+        The loss.
+
+    Returns
+    -------
+    candidates : ndarray of shape (m, d)
+        The candidates, as floats.
+    population : Population or ExactPopulation
+        The population.
+    loss : str
+        The loss.
     """
     model._check_fitted()
     population = check_population(population)
@@ -422,7 +522,24 @@ def check_retraining_args(model: Classifier, candidates: ArrayLike, population: 
 
 def refit_future_losses(model: Classifier, candidates: np.ndarray, population: Population | ExactPopulation,
                         loss: str) -> np.ndarray:
-    """The plain path: refit on ``D ∪ (x, c_j)`` for every candidate and class, score on the population."""
+    """The plain path: refit on ``D ∪ (x, c_j)`` for every candidate and class, score on the population.
+
+    Parameters
+    ----------
+    model : Classifier
+        A fitted classifier.
+    candidates : ndarray of shape (m, d)
+        Points to add.
+    population : Population or ExactPopulation
+        Where the loss is measured.
+    loss : {"error", "log", "lc"}
+        The loss.
+
+    Returns
+    -------
+    ndarray of shape (m, k)
+        The loss after refitting with each (candidate, class).
+    """
     candidates, population, loss = check_retraining_args(model, candidates, population, loss)
     k = model.n_classes_
     out = np.empty((candidates.shape[0], k))

@@ -331,7 +331,26 @@ class MixtureTruth:
     @classmethod
     def from_arrays(cls, weights: ArrayLike, means: ArrayLike, covariances: ArrayLike, labels: ArrayLike,
                     n_classes: int) -> MixtureTruth:
-        """Validate and build a truth from array-likes (see the class parameters)."""
+        """Validate and build a truth from array-likes (see the class parameters).
+
+        Parameters
+        ----------
+        weights : array_like of shape (C,)
+            The components' weights (summing to 1).
+        means : array_like of shape (C, d)
+            The components' means.
+        covariances : array_like of shape (C, d, d)
+            The components' covariances.
+        labels : array_like of shape (C,)
+            Each component's class.
+        n_classes : int
+            The number of classes.
+
+        Returns
+        -------
+        MixtureTruth
+            The checked truth.
+        """
         # __post_init__ validates the array-likes and stores them as ndarrays (the fields' types once built).
         return cls(weights, means, covariances, labels, n_classes)  # type: ignore[arg-type]
 
@@ -343,6 +362,16 @@ class MixtureTruth:
         (one entry per class) of a
         :class:`~mri_theory.problems.GaussianMixtureProblem`; anything
         without them is refused with a ``TypeError``.
+
+        Parameters
+        ----------
+        problem : GaussianMixtureProblem
+            The problem.
+
+        Returns
+        -------
+        MixtureTruth
+            Its mixture, one component per (class, component).
         """
         names = ("prior", "weights", "means", "covariances")
         if not all(hasattr(problem, n) for n in names):
@@ -358,6 +387,18 @@ class MixtureTruth:
 
         Means ``(mu - origin) / scale``, covariances ``Sigma / scale**2``: a rule written in
         the frame sees exactly the distribution of the frame coordinates.
+
+        Parameters
+        ----------
+        origin : ndarray of shape (d,)
+            The frame's origin :math:`o`.
+        scale : float
+            The frame's scale :math:`s`.
+
+        Returns
+        -------
+        MixtureTruth
+            The truth in the frame's coordinates.
         """
         return MixtureTruth(self.weights, (self.means - origin) / scale, self.covariances / scale**2,
                             self.labels, self.n_classes)
@@ -371,6 +412,16 @@ class MixtureTruth:
         """Whether ``other`` is the same truth: a :class:`MixtureTruth` with the same classes and components, in
         the same order, its weights, means and covariances equal to rounding (``1e-12`` relative to
         each array's largest entry), so that a truth rebuilt from the same problem is the same.
+
+        Parameters
+        ----------
+        other : object
+            Anything.
+
+        Returns
+        -------
+        bool
+            Whether it is the same truth.
         """
         if not isinstance(other, MixtureTruth) or other.n_classes != self.n_classes \
                 or other.means.shape != self.means.shape or not np.array_equal(other.labels, self.labels):
@@ -886,6 +937,20 @@ def adaptive_gauss_kronrod(f: Callable[[np.ndarray, np.ndarray], np.ndarray], lo
     the inner integral's rounding, ~1e-9 for the extreme rules of classes of one point, would otherwise be
     bisected without end: every halving keeps the noise and halves the target); after ``_MAX_ROUNDS`` rounds
     the remaining panels are accepted as they are.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(tasks, nodes)``: task indices ``(P,)`` and nodes ``(P, 15)`` -> values ``(P, 15)``.
+    lo, hi : ndarray of shape (T,)
+        Each task's interval.
+    tol : float
+        The tolerance of a panel's error estimate, relative to its length.
+
+    Returns
+    -------
+    ndarray of shape (T,)
+        Each task's integral.
     """
     n = lo.shape[0]
     total = np.zeros(n)
@@ -1324,8 +1389,19 @@ def log_losses(truth: MixtureTruth, A: ArrayLike, b: ArrayLike, c: ArrayLike, pr
                floor: float | None = None) -> np.ndarray:
     r"""Exact log losses :math:`\sum_c w_c E_c[-\ln \operatorname{softmax}(s(x))_{y_c}]` of ``M`` rules.
 
-    Parameters are those of :func:`error_rates`, and
-
+    Parameters
+    ----------
+    truth : MixtureTruth
+        Dimension 1 or 2.
+    A : array_like (M, k, d, d)
+        Symmetric quadratic coefficients: :math:`s_j(x) = -\tfrac12 x^T A_j x + b_j^T x + c_j`.
+    b : array_like (M, k, d)
+        Linear coefficients.
+    c : array_like (M, k)
+        Constants.
+    present : array_like of bool (M, k), optional
+        ``False`` marks an absent class (score :math:`-\infty`; its coefficients are ignored).  Default:
+        all present.
     floor : float in (0, 1), optional
         If given, :math:`-\ln p_y` is capped at :math:`-\ln` ``floor``, as the engine's log loss caps it
         (:data:`mri_theory.engine.losses.LOG_LOSS_FLOOR`).  Without it a component whose class is
@@ -1345,6 +1421,22 @@ def rule_losses(truth: MixtureTruth, A: ArrayLike, b: ArrayLike, c: ArrayLike, p
     as the engine floors it) of ``M`` rules: :func:`error_rates` or :func:`log_losses`.
 
     The classifiers' exact paths call this with their rules and the truth in their own frame.
+
+    Parameters
+    ----------
+    truth : MixtureTruth
+        The truth, in the rules' frame.
+    A, b, c : array_like
+        The rules' coefficients, as for :func:`error_rates`.
+    present : array_like of bool (M, k) or None
+        Which classes each rule has (None: all).
+    loss : {"error", "log"}
+        The loss.
+
+    Returns
+    -------
+    ndarray of shape (M,)
+        Each rule's exact loss.
     """
     if loss == "error":
         return error_rates(truth, A, b, c, present)

@@ -47,7 +47,18 @@ TIE_LOG_ODDS = 2.0 * float(np.arctanh(TIE_TOLERANCE))
 
 
 def check_loss(loss: Any) -> str:
-    """Validate a loss name."""
+    """Validate a loss name.
+
+    Parameters
+    ----------
+    loss : object
+        The loss name to check.
+
+    Returns
+    -------
+    str
+        ``loss``, one of :data:`LOSSES`.
+    """
     if loss not in LOSSES:
         raise ValueError(f"loss must be one of {', '.join(LOSSES)}, got {loss!r}")
     return loss
@@ -65,6 +76,16 @@ def predicted_class(proba: np.ndarray) -> np.ndarray:
     not be told apart by the last bit, or the error loss of the two would
     differ by a whole point's weight.  Loops over the (short) class axis: much
     faster than ``np.argmax`` for a handful of classes and many rows.
+
+    Parameters
+    ----------
+    proba : ndarray of shape (..., k)
+        Class probabilities.
+
+    Returns
+    -------
+    ndarray of shape (...)
+        The predicted class of each row.
     """
     k = proba.shape[-1]
     floor = _tie_floor(proba)
@@ -170,6 +191,17 @@ def pointwise_loss_from_scores(rows: np.ndarray, scores: np.ndarray, loss: str,
     ``softmax(scores)`` up to rounding (the error loss applies
     :func:`predicted_class`'s tie rule to the probabilities the scores define:
     with log-odds, class 1 is predicted iff ``s > TIE_LOG_ODDS``).
+
+    Parameters
+    ----------
+    rows : ndarray of shape (n, k)
+        The true class probabilities at the population's points.
+    scores : ndarray of shape (..., k, n), or (..., n) with ``log_odds``
+        Class scores (log-probabilities up to a per-point constant), points last.
+    loss : {"error", "log", "lc"}
+        The loss.
+    log_odds : bool, default False
+        Whether ``scores`` are the two-class log-odds :math:`s_1 - s_0`.
 
     Returns
     -------

@@ -156,9 +156,16 @@ class Population:
 
         Parameters
         ----------
+        problem : Problem
+            A Gaussian-mixture problem in one or two dimensions.
         problem : GaussianMixtureProblem
             Anything else (a name, real data, a problem without mixture parameters) is refused
             with a ``TypeError``; a mixture in more than two dimensions with a ``ValueError``.
+
+        Returns
+        -------
+        ExactPopulation
+            The exact population of ``problem``.
         """
         if isinstance(problem, str):
             raise TypeError(f"problem must be a Problem object, got the name {problem!r}: "
@@ -170,6 +177,15 @@ class Population:
         """Labelled data as a population: one-hot rows, uniform weights (the empirical loss).
 
         The one-hot table has ``n * n_classes`` cells, at most ``mri_theory._utils.validation.MAX_SIZE``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+            The points.
+        y : array_like of shape (n,)
+            Their labels.
+        n_classes : int
+            The number of classes.
         """
         n_classes = check.count(n_classes, "n_classes", minimum=2)
         y = check.check_labels(y, n_classes, "y")
@@ -206,7 +222,18 @@ class Population:
     # ------------------------------------------------------------ losses
 
     def mean(self, values: np.ndarray) -> np.ndarray:
-        """Weighted mean over the first axis (the points) of ``values`` of shape ``(size, ...)``."""
+        """Weighted mean over the first axis (the points) of ``values`` of shape ``(size, ...)``.
+
+        Parameters
+        ----------
+        values : ndarray of shape (size, ...)
+            One entry per point.
+
+        Returns
+        -------
+        ndarray
+            The weighted mean, shape ``values.shape[1:]``.
+        """
         values = np.asarray(values)
         if values.ndim < 1 or values.shape[0] != self.size:
             raise ValueError(f"values must have one entry per point on the first axis ({self.size}), "
@@ -218,6 +245,18 @@ class Population:
 
         Raises ``ValueError`` unless ``proba_hat`` has one row per point
         (``n = size``) and one column per class of the population (``k = n_classes``).
+
+        Parameters
+        ----------
+        proba_hat : array_like of shape (n, ..., k)
+            Class probabilities at the population's points.
+        loss : {"error", "log", "lc"}, default "error"
+            The loss.
+
+        Returns
+        -------
+        ndarray
+            The weighted mean loss, shape ``proba_hat.shape[1:-1]``.
         """
         loss = check_loss(loss)
         proba_hat = check.finite_array(proba_hat, "proba_hat")
@@ -244,23 +283,72 @@ class Population:
 
         Raises ``ValueError`` if the classifier was fitted with a number of
         classes (or a dimension) other than the population's.
+
+        Parameters
+        ----------
+        classifier : Classifier
+            A fitted classifier.
+        loss : {"error", "log", "lc"}, default "error"
+            The loss.
+
+        Returns
+        -------
+        float
+            The weighted mean loss.
         """
         loss = check_loss(loss)
         return float(self.losses_of(self._predict(classifier), loss))
 
     def loss_and_standard_error(self, classifier: Any, loss: str = "error") -> tuple[float, float]:
-        """:meth:`loss` and :meth:`standard_error` of the fitted ``classifier`` from one prediction."""
+        """:meth:`loss` and :meth:`standard_error` of the fitted ``classifier`` from one prediction.
+
+        Parameters
+        ----------
+        classifier : Classifier
+            A fitted classifier.
+        loss : {"error", "log", "lc"}, default "error"
+            The loss.
+
+        Returns
+        -------
+        loss : float
+            :meth:`loss`.
+        standard_error : float
+            :meth:`standard_error`.
+        """
         loss = check_loss(loss)
         values = pointwise_loss(self.proba, self._predict(classifier), loss, check_input=False)
         mean = self.mean(values)
         return float(mean), float(np.sqrt(np.sum(self.weights**2 * (values - mean) ** 2)))
 
     def error_rate(self, classifier: Any) -> float:
-        """Expected error rate of a fitted classifier."""
+        """Expected error rate of a fitted classifier.
+
+        Parameters
+        ----------
+        classifier : Classifier
+            A fitted classifier.
+
+        Returns
+        -------
+        float
+            The error rate.
+        """
         return self.loss(classifier, "error")
 
     def log_loss(self, classifier: Any) -> float:
-        """Expected log loss (nats) of a fitted classifier."""
+        """Expected log loss (nats) of a fitted classifier.
+
+        Parameters
+        ----------
+        classifier : Classifier
+            A fitted classifier.
+
+        Returns
+        -------
+        float
+            The log loss.
+        """
         return self.loss(classifier, "log")
 
     def standard_error(self, classifier: Any, loss: str = "error") -> float:
@@ -269,6 +357,18 @@ class Population:
         :math:`\sqrt{\sum_i w_i^2 (\ell_i - \bar\ell)^2}` for normalised
         weights, the i.i.d. formula (exact for ``"sample"`` populations;
         conservative for QMC and meaningless for deterministic quadrature).
+
+        Parameters
+        ----------
+        classifier : Classifier
+            A fitted classifier.
+        loss : {"error", "log", "lc"}, default "error"
+            The loss.
+
+        Returns
+        -------
+        float
+            The standard error.
         """
         return self.loss_and_standard_error(classifier, loss)[1]
 
@@ -335,7 +435,18 @@ class ExactPopulation:
         return self.truth.dim
 
     def check_loss(self, loss: Any) -> str:
-        """``loss`` if it has an exact form here (``"error"`` or ``"log"``); a ValueError otherwise."""
+        """``loss`` if it has an exact form here (``"error"`` or ``"log"``); a ValueError otherwise.
+
+        Parameters
+        ----------
+        loss : str
+            The loss name.
+
+        Returns
+        -------
+        str
+            ``loss``.
+        """
         loss = check_loss(loss)
         if loss == "lc":
             raise ValueError("loss 'lc' (the classifier's own confidence) has no exact form on an ExactPopulation; "
@@ -350,6 +461,13 @@ class ExactPopulation:
         <mri_theory.engine.exact.MixtureTruth.from_problem>`) is the same
         (:meth:`~mri_theory.engine.exact.MixtureTruth.same_as`: the same classes and components, equal to
         rounding), whichever object it was made from; a problem without mixture parameters has none.
+
+        Parameters
+        ----------
+        problem : Problem
+            The problem.
+        name : str, default "population"
+            The population's name in the error message.
         """
         try:
             truth = MixtureTruth.from_problem(problem)
@@ -361,7 +479,13 @@ class ExactPopulation:
                              f"with Population.exact(problem) of the problem passed")
 
     def check_classifier(self, classifier: Any) -> None:
-        """A TypeError naming the population unless ``classifier`` has an exact path (``exact_truth``)."""
+        """A TypeError naming the population unless ``classifier`` has an exact path (``exact_truth``).
+
+        Parameters
+        ----------
+        classifier : Classifier
+            The classifier.
+        """
         if not getattr(classifier, "exact_truth", False):
             raise TypeError(f"population: {type(classifier).__name__} has no exact path on an ExactPopulation "
                             "(Classifier.exact_truth is False: its decision regions are not integrated exactly); use a "
@@ -372,6 +496,18 @@ class ExactPopulation:
 
         Raises a ``TypeError`` naming ``classifier`` when it is not a classifier object (a name, say), and
         one naming the population when the classifier has no exact path (:meth:`check_classifier`).
+
+        Parameters
+        ----------
+        classifier : Classifier
+            A fitted classifier.
+        loss : {"error", "log"}, default "error"
+            The loss.
+
+        Returns
+        -------
+        float
+            The exact loss.
         """
         loss = self.check_loss(loss)
         _check_classifier_object(classifier)
@@ -381,21 +517,71 @@ class ExactPopulation:
 
     def loss_and_standard_error(self, classifier: Any, loss: str = "error") -> tuple[float, float]:
         """:meth:`loss` and its standard error, 0: nothing is sampled (the interface of
-        :meth:`Population.loss_and_standard_error`)."""
+        :meth:`Population.loss_and_standard_error`).
+
+        Parameters
+        ----------
+        classifier : Classifier
+            A fitted classifier.
+        loss : {"error", "log"}, default "error"
+            The loss.
+
+        Returns
+        -------
+        loss : float
+            The exact loss.
+        standard_error : float
+            0.0.
+        """
         return self.loss(classifier, loss), 0.0
 
     def error_rate(self, classifier: Any) -> float:
-        """Exact error rate of a fitted classifier."""
+        """Exact error rate of a fitted classifier.
+
+        Parameters
+        ----------
+        classifier : Classifier
+            A fitted classifier.
+
+        Returns
+        -------
+        float
+            The error rate.
+        """
         return self.loss(classifier, "error")
 
     def log_loss(self, classifier: Any) -> float:
-        """Exact log loss (nats, probabilities floored at ``LOG_LOSS_FLOOR``) of a fitted classifier."""
+        """Exact log loss (nats, probabilities floored at ``LOG_LOSS_FLOOR``) of a fitted classifier.
+
+        Parameters
+        ----------
+        classifier : Classifier
+            A fitted classifier.
+
+        Returns
+        -------
+        float
+            The log loss.
+        """
         return self.loss(classifier, "log")
 
 
 def check_population(population: Any, name: str = "population") -> Population | ExactPopulation:
     """Require a :class:`Population` (e.g. ``Population.from_problem(problem, size, rng)``) or an
-    :class:`ExactPopulation` (``Population.exact(problem)``)."""
+    :class:`ExactPopulation` (``Population.exact(problem)``).
+
+    Parameters
+    ----------
+    population : Population or ExactPopulation
+        The object to check.
+    name : str, default "population"
+        Its name in the error message.
+
+    Returns
+    -------
+    Population or ExactPopulation
+        ``population``.
+    """
     if not isinstance(population, (Population, ExactPopulation)):
         raise TypeError(f"{name} must be a Population (e.g. Population.from_problem(problem, size, rng)), "
                         f"got {type(population).__name__}")
@@ -430,6 +616,20 @@ def qmc_uniforms(dim: int, size: int, rng: np.random.Generator) -> np.ndarray:
 
     ``dim`` is at most 21201 (the dimensions of scipy's direction numbers)
     and ``size`` at most ``mri_theory._utils.validation.MAX_SIZE``.
+
+    Parameters
+    ----------
+    dim : int
+        The dimension.
+    size : int
+        The number of points.
+    rng : Generator
+        The generator of the scramble.
+
+    Returns
+    -------
+    ndarray of shape (size, dim)
+        The points.
     """
     from scipy.stats import qmc
 

@@ -29,7 +29,18 @@ METHODS = ("auto", "refit")
 
 
 def check_method(method: Any) -> str:
-    """``method`` if it is one of :data:`METHODS`; a ValueError naming ``method`` otherwise."""
+    """``method`` if it is one of :data:`METHODS`; a ValueError naming ``method`` otherwise.
+
+    Parameters
+    ----------
+    method : object
+        The method name to check.
+
+    Returns
+    -------
+    str
+        ``method``.
+    """
     if method not in METHODS:
         raise ValueError(f"method must be 'auto' or 'refit', got {method!r}")
     return method
@@ -58,7 +69,22 @@ def check_training_set(X: ArrayLike, y: ArrayLike, n_classes: int, dim: int,
 
 def fit_on(classifier: Classifier, X_train: ArrayLike, y_train: ArrayLike,
            population: Population | ExactPopulation) -> Classifier:
-    """A fresh clone of ``classifier`` fitted on the training set, with the population's classes and dimension."""
+    """A fresh clone of ``classifier`` fitted on the training set, with the population's classes and dimension.
+
+    Parameters
+    ----------
+    classifier : Classifier
+        The base classifier (a template).
+    X_train, y_train : array_like
+        The training set.
+    population : Population or ExactPopulation
+        The population whose classes and dimension the fit takes.
+
+    Returns
+    -------
+    Classifier
+        The fitted clone.
+    """
     classifier = _check_classifier(classifier)
     population = check_population(population)
     X_train, y_train = check_training_set(X_train, y_train, population.n_classes, population.dim)
@@ -76,7 +102,24 @@ def current_loss(
     population: Population | ExactPopulation,
     loss: str = "error",
 ) -> float:
-    r"""Term :math:`T_c` of Eq. ``eqc``: the loss of the classifier trained on ``(X_train, y_train)``."""
+    r"""Term :math:`T_c` of Eq. ``eqc``: the loss of the classifier trained on ``(X_train, y_train)``.
+
+    Parameters
+    ----------
+    classifier : Classifier
+        The base classifier (a template: cloned, never fitted in place).
+    X_train, y_train : array_like
+        The training set.
+    population : Population or ExactPopulation
+        Where the loss is measured.
+    loss : {"error", "log", "lc"}, default "error"
+        The loss.
+
+    Returns
+    -------
+    float
+        :math:`L(\theta(D))`.
+    """
     loss = check_loss(loss)
     model = fit_on(classifier, X_train, y_train, population)  # validates the population first
     return population.loss(model, loss)
@@ -109,6 +152,21 @@ def current_and_future_losses(
     Parameters and the future-loss array are as in :func:`future_losses`; the
     fast paths share their work between the two (k-NN finds the population's
     neighbourhoods once).
+
+    Parameters
+    ----------
+    classifier : Classifier
+        The base classifier (a template: cloned, never fitted in place).
+    X_train, y_train : array_like
+        The training set.
+    candidates : array_like of shape (m, d)
+        Points to add, one at a time.
+    population : Population or ExactPopulation
+        Where the loss is measured.
+    loss : {"error", "log", "lc"}, default "error"
+        The loss.
+    method : {"auto", "refit"}, default "auto"
+        The fast path where the classifier has one, or plain refits.
 
     Returns
     -------

@@ -74,6 +74,26 @@ def check_truth(problem: Any, population: Any, points: ArrayLike,
     (:meth:`ExactPopulation.check_problem <mri_theory.engine.population.ExactPopulation.check_problem>`: the
     same mixture); ``points`` (named ``name``) must be a
     non-empty ``(m, d)`` array in that dimension.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem object.
+    population : Population or ExactPopulation
+        The population.
+    points : array_like of shape (m, d)
+        The points (candidates or a batch).
+    name : str, default "candidates"
+        The points' name in error messages.
+
+    Returns
+    -------
+    problem : Problem
+        The problem.
+    population : Population or ExactPopulation
+        The population.
+    points : ndarray of shape (m, d)
+        The points, as floats.
     """
     problem = check_problem_interface(problem)
     population = check_population(population)
@@ -142,7 +162,30 @@ def true_q_c_and_loss(
     population: Population | ExactPopulation,
     loss: str = "error",
 ) -> tuple[float, np.ndarray]:
-    r"""The current loss :math:`L(\theta(D_S))` (term :math:`T_c`) and :func:`true_q_c`, from one engine call."""
+    r"""The current loss :math:`L(\theta(D_S))` (term :math:`T_c`) and :func:`true_q_c`, from one engine call.
+
+    Parameters
+    ----------
+    problem : Problem
+        The simulated problem: it supplies the Bayes posterior.
+    classifier : Classifier
+        The base classifier (a template: cloned, never fitted in place).
+    X_S, y_S : array_like
+        The labelled data :math:`D_S`.
+    candidates : array_like of shape (m, d)
+        The candidates.
+    population : Population or ExactPopulation
+        Where the loss is measured (the problem's).
+    loss : {"error", "log", "lc"}, default "error"
+        The loss.
+
+    Returns
+    -------
+    current : float
+        :math:`L(\theta(D_S))`.
+    q_c : ndarray of shape (m,)
+        The true :math:`Q^c` of each candidate (Eq. ``eqc``).
+    """
     problem, population, candidates = check_truth(problem, population, candidates)
     X_S, y_S = check_training_set(X_S, y_S, population.n_classes, population.dim, ("X_S", "y_S"))
     posterior = _posterior_of(problem, candidates, "candidates")
@@ -151,11 +194,21 @@ def true_q_c_and_loss(
 
 
 class SampledQc(NamedTuple):
-    """:math:`Q^c` on sampled populations with its standard error (:func:`sampled_q_c`)."""
+    """:math:`Q^c` on sampled populations with its standard error (:func:`sampled_q_c`).
 
-    q_c: np.ndarray  #: (m,) mean over the independent scrambles
-    se: np.ndarray  #: (m,) standard error of that mean (the scrambles' standard deviation / sqrt(R))
-    replicates: np.ndarray  #: (R, m) the Q^c of each scramble, for paired comparisons (:func:`best_is_resolved`)
+    Parameters
+    ----------
+    q_c : ndarray of shape (m,)
+        The mean over the independent scrambles.
+    se : ndarray of shape (m,)
+        The standard error of that mean (the scrambles' standard deviation / sqrt(R)).
+    replicates : ndarray of shape (R, m)
+        The :math:`Q^c` of each scramble, for paired comparisons (:func:`best_is_resolved`).
+    """
+
+    q_c: np.ndarray
+    se: np.ndarray
+    replicates: np.ndarray
 
 
 def sampled_q_c(
@@ -263,7 +316,20 @@ def exact_truth_available(problem: Any, classifier: Any) -> bool:
     ``classifier``: a Gaussian-mixture problem in one or two dimensions and a classifier whose decision regions are
     integrated exactly (``Classifier.exact_truth``: quadratic or linear scores, or k-NN's polygons).  A problem
     that declares no truth (``has_truth`` False: real data, whose losses are measured on its test set) has none
-    to integrate."""
+    to integrate.
+
+    Parameters
+    ----------
+    problem : Problem
+        A problem object.
+    classifier : Classifier
+        A classifier object.
+
+    Returns
+    -------
+    bool
+        Whether the exact truth is available for the pair.
+    """
     if not getattr(classifier, "exact_truth", False) or not getattr(problem, "has_truth", True):
         return False
     try:
@@ -278,6 +344,22 @@ def resolve_truth(truth: Any, problem: Any, classifier: Any, name: str = "truth"
 
     ``"auto"`` is exact where :func:`exact_truth_available`, sampled otherwise; ``"exact"`` where it is not
     available is a ``ValueError`` naming ``name``, the problem and the classifier.
+
+    Parameters
+    ----------
+    truth : {"auto", "exact", "sampled"}
+        The run's choice.
+    problem : Problem
+        The problem.
+    classifier : Classifier
+        The classifier.
+    name : str, default "truth"
+        The argument's name in error messages.
+
+    Returns
+    -------
+    str
+        ``"exact"`` or ``"sampled"``.
     """
     if not isinstance(truth, str) or truth not in TRUTHS:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, TRUTHS))}, got {truth!r}")
@@ -350,18 +432,38 @@ def choice_is_resolved(
 
 
 class DecisiveQc(NamedTuple):
-    """The true :math:`Q^c` raced to a decision, with its standard errors and the resolved choice
-    (:func:`decisive_q_c`)."""
+    r"""The true :math:`Q^c` raced to a decision, with its standard errors and the resolved choice
+    (:func:`decisive_q_c`).
 
-    q_c: np.ndarray  #: (m,) :math:`Q^c` of every candidate
-    se: np.ndarray  #: (m,) standard error of each value
-    chosen: int  #: the best (``largest``) or worst candidate: the race's winner (near-ties: the lowest index)
-    tied: np.ndarray  #: the candidates tied with ``chosen`` (itself included), ascending: a choice among them is
-    #: as good (the runners break the tie with the strategy's generator, as :func:`~mri_theory.strategies.select`)
-    resolved: bool  #: whether the choice is resolved (:func:`decisive_q_c`, "The rule")
-    epsilon: float  #: the indifference zone, in units of the loss: ``indifference`` times the spread
-    loss: float  #: the current loss :math:`L(\theta(D_S))` on the first round's populations
-    points: np.ndarray  #: (m,) population points each candidate was scored on
+    Parameters
+    ----------
+    q_c : ndarray of shape (m,)
+        :math:`Q^c` of every candidate.
+    se : ndarray of shape (m,)
+        The standard error of each value.
+    chosen : int
+        The best (``largest``) or worst candidate: the race's winner (near-ties: the lowest index).
+    tied : ndarray
+        The candidates tied with ``chosen`` (itself included), ascending: a choice among them is as good (the
+        runners break the tie with the strategy's generator, as :func:`~mri_theory.strategies.select`).
+    resolved : bool
+        Whether the choice is resolved (:func:`decisive_q_c`, "The rule").
+    epsilon : float
+        The indifference zone, in units of the loss: ``indifference`` times the spread.
+    loss : float
+        The current loss :math:`L(\theta(D_S))` on the first round's populations.
+    points : ndarray of shape (m,)
+        The population points each candidate was scored on.
+    """
+
+    q_c: np.ndarray
+    se: np.ndarray
+    chosen: int
+    tied: np.ndarray
+    resolved: bool
+    epsilon: float
+    loss: float
+    points: np.ndarray
 
 
 def _seed_sequence(seed: Any) -> np.random.SeedSequence:
@@ -644,7 +746,30 @@ def true_q_a(
     population: Population | ExactPopulation,
     loss: str = "error",
 ) -> np.ndarray:
-    r""":math:`Q^a(x, y) = L(\theta(D_S)) - L(\theta(D_S \cup (x, y)))` for known labels (§3.1)."""
+    r""":math:`Q^a(x, y) = L(\theta(D_S)) - L(\theta(D_S \cup (x, y)))` for known labels (§3.1).
+
+    Parameters
+    ----------
+    problem : Problem
+        The simulated problem: it supplies the Bayes posterior.
+    classifier : Classifier
+        The base classifier (a template: cloned, never fitted in place).
+    X_S, y_S : array_like
+        The labelled data :math:`D_S`.
+    candidates : array_like of shape (m, d)
+        The candidates.
+    labels : array_like of shape (m,)
+        Each candidate's label.
+    population : Population or ExactPopulation
+        Where the loss is measured.
+    loss : {"error", "log", "lc"}, default "error"
+        The loss.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        :math:`Q^a` of each (candidate, label).
+    """
     problem, population, candidates = check_truth(problem, population, candidates)
     labels = check_labels(labels, population.n_classes, "labels")
     if labels.shape[0] != candidates.shape[0]:
@@ -663,7 +788,28 @@ def true_b_c(
     population: Population | ExactPopulation,
     loss: str = "error",
 ) -> float:
-    r"""The batch target :math:`B^c` of §3.1.1 for ``r <= 3`` points: all ``k^r`` labellings, refitted."""
+    r"""The batch target :math:`B^c` of §3.1.1 for ``r <= 3`` points: all ``k^r`` labellings, refitted.
+
+    Parameters
+    ----------
+    problem : Problem
+        The simulated problem: it supplies the Bayes posterior.
+    classifier : Classifier
+        The base classifier (a template: cloned, never fitted in place).
+    X_S, y_S : array_like
+        The labelled data :math:`D_S`.
+    batch : array_like of shape (r, d)
+        The batch, ``r <= 3`` points.
+    population : Population or ExactPopulation
+        Where the loss is measured.
+    loss : {"error", "log", "lc"}, default "error"
+        The loss.
+
+    Returns
+    -------
+    float
+        :math:`B^c` of the batch.
+    """
     problem, population, batch = check_truth(problem, population, batch, "batch")
     if batch.shape[0] > _MAX_BATCH:
         raise ValueError(f"batch: at most {_MAX_BATCH} points (k^r refits), got {batch.shape[0]}")
