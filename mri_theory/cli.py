@@ -328,7 +328,14 @@ def _leaderboard(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``mri-theory`` argument parser (one sub-command per job)."""
+    """The ``mri-theory`` argument parser (one sub-command per job).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser, with a required sub-command (``figures``, ``curves``, ``study``, ``report``, ...) whose parsed
+        namespace carries in ``func`` the function that runs it.
+    """
     parser = argparse.ArgumentParser(prog="mri-theory", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     fig = sub.add_parser("figures", help="regenerate the paper's figures (PNG and PDF) and figures/VERSIONS.txt")
@@ -487,7 +494,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``mri-theory`` console script."""
+    """Entry point of the ``mri-theory`` console script.
+
+    Parameters
+    ----------
+    argv : sequence of str or None, optional
+        The command-line arguments, without the program name; None (the default) reads ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit code: 0 on success, 2 after a one-line error on stderr (bad arguments or folders, a missing extra,
+        an unreachable scheduler), 130 when a resumable command is interrupted.  Arguments the parser rejects exit
+        through ``SystemExit`` (code 2) instead.
+    """
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

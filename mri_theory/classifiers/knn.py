@@ -460,6 +460,12 @@ class KNN(Classifier):
         distance, moves with the added example: the plain refit per (candidate,
         label) is used.
 
+        k-NN overrides this method rather than the fast-path hook ``_future_losses``
+        (:mod:`mri_theory.engine.contract`, "The fast path"): its current and
+        future losses share the population's neighbourhoods, so
+        :meth:`~mri_theory.engine.contract.Classifier.future_retraining_losses` is this
+        method's ``L'``.
+
         Parameters
         ----------
         candidates : ndarray of shape (m, d)
@@ -475,12 +481,6 @@ class KNN(Classifier):
             The fitted model's loss on ``population``.
         future : ndarray of shape (m, k)
             The loss after retraining with each (candidate, class).
-
-        k-NN overrides this method rather than the fast-path hook ``_future_losses``
-        (:mod:`mri_theory.engine.contract`, "The fast path"): its current and
-        future losses share the population's neighbourhoods, so
-        :meth:`~mri_theory.engine.contract.Classifier.future_retraining_losses` is this
-        method's ``L'``.
         """
         candidates, population, loss = check_retraining_args(self, candidates, population, loss)
         if isinstance(self.scale, str):

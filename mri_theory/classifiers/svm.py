@@ -1339,8 +1339,8 @@ class SVM(Classifier):
 
         Returns
         -------
-        ndarray of shape (n, len(machine_classes_))
-            One column per machine (class of ``machine_classes_``).
+        ndarray of shape (n, m)
+            One column per machine (class of ``machine_classes_``): ``m = len(machine_classes_)``.
         """
         self._check_fitted()
         X = check_points(X, dim=self.dim_)
