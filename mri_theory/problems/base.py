@@ -52,6 +52,18 @@ class Problem(abc.ABC):
     :attr:`prior`, :attr:`has_truth`, :meth:`sample`, :meth:`posterior`,
     :attr:`uniform_dim`, :meth:`sample_from_uniform` and :meth:`draw_replicate`.
 
+    Parameters
+    ----------
+    name : str
+        Registry name, non-empty.
+    n_classes : int
+        Number of classes ``k >= 2``.
+    dim : int
+        Covariate dimension ``d >= 1``.
+    prior : array_like, shape (k,)
+        Class prior: ``k`` entries in (0, 1) summing to 1; stored divided
+        by its sum, read-only.
+
     Attributes
     ----------
     name : str
@@ -148,7 +160,22 @@ class Problem(abc.ABC):
 
     @abc.abstractmethod
     def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """Draw ``n`` i.i.d. pairs: ``X`` of shape ``(n, d)`` (float), ``y`` of shape ``(n,)`` (int)."""
+        """Draw ``n`` i.i.d. pairs: ``X`` of shape ``(n, d)`` (float), ``y`` of shape ``(n,)`` (int).
+
+        Parameters
+        ----------
+        n : int
+            Sample size, ``>= 1``.
+        rng : numpy.random.Generator
+            The source of randomness.
+
+        Returns
+        -------
+        X : ndarray, shape (n, d)
+            The points (float).
+        y : ndarray, shape (n,)
+            Their labels in ``0..k-1`` (int).
+        """
 
     @abc.abstractmethod
     def _class_log_densities(self, X: np.ndarray) -> np.ndarray:
@@ -201,27 +228,99 @@ class Problem(abc.ABC):
     # -- densities and Bayes' rule ----------------------------------------
 
     def class_log_densities(self, X: ArrayLike) -> np.ndarray:
-        r"""Class-conditional log densities :math:`\ln f_j(x)`, shape ``(n, k)``."""
+        r"""Class-conditional log densities :math:`\ln f_j(x)`, shape ``(n, k)``.
+
+        Parameters
+        ----------
+        X : array_like, shape (n, d)
+            Finite points, entries at most :data:`MAX_ABS_X` in absolute
+            value (for a 1-D problem, shape ``(n,)`` as well).
+
+        Returns
+        -------
+        ndarray, shape (n, k)
+            Entry ``[i, j]`` is :math:`\ln f_j(x_i)`.
+        """
         return self._class_log_densities(self._check_X(X))
 
     def class_densities(self, X: ArrayLike) -> np.ndarray:
-        r"""Class-conditional densities :math:`f_j(x)`, shape ``(n, k)`` (may underflow to 0)."""
+        r"""Class-conditional densities :math:`f_j(x)`, shape ``(n, k)`` (may underflow to 0).
+
+        Parameters
+        ----------
+        X : array_like, shape (n, d)
+            Finite points, entries at most :data:`MAX_ABS_X` in absolute
+            value (for a 1-D problem, shape ``(n,)`` as well).
+
+        Returns
+        -------
+        ndarray, shape (n, k)
+            Entry ``[i, j]`` is :math:`f_j(x_i)`, the exponential of :meth:`class_log_densities`.
+        """
         return np.exp(self.class_log_densities(X))
 
     def log_joint(self, X: ArrayLike) -> np.ndarray:
-        r""":math:`\ln \pi_j + \ln f_j(x)`, shape ``(n, k)``."""
+        r""":math:`\ln \pi_j + \ln f_j(x)`, shape ``(n, k)``.
+
+        Parameters
+        ----------
+        X : array_like, shape (n, d)
+            Finite points, entries at most :data:`MAX_ABS_X` in absolute
+            value (for a 1-D problem, shape ``(n,)`` as well).
+
+        Returns
+        -------
+        ndarray, shape (n, k)
+            Entry ``[i, j]`` is :math:`\ln \pi_j + \ln f_j(x_i)`.
+        """
         return self.class_log_densities(X) + self._log_prior
 
     def log_density(self, X: ArrayLike) -> np.ndarray:
-        r"""Log marginal density :math:`\ln p(x) = \ln \sum_j \pi_j f_j(x)`, shape ``(n,)``."""
+        r"""Log marginal density :math:`\ln p(x) = \ln \sum_j \pi_j f_j(x)`, shape ``(n,)``.
+
+        Parameters
+        ----------
+        X : array_like, shape (n, d)
+            Finite points, entries at most :data:`MAX_ABS_X` in absolute
+            value (for a 1-D problem, shape ``(n,)`` as well).
+
+        Returns
+        -------
+        ndarray, shape (n,)
+            :math:`\ln p(x_i)`, the ``logsumexp`` of :meth:`log_joint` over the classes.
+        """
         return special.logsumexp(self.log_joint(X), axis=1)
 
     def density(self, X: ArrayLike) -> np.ndarray:
-        r"""Marginal density :math:`p(x) = \sum_j \pi_j f_j(x)`, shape ``(n,)``."""
+        r"""Marginal density :math:`p(x) = \sum_j \pi_j f_j(x)`, shape ``(n,)``.
+
+        Parameters
+        ----------
+        X : array_like, shape (n, d)
+            Finite points, entries at most :data:`MAX_ABS_X` in absolute
+            value (for a 1-D problem, shape ``(n,)`` as well).
+
+        Returns
+        -------
+        ndarray, shape (n,)
+            :math:`p(x_i)`, the exponential of :meth:`log_density` (may underflow to 0).
+        """
         return np.exp(self.log_density(X))
 
     def log_posterior(self, X: ArrayLike) -> np.ndarray:
-        r"""``ln`` of the Bayes posterior, :math:`\ln p_j(x)`, shape ``(n, k)``, without underflow."""
+        r"""``ln`` of the Bayes posterior, :math:`\ln p_j(x)`, shape ``(n, k)``, without underflow.
+
+        Parameters
+        ----------
+        X : array_like, shape (n, d)
+            Finite points, entries at most :data:`MAX_ABS_X` in absolute
+            value (for a 1-D problem, shape ``(n,)`` as well).
+
+        Returns
+        -------
+        ndarray, shape (n, k)
+            Entry ``[i, j]`` is :math:`\ln p_j(x_i)`, the log-softmax of :meth:`log_joint` over the classes.
+        """
         return special.log_softmax(self.log_joint(X), axis=1)
 
     def posterior(self, X: ArrayLike) -> np.ndarray:
@@ -231,11 +330,34 @@ class Problem(abc.ABC):
         :func:`scipy.special.softmax` of the log joint densities, so the rows
         are finite and sum to 1 even far from every component (e.g. at
         ``|x| = 1e3``, where every density underflows to 0).
+
+        Parameters
+        ----------
+        X : array_like, shape (n, d)
+            Finite points, entries at most :data:`MAX_ABS_X` in absolute
+            value (for a 1-D problem, shape ``(n,)`` as well).
+
+        Returns
+        -------
+        ndarray, shape (n, k)
+            Entry ``[i, j]`` is :math:`p_j(x_i)`; each row sums to 1.
         """
         return special.softmax(self.log_joint(X), axis=1)
 
     def bayes_predict(self, X: ArrayLike) -> np.ndarray:
-        """The Bayes decision :math:`\\arg\\max_j p_j(x)`, shape ``(n,)``; ties go to the lower label."""
+        """The Bayes decision :math:`\\arg\\max_j p_j(x)`, shape ``(n,)``; ties go to the lower label.
+
+        Parameters
+        ----------
+        X : array_like, shape (n, d)
+            Finite points, entries at most :data:`MAX_ABS_X` in absolute
+            value (for a 1-D problem, shape ``(n,)`` as well).
+
+        Returns
+        -------
+        ndarray, shape (n,)
+            The label in ``0..k-1`` of the largest :math:`\\pi_j f_j(x_i)` (int).
+        """
         return np.argmax(self.log_joint(X), axis=1)
 
     # -- the Bayes error --------------------------------------------------
@@ -256,9 +378,18 @@ class Problem(abc.ABC):
         Averages :math:`1 - \max_j p_j(X)` over ``n`` draws of ``X`` (the
         Rao-Blackwellised form: less noisy than counting misclassified labels).
 
+        Parameters
+        ----------
+        n : int
+            Number of draws, at least 2 and at most ``mri_theory._utils.validation.MAX_SIZE`` (``10**8``).
+        rng : numpy.random.Generator
+            The source of the draws (:meth:`sample`).
+
         Returns
         -------
         estimate, standard_error : float
+            The mean of :math:`1 - \max_j p_j(X)` over the draws, and its standard error (sample standard
+            deviation over :math:`\sqrt n`).
         """
         n = check.count(n, "n", minimum=2, maximum=check.MAX_SIZE)
         rng = check.generator(rng)
@@ -275,6 +406,20 @@ def initial_labelled_set(problem: Problem, rng: np.random.Generator) -> tuple[np
 
     Draws come in batches of ``64 k``; after :data:`MAX_INITIAL_DRAWS` draws without a point of every
     class (a class prior below about ``1e-5``) a ``ValueError`` names the missing classes.
+
+    Parameters
+    ----------
+    problem : Problem
+        Drawn from with :meth:`Problem.sample`, ``64 k`` points at a time.
+    rng : numpy.random.Generator
+        The source of the draws.
+
+    Returns
+    -------
+    X0 : ndarray, shape (k, d)
+        Row ``j`` is the first point of class ``j`` drawn.
+    y0 : ndarray, shape (k,)
+        The labels ``0, 1, ..., k-1``.
     """
     k = problem.n_classes
     found: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # class -> its first point and label, as (1, d), (1,)

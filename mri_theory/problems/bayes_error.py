@@ -72,6 +72,20 @@ def grouped_logsumexp(values: np.ndarray, slices: Sequence[slice]) -> np.ndarray
     A lean version of :func:`scipy.special.logsumexp` for the contiguous
     component blocks of each class (the shift by the block maximum keeps it
     exact for any finite input).
+
+    Parameters
+    ----------
+    values : ndarray, shape (..., m)
+        Finite values, e.g. the weighted log densities of the ``m`` components, one column each.
+    slices : sequence
+        Slice objects, each selecting a non-empty block of columns of ``values`` (here the contiguous
+        components of one class).
+
+    Returns
+    -------
+    ndarray
+        Shape ``values.shape[:-1] + (len(slices),)``: entry ``[..., i]`` is the log of the sum of the
+        exponentials of ``values[..., slices[i]]``.
     """
     out = []
     for s in slices:

@@ -366,6 +366,11 @@ def unregister_problem(name: str) -> None:
     always stay available.  Replace one for a while with
     :func:`registered_problem` and ``overwrite=True`` instead.
 
+    Parameters
+    ----------
+    name : str
+        A name registered with :func:`register_problem`.
+
     Raises
     ------
     TypeError
@@ -386,6 +391,17 @@ def registered_problem(name: str, factory: Callable[[], Problem], *,
     or not at all.  Arguments and errors as for :func:`register_problem`,
     raised before anything changes.
 
+    Parameters
+    ----------
+    name, factory, overwrite
+        As in :func:`register_problem`.
+
+    Returns
+    -------
+    object
+        A context manager (:class:`contextlib.AbstractContextManager`): ``name`` is registered when its
+        ``with`` block starts (the block gets None) and restored when it ends.
+
     Examples
     --------
     >>> from mri_theory.problems import get_problem, list_problems, registered_problem
@@ -399,12 +415,29 @@ def registered_problem(name: str, factory: Callable[[], Problem], *,
 
 
 def list_problems() -> list[str]:
-    """Names of the registered problems (built-in and :func:`register_problem`), sorted."""
+    """Names of the registered problems (built-in and :func:`register_problem`), sorted.
+
+    Returns
+    -------
+    list of str
+        The names :func:`get_problem` accepts, in sorted order.
+    """
     return PROBLEM_REGISTRY.names()
 
 
 def get_problem(name: str) -> Problem:
     """The registered problem ``name`` (the same cached instance each call).
+
+    Parameters
+    ----------
+    name : str
+        A registered name (:func:`list_problems`).
+
+    Returns
+    -------
+    Problem
+        The object its factory made at the first call, cached: every call
+        returns that same object.
 
     Raises
     ------
@@ -419,6 +452,18 @@ def get_problem(name: str) -> Problem:
 
 def check_problem(problem: Any, name: str = "problem") -> Problem:
     """Require a :class:`Problem` object; a problem *name* gets a ``TypeError`` pointing to :func:`get_problem`.
+
+    Parameters
+    ----------
+    problem : object
+        The value to check.
+    name : str, default "problem"
+        What the messages call the argument.
+
+    Returns
+    -------
+    Problem
+        ``problem`` itself, unchanged.
 
     Raises
     ------

@@ -137,7 +137,18 @@ class DataProblem(Problem):
     @classmethod
     def from_arrays(cls, X: ArrayLike, y: ArrayLike, test_size: float | int = 0.3, name: str = "data",
                     standardize: bool = False) -> DataProblem:
-        """A problem from covariates ``X`` (n, d) and labels ``y`` (n,); see :class:`DataProblem`."""
+        """A problem from covariates ``X`` (n, d) and labels ``y`` (n,); see :class:`DataProblem`.
+
+        Parameters
+        ----------
+        X, y, test_size, name, standardize
+            As in :class:`DataProblem` (passed to its constructor unchanged).
+
+        Returns
+        -------
+        DataProblem
+            ``cls(X, y, test_size=test_size, name=name, standardize=standardize)``.
+        """
         return cls(X, y, test_size=test_size, name=name, standardize=standardize)
 
     @classmethod
@@ -280,11 +291,18 @@ class DataProblem(Problem):
         replicate leaves unused); :func:`mri_theory.runners.asymptotic.asymptotic_loss`
         trains on them.
 
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            One permutation of the rows is drawn from it, as the first draw of
+            :meth:`draw_replicate`.
+
         Returns
         -------
         X_train : ndarray, shape (n - n_test, d)
         y_train : ndarray, shape (n - n_test,)
         population : Population
+            The ``n_test`` test rows, one-hot (:meth:`~mri_theory.engine.Population.from_labels`).
         """
         rng = check.generator(rng)
         perm, test, _ = self._shuffle(rng)
@@ -300,14 +318,38 @@ class DataProblem(Problem):
             "it has no class densities, posterior or Bayes error")
 
     def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """Refused: real data cannot be sampled from (use :meth:`draw_replicate`)."""
+        """Refused: real data cannot be sampled from (use :meth:`draw_replicate`).
+
+        Parameters
+        ----------
+        n : int
+            Ignored.
+        rng : numpy.random.Generator
+            Ignored.
+
+        Raises
+        ------
+        NotImplementedError
+            Always.
+        """
         raise self._no_truth("sample")
 
     def _no_uniform_sampler(self) -> NotImplementedError:
         return self._no_truth("sample_from_uniform (and uniform_dim, for method='qmc' populations)")
 
     def class_log_densities(self, X: ArrayLike) -> np.ndarray:
-        """Refused: real data has no class densities (every density and posterior method goes through here)."""
+        """Refused: real data has no class densities (every density and posterior method goes through here).
+
+        Parameters
+        ----------
+        X : array_like
+            Ignored.
+
+        Raises
+        ------
+        NotImplementedError
+            Always.
+        """
         raise self._no_truth("the class densities (and the posterior)")
 
     def _class_log_densities(self, X: np.ndarray) -> np.ndarray:
@@ -317,7 +359,20 @@ class DataProblem(Problem):
         raise self._no_truth("the Bayes error")
 
     def bayes_error_monte_carlo(self, n: int, rng: np.random.Generator) -> tuple[float, float]:
-        """Refused: real data has no Bayes posterior."""
+        """Refused: real data has no Bayes posterior.
+
+        Parameters
+        ----------
+        n : int
+            Ignored.
+        rng : numpy.random.Generator
+            Ignored.
+
+        Raises
+        ------
+        NotImplementedError
+            Always.
+        """
         raise self._no_truth("the Bayes error")
 
 

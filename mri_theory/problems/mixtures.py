@@ -136,6 +136,21 @@ class GaussianMixtureProblem(Problem):
 
         Column 0 picks the class (prior), column 1 the component (weights), the
         rest become standard normals by the inverse CDF.
+
+        Parameters
+        ----------
+        u : array_like, shape (n, 2 + d)
+            Finite uniforms, every entry strictly inside (0, 1).
+
+        Returns
+        -------
+        ndarray, shape (n, d)
+            The points, distributed as :meth:`sample`'s when ``u`` is uniform.
+
+        Raises
+        ------
+        ValueError
+            If ``u`` does not have ``2 + d`` columns or an entry is not in (0, 1).
         """
         u = check.finite_array(u, "u")
         if u.ndim != 2 or u.shape[1] != self.uniform_dim or np.any((u <= 0) | (u >= 1)):
@@ -178,7 +193,20 @@ class GaussianMixtureProblem(Problem):
         return grouped_logsumexp(self._component_log_densities(X) + self._comp_logw, self._slices)
 
     def bounding_box(self, n_sd: float = 3.0) -> np.ndarray:
-        """``[[lo_1, hi_1], ..., [lo_d, hi_d]]`` covering every component to ``± n_sd`` sd."""
+        """``[[lo_1, hi_1], ..., [lo_d, hi_d]]`` covering every component to ``± n_sd`` sd.
+
+        Parameters
+        ----------
+        n_sd : float, default 3.0
+            Half-width of each component's interval, in its marginal standard
+            deviations along each coordinate; ``> 0``.
+
+        Returns
+        -------
+        ndarray, shape (d, 2)
+            Row ``i``: the smallest ``mean_i - n_sd * sd_i`` and the largest
+            ``mean_i + n_sd * sd_i`` over all components.
+        """
         n_sd = check.positive_scalar(n_sd, "n_sd")
         sd = np.sqrt(np.diagonal(self._comp_cov, axis1=1, axis2=2))
         return np.stack([np.min(self._comp_mean - n_sd * sd, axis=0),

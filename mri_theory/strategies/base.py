@@ -23,10 +23,13 @@ __all__ = ["ORIGINS", "Context", "Strategy", "checked_scores", "check_context", 
 class Context:
     """What a strategy may look at when it scores candidates.
 
-    Attributes
+    The fields are the constructor's parameters, in this order.
+
+    Parameters
     ----------
     X, y : ndarray
-        The labelled data :math:`D_S`.
+        The labelled data :math:`D_S`: points of shape ``(n, d)`` and their
+        labels in ``0..n_classes-1``, shape ``(n,)``.
     candidates : ndarray (m, d)
         The points to score (the pool, or a random sub-sample of it).
     pool : ndarray (n_p, d)
@@ -34,9 +37,18 @@ class Context:
     classifier : Classifier
         The base classifier (an unfitted template).
     n_classes : int
+        Number of classes ``k >= 2``.
     rng : numpy.random.Generator
-    problem, population : optional
-        The truth, for the oracle strategies only.
+        The only source of randomness a strategy may draw from.
+    problem : Problem, optional
+        The truth, for the oracle strategies only (:attr:`~mri_theory.strategies.Strategy.needs_truth`);
+        None for the others.
+    population : Population or ExactPopulation, optional
+        The truth, for the oracle strategies only: where they measure the
+        loss (the replicate's evaluation population); None for the others.
+    _fitted : Classifier, optional
+        Internal: the cache of :meth:`fitted`, None until its first call;
+        leave it at its default.
     """
 
     X: np.ndarray
@@ -51,7 +63,14 @@ class Context:
     _fitted: Classifier | None = field(default=None, repr=False)
 
     def fitted(self) -> Classifier:
-        """The base classifier fitted on :math:`D_S` (cached)."""
+        """The base classifier fitted on :math:`D_S` (cached).
+
+        Returns
+        -------
+        Classifier
+            A clone of ``classifier`` fitted on ``X``, ``y`` (with ``n_classes``) at the first call; the
+            same object at every later call.
+        """
         if self._fitted is None:
             self._fitted = self.classifier.clone().fit(self.X, self.y, self.n_classes)
         return self._fitted
@@ -131,6 +150,16 @@ class Strategy:
         a run is reproducible) and call ``ctx.fitted()``, but must not change
         the other fields of ``ctx``; it reads ``ctx.problem`` and
         ``ctx.population`` only if :attr:`~mri_theory.strategies.Strategy.needs_truth` (they are None otherwise).
+
+        Parameters
+        ----------
+        ctx : Context
+            The labelled data, the candidates, the pool, the base classifier and the generator.
+
+        Returns
+        -------
+        ndarray (m,)
+            The scores of ``ctx.candidates``, in their order.
         """
         raise NotImplementedError
 
@@ -163,6 +192,18 @@ def checked_scores(strategy: Strategy, ctx: Context) -> np.ndarray:
 
     Otherwise a ``TypeError`` (not real numbers) or ``ValueError`` (wrong
     shape, NaN or inf) naming the strategy and what is wrong.
+
+    Parameters
+    ----------
+    strategy : Strategy
+        Its :meth:`~mri_theory.strategies.Strategy.scores` is called once, with ``ctx``.
+    ctx : Context
+        The state scored (not checked here: :func:`check_context` does that).
+
+    Returns
+    -------
+    ndarray (m,)
+        The scores as a float array, one per row of ``ctx.candidates``.
     """
     raw = strategy.scores(ctx)
     who = f"strategy {getattr(strategy, 'name', '?')!r} ({type(strategy).__name__})"
@@ -179,7 +220,17 @@ def checked_scores(strategy: Strategy, ctx: Context) -> np.ndarray:
 
 
 def check_context(ctx: Context) -> None:
-    """The fields of ``ctx`` a strategy relies on: a ValueError/TypeError naming the field otherwise."""
+    """The fields of ``ctx`` a strategy relies on: a ValueError/TypeError naming the field otherwise.
+
+    Parameters
+    ----------
+    ctx : Context
+        Checked: ``X``, ``candidates`` and ``pool`` finite numpy arrays of
+        one dimension ``d`` with at least one row each, ``classifier`` a
+        :class:`~mri_theory.classifiers.Classifier`, ``n_classes >= 2``,
+        ``y`` one label in ``0..n_classes-1`` per row of ``X``, ``rng`` a
+        ``numpy.random.Generator``.  Nothing is changed.
+    """
     for field_name in ("X", "candidates", "pool"):
         value = getattr(ctx, field_name)
         if not isinstance(value, np.ndarray):

@@ -44,10 +44,36 @@ class RandomSelection(Strategy):
     origin = "paper"
 
     def scores(self, ctx):
+        r"""Score 0 for every candidate, so that the random tie-break chooses uniformly.
+
+        Parameters
+        ----------
+        ctx : Context
+            Only the number of rows of ``ctx.candidates`` is read.
+
+        Returns
+        -------
+        ndarray (m,)
+            Zeros, one per candidate.
+        """
         return np.zeros(ctx.candidates.shape[0])
 
 
 def entropy(p: np.ndarray) -> np.ndarray:
+    r"""Shannon entropy :math:`-\sum_j p_j \ln p_j` (in nats) of each distribution along the last axis.
+
+    Terms with :math:`p_j = 0` count 0 (:func:`scipy.special.xlogy`).
+
+    Parameters
+    ----------
+    p : ndarray
+        Probabilities, the classes along the last axis (shape ``(..., k)``).
+
+    Returns
+    -------
+    ndarray
+        Shape ``p.shape[:-1]``: the entropy of each distribution.
+    """
     return -np.sum(special.xlogy(p, p), axis=-1)
 
 
@@ -58,6 +84,19 @@ class ShannonEntropy(Strategy):
     origin = "paper"
 
     def scores(self, ctx):
+        r"""The entropy :math:`-\sum_j \hat p_j \ln \hat p_j` of the base classifier's probabilities at each candidate.
+
+        Parameters
+        ----------
+        ctx : Context
+            Its base classifier is fitted on the labelled data (``ctx.fitted()``) and predicts the
+            candidates.
+
+        Returns
+        -------
+        ndarray (m,)
+            The entropies (:func:`~mri_theory.strategies.builtin.entropy`), in nats.
+        """
         return entropy(ctx.fitted().predict_proba(ctx.candidates))
 
 
@@ -67,6 +106,19 @@ class LeastConfidence(Strategy):
     name = "LC"
 
     def scores(self, ctx):
+        r"""The least confidence :math:`1 - \max_j \hat p_j` of the base classifier at each candidate.
+
+        Parameters
+        ----------
+        ctx : Context
+            Its base classifier is fitted on the labelled data (``ctx.fitted()``) and predicts the
+            candidates.
+
+        Returns
+        -------
+        ndarray (m,)
+            One minus the largest class probability.
+        """
         return 1.0 - ctx.fitted().predict_proba(ctx.candidates).max(axis=1)
 
 
@@ -130,6 +182,19 @@ class VoteEntropy(Strategy):
         self.knn_kernel = _check_kernel(knn_kernel, "knn_kernel")
 
     def scores(self, ctx):
+        r"""The entropy of the committee's vote shares at each candidate.
+
+        Parameters
+        ----------
+        ctx : Context
+            The four members (:data:`COMMITTEE`, k-NNs of kernel ``knn_kernel``) are fitted afresh on
+            ``ctx.X``, ``ctx.y``; each votes for its most probable class.
+
+        Returns
+        -------
+        ndarray (m,)
+            The entropy, in nats, of the fractions of members voting for each class.
+        """
         proba = _committee_proba(ctx, self.knn_kernel)
         votes = np.eye(ctx.n_classes)[np.argmax(proba, axis=2)].mean(axis=0)
         return entropy(votes)
@@ -152,6 +217,20 @@ class AverageKL(Strategy):
         self.knn_kernel = _check_kernel(knn_kernel, "knn_kernel")
 
     def scores(self, ctx):
+        r"""The mean over the committee of each member's Kullback-Leibler divergence to the mean probabilities.
+
+        Parameters
+        ----------
+        ctx : Context
+            The four members (:data:`COMMITTEE`, k-NNs of kernel ``knn_kernel``) are fitted afresh on
+            ``ctx.X``, ``ctx.y`` and predict the candidates' class probabilities.
+
+        Returns
+        -------
+        ndarray (m,)
+            :math:`\frac1M \sum_m KL(\hat{\mathbf p}_m \,\|\, \bar{\mathbf p})` at each candidate, in
+            nats (:math:`M = 4`).
+        """
         proba = _committee_proba(ctx, self.knn_kernel)
         mean = proba.mean(axis=0)
         return np.mean(np.sum(special.rel_entr(proba, mean[None]), axis=2), axis=0)
@@ -164,7 +243,22 @@ def second_classifier(base: Classifier, trees: int = FOREST_TREES, kernel: str =
     r""":math:`\theta_2`, the class-probability estimator of SMRI and BMRI (§4, line 863): 5-NN of ``kernel``
     (:data:`KNN_KERNELS`), or a random forest of ``trees`` trees when the base is a nearest-neighbour method (its
     ``nearest_neighbour`` attribute, True for :class:`~mri_theory.classifiers.KNN`), so that :math:`\theta_2`
-    differs from the base."""
+    differs from the base.
+
+    Parameters
+    ----------
+    base : Classifier
+        The base classifier; only its ``nearest_neighbour`` attribute is read (False when it has none).
+    trees : int, default :data:`FOREST_TREES`
+        Trees of the random forest, for a nearest-neighbour base.
+    kernel : {"rectangular", "optimal"}, default "rectangular"
+        The kernel of the 5-NN (:data:`KNN_KERNELS`), for any other base.
+
+    Returns
+    -------
+    Classifier
+        A new, unfitted ``RandomForest(trees)`` or ``KNN(5, kernel)``.
+    """
     return RandomForest(trees) if getattr(base, "nearest_neighbour", False) else KNN(5, kernel)
 
 
@@ -224,6 +318,20 @@ class EfeLc(Strategy):
         self.costly = candidates == "subsample"  # the sandbox sub-samples the candidates of costly strategies
 
     def scores(self, ctx):
+        r"""EfeLc's :math:`f_1` of Eq. ``efelc``, minus the expected least confidence summed over the pool.
+
+        Parameters
+        ----------
+        ctx : Context
+            The base classifier ``ctx.classifier`` is retrained on ``ctx.X``, ``ctx.y`` plus each
+            (candidate, class) pair; :math:`\hat p` is ``ctx.fitted()``, the pool ``ctx.pool``.
+
+        Returns
+        -------
+        ndarray (m,)
+            :math:`-\sum_j \hat p_j(x) \sum_{x_i \in X_P} (1 - \max \hat p'(x_i))`, :math:`\hat p'` the
+            retrained model's probabilities (never positive).
+        """
         pool = Population(ctx.pool, np.full((ctx.pool.shape[0], ctx.n_classes), 1.0 / ctx.n_classes))
         future = future_losses(ctx.classifier, ctx.X, ctx.y, ctx.candidates, pool, "lc", self.method)
         p_hat = ctx.fitted().predict_proba(ctx.candidates)
@@ -272,6 +380,20 @@ class SimpleMRI(Strategy):
         self.theta2, self.theta2_kernel = _check_theta2(theta2, theta2_kernel)
 
     def scores(self, ctx):
+        r"""SimpleMRI's :math:`-\hat T_e = -\hat{\mathbf p}\cdot\hat{\mathbf{L'}}` (Algorithm 1) at each candidate.
+
+        Parameters
+        ----------
+        ctx : Context
+            Its labelled data serve as :math:`D_P = D_T = D_E = D_S`: :math:`\theta_2` is fitted on
+            them, and each retrained model (the base classifier on :math:`D_S` plus one (candidate,
+            class) pair) is tested on them: its error rate there is :math:`\hat L'_j`.
+
+        Returns
+        -------
+        ndarray (m,)
+            :math:`-\sum_j \hat p_j(x) \hat L'_j(x)`, :math:`\hat p` from :math:`\theta_2`.
+        """
         data = (ctx.X, ctx.y)
         return _minus_expected_future_loss(ctx, data, data, data, self.method, theta2=self.theta2,
                                            kernel=self.theta2_kernel)
@@ -327,6 +449,21 @@ class BootstrapMRI(Strategy):
         self.aggregate = aggregate
 
     def scores(self, ctx):
+        r"""BootstrapMRI's :math:`-\hat T_e` (Algorithm 2): the median (or mean) over ``n_b`` bootstrap triples.
+
+        Parameters
+        ----------
+        ctx : Context
+            ``n_b`` triples :math:`(D_P, D_T, D_E)` of bootstrap resamples of the labelled data are
+            drawn from ``ctx.rng`` (once per call, shared by all candidates); each gives SimpleMRI's
+            estimate with :math:`\theta_2` fitted on :math:`D_P`, the retrained models on
+            :math:`D_T`, tested on :math:`D_E`.
+
+        Returns
+        -------
+        ndarray (m,)
+            The ``aggregate`` (median or mean) of the ``n_b`` estimates at each candidate.
+        """
         n = ctx.X.shape[0]
         estimates = np.empty((self.n_b, ctx.candidates.shape[0]))
         for b in range(self.n_b):
@@ -361,6 +498,25 @@ class MRIBest(Strategy):
         self.loss = loss
 
     def scores(self, ctx):
+        r"""The true :math:`Q^c` of Eq. ``eqc`` at each candidate, times ``sign``.
+
+        Parameters
+        ----------
+        ctx : Context
+            Needs the truth: ``ctx.problem`` (the Bayes posterior) and ``ctx.population`` (where the
+            loss ``loss`` is measured); the base classifier is retrained on ``ctx.X``, ``ctx.y`` plus
+            each (candidate, class) pair.
+
+        Returns
+        -------
+        ndarray (m,)
+            ``sign`` times :math:`Q^c` (+1 for MRI-best, -1 for MRI-worst).
+
+        Raises
+        ------
+        ValueError
+            If ``ctx.problem`` or ``ctx.population`` is None.
+        """
         if ctx.problem is None or ctx.population is None:
             raise ValueError(f"{self.name} needs the truth: pass problem and population")
         return self.sign * true_q_c(ctx.problem, ctx.classifier, ctx.X, ctx.y, ctx.candidates, ctx.population,
@@ -368,7 +524,15 @@ class MRIBest(Strategy):
 
 
 class MRIWorst(MRIBest):
-    """MRI-worst: the argmin of the true :math:`Q^c`, the worst possible selection."""
+    """MRI-worst: the argmin of the true :math:`Q^c`, the worst possible selection.
+
+    Its scores are minus MRI-best's (``sign = -1``), so that the best score is the smallest :math:`Q^c`.
+
+    Parameters
+    ----------
+    loss : {"error", "log"}, default "error"
+        As :class:`MRIBest`'s: the loss whose expected reduction is minimised.
+    """
 
     name = "MRI-worst"
     sign = -1.0
@@ -503,6 +667,24 @@ class CrossValidatedMRI(Strategy):
         self.stratified = check.flag(stratified, "stratified")
 
     def scores(self, ctx):
+        r"""CvMRI's :math:`-\hat T_e` at each candidate, the future losses cross-validated on folds of :math:`D_S`.
+
+        Parameters
+        ----------
+        ctx : Context
+            The folds of ``ctx.y`` are drawn from ``ctx.rng`` once per call and shared by all
+            candidates; :math:`\theta_2` is fitted on all of ``ctx.X``, ``ctx.y``.
+
+        Returns
+        -------
+        ndarray (m,)
+            :math:`-\hat T_e(x)` (the formula of :class:`CrossValidatedMRI`).
+
+        Raises
+        ------
+        ValueError
+            If ``ctx.X`` holds fewer than 2 labelled points.
+        """
         n = ctx.X.shape[0]
         if n < 2:
             raise ValueError(f"{self.name} needs at least 2 labelled points to cross-validate, ctx.X holds {n}")
@@ -563,6 +745,19 @@ class PoolMRI(Strategy):
         self.theta2, _ = _check_theta2(theta2)
 
     def scores(self, ctx):
+        r"""PoolMRI's :math:`-\hat T_e` at each candidate, the future losses measured on the pool.
+
+        Parameters
+        ----------
+        ctx : Context
+            :math:`\theta_2` is fitted on ``ctx.X``, ``ctx.y`` and labels ``ctx.pool`` with its
+            probabilities; the retrained models are tested there (error rate).
+
+        Returns
+        -------
+        ndarray (m,)
+            :math:`-\sum_c \hat p_2(c \mid x)\, \hat L'_c(x)` (the formulas of :class:`PoolMRI`).
+        """
         theta2 = _fitted_theta2(ctx, (ctx.X, ctx.y), theta2=self.theta2)
         pool = Population(ctx.pool, theta2.predict_proba(ctx.pool))
         future = future_losses(ctx.classifier, ctx.X, ctx.y, ctx.candidates, pool, "error", self.method)
@@ -582,6 +777,19 @@ class MarginSampling(Strategy):
     origin = "ours"
 
     def scores(self, ctx):
+        r"""Minus the margin :math:`\hat p_{(1)} - \hat p_{(2)}` of the base classifier at each candidate.
+
+        Parameters
+        ----------
+        ctx : Context
+            Its base classifier is fitted on the labelled data (``ctx.fitted()``) and predicts the
+            candidates.
+
+        Returns
+        -------
+        ndarray (m,)
+            The second largest class probability minus the largest (never positive).
+        """
         top = np.sort(ctx.fitted().predict_proba(ctx.candidates), axis=1)
         return top[:, -2] - top[:, -1]
 
@@ -631,6 +839,17 @@ def strategy_names(origin: str) -> tuple[str, ...]:
     CvMRI, PoolMRI and Margin, and so on; a strategy registered under a name reads ``origin`` from its factory
     (a class's attribute), ``"other"`` when the factory does not say.
 
+    Parameters
+    ----------
+    origin : str
+        One of :data:`~mri_theory.strategies.base.ORIGINS`: ``"paper"``, ``"oracle"``, ``"ours"``, ``"peer"``
+        or ``"other"``.
+
+    Returns
+    -------
+    tuple of str
+        The names, in registration order.
+
     Raises
     ------
     ValueError
@@ -648,6 +867,11 @@ def list_strategies() -> list[str]:
 
     Without scikit-activeml the peers stay registered (:func:`get_strategy` of one raises an ``ImportError``
     naming the extra) but are not listed, so the runners' ``"all"`` keeps working.
+
+    Returns
+    -------
+    list of str
+        The names, in that order.
     """
     hidden = set() if skactiveml_installed() else {name for name, factory in _PEER_FACTORIES.items()
                                                      if name in STRATEGY_REGISTRY
@@ -701,6 +925,11 @@ def unregister_strategy(name: str) -> None:
     Replace one for a while with :func:`registered_strategy` and
     ``overwrite=True`` instead.
 
+    Parameters
+    ----------
+    name : str
+        A name registered with :func:`register_strategy` (or ours: CvMRI, PoolMRI, Margin).
+
     Raises
     ------
     TypeError
@@ -721,6 +950,17 @@ def registered_strategy(name: str, factory: Callable[[], Strategy], *,
     :func:`list_strategies`, or not at all.  Arguments and errors as for
     :func:`register_strategy`, raised before anything changes.
 
+    Parameters
+    ----------
+    name, factory, overwrite
+        As in :func:`register_strategy`.
+
+    Returns
+    -------
+    object
+        A context manager (:class:`contextlib.AbstractContextManager`): ``name`` is registered when its
+        ``with`` block starts (the block gets None) and restored when it ends.
+
     Examples
     --------
     >>> from mri_theory.strategies import SimpleMRI, list_strategies, registered_strategy
@@ -735,6 +975,18 @@ def registered_strategy(name: str, factory: Callable[[], Strategy], *,
 
 def get_strategy(name: str, **options: Any) -> Strategy:
     """A strategy by name; ``options`` go to its constructor (e.g. ``method="refit"``, ``n_b=10``).
+
+    Parameters
+    ----------
+    name : str
+        A registered name (:func:`list_strategies`, or a peer of :data:`PEER_NAMES`).
+    **options
+        Keyword arguments of the registered factory (a strategy's class: its constructor's parameters).
+
+    Returns
+    -------
+    Strategy
+        A new object at every call.
 
     Raises
     ------

@@ -519,6 +519,18 @@ class SkactivemlStrategy(Strategy):
 
         One integer drawn from ``ctx.rng`` seeds the query strategy (and a
         scikit-activeml classifier), so equal generators give equal scores.
+
+        Parameters
+        ----------
+        ctx : Context
+            The query strategy sees ``ctx.X``, ``ctx.y`` as its labelled rows and ``ctx.pool`` (plus any
+            candidate not in it) as its unlabelled rows, and scores the rows of ``ctx.candidates``.
+
+        Returns
+        -------
+        ndarray (m,)
+            The utilities ``query`` returns for the candidates (``return_utilities=True``, batch size 1),
+            as floats.
         """
         skal = _skactiveml()
         seed = int(ctx.rng.integers(_SEED_BOUND))
