@@ -22,7 +22,7 @@ DOCS = ROOT / "docs"
 _PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
 #: Pages tested elsewhere (block by block) and the build's outputs.
 ELSEWHERE = {DOCS / "getting-started.md"}
-BUILD_OUTPUTS = ("_build", "notebooks", "api")
+BUILD_OUTPUTS = ("_build", "notebooks", "api", "runs")
 
 
 def _pages() -> list[Path]:

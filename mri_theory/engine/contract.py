@@ -257,8 +257,8 @@ class Classifier(skbase.BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n, n_classes)
-            The probabilities; an absent class has 0.
+        ndarray
+            The probabilities, shape ``(n, n_classes)``; an absent class has 0.
         """
         self._check_fitted()
         return self._predict_proba(check_points(X, dim=self.dim_))

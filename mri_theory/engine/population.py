@@ -628,8 +628,8 @@ def qmc_uniforms(dim: int, size: int, rng: np.random.Generator) -> np.ndarray:
 
     Returns
     -------
-    ndarray of shape (size, dim)
-        The points.
+    ndarray
+        The points, shape ``(size, dim)``.
     """
     from scipy.stats import qmc
 

@@ -798,8 +798,8 @@ def true_b_c(
         The base classifier (a template: cloned, never fitted in place).
     X_S, y_S : array_like
         The labelled data :math:`D_S`.
-    batch : array_like of shape (r, d)
-        The batch, ``r <= 3`` points.
+    batch : array_like
+        The batch, ``(r, d)`` with ``r <= 3`` points.
     population : Population or ExactPopulation
         Where the loss is measured.
     loss : {"error", "log", "lc"}, default "error"

@@ -62,7 +62,7 @@ class RandomSelection(Strategy):
 def entropy(p: np.ndarray) -> np.ndarray:
     r"""Shannon entropy :math:`-\sum_j p_j \ln p_j` (in nats) of each distribution along the last axis.
 
-    Terms with :math:`p_j = 0` count 0 (:func:`scipy.special.xlogy`).
+    Terms with :math:`p_j = 0` count 0 (``scipy.special.xlogy``).
 
     Parameters
     ----------
