@@ -4,13 +4,19 @@ Build (from the repository root; warnings are errors, every cross-reference must
 
     python -m pip install -e ".[docs]" && sphinx-build -W -n docs docs/_build/html
 
-Two steps run here, before Sphinx reads a page, and write only git-ignored files:
+These steps run here, before Sphinx reads a page, and write only git-ignored files:
 
 * the API reference pages ``api/<module>.rst`` are generated from the package's ``__all__`` lists (one page per
-  public subpackage and module; the objects' own pages are autosummary's stubs in ``api/generated/``);
+  public subpackage and module, :mod:`_api_names`; the objects' own pages are autosummary's stubs in
+  ``api/generated/``), and ``api/registered.rst`` from the registries;
 * the notebooks are copied from ``notebooks/`` into ``docs/notebooks/`` (Sphinx reads nothing outside its source
-  folder), where myst-nb executes them: ``nb_execution_mode = "cache"`` re-runs a notebook only when its code
-  changes (set ``MRI_DOCS_EXECUTE=off`` to skip execution while editing prose).
+  folder), each with a download link first, where myst-nb executes them: ``nb_execution_mode = "cache"`` re-runs
+  a notebook only when its code changes (set ``MRI_DOCS_EXECUTE=off`` to skip execution while editing prose);
+* the reports of the committed runs (``figures/**/*.md``) become the pages ``runs/*.md``.
+
+While Sphinx reads, the pages' links to ``../notebooks/`` are pointed at the copies, the gallery gets its cards
+(from the figure registry), and each public constant shows its ``#:`` comment.  The site needs no network: MathJax
+is served from the build.
 """
 
 from __future__ import annotations
