@@ -1,5 +1,5 @@
 """Which public names the API reference documents, and where: read by ``docs/conf.py`` (the reference's pages)
-and by ``tests/test_docstrings.py`` (numpydoc validation of the same objects).  Imports the package, writes nothing."""
+and by ``tests/test_api_docstrings.py`` (numpydoc validation of the same objects).  Imports the package, writes nothing."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ def constant_comments() -> dict[str, list[str]]:
 
     A subpackage re-exports most constants, where autodoc finds no comment and would show the docstring of the
     value's type (``float``'s, ``dict``'s); the comment is read from the module that assigns the same object.  A
-    constant without a comment is absent from the result (``tests/test_docstrings.py`` requires one).
+    constant without a comment is absent from the result (``tests/test_api_docstrings.py`` requires one).
     """
     from sphinx.errors import PycodeError
     from sphinx.pycode import ModuleAnalyzer
