@@ -1,5 +1,6 @@
 """Which public names the API reference documents, and where: read by ``docs/conf.py`` (the reference's pages)
-and by ``tests/test_api_docstrings.py`` (numpydoc validation of the same objects).  Imports the package, writes nothing."""
+and by ``tests/test_api_docstrings.py`` (numpydoc validation of the same objects).  Imports the package, writes
+nothing."""
 
 from __future__ import annotations
 
