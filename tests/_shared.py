@@ -133,3 +133,28 @@ def paper_table_rows(label: str) -> list[tuple[int, list[str]]]:
         if "&" in text and text.endswith("\\\\"):
             rows.append((number, [_plain(cell) for cell in text[:-2].split("&")]))
     return rows
+
+
+# ---------------------------------------------------------------- the documentation's pages
+
+#: The repository's root and its documentation folder.
+REPOSITORY = Path(__file__).resolve().parent.parent
+DOCS = REPOSITORY / "docs"
+#: A fenced Python block of a Markdown page (its code is group 1).
+PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
+#: What the documentation build writes (git-ignored, absent from a fresh clone).
+DOCS_BUILD_OUTPUTS = tuple(DOCS / name for name in ("_build", "notebooks", "api/generated", "runs"))
+
+
+def is_docs_build_output(path: Path) -> bool:
+    """Whether ``path`` is written by the documentation build: under :data:`DOCS_BUILD_OUTPUTS`, or one of the
+    reference pages ``docs/api/*.rst`` that ``docs/conf.py`` generates."""
+    path = path.resolve()
+    generated_page = path.parent == DOCS / "api" and path.suffix == ".rst"
+    return generated_page or any(path.is_relative_to(out) for out in DOCS_BUILD_OUTPUTS)
+
+
+def documentation_pages() -> list[Path]:
+    """The documentation's own Markdown pages, as a fresh clone has them."""
+    return [page for page in sorted(DOCS.rglob("*.md")) if not is_docs_build_output(page)]
+

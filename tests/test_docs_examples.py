@@ -12,13 +12,13 @@ from pathlib import Path
 
 import matplotlib
 import pytest
+from _shared import PYTHON_BLOCK, documentation_pages, is_docs_build_output
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 PAGES_WITH_RUNNABLE_EXAMPLES = [README, ROOT / "docs" / "getting-started.md"]
 
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
-_PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
 def _relative_links(text: str) -> list[str]:
@@ -33,22 +33,16 @@ def test_readme_relative_links_lead_to_files():
     assert not missing, f"README.md links to missing files: {missing}"
 
 
-#: What the documentation build writes (git-ignored, absent from a fresh clone): no page may link into it.
-BUILD_OUTPUTS = ("docs/_build", "docs/notebooks", "docs/api/generated", "docs/runs")
-
-
 def test_docs_relative_links_lead_to_files_of_a_clone():
     """Each Markdown link of the docs' pages leads to a file a fresh clone has (the build's outputs do not count:
     the pages link the repository's notebooks, and the build points them at its copies, docs/conf.py)."""
-    pages = [page for page in sorted((ROOT / "docs").rglob("*.md"))
-             if not any(page.is_relative_to(ROOT / out) for out in BUILD_OUTPUTS)]
+    pages = documentation_pages()
     assert len(pages) >= 20
     missing = []
     for page in pages:
         for link in _relative_links(page.read_text(encoding="utf-8")):
-            target = (page.parent / link.split("#")[0]).resolve()
-            generated = target.parent == ROOT / "docs" / "api" and target.suffix == ".rst"  # docs/conf.py writes them
-            if not target.exists() or generated or any(target.is_relative_to(ROOT / out) for out in BUILD_OUTPUTS):
+            target = page.parent / link.split("#")[0]
+            if not target.exists() or is_docs_build_output(target):
                 missing.append(f"{page.relative_to(ROOT)}: {link}")
     assert not missing, f"links to files a fresh clone lacks: {missing}"
 
@@ -66,7 +60,7 @@ def test_readme_is_a_first_page():
 
 
 @pytest.mark.parametrize("block", [pytest.param(code, id=f"{page.name}-{i}") for page in PAGES_WITH_RUNNABLE_EXAMPLES
-                                   for i, code in enumerate(_PYTHON_BLOCK.findall(page.read_text(encoding="utf-8")))])
+                                   for i, code in enumerate(PYTHON_BLOCK.findall(page.read_text(encoding="utf-8")))])
 def test_example_runs(block, capsys):
     matplotlib.use("Agg")
     exec(compile(block, "<example>", "exec"), {"__name__": "__example__"})

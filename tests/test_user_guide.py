@@ -10,25 +10,21 @@ getting-started page are tested block by block in ``test_docs_examples.py``.  Th
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from _shared import DOCS, PYTHON_BLOCK, REPOSITORY, documentation_pages
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCS = ROOT / "docs"
-_PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
-#: Pages tested elsewhere (block by block) and the build's outputs.
+ROOT = REPOSITORY
+#: Pages tested elsewhere (block by block).
 ELSEWHERE = {DOCS / "getting-started.md"}
-BUILD_OUTPUTS = ("_build", "notebooks", "api", "runs")
 
 
 def _pages() -> list[Path]:
-    pages = [page for page in sorted(DOCS.rglob("*.md"))
-             if page not in ELSEWHERE and page.relative_to(DOCS).parts[0] not in BUILD_OUTPUTS]
-    return [page for page in pages if _PYTHON_BLOCK.search(page.read_text(encoding="utf-8"))]
+    return [page for page in documentation_pages()
+            if page not in ELSEWHERE and PYTHON_BLOCK.search(page.read_text(encoding="utf-8"))]
 
 
 def test_the_pages_with_code_are_found():
@@ -40,7 +36,7 @@ def test_the_pages_with_code_are_found():
 @pytest.mark.slow
 @pytest.mark.parametrize("page", _pages(), ids=lambda page: page.relative_to(DOCS).as_posix())
 def test_the_page_runs_as_written(page, tmp_path):
-    blocks = _PYTHON_BLOCK.findall(page.read_text(encoding="utf-8"))
+    blocks = PYTHON_BLOCK.findall(page.read_text(encoding="utf-8"))
     script = tmp_path / "page.py"
     script.write_text("import matplotlib\nmatplotlib.use('Agg')\n" + "\n".join(blocks), encoding="utf-8")
     (tmp_path / "figures").symlink_to(ROOT / "figures", target_is_directory=True)
