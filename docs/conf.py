@@ -154,6 +154,13 @@ def _module_page(modname: str, names: list[str], elsewhere: list[tuple[str, str]
     return "\n".join(lines)
 
 
+def _write_if_changed(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` unless it holds them already (an unchanged file keeps its time: Sphinx and the
+    notebooks' execution cache read nothing again)."""
+    if not path.exists() or path.read_bytes() != data:
+        path.write_bytes(data)
+
+
 def write_api_pages() -> dict[object, str]:
     """Write ``api/<module>.rst`` for every public subpackage and module; return every documented object's home."""
     api = DOCS / "api"
@@ -163,8 +170,7 @@ def write_api_pages() -> dict[object, str]:
         for modname, children in [(package, subs)] + [(sub, []) for sub in subs]:
             text = _module_page(modname, documented.get(modname, []), elsewhere.get(modname, []), children)
             path = api / f"{modname}.rst"
-            if not path.exists() or path.read_text(encoding="utf-8") != text:
-                path.write_text(text, encoding="utf-8")
+            _write_if_changed(path, text.encode())
     return home
 
 
@@ -187,8 +193,7 @@ def copy_notebooks() -> None:
     for src in sources:
         dst = target / src.name
         page = _page_notebook(src)
-        if not dst.exists() or dst.read_bytes() != page:
-            dst.write_bytes(page)
+        _write_if_changed(dst, page)
     for stale in set(target.glob("*.ipynb")) - {target / s.name for s in sources}:
         stale.unlink()
 
@@ -247,8 +252,7 @@ def write_registry_page() -> None:
                strategies),
     ])
     path = DOCS / "api" / "registered.rst"
-    if not path.exists() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
+    _write_if_changed(path, text.encode())
 
 
 def _run_page(report: Path, page: Path) -> str:
@@ -278,8 +282,7 @@ def write_run_pages() -> None:
         page = runs / ("-".join(report.relative_to(ROOT).with_suffix("").parts[1:]).lower() + ".md")
         pages.add(page)
         text = _run_page(report, page)
-        if not page.exists() or page.read_text(encoding="utf-8") != text:
-            page.write_text(text, encoding="utf-8")
+        _write_if_changed(page, text.encode())
     for stale in set(runs.glob("*.md")) - pages:
         stale.unlink()
 
