@@ -6,6 +6,7 @@ Fixtures shared by several files are in ``tests/conftest.py``.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import re
 import subprocess
@@ -13,6 +14,7 @@ import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
@@ -158,3 +160,12 @@ def documentation_pages() -> list[Path]:
     """The documentation's own Markdown pages, as a fresh clone has them."""
     return [page for page in sorted(DOCS.rglob("*.md")) if not is_docs_build_output(page)]
 
+
+
+def api_names() -> ModuleType:
+    """``docs/_api_names.py``, the module that lists the public names the API reference documents."""
+    sys.path.insert(0, str(DOCS))
+    try:
+        return importlib.import_module("_api_names")
+    finally:
+        sys.path.remove(str(DOCS))

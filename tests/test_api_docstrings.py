@@ -13,23 +13,12 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import sys
-from pathlib import Path
 
 from _optional import need, requires
+from _shared import api_names
 
-ROOT = Path(__file__).resolve().parents[1]
 #: numpydoc's checks this project holds its public docstrings to.
 CHECKS = frozenset({"GL08", "PR01", "PR02", "RT01", "SS01", "SS03"})
-
-
-def _api_names():
-    """``docs/_api_names.py``, the module that lists what the reference documents."""
-    sys.path.insert(0, str(ROOT / "docs"))
-    try:
-        return importlib.import_module("_api_names")
-    finally:
-        sys.path.remove(str(ROOT / "docs"))
 
 
 def _documented_here(cls: type, name: str, value: object) -> bool:
@@ -43,7 +32,7 @@ def _documented_here(cls: type, name: str, value: object) -> bool:
 
 def _public_objects() -> list[str]:
     """Dotted names of the documented functions and classes and of those classes' own public methods."""
-    documented_names = _api_names().documented_names
+    documented_names = api_names().documented_names
     names = []
     for module, documented in documented_names()[0].items():
         for name in documented:
@@ -79,7 +68,7 @@ def test_public_docstrings_pass_numpydoc_validation():
 
 @requires("sphinx")  # the test extra has it
 def test_every_public_constant_has_its_own_comment():
-    api = _api_names()
+    api = api_names()
     constants = [f"{module}.{name}" for module, names in api.documented_names()[0].items() for name in names
                  if api.is_constant(getattr(importlib.import_module(module), name))]
     assert len(constants) > 100
@@ -92,7 +81,7 @@ def test_every_public_constant_has_its_own_comment():
 def test_every_summary_is_a_whole_sentence():
     """The summary autosummary shows for each public name (its docstring's first sentence, or a constant's comment)
     is not empty and is not cut after an abbreviation ("The true Q^c (Eq." was)."""
-    api = _api_names()
+    api = api_names()
     api.allow_summary_abbreviations()
     comments = api.constant_comments()
     cut = []
