@@ -7,15 +7,15 @@ that are centred, independent of :math:`Q_i` and identically distributed
 (Eq. ``eqc``), so their estimate of :math:`Q^c` carries the error :math:`-M`
 up to a constant of the state (the current loss).
 
-The scatter panels (rows: classifiers; columns: each estimator early and late
-in the curve) pool the candidates of all replicates, each *centred within its
+The scatter panels (a row per classifier and estimator; two columns, early and
+late in the curve) pool the candidates of all replicates, each *centred within its
 state*: :math:`M - \bar M` against :math:`Q^c - \bar Q^c`.  A bias common to
 a state's candidates never changes the choice, so this is the part of the
 error that matters for selection.  Marked: the zero line, the binned mean of
 the centred error (flat if the error is independent of :math:`Q^c`) with its
 ±1 sd band (of constant width if homoscedastic), and the slope-1 line on which
 a constant estimate, one without information about the candidate, would lie.
-The last column shows the per-state bias in units of the spread of
+The last row (a panel per classifier) shows the per-state bias in units of the spread of
 :math:`Q^c` (the literal "centred" assumption).  Verdicts, p-values and the
 measured and predicted shortfalls are those of
 :func:`mri_theory.evaluation.estimator_errors`.
@@ -90,7 +90,7 @@ def _scatter_panel(ax, part: pd.DataFrame, verdict: pd.Series) -> None:
     ax.plot(binned.q, binned["mean"], color="black", marker="o", ms=3, lw=1.5)
     ax.axhline(0, color="tab:red", lw=1.2, label="0: independent of $Q^c$")
     ax.axline((0, 0), slope=1, color="grey", ls=":", lw=1.2, label="slope 1: constant estimate")
-    ax.text(0.02, 0.98, _verdict_text(verdict), transform=ax.transAxes, fontsize=6.5, va="top", ha="left",
+    ax.text(0.02, 0.98, _verdict_text(verdict), transform=ax.transAxes, fontsize=7.5, va="top", ha="left",
             bbox=dict(boxstyle="round", fc="white", alpha=0.85, lw=0.5))
     ax.ticklabel_format(style="sci", scilimits=(-2, 2))
     ax.xaxis.set_major_locator(MaxNLocator(5))
@@ -133,15 +133,23 @@ def plot_estimator_errors(states: pd.DataFrame, errors: pd.DataFrame, errors_per
         Added to the title.
     """
     classifiers = list(dict.fromkeys(states.classifier))
-    fig = Figure(figsize=(22, 4.8 * len(classifiers) + 0.8), layout="constrained")
-    axes = fig.subplots(len(classifiers), 2 * len(ESTIMATORS) + 1, squeeze=False)
-    for row, classifier in enumerate(classifiers):
+    # Two columns (early, late), 10 inches wide so that every text reads at a page's width: a row per classifier
+    # and estimator, then a row of the bias panels, one per classifier.
+    n_rows = len(classifiers) * len(ESTIMATORS) + 1
+    fig = Figure(figsize=(10, 3.9 * n_rows + 1.2), layout="constrained")
+    grid = fig.add_gridspec(n_rows, 2 * max(len(classifiers), 1))
+    half = max(len(classifiers), 1)  # grid columns per scatter panel (the bias row splits the width by classifier)
+    scatter_axes = [[fig.add_subplot(grid[r, j * half:(j + 1) * half]) for j in range(2)]
+                    for r in range(n_rows - 1)]
+    bias_axes = [fig.add_subplot(grid[-1, 2 * c:2 * c + 2]) for c in range(len(classifiers))]
+    for c, classifier in enumerate(classifiers):
         mine = states[(states.classifier == classifier) & states.strategy.isin(ESTIMATORS)]
         counts = sorted(mine.n_labelled.unique())
         label = CLASSIFIER_LABELS.get(classifier, classifier)
         for k, estimator in enumerate(ESTIMATORS):
+            row = scatter_axes[c * len(ESTIMATORS) + k]
             for j, (when, n) in enumerate(zip(("early", "late"), (counts[i] for i in early_late), strict=True)):
-                ax = axes[row, 2 * k + j]
+                ax = row[j]
                 part = mine[(mine.strategy == estimator) & (mine.n_labelled == n)]
                 verdict = errors[(errors.classifier == classifier) & (errors.strategy == estimator)
                                  & (errors.n_labelled == n)].iloc[0]
@@ -154,15 +162,15 @@ def plot_estimator_errors(states: pd.DataFrame, errors: pd.DataFrame, errors_per
                 share = (f", {_count_states(resolved)} of {_count_states(part)} states resolved"
                          if len(resolved) < len(part) else "")
                 ax.set_title(f"{label}, {estimator}, {when}: $|D_S|$ = {n}{share}", fontsize=10)
-        axes[row, 0].set_ylabel(r"$M = \hat T_e - T_e$ minus its state mean")
-        _bias_panel(axes[row, -1], errors_per_state[errors_per_state.classifier == classifier])
-        axes[row, -1].set_title(f"{label}: is $M$ centred? (0 = unbiased)", fontsize=10)
-    axes[0, 0].legend(fontsize=7, loc="lower right")
-    axes[0, -1].legend(fontsize=7, loc="lower left")
+            row[0].set_ylabel(r"$M = \hat T_e - T_e$ minus its state mean")
+        _bias_panel(bias_axes[c], errors_per_state[errors_per_state.classifier == classifier])
+        bias_axes[c].set_title(f"{label}: is $M$ centred? (0 = unbiased)", fontsize=10)
+    scatter_axes[0][0].legend(fontsize=8, loc="lower right")
+    bias_axes[0].legend(fontsize=8, loc="lower left")
     fig.suptitle(r"Errors $M$ of SMRI's and BMRI's estimates of $T_e$ against the true $Q^c$, along "
-                 f"random-selection trajectories; {subtitle}points coloured by replicate\n§3.3's guarantee assumes "
-                 "M centred, independent of $Q^c$ and identically distributed; the verdicts test each at the "
-                 "5% level", fontsize=11)
+                 f"random-selection trajectories;\n{subtitle}points coloured by replicate.\n§3.3's guarantee "
+                 "assumes M centred, independent of $Q^c$ and identically distributed;\nthe verdicts test each at "
+                 "the 5% level", fontsize=11)
     return fig
 
 

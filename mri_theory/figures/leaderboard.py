@@ -217,7 +217,7 @@ def _draw_points(ax: Any, rows: pd.DataFrame, stat: str, position: Mapping[str, 
         if mean > high_edge:
             ax.plot([high_edge], [y], marker=">", color=colour, ms=6, clip_on=False)
             ax.annotate(f"{mean:.2g}", (high_edge, y), xytext=(-4, 3), textcoords="offset points", ha="right",
-                        va="bottom", fontsize=6, color=colour)
+                        va="bottom", fontsize=7.5, color=colour)
         else:
             ax.plot([mean], [y], marker=marker, color=colour, ms=4.5, mec="white", mew=0.4, zorder=3)
 
@@ -255,7 +255,8 @@ def plot_leaderboard(tables: Mapping[str, pd.DataFrame], note: str = "", level: 
     phases = list(dict.fromkeys(p for t in checked.values() for p in t["phase"] if p != _ALL)) + [_ALL]
     heights = [t["strategy"].nunique() for t in checked.values()]
     n_cols = len(phases) + 1
-    fig = Figure(figsize=(2.3 * n_cols + 1.2, sum(0.2 * h + 0.9 for h in heights) + 1.3), layout="constrained")
+    # 10 inches wide at most (readable at a page's width: every text 7.5 pt or more), 0.22 inch per strategy
+    fig = Figure(figsize=(1.7 * n_cols + 1.5, sum(0.22 * h + 0.9 for h in heights) + 1.4), layout="constrained")
     grid = fig.add_gridspec(len(checked), n_cols, height_ratios=heights)
     shortfall_limits = (-0.15, SHORTFALL_MAX)
     spearman_low = min(-0.2, float(np.nanmin([t["spearman_ci_low"].min() for t in checked.values()])) - 0.05)
@@ -278,32 +279,32 @@ def plot_leaderboard(tables: Mapping[str, pd.DataFrame], note: str = "", level: 
             _draw_points(ax, table[table["phase"] == phase], stat, position, limits)
             ax.set_xlim(*limits)
             ax.set_ylim(len(order) - 0.5, -0.5)
-            ax.tick_params(axis="both", labelsize=7)
+            ax.tick_params(axis="both", labelsize=8)
             ax.grid(axis="x", color="0.85", lw=0.5)
             if r == 0:
-                ax.set_title("all states" if phase == _ALL else f"$|D_S|$ {phase}", fontsize=9)
+                ax.set_title("all states" if phase == _ALL else f"$|D_S|$ {phase}", fontsize=9.5)
                 if stat == "spearman":
-                    ax.set_title("Spearman with the true $Q^c$\n(all states)", fontsize=9)
+                    ax.set_title("Spearman with\nthe true $Q^c$ (all)", fontsize=9.5)
             if r == len(checked) - 1:
-                ax.set_xlabel("normalised shortfall" if stat == "normalised_shortfall" else "Spearman", fontsize=8)
+                ax.set_xlabel("normalised shortfall" if stat == "normalised_shortfall" else "Spearman", fontsize=9)
             if c == 0:
                 ax.set_yticks(range(len(order)), order)
                 for label, name in zip(ax.get_yticklabels(), order, strict=True):
                     group = strategy_group(name)
                     label.set_color(_GROUPS[group][1])
                     label.set_fontweight("bold" if group in ("optimum", "random") else "normal")
-                ax.set_ylabel(title, fontsize=8)
+                ax.set_ylabel(title, fontsize=9)
             else:
                 ax.tick_params(axis="y", labelleft=False)
     present = {strategy_group(name) for t in checked.values() for name in t["strategy"]}
     handles = [Line2D([], [], color=colour, marker=marker, ls="", label=label)
                for group, (label, colour, marker) in _GROUPS.items() if group in present]
-    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8, frameon=False)
-    width = int(fig.get_figwidth() * 13)  # characters per title line at its font size
+    fig.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 3), fontsize=9, frameon=False)
+    width = int(fig.get_figwidth() * 12)  # characters per title line at its font size
     text = (f"How close do AL strategies get to the optimum? The mean normalised shortfall per phase of the curve "
             f"(0: MRI-best, the true $Q^c$'s choice; 1: random selection) with {100 * level:g} % bootstrap "
             f"intervals over replicates")
-    fig.suptitle("\n".join(textwrap.wrap(text, width) + textwrap.wrap(note, width)), fontsize=10)
+    fig.suptitle("\n".join(textwrap.wrap(text, width) + textwrap.wrap(note, width)), fontsize=10.5)
     return fig
 
 

@@ -167,7 +167,7 @@ def test_two_tables_make_two_rows_and_a_missing_phase_an_empty_panel():
     fig = plot_leaderboard({"design": design, "evaluation": evaluation}, level=0.9)
     assert len(fig.axes) == 2 * 4
     assert [ax.get_title() for ax in fig.axes[:4]] == ["$|D_S|$ ≤12", "$|D_S|$ 13–50", "all states",
-                                                      "Spearman with the true $Q^c$\n(all states)"]
+                                                      "Spearman with\nthe true $Q^c$ (all)"]
     second = fig.axes[4:]
     assert [t.get_text() for t in second[0].get_yticklabels()] == [name for name, _, _ in ROWS[::-1]]
     assert points(second[1]) == {} and intervals(second[1]) == {}  # no 13–50 rows in the evaluation table
