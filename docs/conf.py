@@ -53,6 +53,7 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",  # a [source] link on every API page, to the highlighted module (the repository page)
     "numpydoc",
     "myst_nb",
     "sphinx_copybutton",
