@@ -85,6 +85,13 @@ class LabelComplexity(NamedTuple):
         bound: the true label complexity lies beyond the curve).
     censored : bool
         Whether the curve never reaches the target (``value`` is then the lower bound).
+
+    Examples
+    --------
+    >>> from mri_theory.evaluation import label_complexity
+    >>> result = label_complexity([2, 4, 6], [0.5, 0.3, 0.25], asymptotic_loss=0.2)
+    >>> result.value, result.censored
+    (7.0, True)
     """
 
     value: float
@@ -153,6 +160,19 @@ def aua(n: Any, loss: Any) -> float:
     -------
     float
         Higher is better.
+
+    See Also
+    --------
+    mri_theory.evaluation.mean_loss : The same area for any loss (the mean loss along the curve).
+    mri_theory.evaluation.alc : The area on a log2 axis, relative to the initial accuracy.
+
+    Examples
+    --------
+    A curve from 50 % to 20 % error; AUA is its mean accuracy by the trapezoid rule, here (0.6 + 0.75) / 2:
+
+    >>> from mri_theory.evaluation import aua
+    >>> aua([2, 4, 6], [0.5, 0.3, 0.2])
+    0.675
     """
     n = _check_n(n)
     loss = _check_losses(loss, "loss", n.size, "error")
@@ -181,6 +201,15 @@ def mean_loss(n: Any, loss: Any) -> float:
     -------
     float
         Lower is better.
+
+    Examples
+    --------
+    The mean loss along the curve: 1 - AUA for error rates, and defined for log losses too:
+
+    >>> from mri_theory.evaluation import aua, mean_loss
+    >>> n, loss = [2, 4, 6], [0.5, 0.3, 0.2]
+    >>> mean_loss(n, loss), round(1 - aua(n, loss), 12)
+    (0.325, 0.325)
     """
     n = _check_n(n)
     loss = _check_losses(loss, "loss", n.size, None)
@@ -214,6 +243,16 @@ def alc(n: Any, loss: Any) -> float:
     -------
     float
         Higher is better.
+
+    Examples
+    --------
+    A curve that is perfect from the second point on scores the area of the perfect curve after it:
+
+    >>> from mri_theory.evaluation import alc
+    >>> alc([2, 4, 8], [0.5, 0.0, 0.0])
+    0.75
+    >>> alc([2, 4, 8], [0.5, 0.5, 0.5])  # no better than its start
+    0.0
     """
     n = _check_n(n)
     if n[0] <= 0:
@@ -252,6 +291,16 @@ def wi(n: Any, loss: Any, loss_rs: Any, weighting: str = "exponential", alpha: f
     -------
     float
         Positive when the method's loss is below RS's (better); 0 for RS itself.
+
+    Examples
+    --------
+    With uniform weights (alpha = 0) WI is the mean gap to random selection's curve:
+
+    >>> from mri_theory.evaluation import wi
+    >>> round(wi([2, 4, 6], [0.5, 0.3, 0.2], [0.5, 0.4, 0.3], alpha=0.0), 12)
+    0.066666666667
+    >>> wi([2, 4, 6], [0.5, 0.4, 0.3], [0.5, 0.4, 0.3])  # random selection itself
+    0.0
     """
     n = _check_n(n)
     loss = _check_losses(loss, "loss", n.size, None)
@@ -292,6 +341,14 @@ def label_complexity(n: Any, loss: Any, asymptotic_loss: float, epsilon: float =
     -------
     LabelComplexity
         ``(value, censored)``; lower ``value`` is better.
+
+    Examples
+    --------
+    >>> from mri_theory.evaluation import label_complexity
+    >>> label_complexity([2, 4, 6, 8], [0.5, 0.3, 0.2, 0.1], asymptotic_loss=0.1)
+    LabelComplexity(value=8.0, censored=False)
+    >>> label_complexity([2, 4, 6, 8], [0.5, 0.3, 0.2, 0.15], asymptotic_loss=0.1)  # never within 5 %: censored
+    LabelComplexity(value=9.0, censored=True)
     """
     n = _check_n(n)
     loss = _check_losses(loss, "loss", n.size, None)
