@@ -107,6 +107,13 @@ class Regret(NamedTuple):
         The method's loss minus MRI-best's at each point of the curve.
     mean : float
         The mean of ``per_step`` over the curve (negative where the method beats greedy MRI-best).
+
+    Examples
+    --------
+    >>> from mri_theory.evaluation import regret
+    >>> result = regret([0.5, 0.3, 0.2], [0.5, 0.2, 0.2])
+    >>> result.per_step.round(12).tolist(), round(result.mean, 12)
+    ([0.0, 0.1, 0.0], 0.033333333333)
     """
 
     per_step: np.ndarray
@@ -379,6 +386,18 @@ def regret(curve: Any, best_curve: Any) -> Regret:
     -------
     Regret
         ``(per_step, mean)``.
+
+    See Also
+    --------
+    mri_theory.strategies.MRIBest : The greedy optimum whose curve defines the regret.
+
+    Examples
+    --------
+    The gap to MRI-best's curve at each point, and its mean over the curve:
+
+    >>> from mri_theory.evaluation import regret
+    >>> round(regret([0.5, 0.3, 0.2], [0.5, 0.2, 0.2]).mean, 12)
+    0.033333333333
     """
     curve = evc.number_array(curve, "curve")
     if curve.ndim != 1 or curve.size < 1:
@@ -467,6 +486,16 @@ def ranked_metrics(loss: str = "error") -> dict[str, bool]:
     -------
     dict
         Metric name -> higher is better, in the order of the paper's rows.
+
+    Examples
+    --------
+    The four metrics of the overall rank, and whether higher is better; the log loss swaps AUA for the mean loss:
+
+    >>> from mri_theory.evaluation import ranked_metrics
+    >>> ranked_metrics()
+    {'label_complexity': False, 'aua': True, 'wi_linear': True, 'wi_exponential': True}
+    >>> ranked_metrics("log")
+    {'label_complexity': False, 'mean_loss': False, 'wi_linear': True, 'wi_exponential': True}
     """
     return dict(RANKED_METRICS if evc.loss_kind(loss) == "error" else _LOG_RANKED_METRICS)
 
@@ -483,6 +512,16 @@ def metric_columns(loss: str = "error") -> list[str]:
     -------
     list of str
         :data:`METRIC_COLUMNS`, with ``mean_loss`` in place of ``aua`` for ``"log"``.
+
+    See Also
+    --------
+    mri_theory.evaluation.curve_metrics : The table with these columns.
+
+    Examples
+    --------
+    >>> from mri_theory.evaluation import metric_columns
+    >>> metric_columns()
+    ['label_complexity', 'lc_censored', 'aua', 'alc', 'wi_linear', 'wi_exponential', 'regret']
     """
     area = "aua" if evc.loss_kind(loss) == "error" else "mean_loss"
     return [area if c == "aua" else c for c in METRIC_COLUMNS]
