@@ -437,6 +437,18 @@ def q_c_shortfall(curves: pd.DataFrame) -> pd.Series:
         ``q_c_best`` (beyond :data:`~mri_theory._utils.ties.TIE_TOLERANCE`): the
         chosen candidate is among those scored, so its :math:`Q^c` cannot be
         above the best.
+
+    Examples
+    --------
+    How much Q^c each choice gave up against the best candidate scored, from a run that recorded Q^c:
+
+    >>> from mri_theory.evaluation import q_c_shortfall
+    >>> from mri_theory.runners import Execution, run_curves
+    >>> curves = run_curves("four-gaussian", "lda", ["SE", "MRI-best"], pool_size=6, replicates=1, record_q_c=True,
+    ...                     execution=Execution(progress=False))
+    >>> shortfall = q_c_shortfall(curves)
+    >>> bool((shortfall[curves.strategy == "MRI-best"].dropna() == 0).all()), bool((shortfall.dropna() >= 0).all())
+    (True, True)
     """
     if not isinstance(curves, pd.DataFrame):
         raise TypeError(f"curves must be a pandas DataFrame, got {type(curves).__name__}")
@@ -587,6 +599,29 @@ def curve_metrics(curves: pd.DataFrame, asymptotic: pd.DataFrame, *, mode: str =
     ValueError, TypeError
         Naming the argument (and column) for any input outside the above,
         before any metric is computed.
+
+    See Also
+    --------
+    mri_theory.evaluation.rank_pairings : Rank the methods within each pairing on these metrics.
+    mri_theory.evaluation.rank_study : All of R1-R5 from the curves.
+
+    Examples
+    --------
+    A tiny study of one pairing (two replicates of a pool of 8), and its metrics per method:
+
+    >>> import pandas as pd
+    >>> from mri_theory.evaluation import curve_metrics
+    >>> from mri_theory.runners import Execution, run_curves
+    >>> curves = run_curves("four-gaussian", "lda", ["RS", "SE", "MRI-best"], pool_size=8, replicates=2,
+    ...                     execution=Execution(progress=False))
+    >>> asymptotic = pd.DataFrame({"problem": ["four-gaussian"], "classifier": ["lda"], "asymptotic_loss": [0.05]})
+    >>> metrics = curve_metrics(curves, asymptotic)
+    >>> metrics.method.tolist()  # MRI-best defines the regret and gets no row
+    ['RS', 'SE']
+    >>> metrics.loc[metrics.method == "RS", ["wi_linear", "wi_exponential"]].to_numpy().tolist()  # 0 against itself
+    [[0.0, 0.0]]
+    >>> bool((metrics.regret >= 0).all())
+    True
     """
     inputs = check_inputs(curves, asymptotic, mode, alpha, epsilon, loss)
     columns = metric_columns(inputs.loss)

@@ -165,6 +165,20 @@ def metric_ranks(metric_table: pd.DataFrame, higher_is_better: Mapping[str, bool
     -------
     pandas.DataFrame
         The same shape: each column holds the methods' ranks on that metric.
+
+    See Also
+    --------
+    mri_theory.evaluation.overall_rank : The rank of the mean of these ranks.
+
+    Examples
+    --------
+    Ranks per metric, 1 best, ties averaged; label complexity is better when lower:
+
+    >>> import pandas as pd
+    >>> from mri_theory.evaluation import metric_ranks
+    >>> table = pd.DataFrame({"aua": [0.8, 0.7, 0.8], "label_complexity": [20, 30, 10]}, index=["SE", "RS", "BMRI"])
+    >>> metric_ranks(table, {"aua": True, "label_complexity": False}).to_dict()
+    {'aua': {'SE': 1.5, 'RS': 3.0, 'BMRI': 1.5}, 'label_complexity': {'SE': 2.0, 'RS': 3.0, 'BMRI': 1.0}}
     """
     table = _check_metric_table(metric_table)
     directions = _check_directions(higher_is_better, list(table.columns))
@@ -206,6 +220,16 @@ def overall_rank(metric_table: pd.DataFrame, higher_is_better: Mapping[str, bool
     -------
     pandas.Series
         Named ``"overall_rank"``, indexed by method, 1 = best.
+
+    Examples
+    --------
+    The rank of each method's mean metric rank (§5.3):
+
+    >>> import pandas as pd
+    >>> from mri_theory.evaluation import overall_rank
+    >>> table = pd.DataFrame({"aua": [0.8, 0.7, 0.8], "label_complexity": [20, 30, 10]}, index=["SE", "RS", "BMRI"])
+    >>> overall_rank(table, {"aua": True, "label_complexity": False}).to_dict()
+    {'SE': 2.0, 'RS': 3.0, 'BMRI': 1.0}
     """
     table = _check_metric_table(metric_table)
     directions = _check_directions(higher_is_better, list(table.columns))
@@ -237,6 +261,18 @@ def rank_pairings(metrics: pd.DataFrame, higher_is_better: Mapping[str, bool] | 
         ``metrics`` with ``rank_<metric>`` for each ranked metric, ``mean_rank``,
         ``rank_var`` (population variance of the metric ranks) and ``rank``
         (the overall rank).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from mri_theory.evaluation import curve_metrics, rank_pairings
+    >>> from mri_theory.runners import Execution, run_curves
+    >>> curves = run_curves("four-gaussian", "lda", ["RS", "SE", "QbcV", "MRI-best"], pool_size=8, replicates=2,
+    ...                     execution=Execution(progress=False))
+    >>> asymptotic = pd.DataFrame({"problem": ["four-gaussian"], "classifier": ["lda"], "asymptotic_loss": [0.05]})
+    >>> ranks = rank_pairings(curve_metrics(curves, asymptotic))
+    >>> ranks[["method", "mean_rank", "rank"]].to_dict("list")
+    {'method': ['RS', 'SE', 'QbcV'], 'mean_rank': [2.0, 2.75, 1.25], 'rank': [2.0, 3.0, 1.0]}
     """
     wanted = RANKED_METRICS if higher_is_better is None else higher_is_better
     directions = _check_directions(wanted, list(wanted) if isinstance(wanted, Mapping) else [])
@@ -333,6 +369,20 @@ def aggregate(rank_table: pd.DataFrame, by: str | Sequence[str], *, over: str | 
     pandas.DataFrame
         Columns ``by`` + ``method``, ``mean_rank``, ``rank_var``, ``n_units``
         and ``rank``, sorted by ``by`` and ``rank``.
+
+    Examples
+    --------
+    R2: each classifier's ranks averaged over the problems, then re-ranked:
+
+    >>> import pandas as pd
+    >>> from mri_theory.evaluation import aggregate
+    >>> r1 = pd.DataFrame({"problem": ["p1", "p1", "p2", "p2"], "classifier": "lda", "method": ["SE", "RS"] * 2,
+    ...                    "rank": [1.0, 2.0, 2.0, 1.0]})
+    >>> aggregate(r1, "classifier")[["method", "mean_rank", "rank"]].to_dict("list")
+    {'method': ['SE', 'RS'], 'mean_rank': [1.5, 1.5], 'rank': [1.5, 1.5]}
+    >>> r1["rank"] = [1.0, 2.0, 1.0, 2.0]
+    >>> aggregate(r1, "classifier")[["method", "mean_rank", "rank"]].to_dict("list")
+    {'method': ['SE', 'RS'], 'mean_rank': [1.0, 2.0], 'rank': [1.0, 2.0]}
     """
     by = _as_columns(by, "by")
     if not isinstance(rank_table, pd.DataFrame):
@@ -375,6 +425,17 @@ def beats_rs_counts(rank_table: pd.DataFrame, by: str | Sequence[str] = ("group"
         Named ``"beats_rs"``, indexed by method (every method but the
         reference), sorted by count (descending; ties in order of first
         appearance).
+
+    Examples
+    --------
+    R5: in how many (group, classifier) units each method's rank beats random selection's:
+
+    >>> import pandas as pd
+    >>> from mri_theory.evaluation import beats_rs_counts
+    >>> r3 = pd.DataFrame({"group": "abstract", "classifier": ["lda"] * 3 + ["qda"] * 3,
+    ...                    "method": ["SE", "RS", "BMRI"] * 2, "rank": [1.0, 2.0, 3.0, 3.0, 2.0, 1.0]})
+    >>> beats_rs_counts(r3).to_dict()
+    {'SE': 1, 'BMRI': 1}
     """
     by = _as_columns(by, "by")
     evc.label(reference, "reference")

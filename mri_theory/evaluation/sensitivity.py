@@ -74,6 +74,17 @@ def degenerate_pairings(asymptotic: pd.DataFrame, ratio: float = DEGENERATE_RATI
     -------
     list of tuple
         In the table's order.
+
+    Examples
+    --------
+    Pairings whose asymptotic loss is above twice the problem's best (a classifier that cannot represent it):
+
+    >>> import pandas as pd
+    >>> from mri_theory.evaluation import degenerate_pairings
+    >>> asymptotic = pd.DataFrame({"problem": ["quadratic"] * 3, "classifier": ["lda", "qda", "kknn5"],
+    ...                            "asymptotic_loss": [0.31, 0.05, 0.06]})
+    >>> degenerate_pairings(asymptotic)
+    [('quadratic', 'lda')]
     """
     evc.frame(asymptotic, "asymptotic", ["problem", "classifier", "asymptotic_loss"])
     ratio = check.finite_scalar(ratio, "ratio")
