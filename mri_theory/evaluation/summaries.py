@@ -454,6 +454,28 @@ def summarise_states(
     ------
     TypeError, ValueError
         Naming ``states``, ``per_state``, ``top_k`` or ``resolved_only``.
+
+    See Also
+    --------
+    mri_theory.runners.score_states : The state table this summarises.
+    mri_theory.evaluation.leaderboard : The same statistics per phase, with bootstrap intervals.
+
+    Examples
+    --------
+    Score two strategies and the truth in the same states (2 replicates, |D_S| = 2 and 5), then summarise; the oracle
+    MRI-best ranks candidates exactly as the truth does, random selection not at all:
+
+    >>> from mri_theory.evaluation import summarise_states
+    >>> from mri_theory.runners import Execution, score_states
+    >>> states = score_states("four-gaussian", "lda", ["RS", "SE", "MRI-best"], replicates=2, steps=(2, 5),
+    ...                       pool_size=10, population_size=500, execution=Execution(progress=False))
+    >>> summary = summarise_states(states)
+    >>> summary.groupby("strategy").normalised_shortfall.mean().round(6).to_dict()["MRI-best"]
+    0.0
+    >>> summary.groupby("strategy").spearman.mean().round(6).to_dict()["MRI-best"]
+    1.0
+    >>> summary.groupby("strategy").normalised_shortfall.mean().round(6).to_dict()["RS"]
+    1.0
     """
     per_state = check.flag(per_state, "per_state")
     top_k = check.count(top_k, "top_k")
@@ -591,6 +613,24 @@ def estimator_errors(
     TypeError, ValueError
         Naming ``states``, ``per_state``, ``n_draws``, ``seed`` or
         ``resolved_only``.
+
+    See Also
+    --------
+    mri_theory.analytic.simulate_selection : The guarantee's selection with i.i.d. errors, which this feeds.
+
+    Examples
+    --------
+    The errors M of SMRI's estimates of T_e, per position of the curve (one row per |D_S|):
+
+    >>> from mri_theory.evaluation import estimator_errors
+    >>> from mri_theory.runners import Execution, score_states
+    >>> states = score_states("four-gaussian", "lda", ["SMRI"], replicates=2, steps=(2, 5), pool_size=10,
+    ...                       population_size=500, execution=Execution(progress=False))
+    >>> errors = estimator_errors(states, n_draws=200)
+    >>> errors[["strategy", "n_labelled", "states"]].to_dict("list")
+    {'strategy': ['SMRI', 'SMRI'], 'n_labelled': [4, 7], 'states': [2, 2]}
+    >>> [column for column in ("centred", "independent", "homoscedastic", "identically_distributed") if column in errors]
+    ['centred', 'independent', 'homoscedastic', 'identically_distributed']
     """
     per_state = check.flag(per_state, "per_state")
     n_draws = check.count(n_draws, "n_draws", maximum=MAX_DRAWS)

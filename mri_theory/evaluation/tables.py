@@ -69,6 +69,13 @@ class PaperOrdering(NamedTuple):
         Which results the row ranks, e.g. ``"abstract group"``.
     methods : tuple of str
         The methods, best first, as printed (the paper's tables list their best six).
+
+    Examples
+    --------
+    >>> from mri_theory.evaluation.tables import PAPER_SMALL_ORDERINGS
+    >>> row = PAPER_SMALL_ORDERINGS["LDA"]
+    >>> row.table, row.scope, row.methods[:3]
+    ('Table 4', 'small group', ('QbcV', 'QbcA', 'BMRI'))
     """
 
     table: str
@@ -203,6 +210,21 @@ def paper_rank_table(groups: Sequence[str] = ("abstract",)) -> pd.DataFrame:
         If ``groups`` is a str (write ``["small"]`` for one group) or holds something other than str.
     ValueError
         If ``groups`` is empty, names a group twice or a group other than ``"abstract"`` and ``"small"``.
+
+    See Also
+    --------
+    mri_theory.evaluation.tables.paper_final_ranking : The paper's final ranking derived from these rows.
+    mri_theory.evaluation.kendall_tau : Our ranks against one of these orderings.
+
+    Examples
+    --------
+    The paper's orderings per classifier (Tables 4, 9-13), as ranks; the seventh method, never printed, is 7:
+
+    >>> from mri_theory.evaluation import paper_rank_table
+    >>> table = paper_rank_table(["abstract", "small"])
+    >>> lda = table[(table.group == "small") & (table.classifier == "LDA")]
+    >>> lda.sort_values("rank")[["method", "rank"]].to_dict("list")
+    {'method': ['QbcV', 'QbcA', 'BMRI', 'SE', 'SMRI', 'RS', 'EfeLc'], 'rank': [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]}
     """
     known = _PAPER_GROUP_ORDERINGS
     if isinstance(groups, str):
@@ -563,6 +585,12 @@ def paper_final_ranking(groups: Sequence[str] = ("abstract",)) -> pd.DataFrame:
     pandas.DataFrame
         :func:`~mri_theory.evaluation.ranking.aggregate`'s columns ``method``, ``mean_rank``, ``rank_var``,
         ``n_units``, ``rank``, best first.
+
+    Examples
+    --------
+    >>> from mri_theory.evaluation.tables import paper_final_ranking
+    >>> paper_final_ranking(["abstract"])[["method", "rank"]].to_dict("list")
+    {'method': ['BMRI', 'SE', 'QbcV', 'RS', 'SMRI', 'QbcA', 'EfeLc'], 'rank': [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]}
     """
     r3 = aggregate(paper_rank_table(groups), by="classifier", over="group")
     return aggregate(r3.drop(columns=["mean_rank", "rank_var", "n_units"]), by=[], over="classifier")
