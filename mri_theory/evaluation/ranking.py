@@ -472,6 +472,18 @@ class StudyRanks(NamedTuple):
         The final ranking: the R3 ranks averaged over the classifiers and ranked again.
     r5 : Series
         Per method, in how many (group, classifier) pairings its R2 rank beats random selection's.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from mri_theory.evaluation import rank_study
+    >>> from mri_theory.runners import Execution, run_curves
+    >>> curves = run_curves("four-gaussian", "lda", ["RS", "SE", "MRI-best"], pool_size=6, replicates=2,
+    ...                     population_size=1000, execution=Execution(progress=False))
+    >>> asymptotic = pd.DataFrame({"problem": ["four-gaussian"], "classifier": ["lda"], "asymptotic_loss": [0.05]})
+    >>> ranks = rank_study(curves, asymptotic)
+    >>> ranks._fields, len(ranks.r1)  # R1 ranks each method within each pairing: two rows here
+    (('r1', 'r2', 'r3', 'r4', 'r5'), 2)
     """
 
     r1: pd.DataFrame
@@ -541,6 +553,26 @@ def rank_study(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[s
     Returns
     -------
     StudyRanks
+
+    See Also
+    --------
+    mri_theory.evaluation.bootstrap_ranks : The final ranks' bootstrap intervals.
+    mri_theory.runners.report : The report of a stored study, from these ranks.
+
+    Examples
+    --------
+    A tiny study of two pairings (LDA and naive Bayes on Four-Gaussian, two replicates of a pool of 6), ranked:
+
+    >>> import pandas as pd
+    >>> from mri_theory.evaluation import rank_study
+    >>> from mri_theory.runners import Execution, run_curves
+    >>> curves = pd.concat([run_curves("four-gaussian", classifier, ["RS", "SE", "QbcV", "MRI-best"], pool_size=6,
+    ...                                replicates=2, population_size=1000, execution=Execution(progress=False))
+    ...                     for classifier in ("lda", "nb")])
+    >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.05})
+    >>> ranks = rank_study(curves, asymptotic)
+    >>> sorted(ranks.r4.method), float(ranks.r4["mean_rank"].sum())  # R4 over three methods: the ranks sum to 6
+    (['QbcV', 'RS', 'SE'], 6.0)
     """
     metrics = curve_metrics(curves, asymptotic, mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
     group_of = _check_groups(groups, metrics["problem"].unique())
@@ -595,6 +627,23 @@ def bootstrap_ranks(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapp
         ``ci_high``, ``p_beats_rs``: the classifiers in order of name, then
         ``"all"``; methods by their rank on the original data.  The last three
         are NaN in the rows a pairing with a single replicate enters (above).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from mri_theory.evaluation import bootstrap_ranks
+    >>> from mri_theory.runners import Execution, run_curves
+    >>> curves = pd.concat([run_curves("four-gaussian", classifier, ["RS", "SE", "MRI-best"], pool_size=6,
+    ...                                replicates=3, population_size=1000, execution=Execution(progress=False))
+    ...                     for classifier in ("lda", "nb")])
+    >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.05})
+    >>> table = bootstrap_ranks(curves, asymptotic, rng=np.random.default_rng(0), n_boot=100)
+    >>> table.classifier.unique().tolist(), list(table.columns)
+    (['lda', 'nb', 'all'], ['classifier', 'method', 'mean_rank', 'ci_low', 'ci_high', 'p_beats_rs'])
+    >>> every = table[table.classifier == "all"]
+    >>> bool(((every.ci_low <= every.mean_rank) & (every.mean_rank <= every.ci_high)).all())
+    True
     """
     rng = check.generator(rng)
     n_boot = check.count(n_boot, "n_boot", maximum=MAX_BOOT)

@@ -128,6 +128,24 @@ def paired_differences(curves: pd.DataFrame, asymptotic: pd.DataFrame, pairs: Se
         Columns ``first``, ``second``, ``metric`` (the area metric, ``aua`` or ``mean_loss``, and ``regret``
         where the curves have MRI-best's), ``difference``, ``ci_low``, ``ci_high``, ``first_better`` (pairings
         where the first's metric is better: higher AUA, lower mean loss or regret) and ``pairings``.
+
+    Examples
+    --------
+    BMRI's claims are paired differences (BMRI - RS, BMRI - SE) averaged over the pairings, with bootstrap intervals:
+
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from mri_theory.evaluation import paired_differences
+    >>> from mri_theory.runners import Execution, run_curves
+    >>> curves = run_curves("four-gaussian", "nb", ["RS", "SE", "QbcV", "MRI-best"], pool_size=6, replicates=3,
+    ...                     population_size=1000, execution=Execution(progress=False))
+    >>> asymptotic = pd.DataFrame({"problem": ["four-gaussian"], "classifier": ["nb"], "asymptotic_loss": [0.05]})
+    >>> table = paired_differences(curves, asymptotic, [("QbcV", "RS"), ("RS", "RS")], rng=np.random.default_rng(0),
+    ...                            n_boot=100)
+    >>> table[["first", "second", "metric"]].to_dict("list")
+    {'first': ['QbcV', 'QbcV', 'RS', 'RS'], 'second': ['RS', 'RS', 'RS', 'RS'], 'metric': ['aua', 'regret', 'aua', 'regret']}
+    >>> table.loc[table["first"] == table["second"], "difference"].tolist()  # a method against itself: 0
+    [0.0, 0.0]
     """
     rng = check.generator(rng)
     n_boot = check.count(n_boot, "n_boot", maximum=MAX_BOOT)
@@ -196,6 +214,25 @@ def conclusions(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[
         (``item`` a method; ``value`` its mean regret over pairings, ``detail`` its rank), ``difference``
         (``item`` ``first - second: metric``, with the interval; ``detail`` in how many pairings the first is
         better).
+
+    See Also
+    --------
+    mri_theory.evaluation.conclusions_by_reading : The same under each reading of the paper's open choices.
+
+    Examples
+    --------
+    The paper's conclusions, each with its interval: one row per quantity and item:
+
+    >>> import pandas as pd
+    >>> from mri_theory.evaluation import conclusions
+    >>> from mri_theory.runners import Execution, run_curves
+    >>> curves = pd.concat([run_curves("four-gaussian", classifier, ["RS", "SE", "BMRI", "MRI-best"], pool_size=6,
+    ...                                replicates=2, population_size=1000, execution=Execution(progress=False))
+    ...                     for classifier in ("lda", "nb")])
+    >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.05})
+    >>> table = conclusions(curves, asymptotic, n_boot=100)
+    >>> list(table.columns), sorted(set(table.quantity))
+    (['quantity', 'item', 'value', 'ci_low', 'ci_high', 'detail'], ['beats_rs', 'difference', 'final_rank', 'regret', 'tau'])
     """
     seed = check.count(seed, "seed", minimum=0)
     check.count(n_boot, "n_boot", maximum=MAX_BOOT)  # refused before any ranking is computed
@@ -254,6 +291,24 @@ def conclusions_by_reading(curves: pd.DataFrame, asymptotic: pd.DataFrame,
         variants in the order of :data:`~mri_theory.evaluation.sensitivity.READINGS`, then the
         problems, then the classifiers (sorted).  ``"without degenerate pairings"`` is absent when the study
         has none (:func:`degenerate_pairings`); the variant ``"epsilon absolute"`` needs ``loss="error"``.
+
+    See Also
+    --------
+    mri_theory.evaluation.sensitivity.sensitivity_figure : Draws this table.
+    mri_theory.runners.run_sensitivity : The readings that need new curves, recomputed and stored.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from mri_theory.evaluation import conclusions_by_reading
+    >>> from mri_theory.runners import Execution, run_curves
+    >>> curves = pd.concat([run_curves("four-gaussian", classifier, ["RS", "SE", "BMRI", "MRI-best"], pool_size=6,
+    ...                                replicates=2, population_size=1000, execution=Execution(progress=False))
+    ...                     for classifier in ("lda", "nb")])
+    >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.05})
+    >>> table = conclusions_by_reading(curves, asymptotic, n_boot=50)
+    >>> list(dict.fromkeys(table.variant))
+    ['as reported', 'R1 averaged metrics', 'epsilon absolute', 'without lda', 'without nb']
     """
     leave_out = check.flag(leave_out, "leave_out")
     common: dict[str, Any] = dict(seed=seed, n_boot=n_boot, level=level, alpha=alpha, loss=loss,
@@ -307,6 +362,20 @@ def sensitivity_figure(table: pd.DataFrame, methods: Sequence[str] = FIGURE_METH
         Four panels: the final mean rank of ``methods`` with its bootstrap interval; Kendall's tau against
         Table 5 and the paper's rows; the paired differences in the area metric and in the regret, with their
         intervals.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from mri_theory.evaluation import conclusions_by_reading
+    >>> from mri_theory.evaluation.sensitivity import sensitivity_figure
+    >>> from mri_theory.runners import Execution, run_curves
+    >>> curves = pd.concat([run_curves("four-gaussian", classifier, ["RS", "SE", "BMRI", "MRI-best"], pool_size=6,
+    ...                                replicates=2, population_size=1000, execution=Execution(progress=False))
+    ...                     for classifier in ("lda", "nb")])
+    >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.05})
+    >>> figure = sensitivity_figure(conclusions_by_reading(curves, asymptotic, n_boot=50, leave_out=False))
+    >>> len(figure.axes)
+    4
     """
     evc.frame(table, "table", ["variant"] + CONCLUSION_COLUMNS)
     variants = list(dict.fromkeys(table["variant"]))

@@ -135,6 +135,14 @@ class PaperPairingRanks(NamedTuple):
         The table's columns.
     overall, label_complexity, aua, wi_linear, wi_exponential : tuple of int
         The ranks of ``methods`` overall and per metric, as printed.
+
+    Examples
+    --------
+    Table 2: LDA on Australian, each method's rank per metric as printed:
+
+    >>> from mri_theory.evaluation.tables import PAPER_SINGLE_PAIRING
+    >>> PAPER_SINGLE_PAIRING.problem, PAPER_SINGLE_PAIRING.methods[:2], PAPER_SINGLE_PAIRING.aua[:2]
+    ('australian', ('BMRI', 'QbcV'), (1, 2))
     """
 
     table: str
@@ -763,6 +771,24 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
     an error rate in [0, 1]; with ``loss="log"`` a log loss in
     [0, :data:`mri_theory.evaluation.metrics.MAX_LOSS`].  Every argument is checked
     before anything is written.
+
+    See Also
+    --------
+    mri_theory.runners.report : The same for a stored study folder.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> from mri_theory.evaluation import write_report
+    >>> from mri_theory.runners import Execution, run_curves
+    >>> curves = pd.concat([run_curves("four-gaussian", classifier, ["RS", "SE", "QbcV", "MRI-best"], pool_size=6,
+    ...                                replicates=2, population_size=1000, execution=Execution(progress=False))
+    ...                     for classifier in ("lda", "nb")])
+    >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.05})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     sorted(path.name for path in write_report(curves, asymptotic, folder, n_boot=50))
+    ['beats_rs.csv', 'bootstrap.csv', 'classifier_ranks.csv', 'final_ranking.csv', 'group_ranks.csv', 'pairings.csv', 'paper_comparison.csv', 'ranks.png', 'regret.csv', 'report.md', 'report.tex']
     """
     out = check.output_folder(out_dir, "out_dir")
     seed = check.count(seed, "seed", minimum=0)
