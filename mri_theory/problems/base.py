@@ -74,6 +74,24 @@ class Problem(abc.ABC):
         Covariate dimension ``d``.
     prior : ndarray, shape (k,)
         Class prior :math:`\pi`.
+
+    See Also
+    --------
+    mri_theory.problems.get_problem : A registered problem by name.
+    mri_theory.problems.GaussianMixtureProblem : The problems of Appendix D.
+
+    Examples
+    --------
+    Every problem knows its class densities, so the Bayes posterior of any point is exact:
+
+    >>> import numpy as np
+    >>> from mri_theory.problems import get_problem
+    >>> problem = get_problem("two-gaussians")
+    >>> problem.n_classes, problem.dim, problem.prior.tolist()
+    (2, 1, [0.5, 0.5])
+    >>> posterior = problem.posterior(np.array([[-1.0], [0.0], [1.0]]))
+    >>> posterior.sum(axis=1).round(12).tolist(), posterior[1].round(6).tolist()  # x = 0 is the boundary
+    ([1.0, 1.0, 1.0], [0.5, 0.5])
     """
 
     name: str
@@ -420,6 +438,14 @@ def initial_labelled_set(problem: Problem, rng: np.random.Generator) -> tuple[np
         Row ``j`` is the first point of class ``j`` drawn.
     y0 : ndarray, shape (k,)
         The labels ``0, 1, ..., k-1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.problems import get_problem, initial_labelled_set
+    >>> X, y = initial_labelled_set(get_problem("triangles"), np.random.default_rng(0))
+    >>> X.shape, y.tolist()  # one point per class, in class order
+    ((2, 2), [0, 1])
     """
     k = problem.n_classes
     found: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # class -> its first point and label, as (1, d), (1,)

@@ -86,6 +86,15 @@ def grouped_logsumexp(values: np.ndarray, slices: Sequence[slice]) -> np.ndarray
     ndarray
         Shape ``values.shape[:-1] + (len(slices),)``: entry ``[..., i]`` is the log of the sum of the
         exponentials of ``values[..., slices[i]]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.special import logsumexp
+    >>> from mri_theory.problems import grouped_logsumexp
+    >>> values = np.log(np.array([[1.0, 2.0, 3.0, 4.0]]))
+    >>> np.exp(grouped_logsumexp(values, [slice(0, 1), slice(1, 4)])).round(12).tolist()  # 1 and 2 + 3 + 4
+    [[1.0, 9.0]]
     """
     out = []
     for s in slices:
@@ -157,6 +166,23 @@ def compute_bayes_error(problem: GaussianMixtureProblem, resolution: int = 1) ->
     * ``d >= 3``: Monte Carlo of :math:`E[1 - \max_j p_j(X)]` with a fixed
       seed and ``10^6`` draws (standard error below 3e-4), through
       :meth:`mri_theory.problems.Problem.bayes_error_monte_carlo`.
+
+    See Also
+    --------
+    mri_theory.problems.mixture_bayes_error : The same from a mixture's parameters.
+
+    Examples
+    --------
+    The Bayes error by the problem's own integration, against a Monte Carlo estimate with its standard error:
+
+    >>> import numpy as np
+    >>> from mri_theory.problems import compute_bayes_error, get_problem
+    >>> problem = get_problem("four-gaussian")
+    >>> exact = compute_bayes_error(problem)
+    >>> X, y = problem.sample(200_000, np.random.default_rng(0))
+    >>> errors = problem.posterior(X).argmax(axis=1) != y
+    >>> bool(abs(errors.mean() - exact) < 4 * errors.std() / np.sqrt(errors.size))
+    True
     """
     missing = [attr for attr in MIXTURE_INTERFACE if not hasattr(problem, attr)]
     if missing:
@@ -207,6 +233,16 @@ def mixture_bayes_error(prior: Any, weights: Sequence[Any], means: Sequence[Any]
         component that :class:`~mri_theory.problems.GaussianMixtureProblem` would refuse,
         ``d >= 3`` (use :func:`compute_bayes_error` of a problem: Monte Carlo), or a bad
         ``resolution``.
+
+    Examples
+    --------
+    Two equal-weight unit Gaussians 2 apart: the Bayes error is Phi(-1):
+
+    >>> from scipy.stats import norm
+    >>> from mri_theory.problems import mixture_bayes_error
+    >>> value = mixture_bayes_error([0.5, 0.5], [[1.0], [1.0]], [[[-1.0]], [[1.0]]], [[[[1.0]]], [[[1.0]]]])
+    >>> bool(abs(value - norm.cdf(-1.0)) < 1e-10)
+    True
     """
     for arg, value in (("weights", weights), ("means", means), ("covariances", covariances)):
         if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):

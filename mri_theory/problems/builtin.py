@@ -354,6 +354,19 @@ def register_problem(name: str, factory: Callable[[], Problem], *, overwrite: bo
     -----
     Registrations live in the calling process: the sandbox resolves names
     there and sends the problem objects themselves to worker processes.
+
+    See Also
+    --------
+    mri_theory.problems.registered_problem : The same for a ``with`` block.
+
+    Examples
+    --------
+    >>> from mri_theory.problems import GaussianMixtureProblem, get_problem, register_problem, unregister_problem
+    >>> register_problem("narrow", lambda: GaussianMixtureProblem(
+    ...     "narrow", [([1.0], [[-0.2]], [[[0.04]]]), ([1.0], [[0.2]], [[[0.04]]])], prior=[0.5, 0.5]))
+    >>> get_problem("narrow").dim
+    1
+    >>> unregister_problem("narrow")
     """
     PROBLEM_REGISTRY.register(name, factory, overwrite=overwrite)
 
@@ -378,6 +391,14 @@ def unregister_problem(name: str) -> None:
     ValueError
         If ``name`` is built in, or not registered (the message lists the
         registered names).
+
+    Examples
+    --------
+    >>> from mri_theory.problems import get_problem, list_problems, register_problem, unregister_problem
+    >>> register_problem("copy", lambda: get_problem("two-gaussians"))
+    >>> unregister_problem("copy")
+    >>> "copy" in list_problems()
+    False
     """
     PROBLEM_REGISTRY.unregister(name)
 
@@ -421,6 +442,13 @@ def list_problems() -> list[str]:
     -------
     list of str
         The names :func:`get_problem` accepts, in sorted order.
+
+    Examples
+    --------
+    >>> from mri_theory.problems import list_problems
+    >>> names = list_problems()
+    >>> "four-gaussian" in names, "sonar" in names, names == sorted(names)
+    (True, True, True)
     """
     return PROBLEM_REGISTRY.names()
 
@@ -446,6 +474,20 @@ def get_problem(name: str) -> Problem:
         other than a :class:`Problem`.
     ValueError
         If ``name`` is unknown; the message lists the known names, sorted.
+
+    See Also
+    --------
+    mri_theory.problems.list_problems : The names it accepts.
+    mri_theory.problems.register_problem : Add a problem of your own.
+
+    Examples
+    --------
+    >>> from mri_theory.problems import get_problem
+    >>> problem = get_problem("four-gaussian")
+    >>> problem.name, problem.n_classes, problem.dim
+    ('four-gaussian', 2, 2)
+    >>> get_problem("four-gaussian") is problem  # one cached instance
+    True
     """
     return PROBLEM_REGISTRY.get(name)
 
@@ -470,6 +512,17 @@ def check_problem(problem: Any, name: str = "problem") -> Problem:
     TypeError
         If ``problem`` is a str (a name, e.g. ``"four-gaussian"``) or any
         other non-:class:`Problem` object.
+
+    Examples
+    --------
+    >>> from mri_theory.problems import check_problem, get_problem
+    >>> check_problem(get_problem("sharp")).name
+    'sharp'
+    >>> try:
+    ...     check_problem("sharp")
+    ... except TypeError as error:
+    ...     print("TypeError:", str(error)[:60], "...")
+    TypeError: problem must be a Problem object, got the name 'sharp': use  ...
     """
     if isinstance(problem, str):
         raise TypeError(f"{name} must be a Problem object, got the name {problem!r}: "

@@ -88,6 +88,22 @@ class DataProblem(Problem):
         shown in :func:`repr` so that resumed runs tell datasets apart.
     prior : ndarray, shape (k,)
         The empirical class frequencies.
+
+    Examples
+    --------
+    A real data set as a problem: each replicate splits it into a stratified test set, one labelled point per class
+    and a pool:
+
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_iris
+    >>> from mri_theory.problems import DataProblem
+    >>> X, y = load_iris(return_X_y=True)
+    >>> problem = DataProblem(X, y, test_size=0.3, name="iris")
+    >>> problem.has_truth, problem.n_classes, problem.dim
+    (False, 3, 4)
+    >>> X0, y0, pool_X, pool_y, test = problem.draw_replicate(20, None, np.random.default_rng(0))
+    >>> y0.tolist(), pool_X.shape, test.size  # one point per class; a pool of 20; the 30 % test set (45 rows)
+    ([0, 1, 2], (20, 4), 45)
     """
 
     has_truth = False

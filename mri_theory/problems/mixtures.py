@@ -61,6 +61,25 @@ class GaussianMixtureProblem(Problem):
     weights, then the Gaussian, all vectorised.  Densities are evaluated in log
     space with Cholesky factors; the Bayes error is computed by
     :meth:`compute_bayes_error`.
+
+    See Also
+    --------
+    mri_theory.problems.mixture_bayes_error : The Bayes error from the mixture's parameters.
+
+    Examples
+    --------
+    Two classes of one Gaussian each, at -1 and +1 with unit variance: the Bayes error is Phi(-1):
+
+    >>> import numpy as np
+    >>> from scipy.stats import norm
+    >>> from mri_theory.problems import GaussianMixtureProblem
+    >>> problem = GaussianMixtureProblem("two-unit-gaussians", [([1.0], [[-1.0]], [[[1.0]]]), ([1.0], [[1.0]], [[[1.0]]])],
+    ...                                  prior=[0.5, 0.5])
+    >>> bool(abs(problem.compute_bayes_error() - norm.cdf(-1.0)) < 1e-10)
+    True
+    >>> X, y = problem.sample(1000, np.random.default_rng(0))
+    >>> X.shape, np.bincount(y).tolist()
+    ((1000, 1), [473, 527])
     """
 
     def __init__(self, name: str, classes: Sequence[Any], prior: ArrayLike) -> None:

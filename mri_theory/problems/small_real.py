@@ -73,6 +73,15 @@ def read_shipped(name: str) -> tuple[np.ndarray, np.ndarray]:
     ValueError
         If ``name`` is not a shipped data set (the message lists them), or its file is missing, unreadable,
         damaged (its SHA-256 differs from :data:`SHIPPED_SHA256`) or not the table it should be.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.problems.small_real import read_shipped
+    >>> X, y = read_shipped("sonar")  # verified against its checksum first
+    >>> labels, counts = np.unique(y.astype(str), return_counts=True)
+    >>> X.shape, labels.tolist(), counts.tolist()  # the paper's table: 208 x 60, 2 classes
+    ((208, 60), ['M', 'R'], [111, 97])
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be a str, got {type(name).__name__}")
@@ -115,6 +124,17 @@ def balance_scale() -> tuple[np.ndarray, np.ndarray]:
     X : ndarray, shape (625, 4)
     y : ndarray, shape (625,)
         ``"B"``, ``"L"`` or ``"R"`` (49, 288 and 288 cases).
+
+    Examples
+    --------
+    All 625 cases of the rule: tip to the side with the larger weight x distance, balanced when equal:
+
+    >>> import numpy as np
+    >>> from mri_theory.problems.small_real import balance_scale
+    >>> X, y = balance_scale()
+    >>> labels, counts = np.unique(y, return_counts=True)
+    >>> X.shape, labels.tolist(), counts.tolist()
+    ((625, 4), ['B', 'L', 'R'], [49, 288, 288])
     """
     X = np.array(list(itertools.product(range(1, 6), repeat=4)), dtype=float)
     torque = X[:, 0] * X[:, 1] - X[:, 2] * X[:, 3]
@@ -152,6 +172,13 @@ def monks(problem: int) -> tuple[np.ndarray, np.ndarray]:
         If ``problem`` is not an int.
     ValueError
         If ``problem`` is not 1, 2 or 3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.problems.small_real import monks
+    >>> [(monks(k)[0].shape, np.bincount(monks(k)[1]).tolist()) for k in (1, 2, 3)]
+    [((432, 6), [216, 216]), ((432, 6), [290, 142]), ((432, 6), [204, 228])]
     """
     if isinstance(problem, bool) or not isinstance(problem, (int, np.integer)):
         raise TypeError(f"problem must be an int (1, 2 or 3), got {type(problem).__name__}")
