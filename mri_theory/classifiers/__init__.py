@@ -85,6 +85,13 @@ def list_classifiers() -> list[str]:
     -------
     list of str
         The names.
+
+    Examples
+    --------
+    >>> from mri_theory.classifiers import list_classifiers
+    >>> names = list_classifiers()
+    >>> [name for name in ("kknn5", "lda", "qda", "nb", "logreg", "svm") if name in names]
+    ['kknn5', 'lda', 'qda', 'nb', 'logreg', 'svm']
     """
     return CLASSIFIER_REGISTRY.names()
 
@@ -117,6 +124,18 @@ def register_classifier(name: str, factory: Callable[[], Classifier], *, overwri
     -----
     The registry lives in this process: the runners resolve names here and
     send the classifier objects to their workers.
+
+    See Also
+    --------
+    mri_theory.classifiers.registered_classifier : The same for a ``with`` block.
+
+    Examples
+    --------
+    >>> from mri_theory.classifiers import KNN, get_classifier, register_classifier, unregister_classifier
+    >>> register_classifier("knn9", lambda: KNN(9))
+    >>> get_classifier("knn9")
+    KNN(k=9, kernel='rectangular', scale=None)
+    >>> unregister_classifier("knn9")
     """
     CLASSIFIER_REGISTRY.register(name, factory, overwrite=overwrite)
 
@@ -140,6 +159,14 @@ def unregister_classifier(name: str) -> None:
     ValueError
         If ``name`` is built in, or not registered (the message lists the
         registered names).
+
+    Examples
+    --------
+    >>> from mri_theory.classifiers import KNN, list_classifiers, register_classifier, unregister_classifier
+    >>> register_classifier("knn9", lambda: KNN(9))
+    >>> unregister_classifier("knn9")
+    >>> "knn9" in list_classifiers()
+    False
     """
     CLASSIFIER_REGISTRY.unregister(name)
 
@@ -201,5 +228,17 @@ def get_classifier(name: str) -> Classifier:
         For an unknown name.
     TypeError
         For a registered factory that returns no :class:`Classifier` (naming it).
+
+    See Also
+    --------
+    mri_theory.classifiers.list_classifiers : The names it accepts.
+
+    Examples
+    --------
+    >>> from mri_theory.classifiers import get_classifier
+    >>> get_classifier("kknn5")
+    KNN(k=5, kernel='optimal', scale=None)
+    >>> get_classifier("lda") is get_classifier("lda")  # a new unfitted model each call
+    False
     """
     return CLASSIFIER_REGISTRY.get(name)

@@ -33,6 +33,25 @@ class SklearnClassifier(Classifier):
         fitted; give it a ``random_state`` if it is random.  Its parameters
         are nested parameters of the wrapper: ``get_params(deep=True)`` lists
         them as ``estimator__<name>`` and ``set_params`` sets them so.
+
+    See Also
+    --------
+    mri_theory.testing.check_classifier : Checks a classifier of your own against the contract.
+
+    Examples
+    --------
+    Any scikit-learn classifier, here a pipeline, refitted from scratch for each retrained model:
+
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from mri_theory.classifiers import SklearnClassifier
+    >>> from mri_theory.problems import get_problem
+    >>> X, y = get_problem("four-gaussian").sample(30, np.random.default_rng(0))
+    >>> model = SklearnClassifier(make_pipeline(StandardScaler(), LogisticRegression())).fit(X, y)
+    >>> model.predict_proba(X[:2]).shape, model.predict(X[:2]).tolist()
+    ((2, 2), [1, 0])
     """
 
     name = "sklearn"
@@ -87,6 +106,19 @@ class RandomForest(SklearnClassifier):
     ------
     TypeError, ValueError
         ``n_estimators`` or ``random_state`` not an integer or out of its range, naming it.
+
+    Examples
+    --------
+    No fast path: its retrained models are plain refits (the QBC committee's forest, and a base classifier too):
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import RandomForest
+    >>> from mri_theory.engine import has_fast_path
+    >>> from mri_theory.problems import get_problem
+    >>> X, y = get_problem("four-gaussian").sample(30, np.random.default_rng(0))
+    >>> model = RandomForest(n_estimators=10).fit(X, y)
+    >>> model.predict_proba(X[:2]).sum(axis=1).round(12).tolist(), has_fast_path(model)
+    ([1.0, 1.0], False)
     """
 
     name = "rf"

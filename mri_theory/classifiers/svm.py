@@ -219,6 +219,26 @@ class SVMConvergenceWarning(RuntimeWarning):
     it is no longer reported (the solution is the same bit for bit).  The study counts the warnings per task
     (``solver.csv`` of :func:`~mri_theory.runners.run_study`, :func:`~mri_theory.runners.solver_stops` and the
     report).
+
+    See Also
+    --------
+    mri_theory.runners.solver_stops : How many of a study's tasks had a capped solve.
+
+    Examples
+    --------
+    A warning category: filter it, or turn it into an error, with the warnings module:
+
+    >>> import warnings
+    >>> from mri_theory.classifiers import SVMConvergenceWarning
+    >>> issubclass(SVMConvergenceWarning, RuntimeWarning)
+    True
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", SVMConvergenceWarning)  # a capped solve now raises
+    ...     try:
+    ...         warnings.warn("dual solve stopped at the cap", SVMConvergenceWarning)
+    ...     except SVMConvergenceWarning as error:
+    ...         print("raised:", error)
+    raised: dual solve stopped at the cap
     """
 
 #: Largest accepted ``C``: the stopping gap ``1e-11 * C`` stays far below the gap 2 of ``alpha = 0``.
@@ -1112,6 +1132,21 @@ def platt_sigmoid(decision: ArrayLike, positive: ArrayLike) -> np.ndarray:
     -------
     ndarray (..., 2)
         ``(A, B)`` of each problem.
+
+    Examples
+    --------
+    Platt's sigmoid (A, B) fitted to decision values; the probability 1 / (1 + exp(A f + B)) rises with f (A < 0),
+    and decision values symmetric about 0 with symmetric labels give B = 0:
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers.svm import platt_sigmoid
+    >>> decision = np.array([-2.0, -1.0, -0.5, 0.5, 1.0, 2.0])
+    >>> positive = np.array([False, False, True, False, True, True])
+    >>> A, B = platt_sigmoid(decision, positive)
+    >>> round(float(A), 4), abs(float(B)) < 1e-12
+    (-0.6304, True)
+    >>> (1 / (1 + np.exp(A * decision + B))).round(4).tolist()
+    [0.2208, 0.3474, 0.4218, 0.5782, 0.6526, 0.7792]
     """
     decision = check.finite_array(decision, "decision")
     positive = np.asarray(positive)
@@ -1237,6 +1272,31 @@ class SVM(Classifier):
         Platt's ``(A, B)`` of each machine.
     gradient_ : ndarray (machines, n)
         The dual gradient :math:`Q\alpha - 1` (the warm start of the fast path).
+
+    See Also
+    --------
+    mri_theory.classifiers.svm.platt_sigmoid : The sigmoid of its probabilities.
+    mri_theory.classifiers.SVMConvergenceWarning : When a dual solve stops at its iteration cap.
+
+    Examples
+    --------
+    The RBF SVM with Platt probabilities on 20 points of Four-Gaussian; its retrained models (the solution path)
+    equal plain refits:
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import SVM
+    >>> from mri_theory.engine import Population, refit_future_losses
+    >>> from mri_theory.problems import get_problem
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(20, rng)
+    >>> model = SVM().fit(X, y)
+    >>> model.predict_proba(X[:2]).round(4).tolist()
+    [[0.4678, 0.5322], [0.7125, 0.2875]]
+    >>> population, candidates = Population.from_problem(problem, 2000, rng), problem.sample(4, rng)[0]
+    >>> current, future = model.retraining_losses(candidates, population, "error")  # the fast path: no refit
+    >>> refit = refit_future_losses(model, candidates, population, "error")  # one refit per candidate and class
+    >>> future.shape, bool(np.allclose(future, refit, rtol=0, atol=1e-12))
+    ((4, 2), True)
     """
 
     name = "svm"

@@ -143,7 +143,8 @@ def paired_differences(curves: pd.DataFrame, asymptotic: pd.DataFrame, pairs: Se
     >>> table = paired_differences(curves, asymptotic, [("QbcV", "RS"), ("RS", "RS")], rng=np.random.default_rng(0),
     ...                            n_boot=100)
     >>> table[["first", "second", "metric"]].to_dict("list")
-    {'first': ['QbcV', 'QbcV', 'RS', 'RS'], 'second': ['RS', 'RS', 'RS', 'RS'], 'metric': ['aua', 'regret', 'aua', 'regret']}
+    {'first': ['QbcV', 'QbcV', 'RS', 'RS'], 'second': ['RS', 'RS', 'RS', 'RS'], 'metric': ['aua', 'regret', 'aua',
+    'regret']}
     >>> table.loc[table["first"] == table["second"], "difference"].tolist()  # a method against itself: 0
     [0.0, 0.0]
     """
@@ -232,7 +233,8 @@ def conclusions(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[
     >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.05})
     >>> table = conclusions(curves, asymptotic, n_boot=100)
     >>> list(table.columns), sorted(set(table.quantity))
-    (['quantity', 'item', 'value', 'ci_low', 'ci_high', 'detail'], ['beats_rs', 'difference', 'final_rank', 'regret', 'tau'])
+    (['quantity', 'item', 'value', 'ci_low', 'ci_high', 'detail'], ['beats_rs', 'difference', 'final_rank', 'regret',
+    'tau'])
     """
     seed = check.count(seed, "seed", minimum=0)
     check.count(n_boot, "n_boot", maximum=MAX_BOOT)  # refused before any ranking is computed

@@ -629,7 +629,8 @@ def estimator_errors(
     >>> errors = estimator_errors(states, n_draws=200)
     >>> errors[["strategy", "n_labelled", "states"]].to_dict("list")
     {'strategy': ['SMRI', 'SMRI'], 'n_labelled': [4, 7], 'states': [2, 2]}
-    >>> [column for column in ("centred", "independent", "homoscedastic", "identically_distributed") if column in errors]
+    >>> verdicts = ("centred", "independent", "homoscedastic", "identically_distributed")
+    >>> [column for column in verdicts if column in errors]
     ['centred', 'independent', 'homoscedastic', 'identically_distributed']
     """
     per_state = check.flag(per_state, "per_state")

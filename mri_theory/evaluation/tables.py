@@ -788,7 +788,8 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
     >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.05})
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     sorted(path.name for path in write_report(curves, asymptotic, folder, n_boot=50))
-    ['beats_rs.csv', 'bootstrap.csv', 'classifier_ranks.csv', 'final_ranking.csv', 'group_ranks.csv', 'pairings.csv', 'paper_comparison.csv', 'ranks.png', 'regret.csv', 'report.md', 'report.tex']
+    ['beats_rs.csv', 'bootstrap.csv', 'classifier_ranks.csv', 'final_ranking.csv', 'group_ranks.csv', 'pairings.csv',
+    'paper_comparison.csv', 'ranks.png', 'regret.csv', 'report.md', 'report.tex']
     """
     out = check.output_folder(out_dir, "out_dir")
     seed = check.count(seed, "seed", minimum=0)

@@ -73,8 +73,8 @@ class GaussianMixtureProblem(Problem):
     >>> import numpy as np
     >>> from scipy.stats import norm
     >>> from mri_theory.problems import GaussianMixtureProblem
-    >>> problem = GaussianMixtureProblem("two-unit-gaussians", [([1.0], [[-1.0]], [[[1.0]]]), ([1.0], [[1.0]], [[[1.0]]])],
-    ...                                  prior=[0.5, 0.5])
+    >>> classes = [([1.0], [[-1.0]], [[[1.0]]]), ([1.0], [[1.0]], [[[1.0]]])]  # (weights, means, covariances)
+    >>> problem = GaussianMixtureProblem("two-unit-gaussians", classes, prior=[0.5, 0.5])
     >>> bool(abs(problem.compute_bayes_error() - norm.cdf(-1.0)) < 1e-10)
     True
     >>> X, y = problem.sample(1000, np.random.default_rng(0))
