@@ -43,6 +43,13 @@ def near_maximum(values: np.ndarray, tie_tol: float | None = None) -> np.ndarray
         ``values`` not real numbers, or ``tie_tol`` not a number.
     ValueError
         ``values`` a scalar, an empty last axis or a NaN; ``tie_tol`` negative or not finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.strategies import near_maximum
+    >>> near_maximum(np.array([0.3, 0.5, 0.5 - 1e-15, 0.1])).tolist()  # a difference of rounding is a tie
+    [False, True, True, False]
     """
     values = check.real_array(values, "values")
     if values.ndim == 0 or values.shape[-1] == 0:

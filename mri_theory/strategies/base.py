@@ -49,6 +49,26 @@ class Context:
     _fitted : Classifier, optional
         Internal: the cache of :meth:`fitted`, None until its first call;
         leave it at its default.
+
+    See Also
+    --------
+    mri_theory.strategies.select : Scores a context's candidates and chooses one.
+
+    Examples
+    --------
+    The labelled data, the candidates to score, the pool and an unfitted base classifier; the oracles also get the
+    problem and the population their truth is measured on:
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> pool = problem.sample(30, rng)[0]
+    >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> ctx.fitted() is ctx.fitted()  # the base classifier fitted on (X, y) once, then cached
+    True
     """
 
     X: np.ndarray
@@ -133,6 +153,32 @@ class Strategy:
         from their default: options added after results were stored under
         the older ``repr``, so that those results (a study's part files,
         keyed by the strategy's ``repr``) still match the default.
+
+    See Also
+    --------
+    mri_theory.testing.check_strategy : Checks a strategy of your own against the contract.
+    mri_theory.strategies.register_strategy : Makes it known by name to the runners.
+
+    Examples
+    --------
+    A strategy of your own: subclass Strategy and score the candidates (larger is better); here the distance from
+    the labelled data's mean:
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context, Strategy, select
+    >>> class FarFromMean(Strategy):
+    ...     name = "far"
+    ...     def scores(self, ctx):
+    ...         return np.linalg.norm(ctx.candidates - ctx.X.mean(axis=0), axis=1)
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> pool = problem.sample(30, rng)[0]
+    >>> ctx = Context(X, y, candidates=pool, pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> index, scores = select(FarFromMean(), ctx)
+    >>> index == int(scores.argmax())
+    True
     """
 
     name: str = "strategy"
@@ -204,6 +250,28 @@ def checked_scores(strategy: Strategy, ctx: Context) -> np.ndarray:
     -------
     ndarray (m,)
         The scores as a float array, one per row of ``ctx.candidates``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context, ShannonEntropy, Strategy
+    >>> from mri_theory.strategies.base import checked_scores
+    >>> class Broken(Strategy):
+    ...     name = "broken"
+    ...     def scores(self, ctx):
+    ...         return np.full(len(ctx.candidates), np.nan)
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> ctx = Context(X, y, candidates=X[:4], pool=X, classifier=LDA(), n_classes=2, rng=rng)
+    >>> checked_scores(ShannonEntropy(), ctx).shape
+    (4,)
+    >>> try:
+    ...     checked_scores(Broken(), ctx)
+    ... except ValueError as error:
+    ...     print("ValueError:", str(error)[:50], "...")
+    ValueError: strategy 'broken' (Broken) returned non-finite sco ...
     """
     raw = strategy.scores(ctx)
     who = f"strategy {getattr(strategy, 'name', '?')!r} ({type(strategy).__name__})"
@@ -230,6 +298,20 @@ def check_context(ctx: Context) -> None:
         :class:`~mri_theory.classifiers.Classifier`, ``n_classes >= 2``,
         ``y`` one label in ``0..n_classes-1`` per row of ``X``, ``rng`` a
         ``numpy.random.Generator``.  Nothing is changed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.strategies import Context
+    >>> from mri_theory.strategies.base import check_context
+    >>> X, y = np.zeros((4, 2)), np.array([0, 1, 0, 1])
+    >>> check_context(Context(X, y, candidates=X, pool=X, classifier=LDA(), n_classes=2, rng=np.random.default_rng(0)))
+    >>> try:
+    ...     check_context(Context(X, y, candidates=X, pool=X, classifier=LDA(), n_classes=2, rng=0))
+    ... except TypeError as error:
+    ...     print("TypeError:", str(error)[:40], "...")
+    TypeError: ctx.rng must be a numpy.random.Generator ...
     """
     for field_name in ("X", "candidates", "pool"):
         value = getattr(ctx, field_name)
@@ -289,6 +371,28 @@ def select(strategy: Strategy, ctx: Context, tie_tol: float | None = None) -> tu
         ``0..n_classes-1`` or not one per row of ``X``, a negative
         ``tie_tol``, or scores of the wrong shape or not finite (the message
         names the strategy and the candidates).
+
+    See Also
+    --------
+    mri_theory.strategies.near_maximum : The tie rule.
+
+    Examples
+    --------
+    The candidate of the best score; candidates tied with it (to a tolerance) are chosen between with ctx.rng:
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context, RandomSelection, ShannonEntropy, select
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> pool = problem.sample(30, rng)[0]
+    >>> ctx = Context(X, y, candidates=pool, pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> index, scores = select(ShannonEntropy(), ctx)
+    >>> index == int(scores.argmax())
+    True
+    >>> sorted({select(RandomSelection(), ctx)[0] for _ in range(200)}) == list(range(30))  # all tied: uniform
+    True
     """
     if not isinstance(strategy, Strategy):
         raise TypeError(f"strategy must be an mri_theory.strategies.Strategy, got {type(strategy).__name__}")

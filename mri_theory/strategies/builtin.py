@@ -38,7 +38,23 @@ __all__ = ["RandomSelection", "ShannonEntropy", "LeastConfidence", "VoteEntropy"
 
 
 class RandomSelection(Strategy):
-    """RS: every candidate scores 0, so the random tie-break picks uniformly."""
+    """RS: every candidate scores 0, so the random tie-break picks uniformly.
+
+    Examples
+    --------
+    Every candidate scores 0, so :func:`~mri_theory.strategies.select`'s random tie-break picks uniformly:
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context, RandomSelection
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> pool = problem.sample(30, rng)[0]
+    >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> RandomSelection().scores(ctx).tolist()
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    """
 
     name = "RS"
     origin = "paper"
@@ -73,12 +89,42 @@ def entropy(p: np.ndarray) -> np.ndarray:
     -------
     ndarray
         Shape ``p.shape[:-1]``: the entropy of each distribution.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.strategies.builtin import entropy
+    >>> (entropy(np.array([[0.5, 0.5], [1.0, 0.0]])) + 0.0).round(6).tolist()  # ln 2, and 0 (0 ln 0 = 0)
+    [0.693147, 0.0]
     """
     return -np.sum(special.xlogy(p, p), axis=-1)
 
 
 class ShannonEntropy(Strategy):
-    r"""SE: :math:`-\sum_j \hat p_j \ln \hat p_j` of the base classifier."""
+    r"""SE: :math:`-\sum_j \hat p_j \ln \hat p_j` of the base classifier.
+
+    See Also
+    --------
+    mri_theory.strategies.LeastConfidence : 1 - the largest probability.
+    mri_theory.strategies.MarginSampling : The gap between the two largest probabilities.
+
+    Examples
+    --------
+    The entropy of the base classifier's predicted probabilities, computed here by hand as well:
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context, ShannonEntropy
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> pool = problem.sample(30, rng)[0]
+    >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> scores = ShannonEntropy().scores(ctx)
+    >>> p = ctx.fitted().predict_proba(ctx.candidates)
+    >>> bool(np.allclose(scores, -(p * np.log(p)).sum(axis=1))), int(scores.argmax())
+    (True, 2)
+    """
 
     name = "SE"
     origin = "paper"
@@ -101,7 +147,23 @@ class ShannonEntropy(Strategy):
 
 
 class LeastConfidence(Strategy):
-    r"""LC: :math:`1 - \max_j \hat p_j` of the base classifier."""
+    r"""LC: :math:`1 - \max_j \hat p_j` of the base classifier.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context, LeastConfidence
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> pool = problem.sample(30, rng)[0]
+    >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> scores = LeastConfidence().scores(ctx)
+    >>> p = ctx.fitted().predict_proba(ctx.candidates)
+    >>> bool(np.allclose(scores, 1 - p.max(axis=1)))
+    True
+    """
 
     name = "LC"
 
@@ -172,6 +234,26 @@ class VoteEntropy(Strategy):
         The kernel of the committee's 5-NN and 21-NN (:data:`KNN_KERNELS`; the
         committee of §5.1, line 1027: logistic regression, 5-nn, 21-nn and a
         random forest).
+
+    See Also
+    --------
+    mri_theory.strategies.AverageKL : QbcA, the committee's mean divergence.
+
+    Examples
+    --------
+    The entropy of the committee's votes: between 0 (unanimous) and ln 2 (split evenly) with two classes:
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context, VoteEntropy
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> pool = problem.sample(30, rng)[0]
+    >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> scores = VoteEntropy().scores(ctx)
+    >>> scores.shape, bool(np.all((scores >= 0) & (scores <= np.log(2) + 1e-12)))
+    ((6,), True)
     """
 
     name = "QbcV"
@@ -207,6 +289,20 @@ class AverageKL(Strategy):
     ----------
     knn_kernel : {"rectangular", "optimal"}, default "rectangular"
         As :class:`VoteEntropy`'s.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context, AverageKL
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> pool = problem.sample(30, rng)[0]
+    >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> scores = AverageKL().scores(ctx)
+    >>> scores.shape, bool(np.all(scores >= 0))  # a mean of Kullback-Leibler divergences
+    ((6,), True)
     """
 
     name = "QbcA"
@@ -258,6 +354,17 @@ def second_classifier(base: Classifier, trees: int = FOREST_TREES, kernel: str =
     -------
     Classifier
         A new, unfitted ``RandomForest(trees)`` or ``KNN(5, kernel)``.
+
+    Examples
+    --------
+    theta_2 of SMRI and BMRI: 5-NN for most base classifiers, a random forest for a k-NN base (§4, line 863):
+
+    >>> from mri_theory.classifiers import KNN, LDA
+    >>> from mri_theory.strategies import second_classifier
+    >>> second_classifier(LDA())
+    KNN(k=5, kernel='rectangular', scale=None)
+    >>> type(second_classifier(KNN(5))).__name__
+    'RandomForest'
     """
     return RandomForest(trees) if getattr(base, "nearest_neighbour", False) else KNN(5, kernel)
 
@@ -302,6 +409,22 @@ class EfeLc(Strategy):
         line 874); ``"pool"``: every pool point, as the paper's cost formula
         for EfeLc counts them (§5.1, line 996: :math:`n_p = |X_P|`
         retrainings per class).  An open choice (:doc:`/deviations`).
+
+    Examples
+    --------
+    Roy and McCallum's expected future error on the pool (Eq. efelc), larger is better:
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context, EfeLc
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> pool = problem.sample(30, rng)[0]
+    >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> scores = EfeLc().scores(ctx)
+    >>> scores.shape, bool(np.all(scores <= 0))  # minus an expected error
+    ((6,), True)
     """
 
     name = "EfeLc"
@@ -366,6 +489,27 @@ class SimpleMRI(Strategy):
     theta2_kernel : {"rectangular", "optimal"}, default "rectangular"
         The kernel of the default 5-NN :math:`\theta_2` (:data:`KNN_KERNELS`;
         the paper's 5-nn is R's kknn, Appendix C); refused beside ``theta2``.
+
+    See Also
+    --------
+    mri_theory.strategies.BootstrapMRI : Algorithm 2, bootstrap resamples.
+    mri_theory.strategies.MRIBest : The truth these estimate.
+
+    Examples
+    --------
+    Algorithm 1: minus the estimated expected future loss, each retrained model tested on D_S itself:
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context, SimpleMRI
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> pool = problem.sample(30, rng)[0]
+    >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> scores = SimpleMRI().scores(ctx)
+    >>> scores.shape, bool(np.all((scores <= 0) & (scores >= -1)))
+    ((6,), True)
     """
 
     name = "SMRI"
@@ -429,6 +573,27 @@ class BootstrapMRI(Strategy):
     theta2_kernel : {"rectangular", "optimal"}, default "rectangular"
         The kernel of the default 5-NN :math:`\theta_2` (:data:`KNN_KERNELS`;
         the paper's 5-nn is R's kknn, Appendix C); refused beside ``theta2``.
+
+    See Also
+    --------
+    mri_theory.strategies.SimpleMRI : Algorithm 1.
+    mri_theory.engine.true_q_c : The truth it estimates.
+
+    Examples
+    --------
+    Algorithm 2 with 10 bootstrap resamples (the paper's n_b is 25):
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context, BootstrapMRI
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> pool = problem.sample(30, rng)[0]
+    >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> scores = BootstrapMRI(n_b=10).scores(ctx)
+    >>> scores.shape, bool(np.all((scores <= 0) & (scores >= -1)))
+    ((6,), True)
     """
 
     name = "BMRI"
@@ -484,6 +649,31 @@ class MRIBest(Strategy):
     ----------
     loss : {"error", "log"}
         The loss whose expected reduction is maximised.
+
+    See Also
+    --------
+    mri_theory.engine.true_q_c : The truth it scores with.
+    mri_theory.strategies.MRIWorst : Its argmin.
+
+    Examples
+    --------
+    The oracle: the true Q^c of each candidate, here exact (LDA's loss integrated over the mixture):
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.engine import Population
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context, MRIBest
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> pool = problem.sample(30, rng)[0]
+    >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng, problem=problem,
+    ...               population=Population.exact(problem))
+    >>> from mri_theory.engine import true_q_c
+    >>> scores = MRIBest().scores(ctx)
+    >>> truth = true_q_c(problem, LDA(), X, y, ctx.candidates, ctx.population)
+    >>> bool(np.allclose(scores, truth, rtol=0, atol=1e-12)), int(scores.argmax())
+    (True, 3)
     """
 
     name = "MRI-best"
@@ -532,6 +722,22 @@ class MRIWorst(MRIBest):
     ----------
     loss : {"error", "log"}, default "error"
         As :class:`MRIBest`'s: the loss whose expected reduction is minimised.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.engine import Population
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context, MRIWorst
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> pool = problem.sample(30, rng)[0]
+    >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng, problem=problem,
+    ...               population=Population.exact(problem))
+    >>> from mri_theory.strategies import MRIBest
+    >>> bool(np.array_equal(MRIWorst().scores(ctx), -MRIBest().scores(ctx)))
+    True
     """
 
     name = "MRI-worst"
@@ -590,6 +796,14 @@ def cross_validation_folds(y: ArrayLike, folds: int, rng: np.random.Generator,
     ValueError
         If ``folds`` is not an integer in ``[2, MAX_FOLDS]``, or ``y`` has fewer than 2 labels or labels
         that are not integers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.strategies.builtin import cross_validation_folds
+    >>> folds = cross_validation_folds(np.array([0, 0, 0, 1, 1, 1, 0, 1]), 2, np.random.default_rng(0))
+    >>> sorted(np.concatenate(folds).tolist()) == list(range(8)), [len(fold) for fold in folds]
+    (True, [4, 4])
     """
     labels = check.check_labels(y, None, "y")
     folds = check.count(folds, "folds", minimum=2, maximum=MAX_FOLDS)
@@ -652,6 +866,20 @@ class CrossValidatedMRI(Strategy):
     ------
     ValueError
         From :meth:`scores`, if ``ctx.X`` holds fewer than 2 labelled points (nothing to hold out).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context, CrossValidatedMRI
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> pool = problem.sample(30, rng)[0]
+    >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> scores = CrossValidatedMRI(folds=5).scores(ctx)
+    >>> scores.shape, bool(np.all((scores <= 0) & (scores >= -1)))
+    ((6,), True)
     """
 
     name = "CvMRI"
@@ -733,6 +961,20 @@ class PoolMRI(Strategy):
     theta2 : Classifier, optional
         The class-probability estimator :math:`\theta_2` (a template, cloned for the fit); default
         :func:`second_classifier` of the base.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context, PoolMRI
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> pool = problem.sample(30, rng)[0]
+    >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> scores = PoolMRI().scores(ctx)
+    >>> scores.shape, bool(np.all((scores <= 0) & (scores >= -1)))
+    ((6,), True)
     """
 
     name = "PoolMRI"
@@ -771,6 +1013,21 @@ class MarginSampling(Strategy):
     the candidate whose two most probable classes are closest is chosen (margin sampling, Scheffer et
     al. 2001; with two classes it ranks as LC and SE do).  Not an estimate of :math:`Q^c`; a cheap
     baseline next to LC.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context, MarginSampling
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> pool = problem.sample(30, rng)[0]
+    >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> scores = MarginSampling().scores(ctx)
+    >>> p = np.sort(ctx.fitted().predict_proba(ctx.candidates), axis=1)
+    >>> bool(np.allclose(scores, -(p[:, -1] - p[:, -2])))
+    True
     """
 
     name = "Margin"
@@ -854,6 +1111,14 @@ def strategy_names(origin: str) -> tuple[str, ...]:
     ------
     ValueError
         If ``origin`` is not one of ``ORIGINS``.
+
+    Examples
+    --------
+    >>> from mri_theory.strategies import strategy_names
+    >>> strategy_names("paper")
+    ('RS', 'SE', 'QbcV', 'QbcA', 'EfeLc', 'SMRI', 'BMRI')
+    >>> strategy_names("ours")
+    ('CvMRI', 'PoolMRI', 'Margin')
     """
     if origin not in ORIGINS:
         raise ValueError(f"origin must be one of {', '.join(map(repr, ORIGINS))}, got {origin!r}")
@@ -872,6 +1137,12 @@ def list_strategies() -> list[str]:
     -------
     list of str
         The names, in that order.
+
+    Examples
+    --------
+    >>> from mri_theory.strategies import list_strategies
+    >>> list_strategies()[:10]
+    ['RS', 'SE', 'LC', 'QbcV', 'QbcA', 'EfeLc', 'SMRI', 'BMRI', 'MRI-best', 'MRI-worst']
     """
     hidden = set() if skactiveml_installed() else {name for name, factory in _PEER_FACTORIES.items()
                                                      if name in STRATEGY_REGISTRY
@@ -912,6 +1183,18 @@ def register_strategy(name: str, factory: Callable[[], Strategy], *, overwrite: 
     The registry lives in this process: the runners resolve names here and
     send the strategy objects to their workers (joblib or Dask), so a
     registration needs no import in the workers.
+
+    See Also
+    --------
+    mri_theory.strategies.registered_strategy : The same for a ``with`` block.
+
+    Examples
+    --------
+    >>> from mri_theory.strategies import SimpleMRI, get_strategy, register_strategy, unregister_strategy
+    >>> register_strategy("SMRI-refit", lambda: SimpleMRI(method="refit"))
+    >>> get_strategy("SMRI-refit")
+    SimpleMRI(method='refit', theta2=None)
+    >>> unregister_strategy("SMRI-refit")
     """
     STRATEGY_REGISTRY.register(name, factory, overwrite=overwrite)
 
@@ -937,6 +1220,14 @@ def unregister_strategy(name: str) -> None:
     ValueError
         If ``name`` is built in, or not registered (the message lists the
         registered names).
+
+    Examples
+    --------
+    >>> from mri_theory.strategies import SimpleMRI, list_strategies, register_strategy, unregister_strategy
+    >>> register_strategy("SMRI-refit", lambda: SimpleMRI(method="refit"))
+    >>> unregister_strategy("SMRI-refit")
+    >>> "SMRI-refit" in list_strategies()
+    False
     """
     STRATEGY_REGISTRY.unregister(name)
 
@@ -995,5 +1286,17 @@ def get_strategy(name: str, **options: Any) -> Strategy:
         returns no :class:`Strategy`.
     ValueError
         If ``name`` is unknown (the message lists the known names) or an option's value is invalid.
+
+    See Also
+    --------
+    mri_theory.strategies.list_strategies : The names it accepts.
+
+    Examples
+    --------
+    >>> from mri_theory.strategies import get_strategy
+    >>> get_strategy("SE")
+    ShannonEntropy()
+    >>> get_strategy("BMRI", n_b=10, aggregate="mean")
+    BootstrapMRI(n_b=10, method='auto', theta2_trees=10, theta2=None, aggregate='mean')
     """
     return STRATEGY_REGISTRY.get(name, **options)

@@ -301,6 +301,17 @@ def scott_gamma(X: np.ndarray) -> float:
     ------
     TypeError, ValueError
         Naming ``X``: not a finite 2-d array of at least two rows, or rows that do not vary.
+
+    Examples
+    --------
+    Scott's bandwidth h (h^2 = n^(-2/(d+4)) times the mean variance), as the RBF gamma 1 / (2 h^2):
+
+    >>> import numpy as np
+    >>> from mri_theory.strategies.skactiveml import scott_gamma
+    >>> X = np.random.default_rng(0).normal(size=(100, 2))
+    >>> h2 = 100 ** (-2 / 6) * X.var(axis=0, ddof=1).mean()
+    >>> bool(np.isclose(scott_gamma(X), 1 / (2 * h2)))
+    True
     """
     X = check.finite_array(X, "X")
     if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 1:
@@ -377,10 +388,24 @@ class SkactivemlStrategy(Strategy):
 
     Examples
     --------
-    >>> from skactiveml.pool import MonteCarloEER            # doctest: +SKIP
-    >>> from mri_theory.strategies.skactiveml import SkactivemlStrategy  # doctest: +SKIP
-    >>> peer = SkactivemlStrategy(MonteCarloEER(method="log_loss"), name="skal-EER-log")  # doctest: +SKIP
-    >>> run_curves(["SMRI", "BMRI", "MRI-best", peer], problem="four-gaussian")  # doctest: +SKIP
+    Wrap a scikit-activeml query strategy (here its uncertainty sampling by entropy) and score candidates with it
+    beside the toolkit's own; with an uncertainty measure of the same classifier it chooses what SE chooses:
+
+    >>> import numpy as np
+    >>> from skactiveml.pool import UncertaintySampling
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context, ShannonEntropy, select
+    >>> from mri_theory.strategies.skactiveml import SkactivemlStrategy
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> pool = problem.sample(30, rng)[0]
+    >>> ctx = Context(X, y, candidates=pool, pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> entropy_peer = SkactivemlStrategy(UncertaintySampling(method="entropy"), name="my-US-entropy")
+    >>> select(entropy_peer, ctx)[0] == select(ShannonEntropy(), ctx)[0]
+    True
+
+    A peer is a strategy like any other: ``run_curves("four-gaussian", "lda", ["SE", entropy_peer])``.
     """
 
     needs_truth = False
@@ -588,6 +613,18 @@ def peer(name: str, **options: Any) -> SkactivemlStrategy:
         Without scikit-activeml (the ``peers`` extra).
     TypeError, ValueError
         For an unknown ``name`` or option, or a bad option's value.
+
+    See Also
+    --------
+    mri_theory.strategies.skactiveml.SkactivemlStrategy : The adapter it builds.
+
+    Examples
+    --------
+    A scikit-activeml strategy by its registered name (the ``peers`` extra):
+
+    >>> from mri_theory.strategies.skactiveml import peer
+    >>> peer("SkUS-entropy").name
+    'SkUS-entropy'
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be a str, got {type(name).__name__}")
