@@ -68,6 +68,14 @@ class Registry:
         its place).
     noun : str, optional
         How an unknown name is called in :meth:`~mri_theory.engine.Registry.get`'s message (default ``kind``).
+
+    Examples
+    --------
+    >>> from mri_theory.engine import Registry
+    >>> shapes = Registry("shape", tuple)
+    >>> shapes.register("square", lambda: (2, 2))
+    >>> shapes.get("square"), shapes.names()
+    ((2, 2), ['square'])
     """
 
     def __init__(self, kind: str, cls: type, *, reserved: dict[str, str] | None = None, cache: bool = False,

@@ -135,6 +135,17 @@ def check_points(X: ArrayLike, name: str = "X", dim: int | None = None, min_rows
     -------
     ndarray of shape (n, d)
         The points, as floats.
+
+    Examples
+    --------
+    >>> from mri_theory.engine import check_points
+    >>> check_points([1.0, 2.0, 3.0]).shape  # 1-D input is one feature
+    (3, 1)
+    >>> try:
+    ...     check_points([[0.0, float("nan")]], name="candidates")
+    ... except ValueError as error:
+    ...     print("ValueError:", str(error)[:30], "...")
+    ValueError: candidates must be finite (no  ...
     """
     X = check.finite_array(X, name)
     if X.ndim == 1:
@@ -176,6 +187,19 @@ class Classifier(skbase.BaseEstimator):
         Gaussian-mixture truth, so the engine accepts an
         :class:`~mri_theory.engine.population.ExactPopulation` for this
         classifier (the Gaussian family and logistic regression: quadratic or linear scores; k-NN: polygons).
+
+    See Also
+    --------
+    mri_theory.testing.check_classifier : Checks a classifier of your own against this contract.
+
+    Examples
+    --------
+    The contract every classifier follows; a subclass without a fast path of its own refits for each retrained model:
+
+    >>> from mri_theory.classifiers import LDA, RandomForest
+    >>> from mri_theory.engine import Classifier, has_fast_path
+    >>> issubclass(LDA, Classifier), has_fast_path(LDA), has_fast_path(RandomForest)
+    (True, True, False)
     """
 
     name: str = "classifier"
@@ -459,6 +483,7 @@ def has_fast_path(classifier: Classifier | type[Classifier]) -> bool:
     Examples
     --------
     >>> from mri_theory.classifiers import LDA, RandomForest
+    >>> from mri_theory.engine import has_fast_path
     >>> has_fast_path(LDA), has_fast_path(RandomForest())
     (True, False)
     """
@@ -504,6 +529,18 @@ def check_retraining_args(model: Classifier, candidates: ArrayLike, population: 
         The population.
     loss : str
         The loss.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.engine import Population, check_retraining_args
+    >>> from mri_theory.problems import get_problem
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> candidates, population, loss = check_retraining_args(LDA().fit(X, y), X[:3], Population.exact(problem), "error")
+    >>> candidates.shape, loss
+    ((3, 2), 'error')
     """
     model._check_fitted()
     population = check_population(population)
@@ -539,6 +576,20 @@ def refit_future_losses(model: Classifier, candidates: np.ndarray, population: P
     -------
     ndarray of shape (m, k)
         The loss after refitting with each (candidate, class).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LogisticRegression
+    >>> from mri_theory.engine import Population, refit_future_losses
+    >>> from mri_theory.problems import get_problem
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> model = LogisticRegression().fit(X, y)
+    >>> candidates, population = problem.sample(3, rng)[0], Population.from_problem(problem, 1000, rng)
+    >>> refit = refit_future_losses(model, candidates, population, "error")
+    >>> refit.shape, bool(np.allclose(refit, model.retraining_losses(candidates, population, "error")[1], atol=1e-12))
+    ((3, 2), True)
     """
     candidates, population, loss = check_retraining_args(model, candidates, population, loss)
     k = model.n_classes_

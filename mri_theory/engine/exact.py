@@ -280,6 +280,14 @@ class MixtureTruth:
     Construct it with :meth:`from_arrays` (which validates and converts) or
     :meth:`from_problem`; direct construction validates too.  ``cholesky``
     holds the lower Cholesky factors.
+
+    Examples
+    --------
+    >>> from mri_theory.engine import MixtureTruth
+    >>> from mri_theory.problems import get_problem
+    >>> truth = MixtureTruth.from_problem(get_problem("four-gaussian"))
+    >>> truth.n_classes, truth.means.shape[1], round(float(truth.weights.sum()), 12)
+    (2, 2, 1.0)
     """
 
     weights: np.ndarray
@@ -951,6 +959,17 @@ def adaptive_gauss_kronrod(f: Callable[[np.ndarray, np.ndarray], np.ndarray], lo
     -------
     ndarray of shape (T,)
         Each task's integral.
+
+    Examples
+    --------
+    Many integrals at once: here the integral of x^k over [0, 1] for k = 0, 1, 2 (1, 1/2, 1/3):
+
+    >>> import numpy as np
+    >>> from mri_theory.engine.exact import adaptive_gauss_kronrod
+    >>> powers = np.array([0.0, 1.0, 2.0])
+    >>> values = adaptive_gauss_kronrod(lambda tasks, x: x ** powers[tasks, None], np.zeros(3), np.ones(3), 1e-12)
+    >>> np.round(values, 12).tolist()
+    [1.0, 0.5, 0.333333333333]
     """
     n = lo.shape[0]
     total = np.zeros(n)
@@ -1381,6 +1400,23 @@ def error_rates(truth: MixtureTruth, A: ArrayLike, b: ArrayLike, c: ArrayLike,
     TypeError, ValueError
         For a truth that is not a :class:`MixtureTruth`, a dimension above 2, shapes that do not match,
         non-finite or non-symmetric coefficients of present classes, a rule with no present class.
+
+    See Also
+    --------
+    mri_theory.engine.log_losses : The log losses of the same rules.
+
+    Examples
+    --------
+    Two classes, one unit Gaussian each at -1 and +1, and the rule "class 1 when x > 0" written as linear scores
+    s_0 = 0, s_1 = x: its error is the Bayes error Phi(-1):
+
+    >>> import numpy as np
+    >>> from scipy.stats import norm
+    >>> from mri_theory.engine import MixtureTruth, error_rates
+    >>> truth = MixtureTruth.from_arrays([0.5, 0.5], [[-1.0], [1.0]], [[[1.0]], [[1.0]]], [0, 1], 2)
+    >>> A, b, c = np.zeros((1, 2, 1, 1)), np.array([[[0.0], [1.0]]]), np.zeros((1, 2))
+    >>> bool(abs(error_rates(truth, A, b, c)[0] - norm.cdf(-1.0)) < 1e-12)
+    True
     """
     return _losses(truth, A, b, c, present, "error", np.inf)
 
@@ -1411,6 +1447,22 @@ def log_losses(truth: MixtureTruth, A: ArrayLike, b: ArrayLike, c: ArrayLike, pr
     -------
     ndarray (M,)
         Accurate to about 1e-11.
+
+    Examples
+    --------
+    The log loss of the Bayes rule's log-odds 2x on two unit Gaussians at -1 and +1, against quadrature (by
+    symmetry, class 1's expected loss):
+
+    >>> import numpy as np
+    >>> from scipy.integrate import quad
+    >>> from scipy.stats import norm
+    >>> from mri_theory.engine import MixtureTruth, log_losses
+    >>> truth = MixtureTruth.from_arrays([0.5, 0.5], [[-1.0], [1.0]], [[[1.0]], [[1.0]]], [0, 1], 2)
+    >>> A, b, c = np.zeros((1, 2, 1, 1)), np.array([[[-1.0], [1.0]]]), np.zeros((1, 2))
+    >>> exact = log_losses(truth, A, b, c)[0]
+    >>> by_quad = quad(lambda x: norm.pdf(x, 1) * np.logaddexp(0, -2 * x), -np.inf, np.inf, epsabs=1e-13)[0]
+    >>> bool(abs(exact - by_quad) < 1e-10)
+    True
     """
     return _losses(truth, A, b, c, present, "log", _check_floor(floor))
 
@@ -1437,6 +1489,16 @@ def rule_losses(truth: MixtureTruth, A: ArrayLike, b: ArrayLike, c: ArrayLike, p
     -------
     ndarray of shape (M,)
         Each rule's exact loss.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.engine import MixtureTruth, error_rates
+    >>> from mri_theory.engine.exact import rule_losses
+    >>> truth = MixtureTruth.from_arrays([0.5, 0.5], [[-1.0], [1.0]], [[[1.0]], [[1.0]]], [0, 1], 2)
+    >>> A, b, c = np.zeros((1, 2, 1, 1)), np.array([[[0.0], [1.0]]]), np.zeros((1, 2))
+    >>> bool(np.array_equal(rule_losses(truth, A, b, c, None, "error"), error_rates(truth, A, b, c)))
+    True
     """
     if loss == "error":
         return error_rates(truth, A, b, c, present)
@@ -1504,6 +1566,31 @@ def partition_losses(truth: MixtureTruth, lines: ArrayLike, vertices: ArrayLike,
     TypeError, ValueError
         For a truth that is not a 2-D :class:`MixtureTruth`, shapes that do not match, non-finite values, a
         zero direction, groups outside ``0 .. n_groups - 1``.
+
+    See Also
+    --------
+    mri_theory.classifiers.KNN : Whose exact loss this computes (its regions are polygons).
+
+    Examples
+    --------
+    The mass of the unit square under a standard Gaussian, (Phi(1) - Phi(0))^2, from boundary terms: per edge of the
+    counter-clockwise polygon, its value (1) at the edge's end and minus it at its start:
+
+    >>> import numpy as np
+    >>> from scipy.stats import norm
+    >>> from mri_theory.engine import MixtureTruth
+    >>> from mri_theory.engine.exact import partition_losses
+    >>> truth = MixtureTruth.from_arrays([1.0], [[0.0, 0.0]], [np.eye(2)], [0], 2)
+    >>> square = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    >>> lines, vertices, coefficients = [], [], []
+    >>> for start, end in zip(square, np.roll(square, -1, axis=0)):
+    ...     for vertex, sign in ((end, 1.0), (start, -1.0)):
+    ...         lines.append([*start, *(end - start)])
+    ...         vertices.append(vertex)
+    ...         coefficients.append([sign, sign])  # the function's value for each true class
+    >>> mass = partition_losses(truth, lines, vertices, coefficients, np.zeros(8, dtype=int), 1)[0]
+    >>> bool(abs(mass - (norm.cdf(1) - norm.cdf(0)) ** 2) < 1e-15)
+    True
     """
     if not isinstance(truth, MixtureTruth):
         raise TypeError(f"truth must be a MixtureTruth, got {type(truth).__name__}")

@@ -58,6 +58,17 @@ def check_loss(loss: Any) -> str:
     -------
     str
         ``loss``, one of :data:`LOSSES`.
+
+    Examples
+    --------
+    >>> from mri_theory.engine import check_loss
+    >>> check_loss("log")
+    'log'
+    >>> try:
+    ...     check_loss("hinge")
+    ... except ValueError as error:
+    ...     print("ValueError:", error)
+    ValueError: loss must be one of error, log, lc, got 'hinge'
     """
     if loss not in LOSSES:
         raise ValueError(f"loss must be one of {', '.join(LOSSES)}, got {loss!r}")
@@ -86,6 +97,13 @@ def predicted_class(proba: np.ndarray) -> np.ndarray:
     -------
     ndarray of shape (...)
         The predicted class of each row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.engine import predicted_class
+    >>> predicted_class(np.array([[0.2, 0.8], [0.5, 0.5], [0.5 + 1e-17, 0.5]])).tolist()  # ties: the lowest class
+    [1, 0, 0]
     """
     k = proba.shape[-1]
     floor = _tie_floor(proba)
@@ -135,6 +153,18 @@ def pointwise_loss(rows: ArrayLike, proba: ArrayLike, loss: str, *, check_input:
         ``rows`` or ``proba`` not real numbers.
     ValueError
         Non-finite entries, entries outside [0, 1], label rows not summing to 1, or shapes that do not match.
+
+    Examples
+    --------
+    The expected loss at each point when its label has the probabilities of its row:
+
+    >>> import numpy as np
+    >>> from mri_theory.engine import pointwise_loss
+    >>> rows, proba = np.array([[0.9, 0.1], [0.2, 0.8]]), np.array([[0.6, 0.4], [0.6, 0.4]])
+    >>> pointwise_loss(rows, proba, "error").round(12).tolist()  # predicts class 0 at both
+    [0.1, 0.8]
+    >>> bool(np.allclose(pointwise_loss(rows, proba, "log"), -(rows * np.log(proba)).sum(axis=1)))
+    True
     """
     if check_input:
         return _pointwise_loss(*_checked_probabilities(rows, proba), loss)
@@ -206,6 +236,16 @@ def pointwise_loss_from_scores(rows: np.ndarray, scores: np.ndarray, loss: str,
     Returns
     -------
     ndarray (..., n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.engine import pointwise_loss, pointwise_loss_from_scores
+    >>> rows = np.array([[0.9, 0.1], [0.2, 0.8]])
+    >>> scores = np.log(np.array([[0.6, 0.3], [0.4, 0.7]]))  # classes x points (points last)
+    >>> by_scores = pointwise_loss_from_scores(rows, scores, "log")
+    >>> bool(np.allclose(by_scores, pointwise_loss(rows, np.exp(scores).T, "log")))
+    True
     """
     check_loss(loss)
     k = rows.shape[1]

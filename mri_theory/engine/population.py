@@ -66,6 +66,24 @@ class Population:
     weights : array_like (n,), optional
         Non-negative weights, not all zero, with a finite sum (default uniform).  Losses are the
         weighted *mean*, so the weights need not sum to 1.
+
+    See Also
+    --------
+    mri_theory.engine.ExactPopulation : The exact evaluation of a Gaussian-mixture truth.
+
+    Examples
+    --------
+    A weighted evaluation set with the true class probabilities of its points; its loss is the expected loss:
+
+    >>> import numpy as np
+    >>> from mri_theory.engine import Population
+    >>> population = Population(np.array([[0.0], [1.0]]), np.array([[0.9, 0.1], [0.2, 0.8]]))
+    >>> float(population.losses_of(np.array([[1.0, 0.0], [1.0, 0.0]]), "error"))  # class 0 at both: (0.1 + 0.8) / 2
+    0.45
+    >>> from mri_theory.problems import get_problem
+    >>> sampled = Population.from_problem(get_problem("four-gaussian"), 1000, np.random.default_rng(0))
+    >>> sampled.size, sampled.dim, sampled.n_classes
+    (1000, 2, 2)
     """
 
     X: np.ndarray  #: (n, d) the points, read-only
@@ -410,6 +428,23 @@ class ExactPopulation:
     Parameters
     ----------
     truth : MixtureTruth
+
+    Examples
+    --------
+    The loss integrated over the mixture, not averaged over points: a sampled population's error approaches it:
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.engine import Population
+    >>> from mri_theory.problems import get_problem
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(20, rng)
+    >>> model = LDA().fit(X, y)
+    >>> exact = Population.exact(problem).loss(model, "error")
+    >>> sampled = Population.from_problem(problem, 100_000, rng)
+    >>> value, se = sampled.loss_and_standard_error(model, "error")
+    >>> bool(abs(value - exact) < 4 * se)
+    True
     """
 
     def __init__(self, truth: MixtureTruth) -> None:
@@ -581,6 +616,20 @@ def check_population(population: Any, name: str = "population") -> Population | 
     -------
     Population or ExactPopulation
         ``population``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.engine import Population, check_population
+    >>> from mri_theory.problems import get_problem
+    >>> population = Population.exact(get_problem("sharp"))
+    >>> check_population(population) is population
+    True
+    >>> try:
+    ...     check_population(np.zeros((5, 2)))
+    ... except TypeError as error:
+    ...     print("TypeError:", str(error)[:40], "...")
+    TypeError: population must be a Population (e.g. Po ...
     """
     if not isinstance(population, (Population, ExactPopulation)):
         raise TypeError(f"{name} must be a Population (e.g. Population.from_problem(problem, size, rng)), "
@@ -630,6 +679,14 @@ def qmc_uniforms(dim: int, size: int, rng: np.random.Generator) -> np.ndarray:
     -------
     ndarray
         The points, shape ``(size, dim)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.engine import qmc_uniforms
+    >>> u = qmc_uniforms(2, 1024, np.random.default_rng(0))
+    >>> u.shape, bool(((u > 0) & (u < 1)).all()), np.round(u.mean(axis=0), 2).tolist()
+    ((1024, 2), True, [0.5, 0.5])
     """
     from scipy.stats import qmc
 

@@ -94,6 +94,17 @@ def check_truth(problem: Any, population: Any, points: ArrayLike,
         The population.
     points : ndarray of shape (m, d)
         The points, as floats.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.engine import Population
+    >>> from mri_theory.engine.targets import check_truth
+    >>> from mri_theory.problems import get_problem
+    >>> problem = get_problem("four-gaussian")
+    >>> _, _, points = check_truth(problem, Population.exact(problem), [[0.0, 0.0], [1.0, 1.0]])
+    >>> points.shape
+    (2, 2)
     """
     problem = check_problem_interface(problem)
     population = check_population(population)
@@ -149,6 +160,32 @@ def true_q_c(
     ValueError
         Naming ``population`` when its classes or dimension are not the problem's, or it is the exact
         population of another problem.
+
+    See Also
+    --------
+    mri_theory.engine.sampled_q_c : The same on sampled populations, with standard errors.
+    mri_theory.engine.decisive_q_c : Sampled, raced until the best candidate is resolved.
+    mri_theory.analytic.q_c : The closed form of the §3.2 example.
+
+    Examples
+    --------
+    Eq. eqc on Four-Gaussian with LDA: the current loss minus the expected loss after labelling, the expectation over
+    the label with the Bayes posterior; here every loss is exact (integrated over the mixture):
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.engine import Population, future_losses, true_q_c, true_q_c_and_loss
+    >>> from mri_theory.problems import get_problem
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> candidates = problem.sample(4, rng)[0]
+    >>> population = Population.exact(problem)
+    >>> q_c = true_q_c(problem, LDA(), X, y, candidates, population)
+    >>> loss, _ = true_q_c_and_loss(problem, LDA(), X, y, candidates, population)
+    >>> future = future_losses(LDA(), X, y, candidates, population)  # (candidates, classes)
+    >>> by_hand = loss - (problem.posterior(candidates) * future).sum(axis=1)
+    >>> bool(np.allclose(q_c, by_hand, rtol=0, atol=1e-14)), q_c.round(4).tolist()
+    (True, [0.0011, 0.0063, 0.0001, -0.0074])
     """
     return true_q_c_and_loss(problem, classifier, X_S, y_S, candidates, population, loss)[1]
 
@@ -185,6 +222,21 @@ def true_q_c_and_loss(
         :math:`L(\theta(D_S))`.
     q_c : ndarray of shape (m,)
         The true :math:`Q^c` of each candidate (Eq. ``eqc``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.engine import Population, current_loss, true_q_c, true_q_c_and_loss
+    >>> from mri_theory.problems import get_problem
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> candidates = problem.sample(4, rng)[0]
+    >>> population = Population.exact(problem)
+    >>> loss, q_c = true_q_c_and_loss(problem, LDA(), X, y, candidates, population)
+    >>> same_q_c = np.array_equal(q_c, true_q_c(problem, LDA(), X, y, candidates, population))
+    >>> loss == current_loss(LDA(), X, y, population), bool(same_q_c)
+    (True, True)
     """
     problem, population, candidates = check_truth(problem, population, candidates)
     X_S, y_S = check_training_set(X_S, y_S, population.n_classes, population.dim, ("X_S", "y_S"))
@@ -204,6 +256,22 @@ class SampledQc(NamedTuple):
         The standard error of that mean (the scrambles' standard deviation / sqrt(R)).
     replicates : ndarray of shape (R, m)
         The :math:`Q^c` of each scramble, for paired comparisons (:func:`best_is_resolved`).
+
+    Examples
+    --------
+    Q^c on randomised QMC populations: the mean over 8 scrambles, with its standard error, near the exact value:
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.engine import Population, sampled_q_c, true_q_c
+    >>> from mri_theory.problems import get_problem
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> candidates = problem.sample(3, rng)[0]
+    >>> sampled = sampled_q_c(problem, LDA(), X, y, candidates, size=4096, rng=rng)
+    >>> exact = true_q_c(problem, LDA(), X, y, candidates, Population.exact(problem))
+    >>> sampled.replicates.shape, bool(np.all(np.abs(sampled.q_c - exact) < 5 * sampled.se + 1e-12))
+    ((8, 3), True)
     """
 
     q_c: np.ndarray
@@ -250,6 +318,25 @@ def sampled_q_c(
     Returns
     -------
     SampledQc
+
+    See Also
+    --------
+    mri_theory.engine.true_q_c : The exact truth where the problem allows it.
+    mri_theory.engine.best_is_resolved : Whether the sampled best is resolved from the runner-up.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.engine import Population, sampled_q_c, true_q_c
+    >>> from mri_theory.problems import get_problem
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> candidates = problem.sample(3, rng)[0]
+    >>> sampled = sampled_q_c(problem, LDA(), X, y, candidates, size=4096, rng=rng)
+    >>> exact = true_q_c(problem, LDA(), X, y, candidates, Population.exact(problem))
+    >>> bool(np.all(np.abs(sampled.q_c - exact) < 5 * sampled.se + 1e-12))  # within 5 standard errors
+    True
     """
     scrambles = check.count(scrambles, "scrambles", minimum=2, maximum=1000)
     size = check.count(size, "size", minimum=scrambles, maximum=check.MAX_SIZE)
@@ -293,6 +380,16 @@ def best_is_resolved(replicates: ArrayLike, z: float = 3.0, largest: bool = True
     best : int
         Index of the best mean (ties within :data:`~mri_theory._utils.ties.TIE_TOLERANCE`: the lowest index).
     resolved : bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.engine import best_is_resolved
+    >>> replicates = np.array([[0.10, 0.02, 0.05], [0.11, 0.03, 0.04], [0.09, 0.02, 0.05]])  # scrambles x candidates
+    >>> best_is_resolved(replicates)
+    (0, True)
+    >>> best_is_resolved(np.array([[0.10, 0.09], [0.08, 0.10], [0.10, 0.09]]))  # within noise: not resolved
+    (0, False)
     """
     values = check.finite_array(replicates, "replicates")
     if values.ndim != 2 or values.shape[0] < 2 or values.shape[1] < 1:
@@ -329,6 +426,15 @@ def exact_truth_available(problem: Any, classifier: Any) -> bool:
     -------
     bool
         Whether the exact truth is available for the pair.
+
+    Examples
+    --------
+    >>> from mri_theory.classifiers import LDA, SVM, KNN
+    >>> from mri_theory.engine import exact_truth_available
+    >>> from mri_theory.problems import get_problem
+    >>> problem = get_problem("four-gaussian")
+    >>> [exact_truth_available(problem, classifier) for classifier in (LDA(), KNN(5), SVM())]
+    [True, True, False]
     """
     if not getattr(classifier, "exact_truth", False) or not getattr(problem, "has_truth", True):
         return False
@@ -360,6 +466,15 @@ def resolve_truth(truth: Any, problem: Any, classifier: Any, name: str = "truth"
     -------
     str
         ``"exact"`` or ``"sampled"``.
+
+    Examples
+    --------
+    >>> from mri_theory.classifiers import LDA, SVM
+    >>> from mri_theory.engine import resolve_truth
+    >>> from mri_theory.problems import get_problem
+    >>> problem = get_problem("four-gaussian")
+    >>> resolve_truth("auto", problem, LDA()), resolve_truth("auto", problem, SVM())
+    ('exact', 'sampled')
     """
     if not isinstance(truth, str) or truth not in TRUTHS:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, TRUTHS))}, got {truth!r}")
@@ -418,6 +533,26 @@ def choice_is_resolved(
     Returns
     -------
     bool
+
+    See Also
+    --------
+    mri_theory.engine.decisive_q_c : The race the runners decide with.
+
+    Examples
+    --------
+    A choice made on one sampled population (the SVM's truth is sampled), judged on independent ones:
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import SVM
+    >>> from mri_theory.engine import choice_is_resolved, sampled_q_c
+    >>> from mri_theory.problems import get_problem
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> candidates = problem.sample(6, rng)[0]
+    >>> q_c = sampled_q_c(problem, SVM(), X, y, candidates, size=2048, rng=rng).q_c
+    >>> best, worst = candidates[np.argmax(q_c)], candidates[np.argmin(q_c)]
+    >>> choice_is_resolved(problem, SVM(), X, y, best, worst, 2048, rng=rng)
+    True
     """
     z, largest = check.positive_scalar(z, "z"), check.flag(largest, "largest")  # before any population is drawn
     problem = check_problem_interface(problem)
@@ -454,6 +589,18 @@ class DecisiveQc(NamedTuple):
         The current loss :math:`L(\theta(D_S))` on the first round's populations.
     points : ndarray of shape (m,)
         The population points each candidate was scored on.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import SVM
+    >>> from mri_theory.engine import decisive_q_c
+    >>> from mri_theory.problems import get_problem
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> result = decisive_q_c(problem, SVM(), X, y, problem.sample(4, rng)[0], seed=0, size=1024)
+    >>> result._fields
+    ('q_c', 'se', 'chosen', 'tied', 'resolved', 'epsilon', 'loss', 'points')
     """
 
     q_c: np.ndarray
@@ -595,6 +742,25 @@ def decisive_q_c(
         of range or not one per row, an unknown loss, counts out of range, a negative ``z``, an
         ``indifference`` outside ``[0, 1]``, a cap above ``mri_theory._utils.validation.MAX_SIZE``; all before
         any population is drawn.
+
+    See Also
+    --------
+    mri_theory.engine.sampled_q_c : One sampled evaluation, without the race.
+
+    Examples
+    --------
+    The SVM's truth is sampled: raced on more QMC points until the best candidate is resolved (or the cap):
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import SVM
+    >>> from mri_theory.engine import decisive_q_c
+    >>> from mri_theory.problems import get_problem
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> candidates = problem.sample(4, rng)[0]
+    >>> result = decisive_q_c(problem, SVM(), X, y, candidates, seed=0, size=1024)
+    >>> result.q_c.shape, result.chosen == int(np.argmax(result.q_c)) or bool(result.tied[result.chosen])
+    ((4,), True)
     """
     seed = _seed_sequence(seed)
     scrambles = check.count(scrambles, "scrambles", minimum=2, maximum=1000)
@@ -769,6 +935,24 @@ def true_q_a(
     -------
     ndarray of shape (m,)
         :math:`Q^a` of each (candidate, label).
+
+    Examples
+    --------
+    Q^a with the label known; Q^c is its expectation over the label under the Bayes posterior:
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.engine import Population, true_q_a, true_q_c
+    >>> from mri_theory.problems import get_problem
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> candidates = problem.sample(3, rng)[0]
+    >>> population = Population.exact(problem)
+    >>> q_a = np.stack([true_q_a(problem, LDA(), X, y, candidates, np.full(3, label), population)
+    ...                 for label in (0, 1)], axis=1)
+    >>> q_c = true_q_c(problem, LDA(), X, y, candidates, population)
+    >>> bool(np.allclose((problem.posterior(candidates) * q_a).sum(axis=1), q_c, rtol=0, atol=1e-14))
+    True
     """
     problem, population, candidates = check_truth(problem, population, candidates)
     labels = check_labels(labels, population.n_classes, "labels")
@@ -809,6 +993,24 @@ def true_b_c(
     -------
     float
         :math:`B^c` of the batch.
+
+    Examples
+    --------
+    The batch target: with one point, B^c is Q^c:
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.engine import Population, true_b_c, true_q_c
+    >>> from mri_theory.problems import get_problem
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> point = problem.sample(1, rng)[0]
+    >>> population = Population.exact(problem)
+    >>> bool(np.isclose(true_b_c(problem, LDA(), X, y, point, population),
+    ...                 true_q_c(problem, LDA(), X, y, point, population)[0], rtol=0, atol=1e-14))
+    True
+    >>> round(true_b_c(problem, LDA(), X, y, problem.sample(2, rng)[0], population), 4)  # a batch of two
+    -0.0106
     """
     problem, population, batch = check_truth(problem, population, batch, "batch")
     if batch.shape[0] > _MAX_BATCH:
