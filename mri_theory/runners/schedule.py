@@ -88,6 +88,29 @@ def expected_costs(tasks: Sequence[tuple[str, str, str]], *, costly: Mapping[str
     ------
     TypeError
         Naming ``tasks`` when a task is not a ``(problem, classifier, strategy)`` tuple of str.
+
+    See Also
+    --------
+    mri_theory.runners.schedule.longest_first : The order of the tasks by these costs.
+
+    Examples
+    --------
+    Without timings, a task's cost is its entry of :data:`TASK_COST` (an asymptotic loss has the strategy ``""``):
+
+    >>> from mri_theory.runners.schedule import TASK_COST, expected_costs
+    >>> tasks = [("four-gaussian", "svm", "BMRI"), ("four-gaussian", "lda", "RS"), ("four-gaussian", "lda", "")]
+    >>> expected_costs(tasks).tolist() == [TASK_COST["svm"]["BMRI"], TASK_COST["lda"]["RS"], TASK_COST["lda"][""]]
+    True
+
+    Timings of an earlier run come first (their mean), and a strategy the table does not know costs the mean of
+    the cheap (RS, SE) or of the costly strategies of its classifier's row:
+
+    >>> costs = expected_costs(tasks, timed={("lda", "RS"): [1.0, 3.0]})
+    >>> round(float(costs[1]), 4)
+    2.0
+    >>> mine = expected_costs([("four-gaussian", "lda", "Mine")], costly={"Mine": False})
+    >>> round(float(mine[0]), 4) == round((TASK_COST["lda"]["RS"] + TASK_COST["lda"]["SE"]) / 2, 4)
+    True
     """
     tasks = list(tasks)
     for task in tasks:
@@ -131,6 +154,24 @@ def longest_first(costs: ArrayLike) -> np.ndarray:
     ------
     ValueError
         If a cost is negative or not finite.
+
+    See Also
+    --------
+    mri_theory.runners.schedule.expected_costs : The costs a study's tasks are ordered by.
+    mri_theory.runners.simulate_makespan : The wall time of an order.
+
+    Examples
+    --------
+    >>> from mri_theory.runners import simulate_makespan
+    >>> from mri_theory.runners.schedule import longest_first
+    >>> costs = [1.0, 1.0, 1.0, 1.0, 4.0]
+    >>> longest_first(costs).tolist()  # the long task first, the ties in their order
+    [4, 0, 1, 2, 3]
+
+    On two workers the long task started last keeps one busy alone; started first, it runs beside the others:
+
+    >>> simulate_makespan(costs, 2), simulate_makespan([costs[i] for i in longest_first(costs)], 2)
+    (6.0, 4.0)
     """
     values = check.finite_array(costs, "costs")
     if values.ndim != 1 or np.any(values < 0):
@@ -160,6 +201,24 @@ def simulate_makespan(durations: ArrayLike, workers: int) -> float:
     ------
     TypeError, ValueError
         Naming ``workers`` (a positive integer) or ``durations`` (finite and non-negative).
+
+    See Also
+    --------
+    mri_theory.runners.schedule.longest_first : The order that shortens the tail.
+    mri_theory.runners.plan_study : Both orders replayed for a finished study.
+
+    Examples
+    --------
+    >>> from mri_theory.runners import simulate_makespan
+    >>> simulate_makespan([3.0, 1.0, 2.0], 1)  # one worker: the sum
+    6.0
+    >>> simulate_makespan([3.0, 1.0, 2.0], 3)  # a worker each: the longest task
+    3.0
+
+    The order matters: the lower bound of any schedule here is ``max(8 / 2, 4) = 4``.
+
+    >>> simulate_makespan([1.0, 1.0, 1.0, 1.0, 4.0], 2), simulate_makespan([4.0, 1.0, 1.0, 1.0, 1.0], 2)
+    (6.0, 4.0)
     """
     workers = check.count(workers, "workers", minimum=1, maximum=100_000)
     times = check.finite_array(durations, "durations")
@@ -191,6 +250,28 @@ class Plan(NamedTuple):
         The longest task's seconds.
     tasks : int
         The tasks timed.
+
+    See Also
+    --------
+    mri_theory.runners.plan_study : The plan of a finished study.
+    mri_theory.runners.describe_plans : Plans as a Markdown table.
+
+    Examples
+    --------
+    A plan of five tasks of 1, 1, 1, 1 and 4 seconds (in the table's order) on two workers, as
+    :func:`~mri_theory.runners.plan_study` makes it from a study's ``timings.csv``:
+
+    >>> from mri_theory.runners import Plan, simulate_makespan
+    >>> from mri_theory.runners.schedule import longest_first
+    >>> seconds = [1.0, 1.0, 1.0, 1.0, 4.0]
+    >>> plan = Plan(workers=2, table_order=simulate_makespan(seconds, 2),
+    ...             longest_first=simulate_makespan([seconds[i] for i in longest_first(seconds)], 2),
+    ...             lower_bound=max(sum(seconds) / 2, max(seconds)), total=sum(seconds), longest=max(seconds),
+    ...             tasks=len(seconds))
+    >>> plan
+    Plan(workers=2, table_order=6.0, longest_first=4.0, lower_bound=4.0, total=8.0, longest=4.0, tasks=5)
+    >>> plan.longest_first / plan.lower_bound  # longest first reaches the bound here
+    1.0
     """
 
     workers: int
@@ -219,6 +300,25 @@ def describe_plans(plans: Sequence[Plan]) -> str:
     ------
     TypeError
         Naming ``plans`` when one is not a :class:`Plan`.
+
+    See Also
+    --------
+    mri_theory.runners.plan_study : The plans of a finished study.
+
+    Examples
+    --------
+    The same five tasks (1, 1, 1, 1 and 4 seconds) on one worker and on two:
+
+    >>> from mri_theory.runners import Plan, describe_plans
+    >>> plans = [Plan(1, table_order=8.0, longest_first=8.0, lower_bound=8.0, total=8.0, longest=4.0, tasks=5),
+    ...          Plan(2, table_order=6.0, longest_first=4.0, lower_bound=4.0, total=8.0, longest=4.0, tasks=5)]
+    >>> print(describe_plans(plans))
+    workers | table order | longest first | lower bound | longest first / bound
+    ---|---|---|---|---
+    1 | 8 s | 8 s | 8 s | 1.000
+    2 | 6 s | 4 s | 4 s | 1.000
+    <BLANKLINE>
+    longest first: 2 workers 2.00x 1 workers (5 tasks, 8 s in all, the longest 4 s)
     """
     if not all(isinstance(plan, Plan) for plan in plans):
         raise TypeError("plans must hold Plan objects (plan_study's results)")

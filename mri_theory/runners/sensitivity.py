@@ -69,6 +69,28 @@ class Recomputed:
         Returns label -> the strategy object that replaces the study's (new objects at each call).
     classifiers : callable, default dict
         Returns label -> the classifier object that replaces the study's.
+
+    See Also
+    --------
+    mri_theory.runners.run_sensitivity : Reruns the readings of :data:`RECOMPUTED`.
+
+    Examples
+    --------
+    The readings :func:`~mri_theory.runners.run_sensitivity` can recompute, and what each replaces:
+
+    >>> from mri_theory.runners import RECOMPUTED, Recomputed
+    >>> list(RECOMPUTED)
+    ['BMRI mean', 'kknn kernels', 'EfeLc whole pool', 'e1071 Platt']
+    >>> reading = RECOMPUTED["kknn kernels"]
+    >>> isinstance(reading, Recomputed), sorted(reading.strategies()), reading.classifiers()
+    (True, ['BMRI', 'QbcA', 'QbcV', 'SMRI'], {})
+    >>> RECOMPUTED["e1071 Platt"].classifiers()
+    {'svm': SVM(C=1.0, gamma=None, platt='cv')}
+
+    Each call makes new objects, so no run shares a strategy with another:
+
+    >>> reading.strategies()["BMRI"] is reading.strategies()["BMRI"]
+    False
     """
 
     description: str
@@ -184,6 +206,39 @@ def run_sensitivity(path: str | os.PathLike, out: str | os.PathLike, *, recomput
     ValueError, TypeError
         Naming the argument, before any file is written: no finished study at ``path``, a study of objects
         that are not registered names, an unknown reading, an ``out`` of another runner.
+
+    See Also
+    --------
+    mri_theory.evaluation.conclusions_by_reading : The analysis readings, from a study's tables.
+    mri_theory.runners.Recomputed : A reading that needs new curves.
+
+    Examples
+    --------
+    A tiny study (one problem and classifier, RS, SE and BMRI, one replicate of a pool of 4), then its
+    conclusions under the analysis readings and under BMRI's mean (``"BMRI mean"``), which reruns BMRI's curves
+    and nothing else:
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from mri_theory.runners import Execution, run_sensitivity, run_study
+    >>> from mri_theory.runners.study import read_timings
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> tmp = Path(folder.name)
+    >>> quiet = Execution(progress=False)
+    >>> _ = run_study(problems="four-gaussian", classifiers="lda", strategies=["RS", "SE", "BMRI"], replicates=1,
+    ...               pool_size=4, population_size=100, asymptotic_train=50, asymptotic_replicates=1,
+    ...               asymptotic_population=100, out=tmp / "study", execution=quiet)
+    >>> table = run_sensitivity(tmp / "study", tmp / "sensitivity", recompute=["BMRI mean"], n_boot=20,
+    ...                         execution=quiet)
+    >>> table.variant.unique().tolist()
+    ['as reported', 'R1 averaged metrics', 'epsilon absolute', 'BMRI mean']
+    >>> list(table.columns)
+    ['variant', 'quantity', 'item', 'value', 'ci_low', 'ci_high', 'detail']
+    >>> read_timings(tmp / "sensitivity" / "variants" / "BMRI-mean").strategy.unique().tolist()  # all it computed
+    ['BMRI']
+    >>> sorted(path.name for path in (tmp / "sensitivity").iterdir() if not path.name.startswith("."))
+    ['SENSITIVITY.md', 'checksums.json', 'sensitivity.csv', 'sensitivity.png', 'variants']
+    >>> folder.cleanup()
     """
     start_wall, start_cpu = time.perf_counter(), time.process_time()
     base = _store.check_path(path, "a folder")

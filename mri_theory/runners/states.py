@@ -440,6 +440,28 @@ def score_states(
     Warns
     -----
     %(warns_damaged)s
+
+    See Also
+    --------
+    mri_theory.runners.read_states : The table written to ``out``, verified.
+    mri_theory.evaluation.summarise_states : The summaries of the table.
+
+    Examples
+    --------
+    One replicate of a pool of 6, in the states after 0 and 2 labels picked by random sampling (RS), scored by RS
+    and SMRI (which estimates :math:`T_e`):
+
+    >>> from mri_theory.runners import Execution, score_states
+    >>> table = score_states("four-gaussian", "lda", ["RS", "SMRI"], replicates=1, steps=[0, 2], pool_size=6,
+    ...                      population_size=200, execution=Execution(progress=False))
+    >>> table.groupby("step").size().to_dict()  # 2 strategies x (6, then 4) candidates
+    {0: 12, 2: 8}
+    >>> table.loc[table.step == 2, "candidate"].unique().tolist()  # RS labelled pool points 1 and 4 first
+    [0, 2, 3, 5]
+    >>> bool((table.t_e == table.loss - table.true_q_c).all())
+    True
+    >>> table.groupby("strategy", sort=False).t_e_estimate.count().to_dict()  # only SMRI estimates T_e
+    {'RS': 0, 'SMRI': 10}
     """
     return execute_states(plan_states(
         problem, classifier, strategies, replicates, steps, pool_size, trajectory=trajectory,
@@ -572,6 +594,24 @@ def execute_states(plan: StatesPlan) -> pd.DataFrame:
         other settings after the plan was made.
     OSError
         When a file cannot be written, naming the file.
+
+    See Also
+    --------
+    mri_theory.runners.plan_states : Makes the plan, checking every argument.
+
+    Examples
+    --------
+    >>> from mri_theory.runners import Execution, execute_states, plan_states, score_states
+    >>> settings = dict(replicates=1, steps=[0, 2], pool_size=6, population_size=200,
+    ...                 execution=Execution(progress=False))
+    >>> plan = plan_states("four-gaussian", "lda", ["RS", "SMRI"], **settings)  # checked; nothing computed
+    >>> plan.replicates, plan.steps, list(plan.strategies)
+    (1, [0, 2], ['RS', 'SMRI'])
+    >>> table = execute_states(plan)
+    >>> table.shape
+    (20, 14)
+    >>> table.equals(score_states("four-gaussian", "lda", ["RS", "SMRI"], **settings))
+    True
     """
     if not isinstance(plan, StatesPlan):
         raise TypeError(f"plan must be a StatesPlan (from plan_states), got {type(plan).__name__}")
@@ -642,6 +682,23 @@ def read_states(path: str | os.PathLike) -> pd.DataFrame:
         replaced, or no checksum: rerunning the same call rebuilds it from the
         verified parts), when another process is writing the folder (its pid
         named), or when it is not a CSV with the columns :data:`STATE_COLUMNS`.
+
+    See Also
+    --------
+    mri_theory.runners.score_states : Writes the table.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from mri_theory.runners import Execution, read_states, score_states
+    >>> settings = dict(replicates=1, steps=[0, 2], pool_size=6, population_size=200,
+    ...                 execution=Execution(progress=False))
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> table = score_states("four-gaussian", "lda", ["RS", "SMRI"], **settings, out=tmp.name)
+    >>> read_states(tmp.name).equals(table), read_states(Path(tmp.name) / "states.csv").shape
+    (True, (20, 14))
+    >>> tmp.cleanup()
     """
     if not isinstance(path, (str, os.PathLike)) or not isinstance(os.fspath(path), str):
         raise TypeError(f"path must be a file or folder path (str or os.PathLike), got {type(path).__name__}")
@@ -683,5 +740,26 @@ def read_state_timings(path: str | os.PathLike) -> pd.DataFrame:
         Naming ``path`` when the folder holds no ``timings.csv`` or the file
         is not a table of timings (its columns, integer ``replicate`` and
         ``step``, finite seconds ``>= 0``, one row per state and strategy).
+
+    See Also
+    --------
+    mri_theory.runners.score_states : Writes the timings with ``timings=True``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from mri_theory.runners import STATE_TIMING_COLUMNS, Execution, read_state_timings, score_states
+    >>> settings = dict(replicates=1, steps=[0, 2], pool_size=6, population_size=200,
+    ...                 execution=Execution(progress=False))
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> _ = score_states("four-gaussian", "lda", ["RS", "SMRI"], **settings, out=tmp.name, timings=True)
+    >>> timings = read_state_timings(tmp.name)
+    >>> list(timings.columns) == STATE_TIMING_COLUMNS
+    True
+    >>> timings.step.tolist(), timings.strategy.tolist()  # one row per state and strategy
+    ([0, 0, 2, 2], ['RS', 'SMRI', 'RS', 'SMRI'])
+    >>> bool((timings[["cpu_s", "wall_s"]] >= 0).all().all())
+    True
+    >>> tmp.cleanup()
     """
     return _store.read_folder_timings(path, STATE_TIMING_COLUMNS, _TIMING_INTEGERS)

@@ -214,6 +214,24 @@ class StudyResults(NamedTuple):
         Learning curves of every pairing, columns :data:`mri_theory.runners._curves.RESULT_COLUMNS`.
     asymptotic : DataFrame
         One asymptotic loss per (problem, classifier), columns :data:`ASYMPTOTIC_COLUMNS`.
+
+    See Also
+    --------
+    mri_theory.runners.run_study : Runs a study and returns its tables.
+    mri_theory.runners.read_study : Reads a finished study's tables.
+
+    Examples
+    --------
+    >>> from mri_theory.runners import Execution, StudyResults, run_study
+    >>> tiny = dict(problems="four-gaussian", classifiers="lda", strategies="RS", replicates=1, pool_size=4,
+    ...             population_size=100, asymptotic_train=50, asymptotic_replicates=1, asymptotic_population=100,
+    ...             execution=Execution(progress=False))
+    >>> results = run_study(**tiny)
+    >>> isinstance(results, StudyResults), results._fields
+    (True, ('curves', 'asymptotic'))
+    >>> curves, asymptotic = results  # a named tuple: it unpacks
+    >>> curves.shape, asymptotic[["problem", "classifier"]].values.tolist()
+    ((10, 11), [['four-gaussian', 'lda']])
     """
 
     curves: pd.DataFrame
@@ -353,6 +371,34 @@ def read_timings(path: str | os.PathLike) -> pd.DataFrame:
     ValueError
         Naming ``path`` when it holds no ``timings.csv`` or the file is not a
         table of timings.
+
+    See Also
+    --------
+    mri_theory.runners.plan_study : The wall of these tasks on more workers.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from mri_theory.runners import Execution, run_study
+    >>> from mri_theory.runners.study import TIMING_COLUMNS, read_timings
+    >>> tiny = dict(problems="four-gaussian", classifiers="lda", strategies="RS", replicates=1, pool_size=4,
+    ...             population_size=100, asymptotic_train=50, asymptotic_replicates=1, asymptotic_population=100,
+    ...             execution=Execution(progress=False))
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> _ = run_study(**tiny, out=tmp.name)
+    >>> timings = read_timings(tmp.name)
+    >>> list(timings.columns) == TIMING_COLUMNS, len(timings)  # the asymptotic loss, RS's and MRI-best's curves
+    (True, 3)
+
+    The rows come in the order the tasks were computed (longest first by their expected cost,
+    :func:`~mri_theory.runners.schedule.expected_costs`); an asymptotic loss has the strategy ``""`` and the
+    replicate -1:
+
+    >>> timings.strategy.tolist(), timings.replicate.tolist()
+    (['MRI-best', 'RS', ''], [0, 0, -1])
+    >>> bool((timings[["cpu_s", "wall_s"]] >= 0).all().all())
+    True
+    >>> tmp.cleanup()
     """
     return _store.read_folder_timings(path, TIMING_COLUMNS, _TIMING_INTEGERS)
 
@@ -554,6 +600,41 @@ def run_study(
     Warns
     -----
     %(warns_damaged)s
+
+    See Also
+    --------
+    mri_theory.runners.read_study : The tables of a finished study folder.
+    mri_theory.runners.report : The paper's tables and figures of a finished study.
+    mri_theory.runners.run_curves : One pairing's learning curves.
+
+    Examples
+    --------
+    A tiny study: one problem, one classifier, random sampling (MRI-best is added for the regret), one
+    replicate of a pool of 4 labelled to exhaustion, written to a folder:
+
+    >>> import tempfile
+    >>> from mri_theory.runners import Execution, run_study
+    >>> from mri_theory.runners.study import read_timings
+    >>> tiny = dict(problems="four-gaussian", classifiers="lda", strategies="RS", replicates=1, pool_size=4,
+    ...             population_size=100, asymptotic_train=50, asymptotic_replicates=1, asymptotic_population=100,
+    ...             execution=Execution(progress=False))
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> curves, asymptotic = run_study(**tiny, out=tmp.name)
+    >>> curves.groupby("strategy", sort=False).size().to_dict()  # 2 labelled, then 4 more: 5 rows each
+    {'RS': 5, 'MRI-best': 5}
+    >>> curves.n_labelled.unique().tolist()
+    [2, 3, 4, 5, 6]
+    >>> asymptotic.shape, list(asymptotic.columns)
+    ((1, 3), ['problem', 'classifier', 'asymptotic_loss'])
+
+    Rerunning the finished folder computes nothing: the verified results are read back, and the tasks' timings
+    are still those of the first run.
+
+    >>> timings = read_timings(tmp.name)
+    >>> again = run_study(**tiny, out=tmp.name)
+    >>> again.curves.equals(curves), again.asymptotic.equals(asymptotic), read_timings(tmp.name).equals(timings)
+    (True, True, True)
+    >>> tmp.cleanup()
     """
     given = dict(problems=problems, classifiers=classifiers, strategies=strategies, replicates=replicates,
                  pool_size=pool_size, budget=budget, population_size=population_size, loss=loss,
@@ -879,6 +960,30 @@ def plan_study(path: str | os.PathLike, workers: int, *, column: str = "wall_s")
     TypeError, ValueError
         Naming ``workers`` (not a positive integer) or ``column``; naming ``path`` when it holds no study or no
         ``timings.csv``, or timings that do not cover its grid.
+
+    See Also
+    --------
+    mri_theory.runners.describe_plans : Plans as a Markdown table.
+    mri_theory.runners.simulate_makespan : The replay of one order.
+
+    Examples
+    --------
+    >>> import math
+    >>> import tempfile
+    >>> from mri_theory.runners import Execution, plan_study, run_study
+    >>> tiny = dict(problems="four-gaussian", classifiers="lda", strategies="RS", replicates=1, pool_size=4,
+    ...             population_size=100, asymptotic_train=50, asymptotic_replicates=1, asymptotic_population=100,
+    ...             execution=Execution(progress=False))
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> _ = run_study(**tiny, out=tmp.name)
+    >>> one, three = plan_study(tmp.name, 1), plan_study(tmp.name, 3)
+    >>> one.tasks  # the asymptotic loss, RS's and MRI-best's curves
+    3
+    >>> math.isclose(one.table_order, one.total), math.isclose(one.longest_first, one.total)  # one worker: the sum
+    (True, True)
+    >>> three.longest_first == three.longest == three.lower_bound  # a worker each: the longest task
+    True
+    >>> tmp.cleanup()
     """
     if column not in ("wall_s", "cpu_s"):
         raise ValueError(f"column must be 'wall_s' or 'cpu_s', got {column!r}")
@@ -929,6 +1034,24 @@ def study_record(path: str | os.PathLike) -> dict[str, Any]:
     ------
     ValueError
         Naming ``path`` if the folder holds no ``study.json`` or a corrupt one.
+
+    See Also
+    --------
+    mri_theory.runners.read_study : The study's tables, verified.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from mri_theory.runners import Execution, run_study, study_record
+    >>> tiny = dict(problems="four-gaussian", classifiers="lda", strategies="RS", replicates=1, pool_size=4,
+    ...             population_size=100, asymptotic_train=50, asymptotic_replicates=1, asymptotic_population=100,
+    ...             execution=Execution(progress=False))
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> _ = run_study(**tiny, out=tmp.name)
+    >>> record = study_record(tmp.name)
+    >>> sorted(record), record["grid"]["strategies"], record["settings"]["pool_size"]
+    (['format', 'grid', 'settings'], ['RS', 'MRI-best'], 4)
+    >>> tmp.cleanup()
     """
     folder = _store.check_path(path, "a folder")
     stored = _read_study_file(folder, "path")
@@ -959,6 +1082,35 @@ def read_study(path: str | os.PathLike) -> StudyResults:
         ``study.json`` last changed) or do not cover the grid of
         ``study.json`` (an interrupted run: rerun it to finish), or when
         another process is writing the folder (its pid named).
+
+    See Also
+    --------
+    mri_theory.runners.run_study : Writes the folder.
+    mri_theory.runners.study_record : The study's settings and grid.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from mri_theory.runners import Execution, read_study, run_study
+    >>> tiny = dict(problems="four-gaussian", classifiers="lda", strategies="RS", replicates=1, pool_size=4,
+    ...             population_size=100, asymptotic_train=50, asymptotic_replicates=1, asymptotic_population=100,
+    ...             execution=Execution(progress=False))
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> written = run_study(**tiny, out=tmp.name)
+    >>> read = read_study(tmp.name)
+    >>> read.curves.equals(written.curves), read.asymptotic.equals(written.asymptotic)
+    (True, True)
+
+    A table that no longer matches its checksum is refused:
+
+    >>> with open(Path(tmp.name) / "curves.csv", "a") as table:
+    ...     _ = table.write("\\n")
+    >>> read_study(tmp.name)
+    Traceback (most recent call last):
+    ...
+    ValueError: path: ...curves.csv does not match its checksum in ...checksums.json: the table was edited, ...
+    >>> tmp.cleanup()
     """
     path = _store.check_path(path, "a folder")
     stored = study_record(path)
@@ -1024,6 +1176,27 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
     ValueError
         As :func:`read_study`; naming ``groups`` for groups that do not fit
         the study.
+
+    See Also
+    --------
+    mri_theory.evaluation.write_report : The tables and figures written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from mri_theory.runners import Execution, report, run_study
+    >>> tiny = dict(problems="four-gaussian", classifiers="lda", strategies="RS", replicates=1, pool_size=4,
+    ...             population_size=100, asymptotic_train=50, asymptotic_replicates=1, asymptotic_population=100,
+    ...             execution=Execution(progress=False))
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> _ = run_study(**tiny, out=tmp.name)
+    >>> files = report(tmp.name)
+    >>> sorted(path.name for path in files)  # cost.csv: the CPU and wall seconds of the tasks
+    ['beats_rs.csv', 'bootstrap.csv', 'classifier_ranks.csv', 'cost.csv', 'final_ranking.csv', 'group_ranks.csv',
+     'pairings.csv', 'paper_comparison.csv', 'ranks.png', 'regret.csv', 'report.md', 'report.tex', 'solver.csv']
+    >>> {path.parent.name for path in files}
+    {'report'}
+    >>> tmp.cleanup()
     """
     from mri_theory.evaluation.tables import (
         write_report,  # matplotlib and the report tables: only when asked
@@ -1075,6 +1248,7 @@ def default_groups(problems: Sequence[str]) -> dict[str, list[str]]:
 
     Examples
     --------
+    >>> from mri_theory.runners import default_groups
     >>> default_groups(["sonar", "four-gaussian", "my-data"])
     {'abstract': ['four-gaussian'], 'small': ['sonar'], 'other': ['my-data']}
     """
@@ -1112,6 +1286,26 @@ def solver_stops(path: str | os.PathLike) -> pd.DataFrame | None:
     ------
     ValueError
         Naming ``path`` when ``solver.csv`` is not a table of counts.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from mri_theory.runners import Execution, run_study, solver_stops
+    >>> tiny = dict(problems="four-gaussian", classifiers="lda", strategies="RS", replicates=1, pool_size=4,
+    ...             population_size=100, asymptotic_train=50, asymptotic_replicates=1, asymptotic_population=100,
+    ...             execution=Execution(progress=False))
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> _ = run_study(**tiny, out=tmp.name)
+    >>> stops = solver_stops(tmp.name)
+    >>> stops.strategy.tolist(), stops.tasks.tolist()
+    (['asymptotic loss', 'MRI-best', 'RS', 'all'], [1, 1, 1, 3])
+    >>> stops.solver_stops.tolist()  # LDA has no iterative solver
+    [0, 0, 0, 0]
+    >>> empty = tempfile.TemporaryDirectory()
+    >>> solver_stops(empty.name) is None  # no solver.csv: not recorded
+    True
+    >>> tmp.cleanup()
+    >>> empty.cleanup()
     """
     folder = _store.check_path(path, "a folder")
     file = folder / _SOLVER_FILE
