@@ -130,6 +130,23 @@ class Execution:
         Naming the field, for a bad value.
     ImportError
         ``backend="dask"`` without the ``dask`` extra installed.
+
+    Examples
+    --------
+    Where tasks run: in this process (the default), on joblib worker processes, or on a Dask cluster; the
+    results are the same bytes wherever they run (``tests/runners/test_execution.py`` checks it):
+
+    >>> from mri_theory.runners import Execution
+    >>> Execution()
+    Execution(backend='local', scheduler=None, n_jobs=1, progress=True)
+    >>> two_workers = Execution(n_jobs=2, progress=False)  # e.g. run_curves(..., execution=two_workers)
+    >>> Execution(backend="dask", scheduler="tcp://127.0.0.1:8786")  # a running Dask scheduler's address
+    Execution(backend='dask', scheduler='tcp://127.0.0.1:8786', n_jobs=1, progress=True)
+    >>> try:
+    ...     Execution(n_jobs=0)
+    ... except ValueError as error:
+    ...     print("ValueError:", error)
+    ValueError: n_jobs must be a positive number of parallel jobs, or -1 for all cores; got 0
     """
 
     backend: str = "local"

@@ -231,7 +231,7 @@ def conclusions(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[
     ...                                replicates=2, population_size=1000, execution=Execution(progress=False))
     ...                     for classifier in ("lda", "nb")])
     >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.05})
-    >>> table = conclusions(curves, asymptotic, n_boot=100)
+    >>> table = conclusions(curves, asymptotic, n_boot=20)
     >>> list(table.columns), sorted(set(table.quantity))
     (['quantity', 'item', 'value', 'ci_low', 'ci_high', 'detail'], ['beats_rs', 'difference', 'final_rank', 'regret',
     'tau'])
@@ -308,7 +308,7 @@ def conclusions_by_reading(curves: pd.DataFrame, asymptotic: pd.DataFrame,
     ...                                replicates=2, population_size=1000, execution=Execution(progress=False))
     ...                     for classifier in ("lda", "nb")])
     >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.05})
-    >>> table = conclusions_by_reading(curves, asymptotic, n_boot=50)
+    >>> table = conclusions_by_reading(curves, asymptotic, n_boot=20)
     >>> list(dict.fromkeys(table.variant))
     ['as reported', 'R1 averaged metrics', 'epsilon absolute', 'without lda', 'without nb']
     """
@@ -375,7 +375,7 @@ def sensitivity_figure(table: pd.DataFrame, methods: Sequence[str] = FIGURE_METH
     ...                                replicates=2, population_size=1000, execution=Execution(progress=False))
     ...                     for classifier in ("lda", "nb")])
     >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.05})
-    >>> figure = sensitivity_figure(conclusions_by_reading(curves, asymptotic, n_boot=50, leave_out=False))
+    >>> figure = sensitivity_figure(conclusions_by_reading(curves, asymptotic, n_boot=20, leave_out=False))
     >>> len(figure.axes)
     4
     """

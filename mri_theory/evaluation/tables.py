@@ -787,7 +787,7 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
     ...                     for classifier in ("lda", "nb")])
     >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.05})
     >>> with tempfile.TemporaryDirectory() as folder:
-    ...     sorted(path.name for path in write_report(curves, asymptotic, folder, n_boot=50))
+    ...     sorted(path.name for path in write_report(curves, asymptotic, folder, n_boot=20))
     ['beats_rs.csv', 'bootstrap.csv', 'classifier_ranks.csv', 'final_ranking.csv', 'group_ranks.csv', 'pairings.csv',
     'paper_comparison.csv', 'ranks.png', 'regret.csv', 'report.md', 'report.tex']
     """

@@ -114,6 +114,25 @@ class CurveConfig:
         How the truth is evaluated.
     doublings : int or None, default None
         The cap of the decisive sampled truth's race (None with ``"exact"``).
+
+    Examples
+    --------
+    What determines a run's results (written as config.json; a resume refuses a folder of another configuration):
+
+    >>> import json
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from mri_theory.runners import CurveConfig, Execution, run_curves
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = run_curves("four-gaussian", "lda", ["RS"], pool_size=4, replicates=1, out=folder,
+    ...                    execution=Execution(progress=False))
+    ...     config = json.loads((Path(folder) / "config.json").read_text())
+    >>> sorted(set(config) & {"problem", "classifier", "pool_size", "seed", "truth"})
+    ['classifier', 'pool_size', 'problem', 'seed', 'truth']
+    >>> config["problem"], config["classifier"], config["pool_size"], config["truth"]
+    ('four-gaussian', 'lda', 4, 'exact')
+    >>> "seed" in CurveConfig.__dataclass_fields__
+    True
     """
 
     problem: str

@@ -302,7 +302,28 @@ PART_FORMAT = 1
 PART_FIELDS = {"format", "config_sha256", "rows", "sha256"}  #: besides the part's key
 
 class DamagedPartWarning(UserWarning):
-    """A part file in ``out/parts`` failed verification on resume; it is recomputed and overwritten."""
+    """A part file in ``out/parts`` failed verification on resume; it is recomputed and overwritten.
+
+    Examples
+    --------
+    A stored part that fails its checksum on resume is recomputed with this warning (here the file is truncated):
+
+    >>> import tempfile
+    >>> import warnings
+    >>> from pathlib import Path
+    >>> from mri_theory.runners import DamagedPartWarning, Execution, run_curves
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     first = run_curves("four-gaussian", "lda", ["RS"], pool_size=4, replicates=1, out=folder,
+    ...                        execution=Execution(progress=False))
+    ...     part = next((Path(folder) / "parts").glob("*.csv"))
+    ...     _ = part.write_bytes(part.read_bytes()[:-10])
+    ...     with warnings.catch_warnings(record=True) as caught:
+    ...         warnings.simplefilter("always")
+    ...         again = run_curves("four-gaussian", "lda", ["RS"], pool_size=4, replicates=1, out=folder,
+    ...                            execution=Execution(progress=False))
+    >>> [w.category.__name__ for w in caught if issubclass(w.category, DamagedPartWarning)], again.equals(first)
+    (['DamagedPartWarning'], True)
+    """
 
 def canonical_sha256(settings: Mapping[str, Any]) -> str:
     """SHA-256 of the canonical JSON of ``settings`` (sorted keys, no spaces, UTF-8)."""

@@ -79,6 +79,22 @@ def asymptotic_loss(problem: Any, classifier: Any, n_train: int = 5000, replicat
     Returns
     -------
     float
+
+    See Also
+    --------
+    mri_theory.runners.asymptotic_pool_size : The pool rule built on it.
+
+    Examples
+    --------
+    The loss after training on a large sample: for LDA on two Gaussians of equal variance it approaches the Bayes error:
+
+    >>> import numpy as np
+    >>> from mri_theory.runners import asymptotic_loss
+    >>> from mri_theory.problems import get_problem
+    >>> problem = get_problem("two-gaussians")
+    >>> value = asymptotic_loss(problem, "lda", n_train=2000, replicates=2, rng=np.random.default_rng(0))
+    >>> bool(problem.bayes_error <= value < problem.bayes_error + 0.01)
+    True
     """
     (_, problem), (_, classifier) = resolve(problem, "problem", "problem"), resolve(classifier, "classifier",
                                                                                     "classifier")
@@ -134,6 +150,16 @@ class AsymptoticPool(NamedTuple):
         One row per size tried (:data:`POOL_RULE_COLUMNS`): the mean final loss over the replicates and its standard
         error, its ratio to the asymptote with the ratio's standard error (delta method, the two estimates
         independent), and whether the ratio is at most ``1 + tolerance``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.runners import asymptotic_pool_size
+    >>> from mri_theory.problems import get_problem
+    >>> found = asymptotic_pool_size(get_problem("two-gaussians"), "lda", rng=np.random.default_rng(0), sizes=(20, 200),
+    ...                              replicates=2, n_train=1000, population_size=2000)
+    >>> found._fields
+    ('pool_size', 'asymptote', 'asymptote_se', 'table')
     """
 
     pool_size: int | None
@@ -157,6 +183,16 @@ def pool_rule_generator(seed: int, problem: str, classifier: str) -> np.random.G
     Returns
     -------
     numpy.random.Generator
+
+    Examples
+    --------
+    The pool rule's draws depend only on the study's seed and the pairing, never on which pairings run:
+
+    >>> from mri_theory.runners import pool_rule_generator
+    >>> a = pool_rule_generator(0, "four-gaussian", "lda").random()
+    >>> same = pool_rule_generator(0, "four-gaussian", "lda").random()
+    >>> a == same, a == pool_rule_generator(0, "sharp", "lda").random()
+    (True, False)
     """
     seed = check.count(seed, "seed", minimum=0)
     for name, value in (("problem", problem), ("classifier", classifier)):
@@ -207,6 +243,18 @@ def asymptotic_pool_size(problem: Any, classifier: Any, *, rng: np.random.Genera
     ------
     TypeError, ValueError
         Naming the argument, before any work: a real-data problem, a bad size list, a tolerance below 0.
+
+    Examples
+    --------
+    The paper's pool rule: the smallest pool whose final loss is within 5 % of the asymptote (tiny sizes here):
+
+    >>> import numpy as np
+    >>> from mri_theory.runners import asymptotic_pool_size
+    >>> from mri_theory.problems import get_problem
+    >>> found = asymptotic_pool_size(get_problem("two-gaussians"), "lda", rng=np.random.default_rng(0), sizes=(20, 200),
+    ...                              replicates=2, n_train=1000, population_size=2000)
+    >>> found.pool_size in (20, 200, None), list(found.table.columns)[:2]
+    (True, ['pool_size', 'loss'])
     """
     (_, problem), (_, classifier) = resolve(problem, "problem", "problem"), resolve(classifier, "classifier",
                                                                                     "classifier")

@@ -84,6 +84,16 @@ class Diagnostics(NamedTuple):
         strategy estimates T_e.
     paths : list of Path
         The files written into ``out``: ``summary.csv``, ``errors.csv`` (with ``errors``) and ``DIAGNOSTICS.md``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from mri_theory.runners import Execution, run_diagnostics
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     result = run_diagnostics("four-gaussian", "lda", ["SMRI"], replicates=2, steps=(2, 5), pool_size=10,
+    ...                              population_size=500, out=folder, execution=Execution(progress=False))
+    >>> result._fields, result.errors is not None  # SMRI estimates T_e: its errors are measured
+    (('states', 'summary', 'errors', 'paths'), True)
     """
 
     states: pd.DataFrame
@@ -153,6 +163,23 @@ def run_diagnostics(
     Warns
     -----
     %(warns_damaged)s
+
+    See Also
+    --------
+    mri_theory.evaluation.summarise_states : The summary it writes.
+
+    Examples
+    --------
+    Score strategies and the truth along random-selection trajectories and write the summaries (tiny settings):
+
+    >>> import tempfile
+    >>> from mri_theory.runners import Execution, run_diagnostics
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     result = run_diagnostics("four-gaussian", "lda", ["SE", "SMRI"], replicates=2, steps=(2, 5), pool_size=10,
+    ...                              population_size=500, out=folder, execution=Execution(progress=False))
+    ...     written = sorted(path.name for path in result.paths)
+    >>> sorted(set(result.summary.strategy)), "summary.csv" in written
+    (['SE', 'SMRI'], True)
     """
     start = time.perf_counter()
     classifiers, strategies, steps = _grid.listed(classifiers), _grid.listed(strategies), _grid.listed(steps)

@@ -158,6 +158,16 @@ class Leaderboard(NamedTuple):
         ``table`` and ``differences`` recomputed from it.
     differences : DataFrame
         :func:`~mri_theory.evaluation.strategy_differences` of the normalised shortfall (``differences.csv``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from mri_theory.runners import Execution, run_leaderboard
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     board = run_leaderboard("four-gaussian", "lda", ["SE"], replicates=2, steps=(2, 5), pool_size=10,
+    ...                             population_size=500, n_boot=50, out=folder, execution=Execution(progress=False))
+    >>> board._fields
+    ('states', 'timings', 'table', 'paths', 'statistics', 'differences')
     """
 
     states: pd.DataFrame
@@ -243,6 +253,24 @@ def run_leaderboard(
     Warns
     -----
     %(warns_damaged)s
+
+    See Also
+    --------
+    mri_theory.evaluation.leaderboard : The table it writes.
+    mri_theory.runners.read_leaderboard : Reads a finished one back, verified.
+
+    Examples
+    --------
+    Every strategy's shortfall against the true optimum, tiny: one problem and classifier, 2 replicates, 2 steps:
+
+    >>> import tempfile
+    >>> from mri_theory.runners import Execution, run_leaderboard
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     board = run_leaderboard("four-gaussian", "lda", ["SE", "SMRI"], replicates=2, steps=(2, 5), pool_size=10,
+    ...                             population_size=500, n_boot=50, out=folder, execution=Execution(progress=False))
+    >>> every = board.table[board.table.phase == "all"].set_index("strategy").normalised_shortfall
+    >>> float(every["MRI-best"]), float(every["RS"]), sorted(every.index)
+    (0.0, 1.0, ['MRI-best', 'RS', 'SE', 'SMRI'])
     """
     wall, cpu = time.perf_counter(), time.process_time()
     options = leaderboard_options(phases, n_boot, 0, level, top_k, resolved_only)
@@ -315,6 +343,17 @@ class StoredLeaderboard(NamedTuple):
     statistics : DataFrame or None, default None
         ``statistics.csv.xz`` (columns :data:`~mri_theory.evaluation.STATE_STATISTICS_COLUMNS`), verified; None
         where the folder has none (written before the file was added).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from mri_theory.runners import Execution, read_leaderboard, run_leaderboard
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = run_leaderboard("four-gaussian", "lda", ["SE"], replicates=2, steps=(2, 5), pool_size=10,
+    ...                         population_size=500, n_boot=50, out=folder, execution=Execution(progress=False))
+    ...     stored = read_leaderboard(folder)
+    >>> stored._fields, stored.record["settings"]["replicates"]
+    (('table', 'record', 'cost', 'differences', 'statistics'), 2)
     """
 
     table: pd.DataFrame
@@ -421,6 +460,17 @@ def read_leaderboard(path: str | os.PathLike) -> StoredLeaderboard:
         the columns :data:`LEADERBOARD_COLUMNS`, or when ``leaderboard.json``
         is missing or not a record of :func:`run_leaderboard`, or ``cost.csv``
         is not a CSV.  (``cost.csv`` is a measurement, not checksummed.)
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from mri_theory.runners import Execution, read_leaderboard, run_leaderboard
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     board = run_leaderboard("four-gaussian", "lda", ["SE"], replicates=2, steps=(2, 5), pool_size=10,
+    ...                             population_size=500, n_boot=50, out=folder, execution=Execution(progress=False))
+    ...     stored = read_leaderboard(folder)  # verified against its checksums
+    >>> stored.table.equals(board.table[stored.table.columns])  # the CPU columns are stored apart (stored.cost)
+    True
     """
     return _read(_leaderboard_folder(path, "path"), "path")
 
@@ -458,6 +508,22 @@ def copy_leaderboard(source: str | os.PathLike, destination: str | os.PathLike) 
         when it is not a writable folder or is the source itself.
     OSError
         When a file cannot be written, naming the file.
+
+    Examples
+    --------
+    A finished leaderboard's files without its (large) states, verified, as the committed tables are made:
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from mri_theory.runners import Execution, copy_leaderboard, read_leaderboard, run_leaderboard
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = run_leaderboard("four-gaussian", "lda", ["SE"], replicates=2, steps=(2, 5), pool_size=10,
+    ...                         population_size=500, n_boot=50, out=Path(folder) / "run",
+    ...                         execution=Execution(progress=False))
+    ...     copied = copy_leaderboard(Path(folder) / "run", Path(folder) / "copy")
+    ...     same = read_leaderboard(Path(folder) / "copy").table.equals(read_leaderboard(Path(folder) / "run").table)
+    >>> same, len(copied) > 0
+    (True, True)
     """
     folder = _leaderboard_folder(source, "source")
     _read(folder, "source")  # verified, complete, not being written

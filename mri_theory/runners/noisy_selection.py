@@ -87,6 +87,32 @@ class NoisyOracle(Strategy):
         distinct names, safe in file names, so several run side by side.
         The ``repr`` (:class:`~mri_theory.strategies.Strategy`'s) shows the
         parameters: ``NoisyOracle(sigma=0.5, relative=True, loss='error')``.
+
+    See Also
+    --------
+    mri_theory.runners.noisy_selection_curves : Its learning curves on the §3.2 problem.
+    mri_theory.analytic.simulate_selection : The guarantee's selection with i.i.d. errors.
+
+    Examples
+    --------
+    §3.3's unbiased estimator: the true Q^c plus Gaussian noise; with no noise it chooses as MRI-best does:
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.engine import Population
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.runners import NoisyOracle
+    >>> from mri_theory.strategies import Context, MRIBest
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> pool = problem.sample(20, rng)[0]
+    >>> ctx = Context(X, y, candidates=pool, pool=pool, classifier=LDA(), n_classes=2, rng=rng, problem=problem,
+    ...               population=Population.exact(problem))
+    >>> bool(np.array_equal(NoisyOracle(0.0).scores(ctx), MRIBest().scores(ctx)))
+    True
+    >>> noisy = NoisyOracle(1.0).scores(ctx)  # noise of one sd of the candidates' Q^c
+    >>> bool(np.corrcoef(noisy, MRIBest().scores(ctx))[0, 1] < 1)
+    True
     """
 
     costly = True
@@ -189,6 +215,17 @@ def noisy_selection_curves(
     ------
     ValueError, TypeError
         Naming the argument, before any work is done.
+
+    Examples
+    --------
+    The §3.3 demonstration, tiny: noisy-Q^c selection at two noise levels (0 sd: MRI-best's choice; infinite:
+    random), beside MRI-worst, 2 replicates:
+
+    >>> from mri_theory.runners import Execution, noisy_selection_curves
+    >>> curves = noisy_selection_curves([0.0, float("inf")], replicates=2, pool_size=10, budget=4,
+    ...                                 execution=Execution(progress=False))
+    >>> sorted(set(curves.strategy)), int(curves.n_labelled.max())
+    (['MRI-worst', 'noisy-0sd', 'noisy-infsd'], 6)
     """
     sigmas = check.real_array(relative_sigmas, "relative_sigmas")
     if sigmas.ndim > 1 or sigmas.size == 0:

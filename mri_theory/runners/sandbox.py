@@ -260,6 +260,24 @@ def run_curves(
     %(warns_damaged)s
         A part of a differently parameterised strategy of the same label
         fails it.
+
+    See Also
+    --------
+    mri_theory.runners.read_curves : Reads a stored run back.
+    mri_theory.runners.run_study : Many pairings, resumable, with the paper's ranks.
+
+    Examples
+    --------
+    Learning curves of three strategies with LDA on Four-Gaussian: 2 replicates, a pool of 8 labelled to exhaustion
+    (from one point per class, 2, to 10), each loss exact:
+
+    >>> from mri_theory.runners import Execution, run_curves
+    >>> curves = run_curves("four-gaussian", "lda", ["RS", "SE", "MRI-best"], pool_size=8, replicates=2,
+    ...                     execution=Execution(progress=False))
+    >>> curves.groupby("strategy").size().to_dict(), sorted(set(curves.n_labelled))[:3]
+    ({'MRI-best': 18, 'RS': 18, 'SE': 18}, [2, 3, 4])
+    >>> curves[curves.n_labelled == 10].loss.round(12).groupby(curves.replicate).nunique().tolist()  # one model each
+    [1, 1]
     """
     problem_item, classifier_item = resolve(problem, "problem", "problem"), resolve(classifier, "classifier",
                                                                                   "classifier")
@@ -322,6 +340,17 @@ def read_curves(path: str | os.PathLike) -> pd.DataFrame:
         verified parts) or the folder is being written by another process
         (its pid named); or when it is not a CSV with the columns
         :data:`RESULT_COLUMNS`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from mri_theory.runners import Execution, read_curves, run_curves
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     curves = run_curves("four-gaussian", "lda", ["RS", "SE"], pool_size=4, replicates=1, out=folder,
+    ...                         execution=Execution(progress=False))
+    ...     again = read_curves(folder)  # every part verified against its checksum
+    >>> again.equals(curves)
+    True
     """
     path = check_path(path, "a file or folder")
     if path.is_dir():

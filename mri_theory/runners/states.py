@@ -487,6 +487,14 @@ class StatesPlan(NamedTuple):
         Where and how the states are scored.
     timings : bool, default False
         Whether the cost of each strategy in each state computed is written to ``out/timings.csv``.
+
+    Examples
+    --------
+    >>> from mri_theory.runners import Execution, StatesPlan, plan_states
+    >>> plan = plan_states("four-gaussian", "lda", ["SE"], replicates=1, steps=(0, 2), pool_size=6,
+    ...                    population_size=200, execution=Execution(progress=False))
+    >>> isinstance(plan, StatesPlan), plan.out is None
+    (True, True)
     """
 
     states: _States
@@ -541,6 +549,20 @@ def plan_states(
     ValueError, TypeError, ImportError
         As :func:`score_states`, for its arguments and ``out``.  Reads only,
         writes nothing (``out`` is not created).
+
+    Examples
+    --------
+    Every check of a score_states call, nothing computed: bad arguments fail here, before any work:
+
+    >>> from mri_theory.runners import Execution, execute_states, plan_states, score_states
+    >>> plan = plan_states("four-gaussian", "lda", ["SE"], replicates=1, steps=(0, 2), pool_size=6,
+    ...                    population_size=200, execution=Execution(progress=False))
+    >>> plan.replicates, plan.steps
+    (1, [0, 2])
+    >>> direct = score_states("four-gaussian", "lda", ["SE"], replicates=1, steps=(0, 2), pool_size=6,
+    ...                       population_size=200, execution=Execution(progress=False))
+    >>> execute_states(plan).equals(direct)
+    True
     """
     problem_item = _resolve.resolve(problem, "problem", "problem")
     classifier_item = _resolve.resolve(classifier, "classifier", "classifier")
