@@ -92,6 +92,22 @@ def beta(delta: ArrayLike, sigma: ArrayLike) -> np.ndarray | float:
     float or ndarray
         In ``[0, 1/2]``; ``0`` when ``delta = 0``, ``1/2`` when
         ``sigma = 0 < |delta|``.
+
+    See Also
+    --------
+    mri_theory.analytic.selection_probability : :math:`\lambda = 1/2 + \beta`.
+
+    Examples
+    --------
+    >>> import math
+    >>> from mri_theory.analytic import beta
+    >>> round(beta(1.0, 1.0), 6), round(0.5 * math.erf(0.5), 6)
+    (0.26025, 0.26025)
+
+    Appendix B's limit (no noise) and Appendix A's (infinite noise), and no gap to rank:
+
+    >>> beta(1.0, 0.0), beta(1.0, float("inf")), beta(0.0, 1.0)
+    (0.5, 0.0, 0.0)
     """
     delta, sigma = _delta_sigma(delta, sigma)
     gap = np.abs(delta)
@@ -124,6 +140,28 @@ def selection_probability(delta: ArrayLike, sigma: ArrayLike) -> np.ndarray | fl
     -------
     float or ndarray
         :math:`\lambda \in [1/2, 1]`, broadcast over ``delta`` and ``sigma``.
+
+    See Also
+    --------
+    mri_theory.analytic.beta : The ranking term :math:`\lambda - 1/2`.
+    mri_theory.analytic.monte_carlo_selection_probability : The same probability by simulation.
+
+    Examples
+    --------
+    :math:`\lambda = \Phi(\Delta / (\sigma\sqrt2))`, above 1/2 for every finite noise level:
+
+    >>> import math
+    >>> from scipy.stats import norm
+    >>> from mri_theory.analytic import selection_probability
+    >>> round(selection_probability(1.0, 1.0), 6), round(float(norm.cdf(1 / math.sqrt(2))), 6)
+    (0.76025, 0.76025)
+    >>> selection_probability(1.0, [0.0, 1.0, 10.0, float("inf")]).round(4).tolist()
+    [1.0, 0.7602, 0.5282, 0.5]
+
+    Symmetric in :math:`\Delta`, and a fair coin for a tie:
+
+    >>> selection_probability([1.0, -1.0, 0.0], 1.0).round(4).tolist()
+    [0.7602, 0.7602, 0.5]
     """
     out = 0.5 + np.asarray(beta(delta, sigma))
     return float(out) if out.ndim == 0 else out
@@ -158,6 +196,28 @@ def monte_carlo_selection_probability(
     estimate, standard_error : float
         The frequency and its binomial standard error
         :math:`\sqrt{\hat\lambda(1-\hat\lambda)/n}`.
+
+    See Also
+    --------
+    mri_theory.analytic.selection_probability : The exact probability.
+    mri_theory.analytic.simulate_selection : The same simulation for a pool of any size.
+
+    Examples
+    --------
+    The frequency lies within three standard errors of the exact :math:`\lambda`:
+
+    >>> import numpy as np
+    >>> from mri_theory.analytic import monte_carlo_selection_probability, selection_probability
+    >>> estimate, se = monte_carlo_selection_probability(1.0, 1.0, 10_000, np.random.default_rng(0))
+    >>> abs(estimate - selection_probability(1.0, 1.0)) < 3 * se
+    True
+    >>> round(se, 3)  # about sqrt(lambda (1 - lambda) / n_draws)
+    0.004
+
+    Without noise the better candidate always wins:
+
+    >>> monte_carlo_selection_probability(1.0, 0.0, 100, np.random.default_rng(0))
+    (1.0, 0.0)
     """
     delta = check.finite_scalar(delta, "delta")
     sigma = check_sigma(sigma)
@@ -180,6 +240,30 @@ class Noise:
     :attr:`unbiased` says whether every error has mean zero; :attr:`iid`
     whether the errors are independent of ``q`` and of each other with one
     common distribution.  The guarantee needs both (:attr:`guarantee_holds`).
+
+    See Also
+    --------
+    mri_theory.analytic.simulate_selection : Selects from a pool with estimates perturbed by a Noise.
+
+    Examples
+    --------
+    The built-in families and whether §3.3's guarantee covers them:
+
+    >>> from mri_theory.analytic import NOISE_FAMILIES
+    >>> {name: noise.guarantee_holds for name, noise in NOISE_FAMILIES.items()}
+    {'gaussian': True, 'student-t': True, 'uniform': True, 'biased': False, 'heteroscedastic': False}
+
+    A family of one's own implements :meth:`draw`, here Laplace errors of standard deviation ``sigma``:
+
+    >>> import numpy as np
+    >>> from mri_theory.analytic import Noise, simulate_selection
+    >>> class LaplaceNoise(Noise):
+    ...     name = "laplace"
+    ...     def draw(self, q, sigma, n, rng):
+    ...         return rng.laplace(0.0, sigma / np.sqrt(2), size=(n, q.size))
+    >>> sim = simulate_selection([0.3, 0.2, 0.1], 0.1, 1000, np.random.default_rng(0), noise=LaplaceNoise())
+    >>> sim.rs < sim.expected_q < sim.optimum
+    True
     """
 
     name: str = "noise"
@@ -240,7 +324,26 @@ class Noise:
 
 
 class GaussianNoise(Noise):
-    r"""The paper's assumption: i.i.d. :math:`M_i \sim N(0, \sigma^2)`."""
+    r"""The paper's assumption: i.i.d. :math:`M_i \sim N(0, \sigma^2)`.
+
+    See Also
+    --------
+    mri_theory.analytic.selection_probability : The exact selection probability under this noise.
+
+    Examples
+    --------
+    For two candidates, the simulated frequency of picking the better one agrees with the exact
+    :math:`\lambda`:
+
+    >>> import numpy as np
+    >>> from mri_theory.analytic import GaussianNoise, selection_probability, simulate_selection
+    >>> noise = GaussianNoise()
+    >>> noise.guarantee_holds, noise.draw(np.zeros(3), 0.5, 4, np.random.default_rng(0)).shape
+    (True, (4, 3))
+    >>> sim = simulate_selection([1.0, 0.0], 1.0, 20_000, np.random.default_rng(0), noise=noise)
+    >>> bool(abs(sim.frequencies[0] - selection_probability(1.0, 1.0)) < 0.01)
+    True
+    """
 
     name = "gaussian"
 
@@ -258,6 +361,23 @@ class StudentTNoise(Noise):
     ----------
     df : float, default 3.0
         The degrees of freedom (> 2).
+
+    Examples
+    --------
+    Heavy tails with standard deviation ``sigma``; unbiased and i.i.d., so the guarantee still holds:
+
+    >>> import numpy as np
+    >>> from mri_theory.analytic import StudentTNoise, simulate_selection
+    >>> errors = StudentTNoise(df=5).draw(np.zeros(1), 2.0, 100_000, np.random.default_rng(0))
+    >>> round(float(errors.std()), 1)
+    2.0
+    >>> sim = simulate_selection([0.3, 0.2, 0.1], 0.1, 2000, np.random.default_rng(0), noise=StudentTNoise())
+    >>> StudentTNoise().guarantee_holds, sim.expected_q > sim.rs
+    (True, True)
+    >>> StudentTNoise(df=2)
+    Traceback (most recent call last):
+    ...
+    ValueError: df must be > 2 for a finite variance, got 2.0
     """
 
     df: float = 3.0
@@ -273,7 +393,19 @@ class StudentTNoise(Noise):
 
 
 class UniformNoise(Noise):
-    r"""Symmetric, bounded: i.i.d. uniform on :math:`[-\sigma\sqrt3, \sigma\sqrt3]` (sd :math:`\sigma`)."""
+    r"""Symmetric, bounded: i.i.d. uniform on :math:`[-\sigma\sqrt3, \sigma\sqrt3]` (sd :math:`\sigma`).
+
+    Examples
+    --------
+    Bounded by ``sigma sqrt(3)``, with standard deviation ``sigma``:
+
+    >>> import math
+    >>> import numpy as np
+    >>> from mri_theory.analytic import UniformNoise
+    >>> errors = UniformNoise().draw(np.zeros(1), 2.0, 100_000, np.random.default_rng(0))
+    >>> bool(np.abs(errors).max() <= 2.0 * math.sqrt(3)), round(float(errors.std()), 1)
+    (True, 2.0)
+    """
 
     name = "uniform"
 
@@ -295,6 +427,20 @@ class BiasedNoise(Noise):
     ----------
     slope : float, default -2.0
         The bias's slope :math:`b`.
+
+    Examples
+    --------
+    With the default slope ``-2`` the noiseless estimates are ``2 mean(q) - q``, which rank the pool
+    backwards, so the worst candidate is always picked:
+
+    >>> import numpy as np
+    >>> from mri_theory.analytic import BiasedNoise, simulate_selection
+    >>> q = np.array([0.3, 0.2, 0.1])
+    >>> (q + BiasedNoise().draw(q, 0.0, 1, np.random.default_rng(0))).round(6).tolist()
+    [[0.1, 0.2, 0.3]]
+    >>> sim = simulate_selection(q, 0.0, 100, np.random.default_rng(0), noise=BiasedNoise())
+    >>> sim.frequencies.tolist(), BiasedNoise().guarantee_holds
+    ([0.0, 0.0, 1.0], False)
     """
 
     slope: float = -2.0
@@ -327,6 +473,18 @@ class HeteroscedasticNoise(Noise):
     ----------
     rate : float, default 3.0
         :math:`\kappa`: how fast the spread grows towards the worse candidates.
+
+    Examples
+    --------
+    Every estimate is unbiased, yet with the noise dominating the worst (noisiest) candidate wins most
+    often and the selection falls below random selection:
+
+    >>> import numpy as np
+    >>> from mri_theory.analytic import HeteroscedasticNoise, simulate_selection
+    >>> noise = HeteroscedasticNoise()
+    >>> sim = simulate_selection([0.3, 0.2, 0.1], float("inf"), 2000, np.random.default_rng(0), noise=noise)
+    >>> noise.unbiased, noise.guarantee_holds, int(np.argmax(sim.frequencies)), sim.expected_q < sim.rs
+    (True, False, 2, True)
     """
 
     rate: float = 3.0
@@ -366,6 +524,23 @@ class EmpiricalNoise(Noise):
     unbiased : bool
         Whether the mean of ``errors`` is zero within the tie tolerance
         (:data:`mri_theory._utils.ties.TIE_TOLERANCE` times ``max(1, max |errors|)``).
+
+    See Also
+    --------
+    mri_theory.evaluation.estimator_errors : Measures an estimator's errors and predicts its shortfall with this.
+
+    Examples
+    --------
+    Each draw is one of the measured errors times ``sigma``:
+
+    >>> import numpy as np
+    >>> from mri_theory.analytic import EmpiricalNoise
+    >>> noise = EmpiricalNoise([-0.2, 0.0, 0.2])
+    >>> draws = noise.draw(np.zeros(3), 1.0, 50, np.random.default_rng(0))
+    >>> draws.shape, sorted(set(draws.round(6).ravel().tolist()))
+    ((50, 3), [-0.2, 0.0, 0.2])
+    >>> noise.unbiased, EmpiricalNoise([0.5, 1.5]).unbiased
+    (True, False)
     """
 
     name = "empirical"
@@ -415,6 +590,19 @@ class SelectionSimulation:
         The optimal selection's ``Q``: ``max(q)``.
     n_draws : int
         The number of draws.
+
+    Examples
+    --------
+    Without noise the best candidate is always chosen, so the mean selected ``Q`` is the optimum, with no
+    spread:
+
+    >>> import numpy as np
+    >>> from mri_theory.analytic import simulate_selection
+    >>> sim = simulate_selection([0.1, 0.4, 0.2], 0.0, 100, np.random.default_rng(0))
+    >>> sim.frequencies.tolist(), sim.expected_q, sim.standard_error
+    ([0.0, 1.0, 0.0], 0.4, 0.0)
+    >>> round(sim.rs, 6), sim.optimum, sim.n_draws
+    (0.233333, 0.4, 100)
     """
 
     frequencies: np.ndarray
@@ -472,6 +660,27 @@ def simulate_selection(
     SelectionSimulation
         Selection frequencies, mean selected ``Q`` with its standard error, and
         the RS and optimal benchmarks.
+
+    See Also
+    --------
+    mri_theory.analytic.monte_carlo_selection_probability : The two-candidate case, with its exact counterpart.
+    mri_theory.analytic.Noise : The noise families.
+
+    Examples
+    --------
+    Unbiased i.i.d. noise lands between random selection (``sigma = inf``) and the optimum (``sigma = 0``):
+
+    >>> import numpy as np
+    >>> from mri_theory.analytic import simulate_selection
+    >>> q = [0.3, 0.2, 0.1]
+    >>> simulate_selection(q, 0.0, 1000, np.random.default_rng(0)).expected_q
+    0.3
+    >>> sim = simulate_selection(q, 0.1, 1000, np.random.default_rng(0))
+    >>> round(sim.rs, 6), sim.rs < sim.expected_q < sim.optimum
+    (0.2, True)
+    >>> at_infinity = simulate_selection(q, float("inf"), 1000, np.random.default_rng(0))
+    >>> abs(at_infinity.expected_q - at_infinity.rs) < 3 * at_infinity.standard_error
+    True
     """
     q = check.finite_array(q, "q")
     if q.ndim != 1 or q.size == 0:

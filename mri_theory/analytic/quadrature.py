@@ -40,6 +40,22 @@ def error_rate_quad(problem: TwoGaussians, clf: MeanClassifier) -> float:
     -------
     float
         The error rate :math:`L_e` (Eq. ``le_equation_1``), to about 1e-13.
+
+    See Also
+    --------
+    mri_theory.analytic.error_rate : The closed form it checks.
+
+    Examples
+    --------
+    Agrees with the closed form for a shifted, an inverted and a constant classifier:
+
+    >>> from mri_theory.analytic import MeanClassifier, TwoGaussians, error_rate, error_rate_quad
+    >>> problem = TwoGaussians()
+    >>> classifiers = [MeanClassifier(m, (9, 9)) for m in [(-0.5, 1.5), (1.0, -1.0), (0.0, 0.0)]]
+    >>> [round(error_rate_quad(problem, clf), 6) for clf in classifiers]
+    [0.187672, 0.841345, 0.5]
+    >>> max(abs(error_rate_quad(problem, clf) - error_rate(problem, clf)) for clf in classifiers) < 1e-12
+    True
     """
     lo = min(problem.mu) - _TAIL_SDS * problem.sigma
     hi = max(problem.mu) + _TAIL_SDS * problem.sigma
@@ -75,6 +91,19 @@ def q_c_quad(problem: TwoGaussians, clf: MeanClassifier, x: float) -> float:
     -------
     float
         :math:`Q^c(x)`.
+
+    See Also
+    --------
+    mri_theory.analytic.q_c : The closed form it checks.
+
+    Examples
+    --------
+    >>> from mri_theory.analytic import MeanClassifier, TwoGaussians, q_c, q_c_quad
+    >>> problem, clf = TwoGaussians(), MeanClassifier((-0.5, 1.5), (9, 9))
+    >>> round(q_c_quad(problem, clf, 0.3), 6)
+    0.002462
+    >>> abs(q_c_quad(problem, clf, 0.3) - float(q_c(problem, clf, 0.3))) < 1e-10
+    True
     """
     p = problem.posterior(x)
     expected = sum(p[j] * error_rate_quad(problem, clf.retrained(x, j)) for j in (0, 1))

@@ -107,6 +107,26 @@ def error_rate_expr() -> sp.Piecewise:
     -------
     sympy.Piecewise
         In the symbols ``m1, m2, mu1, mu2, sigma, pi1`` (see :data:`SYMBOLS`).
+
+    See Also
+    --------
+    mri_theory.analytic.symbolic.lambdify_error_rate : This expression as a vectorised numeric function.
+    mri_theory.analytic.error_rate : The numeric closed form it cross-checks.
+
+    Examples
+    --------
+    At the true means of the paper's problem the expression is the Bayes error :math:`\Phi(-1)`; at equal
+    means it is one half:
+
+    >>> import sympy
+    >>> from mri_theory.analytic import symbolic
+    >>> expr = symbolic.error_rate_expr()
+    >>> sorted(str(s) for s in expr.free_symbols)
+    ['m1', 'm2', 'mu1', 'mu2', 'pi1', 'sigma']
+    >>> s = symbolic.SYMBOLS
+    >>> paper = expr.subs({s["mu1"]: -1, s["mu2"]: 1, s["sigma"]: 1, s["pi1"]: sympy.Rational(1, 2)})
+    >>> round(float(paper.subs({s["m1"]: -1, s["m2"]: 1})), 6), float(paper.subs({s["m1"]: 0, s["m2"]: 0}))
+    (0.158655, 0.5)
     """
     return _error_rate_of(m1, m2)
 
@@ -139,6 +159,24 @@ def q_c_expr() -> sp.Expr:
     -------
     sympy.Expr
         In the symbols ``x, m1, m2, n1, n2, mu1, mu2, sigma, pi1``.
+
+    See Also
+    --------
+    mri_theory.analytic.symbolic.lambdify_q_c : This expression as a vectorised numeric function.
+    mri_theory.analytic.q_c : The numeric closed form it cross-checks.
+
+    Examples
+    --------
+    >>> from mri_theory.analytic import MeanClassifier, TwoGaussians, q_c, symbolic
+    >>> expr = symbolic.q_c_expr()
+    >>> sorted(str(s) for s in expr.free_symbols)
+    ['m1', 'm2', 'mu1', 'mu2', 'n1', 'n2', 'pi1', 'sigma', 'x']
+    >>> s = symbolic.SYMBOLS
+    >>> at = {"x": 0.3, "m1": -0.5, "m2": 1.5, "n1": 9, "n2": 9, "mu1": -1, "mu2": 1, "sigma": 1, "pi1": 0.5}
+    >>> value = float(expr.subs({s[name]: v for name, v in at.items()}))
+    >>> exact = float(q_c(TwoGaussians(), MeanClassifier((-0.5, 1.5), (9, 9)), 0.3))
+    >>> round(value, 6), abs(value - exact) < 1e-12
+    (0.002462, True)
     """
     loss = error_rate_expr()
     p1 = _posterior1()
@@ -203,6 +241,24 @@ def lambdify_error_rate() -> Callable[..., np.ndarray]:
         Every argument must be finite, ``sigma > 0`` and ``0 < pi1 < 1``;
         otherwise ``ValueError`` (``TypeError`` for non-real input) naming
         the argument.
+
+    See Also
+    --------
+    mri_theory.analytic.error_rate : The numeric closed form it cross-checks.
+
+    Examples
+    --------
+    Vectorised over the estimated means, in agreement with the closed form:
+
+    >>> import numpy as np
+    >>> from mri_theory.analytic import MeanClassifier, TwoGaussians, error_rate, symbolic
+    >>> f = symbolic.lambdify_error_rate()
+    >>> m1, m2 = np.array([-1.0, -0.5, 1.0, 0.0]), np.array([1.0, 1.5, -1.0, 0.0])
+    >>> f(m1, m2, -1.0, 1.0, 1.0, 0.5).round(6).tolist()  # mu1, mu2, sigma, pi1 of the paper
+    [0.158655, 0.187672, 0.841345, 0.5]
+    >>> closed = [error_rate(TwoGaussians(), MeanClassifier((a, b), (9, 9))) for a, b in zip(m1, m2)]
+    >>> bool(np.allclose(f(m1, m2, -1.0, 1.0, 1.0, 0.5), closed, rtol=0, atol=1e-12))
+    True
     """
     return _numeric(error_rate_expr(), (m1, m2, mu1, mu2, sigma, pi1))
 
@@ -220,5 +276,22 @@ def lambdify_q_c() -> Callable[..., np.ndarray]:
         ``>= 1`` (as for :class:`~mri_theory.analytic.two_gaussians.MeanClassifier`);
         otherwise ``ValueError`` (``TypeError`` for non-real input) naming
         the argument.
+
+    See Also
+    --------
+    mri_theory.analytic.q_c : The numeric closed form it cross-checks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.analytic import MeanClassifier, TwoGaussians, q_c, symbolic
+    >>> f = symbolic.lambdify_q_c()
+    >>> x = np.linspace(-3.0, 3.0, 7)
+    >>> derived = f(x, -0.5, 1.5, 9, 9, -1.0, 1.0, 1.0, 0.5)  # x, m1, m2, n1, n2, mu1, mu2, sigma, pi1
+    >>> derived.round(5).tolist()
+    [...]
+    >>> closed = q_c(TwoGaussians(), MeanClassifier((-0.5, 1.5), (9, 9)), x)
+    >>> bool(np.allclose(derived, closed, rtol=0, atol=1e-12))
+    True
     """
     return _numeric(q_c_expr(), (x, m1, m2, n1, n2, mu1, mu2, sigma, pi1))
