@@ -86,12 +86,19 @@ def list_classifiers() -> list[str]:
     list of str
         The names.
 
+    See Also
+    --------
+    mri_theory.classifiers.get_classifier : A new classifier of a name.
+    mri_theory.classifiers.register_classifier : Add a name.
+
     Examples
     --------
+    The paper's six classifiers (Appendix C) are among the names, which come sorted:
+
     >>> from mri_theory.classifiers import list_classifiers
     >>> names = list_classifiers()
-    >>> [name for name in ("kknn5", "lda", "qda", "nb", "logreg", "svm") if name in names]
-    ['kknn5', 'lda', 'qda', 'nb', 'logreg', 'svm']
+    >>> [name for name in ("kknn5", "lda", "qda", "nb", "logreg", "svm") if name in names], names == sorted(names)
+    (['kknn5', 'lda', 'qda', 'nb', 'logreg', 'svm'], True)
     """
     return CLASSIFIER_REGISTRY.names()
 
@@ -120,14 +127,16 @@ def register_classifier(name: str, factory: Callable[[], Classifier], *, overwri
     ValueError
         If ``name`` is not a safe name, is reserved, or is taken and ``overwrite`` is False.
 
+    See Also
+    --------
+    mri_theory.classifiers.registered_classifier : The same for a ``with`` block.
+    mri_theory.classifiers.unregister_classifier : Remove a registered classifier.
+    mri_theory.classifiers.get_classifier : A new classifier by name.
+
     Notes
     -----
     The registry lives in this process: the runners resolve names here and
     send the classifier objects to their workers.
-
-    See Also
-    --------
-    mri_theory.classifiers.registered_classifier : The same for a ``with`` block.
 
     Examples
     --------
@@ -159,6 +168,11 @@ def unregister_classifier(name: str) -> None:
     ValueError
         If ``name`` is built in, or not registered (the message lists the
         registered names).
+
+    See Also
+    --------
+    mri_theory.classifiers.register_classifier : Register a classifier by name.
+    mri_theory.classifiers.registered_classifier : Register one for a ``with`` block only.
 
     Examples
     --------
@@ -194,12 +208,18 @@ def registered_classifier(name: str, factory: Callable[[], Classifier], *,
     contextmanager
         The context manager; it yields None.
 
+    See Also
+    --------
+    mri_theory.classifiers.register_classifier : Register a classifier for good.
+
     Examples
     --------
-    >>> from mri_theory.classifiers import KNN, get_classifier, registered_classifier
+    >>> from mri_theory.classifiers import KNN, get_classifier, list_classifiers, registered_classifier
     >>> with registered_classifier("knn3", lambda: KNN(3)):
     ...     get_classifier("knn3")
     KNN(k=3, kernel='rectangular', scale=None)
+    >>> "knn3" in list_classifiers()  # gone after the block
+    False
     """
     return CLASSIFIER_REGISTRY.registered(name, factory, overwrite=overwrite)
 
@@ -232,6 +252,7 @@ def get_classifier(name: str) -> Classifier:
     See Also
     --------
     mri_theory.classifiers.list_classifiers : The names it accepts.
+    mri_theory.classifiers.register_classifier : Add a classifier of your own.
 
     Examples
     --------

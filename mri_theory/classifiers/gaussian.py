@@ -160,6 +160,16 @@ class GaussianClassifier(Classifier):
     >>> from mri_theory.classifiers import LDA, QDA, GaussianClassifier, GaussianNaiveBayes
     >>> all(issubclass(cls, GaussianClassifier) for cls in (LDA, QDA, GaussianNaiveBayes))
     True
+
+    The reference frame keeps the models translation invariant, however far the data lie from the origin:
+
+    >>> import numpy as np
+    >>> from mri_theory.problems import get_problem
+    >>> X, y = get_problem("four-gaussian").sample(20, np.random.default_rng(0))
+    >>> near = QDA().fit(X, y).predict_proba(X[:3])
+    >>> far = QDA().fit(X + 1e6, y).predict_proba(X[:3] + 1e6)
+    >>> near.round(4).tolist() == far.round(4).tolist(), bool(np.allclose(near, far, rtol=0, atol=1e-8))
+    (True, True)
     """
 
     exact_truth = True
@@ -429,6 +439,14 @@ class LDA(GaussianClassifier):
     >>> refit = refit_future_losses(model, candidates, population, "error")  # one refit per candidate and class
     >>> future.shape, bool(np.allclose(future, refit, rtol=0, atol=1e-12))
     ((4, 2), True)
+
+    Without the ridge it is scikit-learn's LDA (the same pooled maximum-likelihood covariance and empirical
+    priors):
+
+    >>> from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    >>> theirs = LinearDiscriminantAnalysis().fit(X, y).predict_proba(X)
+    >>> bool(np.allclose(LDA(reg=1e-12).fit(X, y).predict_proba(X), theirs, rtol=0, atol=1e-8))
+    True
     """
 
     name = "lda"
@@ -520,6 +538,13 @@ class GaussianNaiveBayes(GaussianClassifier):
     >>> refit = refit_future_losses(model, candidates, population, "error")  # one refit per candidate and class
     >>> future.shape, bool(np.allclose(future, refit, rtol=0, atol=1e-12))
     ((4, 2), True)
+
+    Without the ridge it is scikit-learn's Gaussian naive Bayes without its variance smoothing:
+
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> theirs = GaussianNB(var_smoothing=0.0).fit(X, y).predict_proba(X)
+    >>> bool(np.allclose(GaussianNaiveBayes(reg=1e-12).fit(X, y).predict_proba(X), theirs, rtol=0, atol=1e-8))
+    True
     """
 
     name = "nb"

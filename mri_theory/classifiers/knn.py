@@ -114,6 +114,10 @@ def squared_distances_paired(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     ndarray of shape (n, m)
         ``|A[i] - B[i, j]|^2``, the coordinates added in order.
 
+    See Also
+    --------
+    mri_theory.classifiers.knn.squared_distances : Every point of one set to every point of another.
+
     Examples
     --------
     >>> import numpy as np
@@ -154,6 +158,11 @@ def squared_distances(A: np.ndarray, B: np.ndarray, scale: float = 1.0) -> np.nd
     -------
     ndarray of shape (n, m)
         ``scale * |A[i] - B[j]|^2``.
+
+    See Also
+    --------
+    mri_theory.classifiers.knn.squared_distances_paired : Each point to its own set of points.
+    mri_theory.classifiers.KNN : The k-nearest-neighbour classifier that ranks by them.
 
     Examples
     --------
@@ -218,6 +227,10 @@ def optimal_weights(k: int, d: int) -> np.ndarray:
     -------
     ndarray (k,)
 
+    See Also
+    --------
+    mri_theory.classifiers.KNN : Uses them with ``kernel="optimal"`` (the paper's kknn 5-NN).
+
     Examples
     --------
     Samworth's rank weights (kknn's optKernel): positive, decreasing with the rank, summing to 1:
@@ -227,6 +240,8 @@ def optimal_weights(k: int, d: int) -> np.ndarray:
     >>> weights = optimal_weights(5, 2)
     >>> weights.round(4).tolist(), round(float(weights.sum()), 12), bool(np.all(np.diff(weights) < 0))
     ([0.36, 0.28, 0.2, 0.12, 0.04], 1.0, True)
+    >>> bool(np.allclose(weights, (2 * 5 - 2 * np.arange(1, 6) + 1) / 5**2))  # d = 2: (2k - 2i + 1) / k^2
+    True
     """
     k = check.count(k, "k", maximum=check.MAX_SIZE)
     d = check.count(d, "d", maximum=check.MAX_SIZE)
@@ -340,6 +355,7 @@ class KNN(Classifier):
     See Also
     --------
     mri_theory.classifiers.knn.optimal_weights : The rank weights of kernel="optimal".
+    mri_theory.classifiers.knn.squared_distances : The distances it ranks neighbours by.
 
     Examples
     --------

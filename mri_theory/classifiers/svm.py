@@ -1133,6 +1133,10 @@ def platt_sigmoid(decision: ArrayLike, positive: ArrayLike) -> np.ndarray:
     ndarray (..., 2)
         ``(A, B)`` of each problem.
 
+    See Also
+    --------
+    mri_theory.classifiers.SVM : Fits it to each machine's decision values for its probabilities.
+
     Examples
     --------
     Platt's sigmoid (A, B) fitted to decision values; the probability 1 / (1 + exp(A f + B)) rises with f (A < 0),

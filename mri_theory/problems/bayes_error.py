@@ -234,6 +234,10 @@ def mixture_bayes_error(prior: Any, weights: Sequence[Any], means: Sequence[Any]
         ``d >= 3`` (use :func:`compute_bayes_error` of a problem: Monte Carlo), or a bad
         ``resolution``.
 
+    See Also
+    --------
+    mri_theory.problems.compute_bayes_error : The same from a problem object (Monte Carlo beyond two dimensions).
+
     Examples
     --------
     Two equal-weight unit Gaussians 2 apart: the Bayes error is Phi(-1):

@@ -350,14 +350,16 @@ def register_problem(name: str, factory: Callable[[], Problem], *, overwrite: bo
         If ``name`` is empty, unsafe or reserved, or already registered and
         ``overwrite`` is False.
 
+    See Also
+    --------
+    mri_theory.problems.registered_problem : The same for a ``with`` block.
+    mri_theory.problems.unregister_problem : Remove a registered problem.
+    mri_theory.problems.get_problem : The registered problem by name.
+
     Notes
     -----
     Registrations live in the calling process: the sandbox resolves names
     there and sends the problem objects themselves to worker processes.
-
-    See Also
-    --------
-    mri_theory.problems.registered_problem : The same for a ``with`` block.
 
     Examples
     --------
@@ -392,6 +394,11 @@ def unregister_problem(name: str) -> None:
         If ``name`` is built in, or not registered (the message lists the
         registered names).
 
+    See Also
+    --------
+    mri_theory.problems.register_problem : Register a problem by name.
+    mri_theory.problems.registered_problem : Register one for a ``with`` block only.
+
     Examples
     --------
     >>> from mri_theory.problems import get_problem, list_problems, register_problem, unregister_problem
@@ -423,6 +430,10 @@ def registered_problem(name: str, factory: Callable[[], Problem], *,
         A context manager (:class:`contextlib.AbstractContextManager`): ``name`` is registered when its
         ``with`` block starts (the block gets None) and restored when it ends.
 
+    See Also
+    --------
+    mri_theory.problems.register_problem : Register a problem for good.
+
     Examples
     --------
     >>> from mri_theory.problems import get_problem, list_problems, registered_problem
@@ -442,6 +453,11 @@ def list_problems() -> list[str]:
     -------
     list of str
         The names :func:`get_problem` accepts, in sorted order.
+
+    See Also
+    --------
+    mri_theory.problems.get_problem : The problem of a name.
+    mri_theory.problems.register_problem : Add a name.
 
     Examples
     --------
@@ -512,6 +528,10 @@ def check_problem(problem: Any, name: str = "problem") -> Problem:
     TypeError
         If ``problem`` is a str (a name, e.g. ``"four-gaussian"``) or any
         other non-:class:`Problem` object.
+
+    See Also
+    --------
+    mri_theory.problems.get_problem : The problem object of a name.
 
     Examples
     --------

@@ -99,8 +99,8 @@ class DataProblem(Problem):
     >>> from mri_theory.problems import DataProblem
     >>> X, y = load_iris(return_X_y=True)
     >>> problem = DataProblem(X, y, test_size=0.3, name="iris")
-    >>> problem.has_truth, problem.n_classes, problem.dim
-    (False, 3, 4)
+    >>> problem.has_truth, problem.n_classes, problem.dim, problem.prior.round(4).tolist()  # empirical priors
+    (False, 3, 4, [0.3333, 0.3333, 0.3333])
     >>> X0, y0, pool_X, pool_y, test = problem.draw_replicate(20, None, np.random.default_rng(0))
     >>> y0.tolist(), pool_X.shape, test.size  # one point per class; a pool of 20; the 30 % test set (45 rows)
     ([0, 1, 2], (20, 4), 45)

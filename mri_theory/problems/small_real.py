@@ -74,6 +74,11 @@ def read_shipped(name: str) -> tuple[np.ndarray, np.ndarray]:
         If ``name`` is not a shipped data set (the message lists them), or its file is missing, unreadable,
         damaged (its SHA-256 differs from :data:`SHIPPED_SHA256`) or not the table it should be.
 
+    See Also
+    --------
+    mri_theory.problems.small_real.balance_scale : A smaller real data set generated from its rule.
+    mri_theory.problems.small_real.monks : Likewise, the three MONK's problems.
+
     Examples
     --------
     >>> import numpy as np
@@ -82,6 +87,17 @@ def read_shipped(name: str) -> tuple[np.ndarray, np.ndarray]:
     >>> labels, counts = np.unique(y.astype(str), return_counts=True)
     >>> X.shape, labels.tolist(), counts.tolist()  # the paper's table: 208 x 60, 2 classes
     ((208, 60), ['M', 'R'], [111, 97])
+
+    The five shipped sets' (n, d, k) are those of the paper's table (Appendix D), but for Glass, whose d = 10
+    there counts UCI's Id column:
+
+    >>> shape = {}
+    >>> for name in ("australian", "glass", "heart", "pima", "sonar"):
+    ...     X, y = read_shipped(name)
+    ...     shape[name] = (X.shape[0], X.shape[1], np.unique(y.astype(str)).size)
+    >>> shape
+    {'australian': (690, 14, 2), 'glass': (214, 9, 6), 'heart': (270, 13, 2), 'pima': (768, 8, 2),
+     'sonar': (208, 60, 2)}
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be a str, got {type(name).__name__}")
@@ -124,6 +140,10 @@ def balance_scale() -> tuple[np.ndarray, np.ndarray]:
     X : ndarray, shape (625, 4)
     y : ndarray, shape (625,)
         ``"B"``, ``"L"`` or ``"R"`` (49, 288 and 288 cases).
+
+    See Also
+    --------
+    mri_theory.problems.small_real.read_shipped : The smaller real data sets that ship as files.
 
     Examples
     --------
@@ -173,12 +193,24 @@ def monks(problem: int) -> tuple[np.ndarray, np.ndarray]:
     ValueError
         If ``problem`` is not 1, 2 or 3.
 
+    See Also
+    --------
+    mri_theory.problems.small_real.read_shipped : The smaller real data sets that ship as files.
+
     Examples
     --------
+    The full grid of each problem (the paper's table: n = 432, d = 6, k = 2) and its class counts:
+
     >>> import numpy as np
     >>> from mri_theory.problems.small_real import monks
-    >>> [(monks(k)[0].shape, np.bincount(monks(k)[1]).tolist()) for k in (1, 2, 3)]
+    >>> [(X.shape, np.bincount(y).tolist()) for X, y in (monks(1), monks(2), monks(3))]
     [((432, 6), [216, 216]), ((432, 6), [290, 142]), ((432, 6), [204, 228])]
+
+    MONK-1's rule, checked on the grid (columns ``a1..a6``):
+
+    >>> X, y = monks(1)
+    >>> bool(np.array_equal(y, (X[:, 0] == X[:, 1]) | (X[:, 4] == 1)))
+    True
     """
     if isinstance(problem, bool) or not isinstance(problem, (int, np.integer)):
         raise TypeError(f"problem must be an int (1, 2 or 3), got {type(problem).__name__}")
