@@ -462,7 +462,7 @@ def summarise_states(
 
     Examples
     --------
-    Score two strategies and the truth in the same states (2 replicates, |D_S| = 2 and 5), then summarise; the oracle
+    Score two strategies and the truth in the same states (2 replicates, after 2 and 5 selections), then summarise; the oracle
     MRI-best ranks candidates exactly as the truth does, random selection not at all:
 
     >>> from mri_theory.evaluation import summarise_states
@@ -620,7 +620,7 @@ def estimator_errors(
 
     Examples
     --------
-    The errors M of SMRI's estimates of T_e, per position of the curve (one row per |D_S|):
+    The errors M of SMRI's estimates of T_e, per position of the curve (one row per :math:`|D_S|`):
 
     >>> from mri_theory.evaluation import estimator_errors
     >>> from mri_theory.runners import Execution, score_states
