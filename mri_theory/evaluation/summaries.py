@@ -462,8 +462,8 @@ def summarise_states(
 
     Examples
     --------
-    Score two strategies and the truth in the same states (2 replicates, after 2 and 5 selections), then summarise; the oracle
-    MRI-best ranks candidates exactly as the truth does, random selection not at all:
+    Score two strategies and the truth in the same states (2 replicates, after 2 and 5 selections), then summarise;
+    the oracle MRI-best ranks candidates exactly as the truth does, random selection not at all:
 
     >>> from mri_theory.evaluation import summarise_states
     >>> from mri_theory.runners import Execution, score_states
