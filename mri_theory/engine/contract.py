@@ -136,6 +136,10 @@ def check_points(X: ArrayLike, name: str = "X", dim: int | None = None, min_rows
     ndarray of shape (n, d)
         The points, as floats.
 
+    See Also
+    --------
+    mri_theory.engine.check_retraining_args : Validates the candidates with it.
+
     Examples
     --------
     >>> from mri_theory.engine import check_points
@@ -191,6 +195,7 @@ class Classifier(skbase.BaseEstimator):
     See Also
     --------
     mri_theory.testing.check_classifier : Checks a classifier of your own against this contract.
+    mri_theory.engine.has_fast_path : Whether a subclass has a fast path of its own.
 
     Examples
     --------
@@ -480,6 +485,10 @@ def has_fast_path(classifier: Classifier | type[Classifier]) -> bool:
     TypeError
         If ``classifier`` is neither.
 
+    See Also
+    --------
+    mri_theory.engine.refit_future_losses : The plain refit, which a fast path must equal.
+
     Examples
     --------
     >>> from mri_theory.classifiers import LDA, RandomForest
@@ -530,6 +539,12 @@ def check_retraining_args(model: Classifier, candidates: ArrayLike, population: 
     loss : str
         The loss.
 
+    See Also
+    --------
+    mri_theory.engine.refit_future_losses : Which validates its arguments with it.
+    mri_theory.engine.check_points : Validates the candidates.
+    mri_theory.engine.check_population : Validates the population.
+
     Examples
     --------
     >>> import numpy as np
@@ -577,19 +592,31 @@ def refit_future_losses(model: Classifier, candidates: np.ndarray, population: P
     ndarray of shape (m, k)
         The loss after refitting with each (candidate, class).
 
+    See Also
+    --------
+    mri_theory.engine.future_losses : The future losses by the fast path where there is one.
+    mri_theory.engine.has_fast_path : Whether a classifier has one.
+
     Examples
     --------
+    Entry ``[i, j]`` is the loss of a model refitted with ``(candidates[i], j)`` added; LDA's fast path gives the
+    same array without refitting:
+
     >>> import numpy as np
-    >>> from mri_theory.classifiers import LogisticRegression
+    >>> from mri_theory.classifiers import LDA
     >>> from mri_theory.engine import Population, refit_future_losses
     >>> from mri_theory.problems import get_problem
     >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
     >>> X, y = problem.sample(10, rng)
-    >>> model = LogisticRegression().fit(X, y)
-    >>> candidates, population = problem.sample(3, rng)[0], Population.from_problem(problem, 1000, rng)
+    >>> candidates, population = problem.sample(3, rng)[0], Population.exact(problem)
+    >>> model = LDA().fit(X, y)
     >>> refit = refit_future_losses(model, candidates, population, "error")
-    >>> refit.shape, bool(np.allclose(refit, model.retraining_losses(candidates, population, "error")[1], atol=1e-12))
+    >>> by_hand = population.loss(LDA().fit(np.vstack([X, candidates[:1]]), np.append(y, 1)), "error")
+    >>> refit.shape, bool(refit[0, 1] == by_hand)
     ((3, 2), True)
+    >>> fast = model.retraining_losses(candidates, population, "error")[1]
+    >>> bool(np.allclose(refit, fast, rtol=0, atol=1e-12))
+    True
     """
     candidates, population, loss = check_retraining_args(model, candidates, population, loss)
     k = model.n_classes_

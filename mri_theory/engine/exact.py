@@ -281,6 +281,11 @@ class MixtureTruth:
     :meth:`from_problem`; direct construction validates too.  ``cholesky``
     holds the lower Cholesky factors.
 
+    See Also
+    --------
+    mri_theory.engine.ExactPopulation : The population that evaluates classifiers on it.
+    mri_theory.engine.error_rates : The exact error rates of rules on it.
+
     Examples
     --------
     >>> from mri_theory.engine import MixtureTruth
@@ -1448,6 +1453,10 @@ def log_losses(truth: MixtureTruth, A: ArrayLike, b: ArrayLike, c: ArrayLike, pr
     ndarray (M,)
         Accurate to about 1e-11.
 
+    See Also
+    --------
+    mri_theory.engine.error_rates : The error rates of the same rules.
+
     Examples
     --------
     The log loss of the Bayes rule's log-odds 2x on two unit Gaussians at -1 and +1, against quadrature (by
@@ -1489,6 +1498,11 @@ def rule_losses(truth: MixtureTruth, A: ArrayLike, b: ArrayLike, c: ArrayLike, p
     -------
     ndarray of shape (M,)
         Each rule's exact loss.
+
+    See Also
+    --------
+    mri_theory.engine.error_rates : For ``loss="error"``.
+    mri_theory.engine.log_losses : For ``loss="log"``.
 
     Examples
     --------

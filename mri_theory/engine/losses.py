@@ -59,6 +59,10 @@ def check_loss(loss: Any) -> str:
     str
         ``loss``, one of :data:`LOSSES`.
 
+    See Also
+    --------
+    mri_theory.engine.pointwise_loss : The losses it names.
+
     Examples
     --------
     >>> from mri_theory.engine import check_loss
@@ -154,6 +158,11 @@ def pointwise_loss(rows: ArrayLike, proba: ArrayLike, loss: str, *, check_input:
     ValueError
         Non-finite entries, entries outside [0, 1], label rows not summing to 1, or shapes that do not match.
 
+    See Also
+    --------
+    mri_theory.engine.pointwise_loss_from_scores : The same from log-probability scores.
+    mri_theory.engine.predicted_class : The class the error loss counts as predicted.
+
     Examples
     --------
     The expected loss at each point when its label has the probabilities of its row:
@@ -236,6 +245,10 @@ def pointwise_loss_from_scores(rows: np.ndarray, scores: np.ndarray, loss: str,
     Returns
     -------
     ndarray (..., n)
+
+    See Also
+    --------
+    mri_theory.engine.pointwise_loss : The same from probabilities.
 
     Examples
     --------

@@ -429,6 +429,11 @@ class ExactPopulation:
     ----------
     truth : MixtureTruth
 
+    See Also
+    --------
+    mri_theory.engine.Population : A sampled (or given) evaluation set.
+    mri_theory.engine.MixtureTruth : The mixture it integrates over.
+
     Examples
     --------
     The loss integrated over the mixture, not averaged over points: a sampled population's error approaches it:
@@ -616,6 +621,11 @@ def check_population(population: Any, name: str = "population") -> Population | 
     -------
     Population or ExactPopulation
         ``population``.
+
+    See Also
+    --------
+    mri_theory.engine.targets.check_truth : Validates a population with the problem of a target.
+    mri_theory.engine.check_retraining_args : Validates a population with the retraining arguments.
 
     Examples
     --------

@@ -41,6 +41,10 @@ def check_method(method: Any) -> str:
     str
         ``method``.
 
+    See Also
+    --------
+    mri_theory.engine.future_losses : Whose ``method`` it checks (``"auto"``: the fast path; ``"refit"``).
+
     Examples
     --------
     >>> from mri_theory.engine import check_method
@@ -139,6 +143,10 @@ def current_loss(
     float
         :math:`L(\theta(D))`.
 
+    See Also
+    --------
+    mri_theory.engine.current_and_future_losses : With the future losses of candidates.
+
     Examples
     --------
     >>> import numpy as np
@@ -203,6 +211,10 @@ def current_and_future_losses(
     -------
     current : float
     future : ndarray (m, k)
+
+    See Also
+    --------
+    mri_theory.engine.true_q_c : Q^c from the two.
 
     Examples
     --------

@@ -95,16 +95,27 @@ def check_truth(problem: Any, population: Any, points: ArrayLike,
     points : ndarray of shape (m, d)
         The points, as floats.
 
+    See Also
+    --------
+    mri_theory.engine.true_q_c : One of the targets that validate their arguments with it.
+    mri_theory.engine.check_population : Validates the population alone.
+
     Examples
     --------
-    >>> import numpy as np
+    The points come back as a float array; a population of another dimension is refused:
+
     >>> from mri_theory.engine import Population
     >>> from mri_theory.engine.targets import check_truth
     >>> from mri_theory.problems import get_problem
     >>> problem = get_problem("four-gaussian")
-    >>> _, _, points = check_truth(problem, Population.exact(problem), [[0.0, 0.0], [1.0, 1.0]])
-    >>> points.shape
-    (2, 2)
+    >>> _, _, points = check_truth(problem, Population.exact(problem), [[0, 0], [1, 1]])
+    >>> points.dtype.name, points.shape
+    ('float64', (2, 2))
+    >>> try:
+    ...     check_truth(problem, Population.exact(get_problem("two-gaussians")), [[0.0, 0.0]])
+    ... except ValueError as error:
+    ...     print("ValueError:", error)
+    ValueError: problem is 2-D but population points are 1-D
     """
     problem = check_problem_interface(problem)
     population = check_population(population)
@@ -165,6 +176,7 @@ def true_q_c(
     --------
     mri_theory.engine.sampled_q_c : The same on sampled populations, with standard errors.
     mri_theory.engine.decisive_q_c : Sampled, raced until the best candidate is resolved.
+    mri_theory.engine.exact_truth_available : Whether the exact truth exists for a problem and classifier.
     mri_theory.analytic.q_c : The closed form of the §3.2 example.
 
     Examples
@@ -223,6 +235,11 @@ def true_q_c_and_loss(
     q_c : ndarray of shape (m,)
         The true :math:`Q^c` of each candidate (Eq. ``eqc``).
 
+    See Also
+    --------
+    mri_theory.engine.true_q_c : The same Q^c, without the current loss.
+    mri_theory.engine.current_and_future_losses : The two terms of Eq. eqc for any population.
+
     Examples
     --------
     >>> import numpy as np
@@ -256,6 +273,11 @@ class SampledQc(NamedTuple):
         The standard error of that mean (the scrambles' standard deviation / sqrt(R)).
     replicates : ndarray of shape (R, m)
         The :math:`Q^c` of each scramble, for paired comparisons (:func:`best_is_resolved`).
+
+    See Also
+    --------
+    mri_theory.engine.sampled_q_c : Which returns it.
+    mri_theory.engine.DecisiveQc : The result of the race (decisive_q_c).
 
     Examples
     --------
@@ -322,6 +344,7 @@ def sampled_q_c(
     See Also
     --------
     mri_theory.engine.true_q_c : The exact truth where the problem allows it.
+    mri_theory.engine.decisive_q_c : Sampled, raced until the best candidate is resolved.
     mri_theory.engine.best_is_resolved : Whether the sampled best is resolved from the runner-up.
 
     Examples
@@ -381,6 +404,11 @@ def best_is_resolved(replicates: ArrayLike, z: float = 3.0, largest: bool = True
         Index of the best mean (ties within :data:`~mri_theory._utils.ties.TIE_TOLERANCE`: the lowest index).
     resolved : bool
 
+    See Also
+    --------
+    mri_theory.engine.SampledQc : Whose ``replicates`` it takes.
+    mri_theory.engine.choice_is_resolved : The same judgement of a choice, on fresh populations.
+
     Examples
     --------
     >>> import numpy as np
@@ -427,6 +455,12 @@ def exact_truth_available(problem: Any, classifier: Any) -> bool:
     bool
         Whether the exact truth is available for the pair.
 
+    See Also
+    --------
+    mri_theory.engine.resolve_truth : Which truth a ``"auto"``, ``"exact"`` or ``"sampled"`` request gets.
+    mri_theory.engine.true_q_c : The exact truth.
+    mri_theory.engine.decisive_q_c : The sampled truth, for the others.
+
     Examples
     --------
     >>> from mri_theory.classifiers import LDA, SVM, KNN
@@ -466,6 +500,10 @@ def resolve_truth(truth: Any, problem: Any, classifier: Any, name: str = "truth"
     -------
     str
         ``"exact"`` or ``"sampled"``.
+
+    See Also
+    --------
+    mri_theory.engine.exact_truth_available : Whether ``"exact"`` is possible.
 
     Examples
     --------
@@ -537,21 +575,25 @@ def choice_is_resolved(
     See Also
     --------
     mri_theory.engine.decisive_q_c : The race the runners decide with.
+    mri_theory.engine.best_is_resolved : The paired test it applies.
 
     Examples
     --------
-    A choice made on one sampled population (the SVM's truth is sampled), judged on independent ones:
+    A choice made on one sampled population, judged on independent ones: the sampled best against the sampled
+    worst is resolved; a point against itself is an exact tie, also resolved (either is as good):
 
     >>> import numpy as np
-    >>> from mri_theory.classifiers import SVM
+    >>> from mri_theory.classifiers import LDA
     >>> from mri_theory.engine import choice_is_resolved, sampled_q_c
     >>> from mri_theory.problems import get_problem
     >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
     >>> X, y = problem.sample(10, rng)
     >>> candidates = problem.sample(6, rng)[0]
-    >>> q_c = sampled_q_c(problem, SVM(), X, y, candidates, size=2048, rng=rng).q_c
+    >>> q_c = sampled_q_c(problem, LDA(), X, y, candidates, size=2048, rng=rng).q_c
     >>> best, worst = candidates[np.argmax(q_c)], candidates[np.argmin(q_c)]
-    >>> choice_is_resolved(problem, SVM(), X, y, best, worst, 2048, rng=rng)
+    >>> choice_is_resolved(problem, LDA(), X, y, best, worst, 2048, rng=rng)
+    True
+    >>> choice_is_resolved(problem, LDA(), X, y, best, best, 2048, rng=rng)
     True
     """
     z, largest = check.positive_scalar(z, "z"), check.flag(largest, "largest")  # before any population is drawn
@@ -590,17 +632,27 @@ class DecisiveQc(NamedTuple):
     points : ndarray of shape (m,)
         The population points each candidate was scored on.
 
+    See Also
+    --------
+    mri_theory.engine.decisive_q_c : Which returns it.
+    mri_theory.engine.SampledQc : One sampled evaluation, without the race.
+
     Examples
     --------
+    The race's result: the choice is the candidate of the largest value, and the contenders rest on more points
+    than the candidates eliminated in round 0 (1024 points of 8 scrambles of 128):
+
     >>> import numpy as np
-    >>> from mri_theory.classifiers import SVM
+    >>> from mri_theory.classifiers import LDA
     >>> from mri_theory.engine import decisive_q_c
     >>> from mri_theory.problems import get_problem
     >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
     >>> X, y = problem.sample(10, rng)
-    >>> result = decisive_q_c(problem, SVM(), X, y, problem.sample(4, rng)[0], seed=0, size=1024)
+    >>> result = decisive_q_c(problem, LDA(), X, y, problem.sample(6, rng)[0], seed=0, size=1024)
     >>> result._fields
     ('q_c', 'se', 'chosen', 'tied', 'resolved', 'epsilon', 'loss', 'points')
+    >>> result.chosen == int(np.argmax(result.q_c)), result.resolved, result.points.tolist()
+    (True, True, [2048, 1024, 2048, 2048, 2048, 2048])
     """
 
     q_c: np.ndarray
@@ -746,21 +798,27 @@ def decisive_q_c(
     See Also
     --------
     mri_theory.engine.sampled_q_c : One sampled evaluation, without the race.
+    mri_theory.engine.true_q_c : The exact truth where the problem allows it.
+    mri_theory.engine.DecisiveQc : The result.
 
     Examples
     --------
-    The SVM's truth is sampled: raced on more QMC points until the best candidate is resolved (or the cap):
+    Raced on more QMC points until the best candidate is resolved (or the cap).  LDA on Four-Gaussian also has the
+    exact truth, so the race can be checked against it: the same choice, and values within a few standard errors:
 
     >>> import numpy as np
-    >>> from mri_theory.classifiers import SVM
-    >>> from mri_theory.engine import decisive_q_c
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.engine import Population, decisive_q_c, true_q_c
     >>> from mri_theory.problems import get_problem
     >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
     >>> X, y = problem.sample(10, rng)
-    >>> candidates = problem.sample(4, rng)[0]
-    >>> result = decisive_q_c(problem, SVM(), X, y, candidates, seed=0, size=1024)
-    >>> result.q_c.shape, result.chosen == int(np.argmax(result.q_c)) or bool(result.tied[result.chosen])
-    ((4,), True)
+    >>> candidates = problem.sample(6, rng)[0]
+    >>> result = decisive_q_c(problem, LDA(), X, y, candidates, seed=0, size=1024)
+    >>> exact = true_q_c(problem, LDA(), X, y, candidates, Population.exact(problem))
+    >>> result.resolved, result.chosen, int(np.argmax(exact))
+    (True, 4, 4)
+    >>> bool(np.all(np.abs(result.q_c - exact) < 4 * result.se))
+    True
     """
     seed = _seed_sequence(seed)
     scrambles = check.count(scrambles, "scrambles", minimum=2, maximum=1000)
@@ -936,6 +994,10 @@ def true_q_a(
     ndarray of shape (m,)
         :math:`Q^a` of each (candidate, label).
 
+    See Also
+    --------
+    mri_theory.engine.true_q_c : Its expectation over the label.
+
     Examples
     --------
     Q^a with the label known; Q^c is its expectation over the label under the Bayes posterior:
@@ -993,6 +1055,10 @@ def true_b_c(
     -------
     float
         :math:`B^c` of the batch.
+
+    See Also
+    --------
+    mri_theory.engine.true_q_c : The target of one point.
 
     Examples
     --------
