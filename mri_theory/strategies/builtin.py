@@ -149,12 +149,20 @@ class ShannonEntropy(Strategy):
 class LeastConfidence(Strategy):
     r"""LC: :math:`1 - \max_j \hat p_j` of the base classifier.
 
+    See Also
+    --------
+    mri_theory.strategies.ShannonEntropy : The entropy of the same probabilities.
+    mri_theory.strategies.MarginSampling : The gap between the two largest probabilities.
+
     Examples
     --------
+    One minus the largest predicted probability; with two classes it chooses what SE chooses (both decrease with
+    the largest probability):
+
     >>> import numpy as np
     >>> from mri_theory.classifiers import LDA
     >>> from mri_theory.problems import get_problem
-    >>> from mri_theory.strategies import Context, LeastConfidence
+    >>> from mri_theory.strategies import Context, LeastConfidence, ShannonEntropy
     >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
     >>> X, y = problem.sample(10, rng)
     >>> pool = problem.sample(30, rng)[0]
@@ -162,6 +170,8 @@ class LeastConfidence(Strategy):
     >>> scores = LeastConfidence().scores(ctx)
     >>> p = ctx.fitted().predict_proba(ctx.candidates)
     >>> bool(np.allclose(scores, 1 - p.max(axis=1)))
+    True
+    >>> int(scores.argmax()) == int(ShannonEntropy().scores(ctx).argmax())
     True
     """
 
@@ -241,19 +251,25 @@ class VoteEntropy(Strategy):
 
     Examples
     --------
-    The entropy of the committee's votes: between 0 (unanimous) and ln 2 (split evenly) with two classes:
+    The entropy of the committee's votes, counted here by hand: with four members and two classes a 4-0 vote
+    scores 0, a 3-1 vote -(3/4) ln(3/4) - (1/4) ln(1/4) = 0.5623 and a 2-2 vote ln 2:
 
     >>> import numpy as np
     >>> from mri_theory.classifiers import LDA
     >>> from mri_theory.problems import get_problem
-    >>> from mri_theory.strategies import Context, VoteEntropy
+    >>> from mri_theory.strategies import COMMITTEE, Context, VoteEntropy
+    >>> from mri_theory.strategies.builtin import entropy
     >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
     >>> X, y = problem.sample(10, rng)
     >>> pool = problem.sample(30, rng)[0]
     >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> votes = np.stack([make().fit(X, y, 2).predict(ctx.candidates) for make in COMMITTEE])
+    >>> votes.sum(axis=0).tolist()  # members voting for class 1, at each candidate
+    [3, 3, 4, 2, 2, 4]
+    >>> shares = np.stack([1 - votes.mean(axis=0), votes.mean(axis=0)], axis=1)
     >>> scores = VoteEntropy().scores(ctx)
-    >>> scores.shape, bool(np.all((scores >= 0) & (scores <= np.log(2) + 1e-12)))
-    ((6,), True)
+    >>> bool(np.allclose(scores, entropy(shares))), (scores + 0.0).round(4).tolist()
+    (True, [0.5623, 0.5623, 0.0, 0.6931, 0.6931, 0.0])
     """
 
     name = "QbcV"
@@ -290,19 +306,29 @@ class AverageKL(Strategy):
     knn_kernel : {"rectangular", "optimal"}, default "rectangular"
         As :class:`VoteEntropy`'s.
 
+    See Also
+    --------
+    mri_theory.strategies.VoteEntropy : QbcV, the entropy of the same committee's votes.
+
     Examples
     --------
+    The committee's members (:data:`COMMITTEE`) predict each candidate; the score is their mean divergence from the
+    committee's mean prediction, computed here by hand:
+
     >>> import numpy as np
+    >>> from scipy import special
     >>> from mri_theory.classifiers import LDA
     >>> from mri_theory.problems import get_problem
-    >>> from mri_theory.strategies import Context, AverageKL
+    >>> from mri_theory.strategies import COMMITTEE, AverageKL, Context
     >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
     >>> X, y = problem.sample(10, rng)
     >>> pool = problem.sample(30, rng)[0]
     >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> proba = np.stack([make().fit(X, y, 2).predict_proba(ctx.candidates) for make in COMMITTEE])
+    >>> kl = special.rel_entr(proba, proba.mean(axis=0)).sum(axis=2)  # KL(member || mean), (members, candidates)
     >>> scores = AverageKL().scores(ctx)
-    >>> scores.shape, bool(np.all(scores >= 0))  # a mean of Kullback-Leibler divergences
-    ((6,), True)
+    >>> bool(np.allclose(scores, kl.mean(axis=0))), bool(np.all(scores >= 0))
+    (True, True)
     """
 
     name = "QbcA"
@@ -410,9 +436,15 @@ class EfeLc(Strategy):
         for EfeLc counts them (§5.1, line 996: :math:`n_p = |X_P|`
         retrainings per class).  An open choice (:doc:`/deviations`).
 
+    See Also
+    --------
+    mri_theory.strategies.PoolMRI : The future error on the pool, with :math:`\theta_2`'s probabilities.
+
     Examples
     --------
-    Roy and McCallum's expected future error on the pool (Eq. efelc), larger is better:
+    Roy and McCallum's expected future error on the pool (Eq. efelc), larger is better; by hand: LDA retrained with
+    each candidate under each label, its least confidence summed over the pool, weighted by the current LDA's
+    probabilities of the labels:
 
     >>> import numpy as np
     >>> from mri_theory.classifiers import LDA
@@ -422,9 +454,14 @@ class EfeLc(Strategy):
     >>> X, y = problem.sample(10, rng)
     >>> pool = problem.sample(30, rng)[0]
     >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> p_hat = ctx.fitted().predict_proba(ctx.candidates)
+    >>> def pool_lc(x, c):  # the retrained model's least confidence, summed over the pool
+    ...     retrained = LDA().fit(np.vstack([X, x]), np.append(y, c), 2)
+    ...     return float(np.sum(1 - retrained.predict_proba(pool).max(axis=1)))
+    >>> by_hand = [-sum(p_hat[i, c] * pool_lc(x, c) for c in (0, 1)) for i, x in enumerate(ctx.candidates)]
     >>> scores = EfeLc().scores(ctx)
-    >>> scores.shape, bool(np.all(scores <= 0))  # minus an expected error
-    ((6,), True)
+    >>> bool(np.allclose(scores, by_hand, rtol=0, atol=1e-10)), bool(np.all(scores <= 0))
+    (True, True)
     """
 
     name = "EfeLc"
@@ -493,23 +530,34 @@ class SimpleMRI(Strategy):
     See Also
     --------
     mri_theory.strategies.BootstrapMRI : Algorithm 2, bootstrap resamples.
-    mri_theory.strategies.MRIBest : The truth these estimate.
+    mri_theory.strategies.CrossValidatedMRI : The future losses tested on held-out folds of :math:`D_S`.
+    mri_theory.strategies.PoolMRI : The future losses tested on the pool.
+    mri_theory.strategies.MRIBest : The oracle that scores with the truth these estimate.
+    mri_theory.engine.true_q_c : The true :math:`Q^c` of each candidate.
 
     Examples
     --------
-    Algorithm 1: minus the estimated expected future loss, each retrained model tested on D_S itself:
+    Algorithm 1 by hand: :math:`\theta_2` (5-NN, for an LDA base) gives :math:`\hat{\mathbf p}`, and LDA retrained
+    with the candidate under each label is tested on :math:`D_S` itself:
 
     >>> import numpy as np
-    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.classifiers import KNN, LDA
     >>> from mri_theory.problems import get_problem
     >>> from mri_theory.strategies import Context, SimpleMRI
     >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
     >>> X, y = problem.sample(10, rng)
     >>> pool = problem.sample(30, rng)[0]
     >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> p_hat = KNN(5).fit(X, y, 2).predict_proba(ctx.candidates)
+    >>> def error_on_d_s(x, c):  # L'_c(x): LDA trained on D_S + (x, c), its error rate on D_S
+    ...     return float(np.mean(LDA().fit(np.vstack([X, x]), np.append(y, c), 2).predict(X) != y))
+    >>> by_hand = [-sum(p_hat[i, c] * error_on_d_s(x, c) for c in (0, 1)) for i, x in enumerate(ctx.candidates)]
     >>> scores = SimpleMRI().scores(ctx)
-    >>> scores.shape, bool(np.all((scores <= 0) & (scores >= -1)))
-    ((6,), True)
+    >>> bool(np.allclose(scores, by_hand, rtol=0, atol=1e-12)), (scores + 0.0).round(4).tolist()
+    (True, [0.0, 0.0, 0.0, -0.08, 0.0, 0.0])
+
+    Most retrained models fit :math:`D_S` without an error: the in-sample optimism that
+    :class:`CrossValidatedMRI` and :class:`PoolMRI` avoid.
     """
 
     name = "SMRI"
@@ -577,23 +625,30 @@ class BootstrapMRI(Strategy):
     See Also
     --------
     mri_theory.strategies.SimpleMRI : Algorithm 1.
-    mri_theory.engine.true_q_c : The truth it estimates.
+    mri_theory.strategies.MRIBest : The oracle that scores with the truth it estimates.
+    mri_theory.engine.true_q_c : The true :math:`Q^c` of each candidate.
 
     Examples
     --------
-    Algorithm 2 with 10 bootstrap resamples (the paper's n_b is 25):
+    Algorithm 2 with 10 bootstrap resamples (the paper's n_b is 25), aggregated by the median (its pseudocode) or
+    the mean (its text), on the same resamples (the same seed): each resample's estimate takes few values on 10
+    labelled points, so the median ties many of the 30 candidates and the mean few:
 
     >>> import numpy as np
     >>> from mri_theory.classifiers import LDA
     >>> from mri_theory.problems import get_problem
-    >>> from mri_theory.strategies import Context, BootstrapMRI
+    >>> from mri_theory.strategies import BootstrapMRI, Context
     >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
     >>> X, y = problem.sample(10, rng)
     >>> pool = problem.sample(30, rng)[0]
-    >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng)
-    >>> scores = BootstrapMRI(n_b=10).scores(ctx)
-    >>> scores.shape, bool(np.all((scores <= 0) & (scores >= -1)))
-    ((6,), True)
+    >>> def bmri(aggregate):
+    ...     ctx = Context(X, y, candidates=pool, pool=pool, classifier=LDA(), n_classes=2, rng=np.random.default_rng(1))
+    ...     return BootstrapMRI(n_b=10, aggregate=aggregate).scores(ctx)
+    >>> median, mean = bmri("median"), bmri("mean")
+    >>> bool(np.all((median <= 0) & (median >= -1)))  # minus an estimated error rate
+    True
+    >>> len(np.unique(median.round(12))), len(np.unique(mean.round(12)))  # distinct scores of the 30 candidates
+    (6, 21)
     """
 
     name = "BMRI"
@@ -654,6 +709,8 @@ class MRIBest(Strategy):
     --------
     mri_theory.engine.true_q_c : The truth it scores with.
     mri_theory.strategies.MRIWorst : Its argmin.
+    mri_theory.strategies.SimpleMRI : Algorithm 1, which estimates the same choice from the labelled data alone.
+    mri_theory.strategies.BootstrapMRI : Algorithm 2, the same with bootstrap resamples.
 
     Examples
     --------
@@ -722,6 +779,10 @@ class MRIWorst(MRIBest):
     ----------
     loss : {"error", "log"}, default "error"
         As :class:`MRIBest`'s: the loss whose expected reduction is minimised.
+
+    See Also
+    --------
+    mri_theory.strategies.MRIBest : The argmax, the best possible selection.
 
     Examples
     --------
@@ -801,9 +862,12 @@ def cross_validation_folds(y: ArrayLike, folds: int, rng: np.random.Generator,
     --------
     >>> import numpy as np
     >>> from mri_theory.strategies.builtin import cross_validation_folds
-    >>> folds = cross_validation_folds(np.array([0, 0, 0, 1, 1, 1, 0, 1]), 2, np.random.default_rng(0))
+    >>> y = np.array([0, 0, 0, 1, 1, 1, 0, 1])
+    >>> folds = cross_validation_folds(y, 2, np.random.default_rng(0))
     >>> sorted(np.concatenate(folds).tolist()) == list(range(8)), [len(fold) for fold in folds]
     (True, [4, 4])
+    >>> [np.bincount(y[fold]).tolist() for fold in folds]  # stratified: each class split evenly
+    [[2, 2], [2, 2]]
     """
     labels = check.check_labels(y, None, "y")
     folds = check.count(folds, "folds", minimum=2, maximum=MAX_FOLDS)
@@ -867,19 +931,41 @@ class CrossValidatedMRI(Strategy):
     ValueError
         From :meth:`scores`, if ``ctx.X`` holds fewer than 2 labelled points (nothing to hold out).
 
+    See Also
+    --------
+    mri_theory.strategies.SimpleMRI : The same estimate with the future losses tested in sample, on :math:`D_S`.
+    mri_theory.strategies.PoolMRI : The future losses tested on the pool.
+    mri_theory.strategies.MRIBest : The oracle that scores with the truth it estimates.
+    mri_theory.engine.true_q_c : The true :math:`Q^c` of each candidate.
+
     Examples
     --------
+    By hand, on SimpleMRI's problem (there, most retrained models make no error on :math:`D_S`): the same folds,
+    drawn from a generator of the same seed, and each point of :math:`D_S` predicted by LDA trained on the other
+    folds plus the candidate under each label:
+
     >>> import numpy as np
-    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.classifiers import KNN, LDA
     >>> from mri_theory.problems import get_problem
     >>> from mri_theory.strategies import Context, CrossValidatedMRI
+    >>> from mri_theory.strategies.builtin import cross_validation_folds
     >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
     >>> X, y = problem.sample(10, rng)
     >>> pool = problem.sample(30, rng)[0]
-    >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=np.random.default_rng(1))
+    >>> folds = cross_validation_folds(y, 5, np.random.default_rng(1))
+    >>> def cv_error(x, c):  # L'_c(x): the errors of the models that did not see the points they predict
+    ...     wrong = 0
+    ...     for fold in folds:
+    ...         rest = np.setdiff1d(np.arange(10), fold)
+    ...         model = LDA().fit(np.vstack([X[rest], x]), np.append(y[rest], c), 2)
+    ...         wrong += int(np.sum(model.predict(X[fold]) != y[fold]))
+    ...     return wrong / 10
+    >>> p_hat = KNN(5).fit(X, y, 2).predict_proba(ctx.candidates)  # theta_2, as SimpleMRI's
+    >>> by_hand = [-sum(p_hat[i, c] * cv_error(x, c) for c in (0, 1)) for i, x in enumerate(ctx.candidates)]
     >>> scores = CrossValidatedMRI(folds=5).scores(ctx)
-    >>> scores.shape, bool(np.all((scores <= 0) & (scores >= -1)))
-    ((6,), True)
+    >>> bool(np.allclose(scores, by_hand, rtol=0, atol=1e-12)), scores.round(4).tolist()
+    (True, [-0.08, -0.08, -0.12, -0.08, -0.06, -0.08])
     """
 
     name = "CvMRI"
@@ -962,19 +1048,36 @@ class PoolMRI(Strategy):
         The class-probability estimator :math:`\theta_2` (a template, cloned for the fit); default
         :func:`second_classifier` of the base.
 
+    See Also
+    --------
+    mri_theory.strategies.SimpleMRI : The same estimate with the future losses tested in sample, on :math:`D_S`.
+    mri_theory.strategies.CrossValidatedMRI : The future losses tested on held-out folds of :math:`D_S`.
+    mri_theory.strategies.EfeLc : Roy and McCallum's future error on the pool, with the base model's confidence.
+    mri_theory.strategies.MRIBest : The oracle that scores with the truth it estimates.
+    mri_theory.engine.true_q_c : The true :math:`Q^c` of each candidate.
+
     Examples
     --------
+    By hand: :math:`\theta_2` (5-NN, for an LDA base) labels the pool with its probabilities, and LDA retrained with
+    the candidate under each label is scored by its expected error there:
+
     >>> import numpy as np
-    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.classifiers import KNN, LDA
     >>> from mri_theory.problems import get_problem
     >>> from mri_theory.strategies import Context, PoolMRI
     >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
     >>> X, y = problem.sample(10, rng)
     >>> pool = problem.sample(30, rng)[0]
     >>> ctx = Context(X, y, candidates=pool[:6], pool=pool, classifier=LDA(), n_classes=2, rng=rng)
+    >>> theta2 = KNN(5).fit(X, y, 2)
+    >>> p_pool, p_hat = theta2.predict_proba(pool), theta2.predict_proba(ctx.candidates)
+    >>> def pool_error(x, c):  # L'_c(x): the chance that theta_2's label of a pool point is not the prediction
+    ...     predicted = LDA().fit(np.vstack([X, x]), np.append(y, c), 2).predict(pool)
+    ...     return float(np.mean(1 - p_pool[np.arange(len(pool)), predicted]))
+    >>> by_hand = [-sum(p_hat[i, c] * pool_error(x, c) for c in (0, 1)) for i, x in enumerate(ctx.candidates)]
     >>> scores = PoolMRI().scores(ctx)
-    >>> scores.shape, bool(np.all((scores <= 0) & (scores >= -1)))
-    ((6,), True)
+    >>> bool(np.allclose(scores, by_hand, rtol=0, atol=1e-12)), bool(np.all((scores <= 0) & (scores >= -1)))
+    (True, True)
     """
 
     name = "PoolMRI"
@@ -1014,12 +1117,20 @@ class MarginSampling(Strategy):
     al. 2001; with two classes it ranks as LC and SE do).  Not an estimate of :math:`Q^c`; a cheap
     baseline next to LC.
 
+    See Also
+    --------
+    mri_theory.strategies.LeastConfidence : 1 - the largest probability.
+    mri_theory.strategies.ShannonEntropy : The entropy of the probabilities.
+
     Examples
     --------
+    Minus the gap between the two largest probabilities; with two classes the gap is :math:`2\hat p_{(1)} - 1`, so
+    the score is :math:`2\,\mathrm{LC} - 1` (the same ranking as LC's):
+
     >>> import numpy as np
     >>> from mri_theory.classifiers import LDA
     >>> from mri_theory.problems import get_problem
-    >>> from mri_theory.strategies import Context, MarginSampling
+    >>> from mri_theory.strategies import Context, LeastConfidence, MarginSampling
     >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
     >>> X, y = problem.sample(10, rng)
     >>> pool = problem.sample(30, rng)[0]
@@ -1027,6 +1138,8 @@ class MarginSampling(Strategy):
     >>> scores = MarginSampling().scores(ctx)
     >>> p = np.sort(ctx.fitted().predict_proba(ctx.candidates), axis=1)
     >>> bool(np.allclose(scores, -(p[:, -1] - p[:, -2])))
+    True
+    >>> bool(np.allclose(scores, 2 * LeastConfidence().scores(ctx) - 1))
     True
     """
 

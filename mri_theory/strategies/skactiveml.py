@@ -617,14 +617,21 @@ def peer(name: str, **options: Any) -> SkactivemlStrategy:
     See Also
     --------
     mri_theory.strategies.skactiveml.SkactivemlStrategy : The adapter it builds.
+    mri_theory.strategies.get_strategy : The registry, which calls it for a peer's name.
 
     Examples
     --------
-    A scikit-activeml strategy by its registered name (the ``peers`` extra):
+    A scikit-activeml strategy by its registered name (the ``peers`` extra), as the catalogue builds it: the QBC
+    peers get a bagging committee of 10 copies of the base classifier:
 
     >>> from mri_theory.strategies.skactiveml import peer
     >>> peer("SkUS-entropy").name
     'SkUS-entropy'
+    >>> qbc = peer("SkQBC-VE")
+    >>> type(qbc.query_strategy).__name__, qbc.query_strategy.method, qbc.ensemble_size
+    ('QueryByCommittee', 'vote_entropy', 10)
+    >>> peer("SkQBC-VE", ensemble_size=4).ensemble_size  # an option of the adapter changed
+    4
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be a str, got {type(name).__name__}")
