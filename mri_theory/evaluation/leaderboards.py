@@ -524,8 +524,10 @@ def holm(p_values: Any) -> np.ndarray:
     Holm's step-down adjustment: the smallest of m p-values times m, the next times m - 1, kept monotone:
 
     >>> from mri_theory.evaluation import holm
-    >>> holm([0.01, 0.04, 0.03]).round(6).tolist()
+    >>> holm([0.01, 0.04, 0.03]).round(6).tolist()  # 0.01 x 3, 0.03 x 2, then 0.04 x 1 raised to 0.06
     [0.03, 0.06, 0.06]
+    >>> holm([0.6, float("nan"), 0.7]).tolist()  # m = 2: 0.6 x 2 capped at 1, then 0.7 raised to 1
+    [1.0, nan, 1.0]
     """
     p = check.real_array(p_values, "p_values")
     if p.ndim != 1:

@@ -264,15 +264,18 @@ def rank_pairings(metrics: pd.DataFrame, higher_is_better: Mapping[str, bool] | 
 
     Examples
     --------
+    One pairing's metrics, by hand; per metric SE ranks (1.5, 1, 1, 2) (it shares the best label complexity with
+    BMRI), BMRI (1.5, 2, 2, 1) and RS 3 throughout, so their mean ranks are 1.375, 1.625 and 3:
+
     >>> import pandas as pd
-    >>> from mri_theory.evaluation import curve_metrics, rank_pairings
-    >>> from mri_theory.runners import Execution, run_curves
-    >>> curves = run_curves("four-gaussian", "lda", ["RS", "SE", "QbcV", "MRI-best"], pool_size=8, replicates=2,
-    ...                     execution=Execution(progress=False))
-    >>> asymptotic = pd.DataFrame({"problem": ["four-gaussian"], "classifier": ["lda"], "asymptotic_loss": [0.05]})
-    >>> ranks = rank_pairings(curve_metrics(curves, asymptotic))
-    >>> ranks[["method", "mean_rank", "rank"]].to_dict("list")
-    {'method': ['RS', 'SE', 'QbcV'], 'mean_rank': [2.0, 2.75, 1.25], 'rank': [2.0, 3.0, 1.0]}
+    >>> from mri_theory.evaluation import rank_pairings
+    >>> metrics = pd.DataFrame({"problem": "sharp", "classifier": "lda", "method": ["RS", "SE", "BMRI"],
+    ...                         "label_complexity": [30, 20, 20], "aua": [0.70, 0.80, 0.75],
+    ...                         "wi_linear": [0.0, 0.05, 0.04], "wi_exponential": [0.0, 0.03, 0.05]})
+    >>> ranks = rank_pairings(metrics)
+    >>> ranks[["method", "rank_label_complexity", "mean_rank", "rank"]].to_dict("list")
+    {'method': ['RS', 'SE', 'BMRI'], 'rank_label_complexity': [3.0, 1.5, 1.5], 'mean_rank': [3.0, 1.375, 1.625],
+    'rank': [3.0, 1.0, 2.0]}
     """
     wanted = RANKED_METRICS if higher_is_better is None else higher_is_better
     directions = _check_directions(wanted, list(wanted) if isinstance(wanted, Mapping) else [])
@@ -475,15 +478,20 @@ class StudyRanks(NamedTuple):
 
     Examples
     --------
+    The five tables of :func:`~mri_theory.evaluation.ranking.rank_study`, here of one pairing by hand where SE's
+    curve lies below random selection's:
+
     >>> import pandas as pd
-    >>> from mri_theory.evaluation import rank_study
-    >>> from mri_theory.runners import Execution, run_curves
-    >>> curves = run_curves("four-gaussian", "lda", ["RS", "SE", "MRI-best"], pool_size=6, replicates=2,
-    ...                     population_size=1000, execution=Execution(progress=False))
-    >>> asymptotic = pd.DataFrame({"problem": ["four-gaussian"], "classifier": ["lda"], "asymptotic_loss": [0.05]})
+    >>> from mri_theory.evaluation import CURVE_COLUMNS, rank_study
+    >>> losses = {"RS": [0.5, 0.4, 0.3], "SE": [0.5, 0.3, 0.2]}
+    >>> curves = pd.DataFrame([("four-gaussian", "lda", method, 0, n, loss) for method, curve in losses.items()
+    ...                        for n, loss in zip([2, 4, 6], curve)], columns=CURVE_COLUMNS)
+    >>> asymptotic = pd.DataFrame({"problem": ["four-gaussian"], "classifier": ["lda"], "asymptotic_loss": [0.1]})
     >>> ranks = rank_study(curves, asymptotic)
-    >>> ranks._fields, len(ranks.r1)  # R1 ranks each method within each pairing: two rows here
-    (('r1', 'r2', 'r3', 'r4', 'r5'), 2)
+    >>> ranks._fields
+    ('r1', 'r2', 'r3', 'r4', 'r5')
+    >>> ranks.r4[["method", "rank"]].to_dict("list"), ranks.r5.to_dict()
+    ({'method': ['SE', 'RS'], 'rank': [1.0, 2.0]}, {'SE': 1})
     """
 
     r1: pd.DataFrame
@@ -561,18 +569,25 @@ def rank_study(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[s
 
     Examples
     --------
-    A tiny study of two pairings (LDA and naive Bayes on Four-Gaussian, two replicates of a pool of 6), ranked:
+    Two pairings by hand (Four-Gaussian with LDA and with naive Bayes, one replicate each): SE is best with LDA,
+    BMRI with naive Bayes, and both beat random selection with both classifiers:
 
     >>> import pandas as pd
-    >>> from mri_theory.evaluation import rank_study
-    >>> from mri_theory.runners import Execution, run_curves
-    >>> curves = pd.concat([run_curves("four-gaussian", classifier, ["RS", "SE", "QbcV", "MRI-best"], pool_size=6,
-    ...                                replicates=2, population_size=1000, execution=Execution(progress=False))
-    ...                     for classifier in ("lda", "nb")])
-    >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.05})
+    >>> from mri_theory.evaluation import CURVE_COLUMNS, rank_study
+    >>> losses = {("lda", "RS"): [0.5, 0.4, 0.3], ("lda", "SE"): [0.5, 0.2, 0.1], ("lda", "BMRI"): [0.5, 0.3, 0.2],
+    ...           ("nb", "RS"): [0.5, 0.4, 0.3], ("nb", "SE"): [0.5, 0.3, 0.2], ("nb", "BMRI"): [0.5, 0.2, 0.1]}
+    >>> curves = pd.DataFrame([("four-gaussian", classifier, method, 0, n, loss)
+    ...                        for (classifier, method), curve in losses.items()
+    ...                        for n, loss in zip([2, 4, 6], curve)], columns=CURVE_COLUMNS)
+    >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.1})
     >>> ranks = rank_study(curves, asymptotic)
-    >>> sorted(ranks.r4.method), float(ranks.r4["mean_rank"].sum())  # R4 over three methods: the ranks sum to 6
-    (['QbcV', 'RS', 'SE'], 6.0)
+    >>> ranks.r1[["classifier", "method", "rank"]].to_dict("list")  # R1: per pairing
+    {'classifier': ['lda', 'lda', 'lda', 'nb', 'nb', 'nb'], 'method': ['RS', 'SE', 'BMRI', 'RS', 'SE', 'BMRI'],
+    'rank': [3.0, 1.0, 2.0, 3.0, 2.0, 1.0]}
+    >>> ranks.r4[["method", "mean_rank", "rank"]].to_dict("list")  # R4: SE and BMRI tie, even in their variance
+    {'method': ['SE', 'BMRI', 'RS'], 'mean_rank': [1.5, 1.5, 3.0], 'rank': [1.5, 1.5, 3.0]}
+    >>> ranks.r5.to_dict()  # R5: in how many (group, classifier) units each beats RS
+    {'SE': 2, 'BMRI': 2}
     """
     metrics = curve_metrics(curves, asymptotic, mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
     group_of = _check_groups(groups, metrics["problem"].unique())
@@ -630,20 +645,25 @@ def bootstrap_ranks(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapp
 
     Examples
     --------
+    One pairing by hand with two replicates: SE's curve is below random selection's in replicate 0 and equal to it in
+    replicate 1.  A draw that brings back replicate 1 twice (probability 1/4) ties them (rank 1.5 each); every other
+    draw ranks SE first.  So SE's interval is [1, 1.5], and it beats RS in about 3/4 of the draws:
+
     >>> import numpy as np
     >>> import pandas as pd
-    >>> from mri_theory.evaluation import bootstrap_ranks
-    >>> from mri_theory.runners import Execution, run_curves
-    >>> curves = pd.concat([run_curves("four-gaussian", classifier, ["RS", "SE", "MRI-best"], pool_size=6,
-    ...                                replicates=3, population_size=1000, execution=Execution(progress=False))
-    ...                     for classifier in ("lda", "nb")])
-    >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.05})
-    >>> table = bootstrap_ranks(curves, asymptotic, rng=np.random.default_rng(0), n_boot=100)
-    >>> table.classifier.unique().tolist(), list(table.columns)
-    (['lda', 'nb', 'all'], ['classifier', 'method', 'mean_rank', 'ci_low', 'ci_high', 'p_beats_rs'])
-    >>> every = table[table.classifier == "all"]
-    >>> bool(((every.ci_low <= every.mean_rank) & (every.mean_rank <= every.ci_high)).all())
-    True
+    >>> from mri_theory.evaluation import CURVE_COLUMNS, bootstrap_ranks
+    >>> losses = {("RS", 0): [0.5, 0.4, 0.3], ("SE", 0): [0.5, 0.3, 0.2],
+    ...           ("RS", 1): [0.5, 0.4, 0.3], ("SE", 1): [0.5, 0.4, 0.3]}
+    >>> curves = pd.DataFrame([("four-gaussian", "lda", method, replicate, n, loss)
+    ...                        for (method, replicate), curve in losses.items()
+    ...                        for n, loss in zip([2, 4, 6], curve)], columns=CURVE_COLUMNS)
+    >>> asymptotic = pd.DataFrame({"problem": ["four-gaussian"], "classifier": ["lda"], "asymptotic_loss": [0.1]})
+    >>> table = bootstrap_ranks(curves, asymptotic, rng=np.random.default_rng(0), n_boot=1000)
+    >>> table[["classifier", "method", "mean_rank", "ci_low", "ci_high"]].to_dict("list")
+    {'classifier': ['lda', 'lda', 'all', 'all'], 'method': ['SE', 'RS', 'SE', 'RS'], 'mean_rank': [1.0, 2.0, 1.0, 2.0],
+    'ci_low': [1.0, 1.5, 1.0, 1.5], 'ci_high': [1.5, 2.0, 1.5, 2.0]}
+    >>> round(float(table.p_beats_rs[0]), 2)
+    0.74
     """
     rng = check.generator(rng)
     n_boot = check.count(n_boot, "n_boot", maximum=MAX_BOOT)

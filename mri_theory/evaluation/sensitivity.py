@@ -131,22 +131,24 @@ def paired_differences(curves: pd.DataFrame, asymptotic: pd.DataFrame, pairs: Se
 
     Examples
     --------
-    BMRI's claims are paired differences (BMRI - RS, BMRI - SE) averaged over the pairings, with bootstrap intervals:
+    One pairing by hand with two replicates: SE's curve is below random selection's in replicate 0 and equal to it in
+    replicate 1.  SE's averaged curve (0.5, 0.35, 0.25) has AUA 0.6375 against RS's 0.6: a difference of 0.0375; the
+    draws range from both replicates 1 (difference 0) to both replicates 0 (0.075):
 
     >>> import numpy as np
     >>> import pandas as pd
-    >>> from mri_theory.evaluation import paired_differences
-    >>> from mri_theory.runners import Execution, run_curves
-    >>> curves = run_curves("four-gaussian", "nb", ["RS", "SE", "QbcV", "MRI-best"], pool_size=6, replicates=3,
-    ...                     population_size=1000, execution=Execution(progress=False))
-    >>> asymptotic = pd.DataFrame({"problem": ["four-gaussian"], "classifier": ["nb"], "asymptotic_loss": [0.05]})
-    >>> table = paired_differences(curves, asymptotic, [("QbcV", "RS"), ("RS", "RS")], rng=np.random.default_rng(0),
-    ...                            n_boot=100)
-    >>> table[["first", "second", "metric"]].to_dict("list")
-    {'first': ['QbcV', 'QbcV', 'RS', 'RS'], 'second': ['RS', 'RS', 'RS', 'RS'], 'metric': ['aua', 'regret', 'aua',
-    'regret']}
-    >>> table.loc[table["first"] == table["second"], "difference"].tolist()  # a method against itself: 0
-    [0.0, 0.0]
+    >>> from mri_theory.evaluation import CURVE_COLUMNS, paired_differences
+    >>> losses = {("RS", 0): [0.5, 0.4, 0.3], ("SE", 0): [0.5, 0.3, 0.2],
+    ...           ("RS", 1): [0.5, 0.4, 0.3], ("SE", 1): [0.5, 0.4, 0.3]}
+    >>> curves = pd.DataFrame([("four-gaussian", "lda", method, replicate, n, loss)
+    ...                        for (method, replicate), curve in losses.items()
+    ...                        for n, loss in zip([2, 4, 6], curve)], columns=CURVE_COLUMNS)
+    >>> asymptotic = pd.DataFrame({"problem": ["four-gaussian"], "classifier": ["lda"], "asymptotic_loss": [0.1]})
+    >>> table = paired_differences(curves, asymptotic, [("SE", "RS")], rng=np.random.default_rng(0), n_boot=200)
+    >>> table[["first", "second", "metric", "difference", "ci_low", "ci_high"]].round(6).to_dict("list")
+    {'first': ['SE'], 'second': ['RS'], 'metric': ['aua'], 'difference': [0.0375], 'ci_low': [0.0], 'ci_high': [0.075]}
+
+    Without MRI-best's curves there is no regret row; :func:`conclusions` reports BMRI - RS and BMRI - SE.
     """
     rng = check.generator(rng)
     n_boot = check.count(n_boot, "n_boot", maximum=MAX_BOOT)
@@ -222,19 +224,27 @@ def conclusions(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[
 
     Examples
     --------
-    The paper's conclusions, each with its interval: one row per quantity and item:
+    Two pairings by hand (LDA and naive Bayes on Four-Gaussian, the same curves with both, two identical replicates:
+    every interval is a point).  BMRI's AUA is 0.7125 and random selection's 0.6, a difference of 0.1125:
 
     >>> import pandas as pd
-    >>> from mri_theory.evaluation import conclusions
-    >>> from mri_theory.runners import Execution, run_curves
-    >>> curves = pd.concat([run_curves("four-gaussian", classifier, ["RS", "SE", "BMRI", "MRI-best"], pool_size=6,
-    ...                                replicates=2, population_size=1000, execution=Execution(progress=False))
-    ...                     for classifier in ("lda", "nb")])
-    >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.05})
-    >>> table = conclusions(curves, asymptotic, n_boot=20)
-    >>> list(table.columns), sorted(set(table.quantity))
-    (['quantity', 'item', 'value', 'ci_low', 'ci_high', 'detail'], ['beats_rs', 'difference', 'final_rank', 'regret',
-    'tau'])
+    >>> from mri_theory.evaluation import CURVE_COLUMNS, conclusions
+    >>> losses = {"RS": [0.5, 0.4, 0.3], "SE": [0.5, 0.3, 0.2], "BMRI": [0.5, 0.25, 0.15], "MRI-best": [0.5, 0.2, 0.1]}
+    >>> curves = pd.DataFrame([("four-gaussian", classifier, method, replicate, n, loss)
+    ...                        for classifier in ("lda", "nb") for replicate in (0, 1)
+    ...                        for method, curve in losses.items() for n, loss in zip([2, 4, 6], curve)],
+    ...                       columns=CURVE_COLUMNS)
+    >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.1})
+    >>> table = conclusions(curves, asymptotic, n_boot=100)
+    >>> list(table.columns)
+    ['quantity', 'item', 'value', 'ci_low', 'ci_high', 'detail']
+    >>> table[table.quantity == "final_rank"][["item", "value", "detail"]].to_dict("list")
+    {'item': ['BMRI', 'SE', 'RS'], 'value': [1.0, 2.0, 3.0], 'detail': ['rank 1; P(beats RS) 1.00',
+    'rank 2; P(beats RS) 1.00', 'rank 3']}
+    >>> table[table.quantity == "difference"][["item", "value", "detail"]].round(4).to_dict("list")
+    {'item': ['BMRI - RS: aua', 'BMRI - RS: regret', 'BMRI - SE: aua', 'BMRI - SE: regret'],
+    'value': [0.1125, -0.1, 0.0375, -0.0333], 'detail': ['first better in 2 of 2', 'first better in 2 of 2',
+    'first better in 2 of 2', 'first better in 2 of 2']}
     """
     seed = check.count(seed, "seed", minimum=0)
     check.count(n_boot, "n_boot", maximum=MAX_BOOT)  # refused before any ranking is computed
@@ -301,16 +311,23 @@ def conclusions_by_reading(curves: pd.DataFrame, asymptotic: pd.DataFrame,
 
     Examples
     --------
+    One pairing by hand (two replicates); the reading ``"as reported"`` is :func:`conclusions` itself, the others
+    recompute it as the paper's text also allows (a study of one problem and one classifier has nothing to leave out):
+
     >>> import pandas as pd
-    >>> from mri_theory.evaluation import conclusions_by_reading
-    >>> from mri_theory.runners import Execution, run_curves
-    >>> curves = pd.concat([run_curves("four-gaussian", classifier, ["RS", "SE", "BMRI", "MRI-best"], pool_size=6,
-    ...                                replicates=2, population_size=1000, execution=Execution(progress=False))
-    ...                     for classifier in ("lda", "nb")])
-    >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.05})
-    >>> table = conclusions_by_reading(curves, asymptotic, n_boot=20)
+    >>> from mri_theory.evaluation import CURVE_COLUMNS, conclusions, conclusions_by_reading
+    >>> losses = {("RS", 0): [0.5, 0.4, 0.3], ("SE", 0): [0.5, 0.3, 0.2], ("BMRI", 0): [0.5, 0.35, 0.1],
+    ...           ("RS", 1): [0.5, 0.4, 0.3], ("SE", 1): [0.5, 0.4, 0.3], ("BMRI", 1): [0.5, 0.3, 0.2]}
+    >>> curves = pd.DataFrame([("four-gaussian", "lda", method, replicate, n, loss)
+    ...                        for (method, replicate), curve in losses.items()
+    ...                        for n, loss in zip([2, 4, 6], curve)], columns=CURVE_COLUMNS)
+    >>> asymptotic = pd.DataFrame({"problem": ["four-gaussian"], "classifier": ["lda"], "asymptotic_loss": [0.1]})
+    >>> table = conclusions_by_reading(curves, asymptotic, n_boot=50)
     >>> list(dict.fromkeys(table.variant))
-    ['as reported', 'R1 averaged metrics', 'epsilon absolute', 'without lda', 'without nb']
+    ['as reported', 'R1 averaged metrics', 'epsilon absolute']
+    >>> reported = table[table.variant == "as reported"].drop(columns="variant").reset_index(drop=True)
+    >>> reported.equals(conclusions(curves, asymptotic, n_boot=50))
+    True
     """
     leave_out = check.flag(leave_out, "leave_out")
     common: dict[str, Any] = dict(seed=seed, n_boot=n_boot, level=level, alpha=alpha, loss=loss,
@@ -367,17 +384,19 @@ def sensitivity_figure(table: pd.DataFrame, methods: Sequence[str] = FIGURE_METH
 
     Examples
     --------
+    A table of two readings by hand (:func:`conclusions_by_reading` gives such a table): one panel per kind of
+    conclusion, one row per reading, the first reading on top:
+
     >>> import pandas as pd
-    >>> from mri_theory.evaluation import conclusions_by_reading
-    >>> from mri_theory.evaluation.sensitivity import sensitivity_figure
-    >>> from mri_theory.runners import Execution, run_curves
-    >>> curves = pd.concat([run_curves("four-gaussian", classifier, ["RS", "SE", "BMRI", "MRI-best"], pool_size=6,
-    ...                                replicates=2, population_size=1000, execution=Execution(progress=False))
-    ...                     for classifier in ("lda", "nb")])
-    >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.05})
-    >>> figure = sensitivity_figure(conclusions_by_reading(curves, asymptotic, n_boot=20, leave_out=False))
-    >>> len(figure.axes)
-    4
+    >>> from mri_theory.evaluation.sensitivity import CONCLUSION_COLUMNS, sensitivity_figure
+    >>> rows = [("final_rank", "BMRI", 1.5, 1.0, 2.5), ("tau", "Table 5", 0.6, None, None),
+    ...         ("difference", "BMRI - RS: aua", 0.02, -0.01, 0.05),
+    ...         ("difference", "BMRI - RS: regret", -0.01, -0.03, 0.01)]
+    >>> table = pd.DataFrame([(variant, *row, "") for variant in ("as reported", "without nb") for row in rows],
+    ...                      columns=["variant", *CONCLUSION_COLUMNS])
+    >>> figure = sensitivity_figure(table)
+    >>> len(figure.axes), [label.get_text() for label in figure.axes[0].get_yticklabels()]
+    (4, ['as reported', 'without nb'])
     """
     evc.frame(table, "table", ["variant"] + CONCLUSION_COLUMNS)
     variants = list(dict.fromkeys(table["variant"]))

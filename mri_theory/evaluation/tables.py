@@ -336,6 +336,13 @@ def kendall_tau(ours: Mapping[str, float] | pd.Series, paper: Sequence[str] | Ma
     >>> result = kendall_tau(ours, ["SE", "BMRI", "QbcV", "RS"])
     >>> round(result.tau, 6), result.n
     (0.333333, 4)
+
+    The same as scipy's tau-b between our values and the methods' positions in the published ordering:
+
+    >>> from scipy.stats import kendalltau
+    >>> reference = kendalltau([1.5, 2.0, 3.0, 3.5], [2, 1, 4, 3])
+    >>> round(float(reference.statistic), 6), round(float(reference.pvalue), 6) == round(result.pvalue, 6)
+    (0.333333, True)
     """
     ours = _scores(ours, "ours")
     if isinstance(paper, (Mapping, pd.Series)):
@@ -778,18 +785,26 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
 
     Examples
     --------
+    Two pairings by hand (LDA and naive Bayes on Four-Gaussian, two replicates each), reported in a temporary folder:
+
     >>> import tempfile
+    >>> from pathlib import Path
     >>> import pandas as pd
-    >>> from mri_theory.evaluation import write_report
-    >>> from mri_theory.runners import Execution, run_curves
-    >>> curves = pd.concat([run_curves("four-gaussian", classifier, ["RS", "SE", "QbcV", "MRI-best"], pool_size=6,
-    ...                                replicates=2, population_size=1000, execution=Execution(progress=False))
-    ...                     for classifier in ("lda", "nb")])
-    >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.05})
+    >>> from mri_theory.evaluation import CURVE_COLUMNS, write_report
+    >>> losses = {"RS": [0.5, 0.4, 0.3], "SE": [0.5, 0.3, 0.2], "BMRI": [0.5, 0.25, 0.15], "MRI-best": [0.5, 0.2, 0.1]}
+    >>> curves = pd.DataFrame([("four-gaussian", classifier, method, replicate, n, loss)
+    ...                        for classifier in ("lda", "nb") for replicate in (0, 1)
+    ...                        for method, curve in losses.items() for n, loss in zip([2, 4, 6], curve)],
+    ...                       columns=CURVE_COLUMNS)
+    >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.1})
     >>> with tempfile.TemporaryDirectory() as folder:
-    ...     sorted(path.name for path in write_report(curves, asymptotic, folder, n_boot=20))
+    ...     files = write_report(curves, asymptotic, folder, n_boot=20)
+    ...     final = pd.read_csv(Path(folder) / "final_ranking.csv")
+    >>> sorted(path.name for path in files)
     ['beats_rs.csv', 'bootstrap.csv', 'classifier_ranks.csv', 'final_ranking.csv', 'group_ranks.csv', 'pairings.csv',
     'paper_comparison.csv', 'ranks.png', 'regret.csv', 'report.md', 'report.tex']
+    >>> final[["method", "rank"]].to_dict("list")
+    {'method': ['BMRI', 'SE', 'RS'], 'rank': [1.0, 2.0, 3.0]}
     """
     out = check.output_folder(out_dir, "out_dir")
     seed = check.count(seed, "seed", minimum=0)
