@@ -133,20 +133,27 @@ class Execution:
 
     Examples
     --------
-    Where tasks run: in this process (the default), on joblib worker processes, or on a Dask cluster; the
-    results are the same bytes wherever they run (``tests/runners/test_execution.py`` checks it):
+    The default runs every task in this process with a progress bar; an example or a test turns the bar off:
 
-    >>> from mri_theory.runners import Execution
+    >>> from mri_theory.runners import Execution, run_curves
     >>> Execution()
     Execution(backend='local', scheduler=None, n_jobs=1, progress=True)
-    >>> two_workers = Execution(n_jobs=2, progress=False)  # e.g. run_curves(..., execution=two_workers)
-    >>> Execution(backend="dask", scheduler="tcp://127.0.0.1:8786")  # a running Dask scheduler's address
-    Execution(backend='dask', scheduler='tcp://127.0.0.1:8786', n_jobs=1, progress=True)
-    >>> try:
-    ...     Execution(n_jobs=0)
-    ... except ValueError as error:
-    ...     print("ValueError:", error)
+    >>> quiet = Execution(progress=False)
+    >>> curves = run_curves("four-gaussian", "lda", "RS", pool_size=4, replicates=1, population_size=100,
+    ...                     execution=quiet)
+    >>> curves.shape
+    (5, 11)
+
+    The fields are checked when the object is made, and it is frozen:
+
+    >>> Execution(n_jobs=0)
+    Traceback (most recent call last):
+    ...
     ValueError: n_jobs must be a positive number of parallel jobs, or -1 for all cores; got 0
+    >>> quiet.n_jobs = 2
+    Traceback (most recent call last):
+    ...
+    dataclasses.FrozenInstanceError: cannot assign to field 'n_jobs'
     """
 
     backend: str = "local"

@@ -115,24 +115,37 @@ class CurveConfig:
     doublings : int or None, default None
         The cap of the decisive sampled truth's race (None with ``"exact"``).
 
+    See Also
+    --------
+    mri_theory.runners.run_curves : Makes one from its arguments and writes it to ``out/config.json``.
+
     Examples
     --------
-    What determines a run's results (written as config.json; a resume refuses a folder of another configuration):
+    :func:`~mri_theory.runners.run_curves` resolves its arguments into a configuration (the whole pool as the
+    budget, the exact truth where the pairing has it) and records it in ``config.json``; read back, it is
+    a :class:`CurveConfig` again:
 
     >>> import json
     >>> import tempfile
     >>> from pathlib import Path
     >>> from mri_theory.runners import CurveConfig, Execution, run_curves
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     _ = run_curves("four-gaussian", "lda", ["RS"], pool_size=4, replicates=1, out=folder,
-    ...                    execution=Execution(progress=False))
-    ...     config = json.loads((Path(folder) / "config.json").read_text())
-    >>> sorted(set(config) & {"problem", "classifier", "pool_size", "seed", "truth"})
-    ['classifier', 'pool_size', 'problem', 'seed', 'truth']
-    >>> config["problem"], config["classifier"], config["pool_size"], config["truth"]
-    ('four-gaussian', 'lda', 4, 'exact')
-    >>> "seed" in CurveConfig.__dataclass_fields__
-    True
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> _ = run_curves("four-gaussian", "lda", "RS", pool_size=4, replicates=1, population_size=100, out=tmp.name,
+    ...                execution=Execution(progress=False))
+    >>> config = CurveConfig(**json.loads((Path(tmp.name) / "config.json").read_text()))
+    >>> config.problem, config.classifier, config.pool_size, config.budget, config.truth, config.doublings
+    ('four-gaussian', 'lda', 4, 4, 'exact', None)
+    >>> config.classifier_spec  # the repr of the classifier the label stood for
+    'LDA(reg=0.001)'
+
+    Another configuration in the same folder is refused:
+
+    >>> run_curves("four-gaussian", "lda", "RS", pool_size=5, replicates=1, population_size=100, out=tmp.name,
+    ...            execution=Execution(progress=False))
+    Traceback (most recent call last):
+    ...
+    ValueError: out: ... holds results of a different study (...config.json); use another folder
+    >>> tmp.cleanup()
     """
 
     problem: str

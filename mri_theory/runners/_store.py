@@ -304,25 +304,34 @@ PART_FIELDS = {"format", "config_sha256", "rows", "sha256"}  #: besides the part
 class DamagedPartWarning(UserWarning):
     """A part file in ``out/parts`` failed verification on resume; it is recomputed and overwritten.
 
+    See Also
+    --------
+    mri_theory.runners.run_curves : Verifies each part of its ``out`` folder before reusing it.
+
     Examples
     --------
-    A stored part that fails its checksum on resume is recomputed with this warning (here the file is truncated):
+    A part of a finished folder is cut; the rerun warns, naming the file and the reason, and recomputes it:
 
     >>> import tempfile
     >>> import warnings
     >>> from pathlib import Path
     >>> from mri_theory.runners import DamagedPartWarning, Execution, run_curves
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     first = run_curves("four-gaussian", "lda", ["RS"], pool_size=4, replicates=1, out=folder,
-    ...                        execution=Execution(progress=False))
-    ...     part = next((Path(folder) / "parts").glob("*.csv"))
-    ...     _ = part.write_bytes(part.read_bytes()[:-10])
-    ...     with warnings.catch_warnings(record=True) as caught:
-    ...         warnings.simplefilter("always")
-    ...         again = run_curves("four-gaussian", "lda", ["RS"], pool_size=4, replicates=1, out=folder,
-    ...                            execution=Execution(progress=False))
-    >>> [w.category.__name__ for w in caught if issubclass(w.category, DamagedPartWarning)], again.equals(first)
+    >>> tiny = dict(problem="four-gaussian", classifier="lda", strategies=["RS", "SE"], pool_size=4, replicates=1,
+    ...             population_size=100, execution=Execution(progress=False))
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> curves = run_curves(**tiny, out=tmp.name)
+    >>> part = Path(tmp.name) / "parts" / "SE__00000.csv"
+    >>> _ = part.write_bytes(part.read_bytes()[:-10])
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     again = run_curves(**tiny, out=tmp.name)
+    >>> [warning.category.__name__ for warning in caught], issubclass(DamagedPartWarning, UserWarning)
     (['DamagedPartWarning'], True)
+    >>> print(caught[0].message)
+    damaged part ...SE__00000.csv: checksum mismatch: the data were cut or changed; recomputing it
+    >>> again.equals(curves)  # the recomputed part has the same rows
+    True
+    >>> tmp.cleanup()
     """
 
 def canonical_sha256(settings: Mapping[str, Any]) -> str:

@@ -82,18 +82,22 @@ def asymptotic_loss(problem: Any, classifier: Any, n_train: int = 5000, replicat
 
     See Also
     --------
-    mri_theory.runners.asymptotic_pool_size : The pool rule built on it.
+    mri_theory.runners.asymptotic_pool_size : The smallest pool whose final loss is close to it.
+    mri_theory.evaluation.label_complexity : The labels a curve needs to come close to it.
 
     Examples
     --------
-    The loss after training on a large sample: for LDA on two Gaussians of equal variance it approaches the Bayes error:
+    On the §3.2 problem, :math:`N(\mp 1, 1)`, the mean classifier trained on many points puts its threshold
+    near 0, so its loss tends to the Bayes error :math:`\Phi(-1)`; trained on 4 points it does worse:
 
     >>> import numpy as np
-    >>> from mri_theory.runners import asymptotic_loss
     >>> from mri_theory.problems import get_problem
-    >>> problem = get_problem("two-gaussians")
-    >>> value = asymptotic_loss(problem, "lda", n_train=2000, replicates=2, rng=np.random.default_rng(0))
-    >>> bool(problem.bayes_error <= value < problem.bayes_error + 0.01)
+    >>> from mri_theory.runners import asymptotic_loss
+    >>> rng = np.random.default_rng(0)
+    >>> large = asymptotic_loss("two-gaussians", "mean", n_train=5000, replicates=2, rng=rng, population_size=4096)
+    >>> round(large, 3), round(get_problem("two-gaussians").bayes_error, 3)
+    (0.159, 0.159)
+    >>> asymptotic_loss("two-gaussians", "mean", n_train=4, replicates=2, rng=rng, population_size=4096) > large
     True
     """
     (_, problem), (_, classifier) = resolve(problem, "problem", "problem"), resolve(classifier, "classifier",
@@ -151,15 +155,27 @@ class AsymptoticPool(NamedTuple):
         error, its ratio to the asymptote with the ratio's standard error (delta method, the two estimates
         independent), and whether the ratio is at most ``1 + tolerance``.
 
+    See Also
+    --------
+    mri_theory.runners.asymptotic_pool_size : Finds it.
+
     Examples
     --------
     >>> import numpy as np
-    >>> from mri_theory.runners import asymptotic_pool_size
-    >>> from mri_theory.problems import get_problem
-    >>> found = asymptotic_pool_size(get_problem("two-gaussians"), "lda", rng=np.random.default_rng(0), sizes=(20, 200),
-    ...                              replicates=2, n_train=1000, population_size=2000)
-    >>> found._fields
-    ('pool_size', 'asymptote', 'asymptote_se', 'table')
+    >>> from mri_theory.runners import POOL_RULE_COLUMNS, AsymptoticPool, asymptotic_pool_size
+    >>> found = asymptotic_pool_size("two-gaussians", "mean", rng=np.random.default_rng(0), sizes=(2, 20, 200),
+    ...                              replicates=2, n_train=2000, population_size=1024)
+    >>> isinstance(found, AsymptoticPool), found._fields
+    (True, ('pool_size', 'asymptote', 'asymptote_se', 'table'))
+    >>> list(found.table.columns) == POOL_RULE_COLUMNS, found.table.pool_size.tolist()
+    (True, [2, 20, 200])
+
+    The pool is the first size tried that is close to the asymptote:
+
+    >>> found.pool_size, found.table.close.tolist()
+    (200, [False, False, True])
+    >>> bool(np.allclose(found.table.ratio, found.table.loss / found.asymptote))
+    True
     """
 
     pool_size: int | None
@@ -184,15 +200,29 @@ def pool_rule_generator(seed: int, problem: str, classifier: str) -> np.random.G
     -------
     numpy.random.Generator
 
+    See Also
+    --------
+    mri_theory.runners.asymptotic_pool_size : The rule that draws from it.
+
     Examples
     --------
-    The pool rule's draws depend only on the study's seed and the pairing, never on which pairings run:
+    The generator is the one its docstring spells out, so a pairing's draws can be reproduced without the library:
 
+    >>> import zlib
+    >>> import numpy as np
     >>> from mri_theory.runners import pool_rule_generator
-    >>> a = pool_rule_generator(0, "four-gaussian", "lda").random()
-    >>> same = pool_rule_generator(0, "four-gaussian", "lda").random()
-    >>> a == same, a == pool_rule_generator(0, "sharp", "lda").random()
-    (True, False)
+    >>> by_hand = np.random.default_rng(np.random.SeedSequence(0, spawn_key=(
+    ...     zlib.crc32(b"pool rule"), zlib.crc32(b"four-gaussian"), zlib.crc32(b"nb"))))
+    >>> bool(np.array_equal(pool_rule_generator(0, "four-gaussian", "nb").random(3), by_hand.random(3)))
+    True
+
+    Another pairing or another seed draws other numbers:
+
+    >>> first = pool_rule_generator(0, "four-gaussian", "nb").random()
+    >>> other_pairing = pool_rule_generator(0, "four-gaussian", "lda").random()
+    >>> other_seed = pool_rule_generator(1, "four-gaussian", "nb").random()
+    >>> first == other_pairing, first == other_seed
+    (False, False)
     """
     seed = check.count(seed, "seed", minimum=0)
     for name, value in (("problem", problem), ("classifier", classifier)):
@@ -244,17 +274,35 @@ def asymptotic_pool_size(problem: Any, classifier: Any, *, rng: np.random.Genera
     TypeError, ValueError
         Naming the argument, before any work: a real-data problem, a bad size list, a tolerance below 0.
 
+    See Also
+    --------
+    mri_theory.runners.asymptotic_loss : The asymptote, :math:`L_\infty`.
+    mri_theory.runners.pool_rule_generator : The generator a study gives each pairing's rule.
+
     Examples
     --------
-    The paper's pool rule: the smallest pool whose final loss is within 5 % of the asymptote (tiny sizes here):
+    The mean classifier on the §3.2 problem, two replicates of each size, a small asymptote:
 
     >>> import numpy as np
     >>> from mri_theory.runners import asymptotic_pool_size
-    >>> from mri_theory.problems import get_problem
-    >>> found = asymptotic_pool_size(get_problem("two-gaussians"), "lda", rng=np.random.default_rng(0), sizes=(20, 200),
-    ...                              replicates=2, n_train=1000, population_size=2000)
-    >>> found.pool_size in (20, 200, None), list(found.table.columns)[:2]
-    (True, ['pool_size', 'loss'])
+    >>> found = asymptotic_pool_size("two-gaussians", "mean", rng=np.random.default_rng(0), sizes=(2, 20, 200),
+    ...                              replicates=2, n_train=2000, population_size=1024)
+    >>> found.pool_size
+    200
+    >>> found.table[["pool_size", "close"]].values.tolist()
+    [[2, False], [20, False], [200, True]]
+
+    "Close" is a final loss at most 5 % above the asymptote (``tolerance``):
+
+    >>> table = found.table
+    >>> table.close.tolist() == (table.loss <= 1.05 * found.asymptote).tolist()
+    True
+
+    A tolerance no size reaches gives no pool:
+
+    >>> asymptotic_pool_size("two-gaussians", "mean", rng=np.random.default_rng(0), sizes=(2, 20), tolerance=0.01,
+    ...                      replicates=2, n_train=2000, population_size=1024).pool_size is None
+    True
     """
     (_, problem), (_, classifier) = resolve(problem, "problem", "problem"), resolve(classifier, "classifier",
                                                                                     "classifier")

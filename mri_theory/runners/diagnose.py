@@ -85,15 +85,26 @@ class Diagnostics(NamedTuple):
     paths : list of Path
         The files written into ``out``: ``summary.csv``, ``errors.csv`` (with ``errors``) and ``DIAGNOSTICS.md``.
 
+    See Also
+    --------
+    mri_theory.runners.run_diagnostics : Computes and writes it.
+
     Examples
     --------
+    Random sampling (RS) estimates no :math:`T_e`, so a run of RS alone has no ``errors`` and writes no
+    ``errors.csv``:
+
     >>> import tempfile
-    >>> from mri_theory.runners import Execution, run_diagnostics
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     result = run_diagnostics("four-gaussian", "lda", ["SMRI"], replicates=2, steps=(2, 5), pool_size=10,
-    ...                              population_size=500, out=folder, execution=Execution(progress=False))
-    >>> result._fields, result.errors is not None  # SMRI estimates T_e: its errors are measured
-    (('states', 'summary', 'errors', 'paths'), True)
+    >>> from mri_theory.runners import Diagnostics, Execution, run_diagnostics
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> result = run_diagnostics("four-gaussian", "lda", "RS", replicates=1, steps=[2], pool_size=6,
+    ...                          population_size=200, out=tmp.name, execution=Execution(progress=False))
+    >>> isinstance(result, Diagnostics), result._fields
+    (True, ('states', 'summary', 'errors', 'paths'))
+    >>> states, summary, errors, paths = result  # a named tuple: it unpacks
+    >>> states.shape, summary.shape, errors, [path.name for path in paths]
+    ((4, 14), (1, 19), None, ['summary.csv', 'DIAGNOSTICS.md'])
+    >>> tmp.cleanup()
     """
 
     states: pd.DataFrame
@@ -166,20 +177,45 @@ def run_diagnostics(
 
     See Also
     --------
-    mri_theory.evaluation.summarise_states : The summary it writes.
+    mri_theory.runners.score_states : The states of one classifier.
+    mri_theory.evaluation.summarise_states : The ranking summaries (``summary.csv``).
+    mri_theory.evaluation.estimator_errors : The errors of the estimators of :math:`T_e` (``errors.csv``).
 
     Examples
     --------
-    Score strategies and the truth along random-selection trajectories and write the summaries (tiny settings):
+    Random sampling (RS) and SMRI, which estimates :math:`T_e`, in the states after 2 random labels of one
+    replicate of a pool of 6, with LDA and naive Bayes:
 
     >>> import tempfile
+    >>> from pathlib import Path
     >>> from mri_theory.runners import Execution, run_diagnostics
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     result = run_diagnostics("four-gaussian", "lda", ["SE", "SMRI"], replicates=2, steps=(2, 5), pool_size=10,
-    ...                              population_size=500, out=folder, execution=Execution(progress=False))
-    ...     written = sorted(path.name for path in result.paths)
-    >>> sorted(set(result.summary.strategy)), "summary.csv" in written
-    (['SE', 'SMRI'], True)
+    >>> settings = dict(replicates=1, steps=[2], pool_size=6, population_size=200, execution=Execution(progress=False))
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> result = run_diagnostics("four-gaussian", ["lda", "nb"], ["RS", "SMRI"], **settings, out=tmp.name)
+    >>> sorted(path.name for path in Path(tmp.name).iterdir() if not path.name.startswith("."))
+    ['DIAGNOSTICS.md', 'checksums.json', 'errors.csv', 'four-gaussian__lda', 'four-gaussian__nb', 'summary.csv']
+    >>> result.states.groupby("classifier").size().to_dict()  # 2 strategies x the 4 candidates left
+    {'lda': 8, 'nb': 8}
+
+    RS is the reference of the summaries: its normalised shortfall is 1 and its :math:`\hat\lambda` one half.
+    Only SMRI has errors, and their measured shortfall is SMRI's shortfall in the summary:
+
+    >>> summary, errors = result.summary, result.errors
+    >>> summary.loc[summary.strategy == "RS", ["normalised_shortfall", "lambda_hat"]].values.tolist()
+    [[1.0, 0.5], [1.0, 0.5]]
+    >>> errors.strategy.tolist()
+    ['SMRI', 'SMRI']
+    >>> errors.measured_shortfall.tolist() == summary.loc[summary.strategy == "SMRI", "shortfall"].tolist()
+    True
+
+    Rerunning the finished folder computes nothing: each classifier's verified states are reused as they are.
+
+    >>> parts = sorted((Path(tmp.name) / "four-gaussian__lda" / "parts").iterdir())
+    >>> written = [part.stat().st_mtime_ns for part in parts]
+    >>> again = run_diagnostics("four-gaussian", ["lda", "nb"], ["RS", "SMRI"], **settings, out=tmp.name)
+    >>> again.summary.equals(summary), [part.stat().st_mtime_ns for part in parts] == written
+    (True, True)
+    >>> tmp.cleanup()
     """
     start = time.perf_counter()
     classifiers, strategies, steps = _grid.listed(classifiers), _grid.listed(strategies), _grid.listed(steps)

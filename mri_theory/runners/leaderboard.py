@@ -159,15 +159,32 @@ class Leaderboard(NamedTuple):
     differences : DataFrame
         :func:`~mri_theory.evaluation.strategy_differences` of the normalised shortfall (``differences.csv``).
 
+    See Also
+    --------
+    mri_theory.runners.run_leaderboard : Computes and writes it.
+    mri_theory.runners.StoredLeaderboard : What is read back from the folder.
+
     Examples
     --------
     >>> import tempfile
-    >>> from mri_theory.runners import Execution, run_leaderboard
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     board = run_leaderboard("four-gaussian", "lda", ["SE"], replicates=2, steps=(2, 5), pool_size=10,
-    ...                             population_size=500, n_boot=50, out=folder, execution=Execution(progress=False))
-    >>> board._fields
-    ('states', 'timings', 'table', 'paths', 'statistics', 'differences')
+    >>> from mri_theory.runners import LEADERBOARD_FILES, Execution, Leaderboard, run_leaderboard
+    >>> grid = dict(problems="four-gaussian", classifiers="lda", strategies=["RS", "SE"], replicates=2, steps=[2],
+    ...             pool_size=6, population_size=200, n_boot=20, execution=Execution(progress=False))
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> board = run_leaderboard(**grid, out=tmp.name)
+    >>> isinstance(board, Leaderboard), board._fields
+    (True, ('states', 'timings', 'table', 'paths', 'statistics', 'differences'))
+    >>> [path.name for path in board.paths] == list(LEADERBOARD_FILES)
+    True
+
+    Two states (one per replicate) of 4 candidates each, scored by RS, SE and the anchor MRI-best; the timings
+    are those of the strategies asked for, in each state:
+
+    >>> board.states.shape, board.timings.groupby("strategy").size().to_dict()
+    ((16, 14), {'RS': 2, 'SE': 2})
+    >>> board.table.loc[board.table.phase == "all", ["strategy", "timed_states"]].values.tolist()
+    [['MRI-best', 0], ['SE', 2], ['RS', 2]]
+    >>> tmp.cleanup()
     """
 
     states: pd.DataFrame
@@ -256,21 +273,45 @@ def run_leaderboard(
 
     See Also
     --------
-    mri_theory.evaluation.leaderboard : The table it writes.
-    mri_theory.runners.read_leaderboard : Reads a finished one back, verified.
+    mri_theory.runners.read_leaderboard : The leaderboard of a finished folder, verified.
+    mri_theory.evaluation.leaderboard : The table, from the states.
+    mri_theory.runners.run_diagnostics : The states of one problem's classifiers, summarised per step.
 
     Examples
     --------
-    Every strategy's shortfall against the true optimum, tiny: one problem and classifier, 2 replicates, 2 steps:
+    Random sampling (RS) and Shannon entropy (SE) with LDA, in the states after 2 random labels of two
+    replicates of a pool of 6:
 
     >>> import tempfile
+    >>> from pathlib import Path
     >>> from mri_theory.runners import Execution, run_leaderboard
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     board = run_leaderboard("four-gaussian", "lda", ["SE", "SMRI"], replicates=2, steps=(2, 5), pool_size=10,
-    ...                             population_size=500, n_boot=50, out=folder, execution=Execution(progress=False))
-    >>> every = board.table[board.table.phase == "all"].set_index("strategy").normalised_shortfall
-    >>> float(every["MRI-best"]), float(every["RS"]), sorted(every.index)
-    (0.0, 1.0, ['MRI-best', 'RS', 'SE', 'SMRI'])
+    >>> grid = dict(problems="four-gaussian", classifiers="lda", strategies=["RS", "SE"], replicates=2, steps=[2],
+    ...             pool_size=6, population_size=200, n_boot=20, execution=Execution(progress=False))
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> board = run_leaderboard(**grid, out=tmp.name)
+    >>> sorted(path.name for path in Path(tmp.name).iterdir() if not path.name.startswith("."))
+    ['checksums.json', 'cost.csv', 'differences.csv', 'four-gaussian__lda', 'leaderboard.csv', 'leaderboard.json',
+     'statistics.csv.xz']
+
+    The states have 4 labelled points: the first phase, and all states.  MRI-best (the optimum, normalised
+    shortfall 0) and RS (random selection, 1) are the anchors, and SE is ranked between them:
+
+    >>> table = board.table
+    >>> table.phase.unique().tolist()
+    ['≤12', 'all']
+    >>> every = table[table.phase == "all"]
+    >>> every[["strategy", "anchor", "states"]].values.tolist()
+    [['MRI-best', True, 2], ['SE', False, 2], ['RS', True, 2]]
+    >>> every.normalised_shortfall.round(4).tolist()
+    [0.0, 0.0047, 1.0]
+
+    Rerunning the finished folder computes nothing: the verified states are reused with the timings of the
+    first run.
+
+    >>> again = run_leaderboard(**grid, out=tmp.name)
+    >>> again.states.equals(board.states), again.timings.equals(board.timings)
+    (True, True)
+    >>> tmp.cleanup()
     """
     wall, cpu = time.perf_counter(), time.process_time()
     options = leaderboard_options(phases, n_boot, 0, level, top_k, resolved_only)
@@ -344,16 +385,34 @@ class StoredLeaderboard(NamedTuple):
         ``statistics.csv.xz`` (columns :data:`~mri_theory.evaluation.STATE_STATISTICS_COLUMNS`), verified; None
         where the folder has none (written before the file was added).
 
+    See Also
+    --------
+    mri_theory.runners.read_leaderboard : Reads it.
+    mri_theory.runners.Leaderboard : What the run returned.
+
     Examples
     --------
     >>> import tempfile
-    >>> from mri_theory.runners import Execution, read_leaderboard, run_leaderboard
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     _ = run_leaderboard("four-gaussian", "lda", ["SE"], replicates=2, steps=(2, 5), pool_size=10,
-    ...                         population_size=500, n_boot=50, out=folder, execution=Execution(progress=False))
-    ...     stored = read_leaderboard(folder)
-    >>> stored._fields, stored.record["settings"]["replicates"]
-    (('table', 'record', 'cost', 'differences', 'statistics'), 2)
+    >>> from mri_theory.runners import Execution, StoredLeaderboard, read_leaderboard, run_leaderboard
+    >>> grid = dict(problems="four-gaussian", classifiers="lda", strategies=["RS", "SE"], replicates=2, steps=[2],
+    ...             pool_size=6, population_size=200, n_boot=20, execution=Execution(progress=False))
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> board = run_leaderboard(**grid, out=tmp.name)
+    >>> stored = read_leaderboard(tmp.name)
+    >>> isinstance(stored, StoredLeaderboard), stored._fields
+    (True, ('table', 'record', 'cost', 'differences', 'statistics'))
+
+    The table is the run's without the cost, which ``cost`` holds; the record holds the settings:
+
+    >>> stored.table.equals(board.table.drop(columns=["cpu_s", "timed_states"]))
+    True
+    >>> list(stored.cost.columns), stored.cost.timed_states.tolist() == board.table.timed_states.tolist()
+    (['phase', 'strategy', 'cpu_s', 'timed_states'], True)
+    >>> sorted(stored.record), stored.record["settings"]["strategies"], stored.record["settings"]["replicates"]
+    (['format', 'settings', 'time', 'versions'], ['RS', 'SE'], 2)
+    >>> stored.differences.shape, stored.statistics.shape
+    ((6, 11), (6, 17))
+    >>> tmp.cleanup()
     """
 
     table: pd.DataFrame
@@ -461,16 +520,37 @@ def read_leaderboard(path: str | os.PathLike) -> StoredLeaderboard:
         is missing or not a record of :func:`run_leaderboard`, or ``cost.csv``
         is not a CSV.  (``cost.csv`` is a measurement, not checksummed.)
 
+    See Also
+    --------
+    mri_theory.runners.run_leaderboard : Writes the folder.
+    mri_theory.runners.copy_leaderboard : Copies it without the states.
+
     Examples
     --------
     >>> import tempfile
-    >>> from mri_theory.runners import Execution, read_leaderboard, run_leaderboard
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     board = run_leaderboard("four-gaussian", "lda", ["SE"], replicates=2, steps=(2, 5), pool_size=10,
-    ...                             population_size=500, n_boot=50, out=folder, execution=Execution(progress=False))
-    ...     stored = read_leaderboard(folder)  # verified against its checksums
-    >>> stored.table.equals(board.table[stored.table.columns])  # the CPU columns are stored apart (stored.cost)
+    >>> from pathlib import Path
+    >>> from mri_theory.runners import LEADERBOARD_COLUMNS, Execution, read_leaderboard, run_leaderboard
+    >>> grid = dict(problems="four-gaussian", classifiers="lda", strategies=["RS", "SE"], replicates=2, steps=[2],
+    ...             pool_size=6, population_size=200, n_boot=20, execution=Execution(progress=False))
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> board = run_leaderboard(**grid, out=tmp.name)
+    >>> stored = read_leaderboard(tmp.name)  # the folder, or its leaderboard.csv
+    >>> list(stored.table.columns) == LEADERBOARD_COLUMNS
     True
+    >>> stored.table.equals(read_leaderboard(Path(tmp.name) / "leaderboard.csv").table)
+    True
+    >>> stored.differences.equals(board.differences), stored.statistics.equals(board.statistics)
+    (True, True)
+
+    A table that no longer matches its checksum is refused:
+
+    >>> with open(Path(tmp.name) / "leaderboard.csv", "a") as file:
+    ...     _ = file.write("\\n")
+    >>> read_leaderboard(tmp.name)
+    Traceback (most recent call last):
+    ...
+    ValueError: path: ...leaderboard.csv does not match its checksum in ...checksums.json: ...
+    >>> tmp.cleanup()
     """
     return _read(_leaderboard_folder(path, "path"), "path")
 
@@ -509,21 +589,29 @@ def copy_leaderboard(source: str | os.PathLike, destination: str | os.PathLike) 
     OSError
         When a file cannot be written, naming the file.
 
+    See Also
+    --------
+    mri_theory.runners.read_leaderboard : Reads the copy, verified.
+
     Examples
     --------
-    A finished leaderboard's files without its (large) states, verified, as the committed tables are made:
-
     >>> import tempfile
     >>> from pathlib import Path
     >>> from mri_theory.runners import Execution, copy_leaderboard, read_leaderboard, run_leaderboard
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     _ = run_leaderboard("four-gaussian", "lda", ["SE"], replicates=2, steps=(2, 5), pool_size=10,
-    ...                         population_size=500, n_boot=50, out=Path(folder) / "run",
-    ...                         execution=Execution(progress=False))
-    ...     copied = copy_leaderboard(Path(folder) / "run", Path(folder) / "copy")
-    ...     same = read_leaderboard(Path(folder) / "copy").table.equals(read_leaderboard(Path(folder) / "run").table)
-    >>> same, len(copied) > 0
-    (True, True)
+    >>> grid = dict(problems="four-gaussian", classifiers="lda", strategies=["RS", "SE"], replicates=2, steps=[2],
+    ...             pool_size=6, population_size=200, n_boot=20, execution=Execution(progress=False))
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> run, copy = Path(tmp.name) / "run", Path(tmp.name) / "copy"
+    >>> _ = run_leaderboard(**grid, out=run)
+    >>> [path.name for path in copy_leaderboard(run, copy)]
+    ['leaderboard.csv', 'differences.csv', 'statistics.csv.xz', 'cost.csv', 'leaderboard.json', 'checksums.json']
+    >>> (copy / "leaderboard.csv").read_bytes() == (run / "leaderboard.csv").read_bytes()
+    True
+    >>> (run / "four-gaussian__lda").is_dir(), (copy / "four-gaussian__lda").exists()  # no states in the copy
+    (True, False)
+    >>> read_leaderboard(copy).table.equals(read_leaderboard(run).table)
+    True
+    >>> tmp.cleanup()
     """
     folder = _leaderboard_folder(source, "source")
     _read(folder, "source")  # verified, complete, not being written

@@ -90,28 +90,34 @@ class NoisyOracle(Strategy):
 
     See Also
     --------
-    mri_theory.runners.noisy_selection_curves : Its learning curves on the §3.2 problem.
-    mri_theory.analytic.simulate_selection : The guarantee's selection with i.i.d. errors.
+    mri_theory.strategies.MRIBest : The noiseless oracle, ``sigma = 0``.
+    mri_theory.runners.noisy_selection_curves : The learning curves of several noise levels.
 
     Examples
     --------
-    §3.3's unbiased estimator: the true Q^c plus Gaussian noise; with no noise it chooses as MRI-best does:
-
     >>> import numpy as np
-    >>> from mri_theory.classifiers import LDA
-    >>> from mri_theory.engine import Population
-    >>> from mri_theory.problems import get_problem
     >>> from mri_theory.runners import NoisyOracle
-    >>> from mri_theory.strategies import Context, MRIBest
-    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
-    >>> X, y = problem.sample(10, rng)
-    >>> pool = problem.sample(20, rng)[0]
-    >>> ctx = Context(X, y, candidates=pool, pool=pool, classifier=LDA(), n_classes=2, rng=rng, problem=problem,
-    ...               population=Population.exact(problem))
-    >>> bool(np.array_equal(NoisyOracle(0.0).scores(ctx), MRIBest().scores(ctx)))
-    True
-    >>> noisy = NoisyOracle(1.0).scores(ctx)  # noise of one sd of the candidates' Q^c
-    >>> bool(np.corrcoef(noisy, MRIBest().scores(ctx))[0, 1] < 1)
+    >>> NoisyOracle(0.5).name, NoisyOracle(np.inf).name, NoisyOracle(0.01, relative=False, loss="log").name
+    ('noisy-0.5sd', 'noisy-infsd', 'noisy-0.01-log')
+
+    The scores of 5 candidates of the §3.2 problem for the mean classifier trained on 6 points: without noise
+    they are the true :math:`Q^c`, with infinite noise all 0 (random selection), and otherwise the true
+    :math:`Q^c` plus noise drawn from the context's generator, of sd ``sigma`` times the sd of :math:`Q^c`:
+
+    >>> from mri_theory.classifiers import get_classifier
+    >>> from mri_theory.engine import Population, true_q_c
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context
+    >>> problem, rng, mean = get_problem("two-gaussians"), np.random.default_rng(0), get_classifier("mean")
+    >>> X, y = problem.sample(6, rng)
+    >>> pool = problem.sample(5, rng)[0]
+    >>> ctx = Context(X, y, candidates=pool, pool=pool, classifier=mean, n_classes=2, rng=np.random.default_rng(1),
+    ...               problem=problem, population=Population.exact(problem))
+    >>> truth = true_q_c(problem, mean, X, y, pool, ctx.population)
+    >>> bool(np.allclose(NoisyOracle(0).scores(ctx), truth)), NoisyOracle(np.inf).scores(ctx).tolist()
+    (True, [0.0, 0.0, 0.0, 0.0, 0.0])
+    >>> noise = np.random.default_rng(1).normal(0.0, 2 * truth.std(), size=5)
+    >>> bool(np.allclose(NoisyOracle(2.0).scores(ctx), truth + noise))
     True
     """
 
@@ -216,16 +222,44 @@ def noisy_selection_curves(
     ValueError, TypeError
         Naming the argument, before any work is done.
 
+    See Also
+    --------
+    mri_theory.runners.NoisyOracle : The noisy estimator of one level.
+    mri_theory.analytic.error_rate : The exact error rate of the mean classifier, the curve's loss.
+
     Examples
     --------
-    The §3.3 demonstration, tiny: noisy-Q^c selection at two noise levels (0 sd: MRI-best's choice; infinite:
-    random), beside MRI-worst, 2 replicates:
+    The noiseless oracle (0) and random selection (``inf``), with MRI-worst, labelling 3 of a pool of 5 in two
+    replicates:
 
+    >>> import numpy as np
     >>> from mri_theory.runners import Execution, noisy_selection_curves
-    >>> curves = noisy_selection_curves([0.0, float("inf")], replicates=2, pool_size=10, budget=4,
+    >>> curves = noisy_selection_curves((0.0, np.inf), replicates=2, pool_size=5, budget=3, record_q_c=True,
     ...                                 execution=Execution(progress=False))
-    >>> sorted(set(curves.strategy)), int(curves.n_labelled.max())
-    (['MRI-worst', 'noisy-0sd', 'noisy-infsd'], 6)
+    >>> curves.groupby("strategy", sort=False).size().to_dict()  # 2 replicates x (the initial set, then 3 labels)
+    {'noisy-0sd': 8, 'noisy-infsd': 8, 'MRI-worst': 8}
+
+    Without noise the choice is the best true :math:`Q^c` at every step; no classifier beats the Bayes error
+    :math:`\Phi(-1)`:
+
+    >>> best = curves[(curves.strategy == "noisy-0sd") & (curves.chosen >= 0)]
+    >>> bool((best.q_c_chosen == best.q_c_best).all())
+    True
+    >>> from mri_theory.problems import get_problem
+    >>> bool((curves.loss >= get_problem("two-gaussians").bayes_error).all())
+    True
+
+    The truth is exact (``truth="auto"``): the first loss of replicate 0 is the closed-form error rate of the
+    mean classifier of its initial set, one point per class, drawn as :func:`~mri_theory.runners.run_curves`
+    draws it:
+
+    >>> from mri_theory.analytic import MeanClassifier, TwoGaussians, error_rate
+    >>> stream = np.random.default_rng(np.random.SeedSequence(0, spawn_key=(0, 0)))
+    >>> X0, y0 = get_problem("two-gaussians").draw_replicate(5, 1024, stream)[:2]
+    >>> exact = error_rate(TwoGaussians(), MeanClassifier(mu_hat=(X0[y0 == 0, 0][0], X0[y0 == 1, 0][0]), n=(1, 1)))
+    >>> first = curves.loc[(curves.replicate == 0) & (curves.n_labelled == 2), "loss"]
+    >>> bool(np.allclose(first, exact)), round(exact, 4)
+    (True, 0.2221)
     """
     sigmas = check.real_array(relative_sigmas, "relative_sigmas")
     if sigmas.ndim > 1 or sigmas.size == 0:

@@ -263,21 +263,44 @@ def run_curves(
 
     See Also
     --------
-    mri_theory.runners.read_curves : Reads a stored run back.
-    mri_theory.runners.run_study : Many pairings, resumable, with the paper's ranks.
+    mri_theory.runners.read_curves : The table of a finished ``out`` folder, verified.
+    mri_theory.runners.run_study : The curves of a grid of problems and classifiers.
 
     Examples
     --------
-    Learning curves of three strategies with LDA on Four-Gaussian: 2 replicates, a pool of 8 labelled to exhaustion
-    (from one point per class, 2, to 10), each loss exact:
+    Random sampling (RS) and Shannon entropy (SE) labelling a pool of 4 points to exhaustion with LDA, one
+    replicate, written to a folder:
 
+    >>> import tempfile
     >>> from mri_theory.runners import Execution, run_curves
-    >>> curves = run_curves("four-gaussian", "lda", ["RS", "SE", "MRI-best"], pool_size=8, replicates=2,
-    ...                     execution=Execution(progress=False))
-    >>> curves.groupby("strategy").size().to_dict(), sorted(set(curves.n_labelled))[:3]
-    ({'MRI-best': 18, 'RS': 18, 'SE': 18}, [2, 3, 4])
-    >>> curves[curves.n_labelled == 10].loss.round(12).groupby(curves.replicate).nunique().tolist()  # one model each
-    [1, 1]
+    >>> tiny = dict(problem="four-gaussian", classifier="lda", strategies=["RS", "SE"], pool_size=4, replicates=1,
+    ...             population_size=100, execution=Execution(progress=False))
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> curves = run_curves(**tiny, out=tmp.name)
+    >>> curves.shape  # 2 strategies x (the initial set of 2 points, then 4 labels): 5 rows each
+    (10, 11)
+    >>> curves.n_labelled.unique().tolist(), curves.loc[curves.strategy == "SE", "chosen"].tolist()
+    ([2, 3, 4, 5, 6], [2, 3, 1, 0, -1])
+
+    The replicates are paired: both strategies start from the same labelled set and, once the whole pool is
+    labelled, end with the same one, so their first and last losses agree (LDA's truth is exact: no standard
+    error):
+
+    >>> by_strategy = curves.groupby("strategy", sort=False).loss
+    >>> by_strategy.first().round(4).tolist(), by_strategy.last().round(4).tolist(), float(curves.loss_se.max())
+    ([0.4786, 0.4786], [0.2312, 0.2312], 0.0)
+
+    Rerunning the finished folder computes nothing: every verified part is reused as it is.
+
+    >>> from pathlib import Path
+    >>> parts = sorted((Path(tmp.name) / "parts").iterdir())
+    >>> [part.name for part in parts]
+    ['RS__00000.csv', 'SE__00000.csv']
+    >>> written = [part.stat().st_mtime_ns for part in parts]
+    >>> again = run_curves(**tiny, out=tmp.name)
+    >>> again.equals(curves), [part.stat().st_mtime_ns for part in parts] == written
+    (True, True)
+    >>> tmp.cleanup()
     """
     problem_item, classifier_item = resolve(problem, "problem", "problem"), resolve(classifier, "classifier",
                                                                                   "classifier")
@@ -341,16 +364,33 @@ def read_curves(path: str | os.PathLike) -> pd.DataFrame:
         (its pid named); or when it is not a CSV with the columns
         :data:`RESULT_COLUMNS`.
 
+    See Also
+    --------
+    mri_theory.runners.run_curves : Writes the folder.
+
     Examples
     --------
     >>> import tempfile
-    >>> from mri_theory.runners import Execution, read_curves, run_curves
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     curves = run_curves("four-gaussian", "lda", ["RS", "SE"], pool_size=4, replicates=1, out=folder,
-    ...                         execution=Execution(progress=False))
-    ...     again = read_curves(folder)  # every part verified against its checksum
-    >>> again.equals(curves)
+    >>> from pathlib import Path
+    >>> from mri_theory.runners import RESULT_COLUMNS, Execution, read_curves, run_curves
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> curves = run_curves("four-gaussian", "lda", ["RS", "SE"], pool_size=4, replicates=1, population_size=100,
+    ...                     out=tmp.name, execution=Execution(progress=False))
+    >>> table = read_curves(tmp.name)  # the folder, or its curves.csv
+    >>> table.equals(curves), read_curves(Path(tmp.name) / "curves.csv").equals(curves)
+    (True, True)
+    >>> list(table.columns) == RESULT_COLUMNS
     True
+
+    A table that no longer matches its checksum is refused:
+
+    >>> with open(Path(tmp.name) / "curves.csv", "a") as file:
+    ...     _ = file.write("\\n")
+    >>> read_curves(tmp.name)
+    Traceback (most recent call last):
+    ...
+    ValueError: path: ...curves.csv does not match its checksum in ...checksums.json: ...
+    >>> tmp.cleanup()
     """
     path = check_path(path, "a file or folder")
     if path.is_dir():

@@ -488,13 +488,24 @@ class StatesPlan(NamedTuple):
     timings : bool, default False
         Whether the cost of each strategy in each state computed is written to ``out/timings.csv``.
 
+    See Also
+    --------
+    mri_theory.runners.plan_states : Makes it.
+    mri_theory.runners.execute_states : Runs it.
+
     Examples
     --------
-    >>> from mri_theory.runners import Execution, StatesPlan, plan_states
-    >>> plan = plan_states("four-gaussian", "lda", ["SE"], replicates=1, steps=(0, 2), pool_size=6,
+    >>> from mri_theory.runners import Execution, StatesPlan, execute_states, plan_states
+    >>> plan = plan_states("four-gaussian", "lda", ["RS", "SMRI"], replicates=1, steps=[2, 0], pool_size=6,
     ...                    population_size=200, execution=Execution(progress=False))
-    >>> isinstance(plan, StatesPlan), plan.out is None
-    (True, True)
+    >>> isinstance(plan, StatesPlan), plan._fields
+    (True, ('states', 'out', 'replicates', 'steps', 'execution', 'timings'))
+    >>> plan.out, plan.replicates, plan.steps, plan.timings  # the steps sorted
+    (None, 1, [0, 2], False)
+    >>> plan.strategies
+    {'RS': RandomSelection(), 'SMRI': SimpleMRI(method='auto', theta2=None)}
+    >>> execute_states(plan).groupby("step").size().to_dict()  # 2 strategies x (6, then 4) candidates
+    {0: 12, 2: 8}
     """
 
     states: _States
@@ -550,19 +561,36 @@ def plan_states(
         As :func:`score_states`, for its arguments and ``out``.  Reads only,
         writes nothing (``out`` is not created).
 
+    See Also
+    --------
+    mri_theory.runners.execute_states : Runs the plan.
+    mri_theory.runners.score_states : Plans and runs in one call.
+
     Examples
     --------
-    Every check of a score_states call, nothing computed: bad arguments fail here, before any work:
+    A plan checks every argument and writes nothing; its folder is created when it is executed:
 
-    >>> from mri_theory.runners import Execution, execute_states, plan_states, score_states
-    >>> plan = plan_states("four-gaussian", "lda", ["SE"], replicates=1, steps=(0, 2), pool_size=6,
-    ...                    population_size=200, execution=Execution(progress=False))
-    >>> plan.replicates, plan.steps
-    (1, [0, 2])
-    >>> direct = score_states("four-gaussian", "lda", ["SE"], replicates=1, steps=(0, 2), pool_size=6,
-    ...                       population_size=200, execution=Execution(progress=False))
-    >>> execute_states(plan).equals(direct)
-    True
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from mri_theory.runners import Execution, execute_states, plan_states, read_states
+    >>> settings = dict(replicates=1, steps=[0, 2], pool_size=6, population_size=200,
+    ...                 execution=Execution(progress=False))
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> out = Path(tmp.name) / "states"
+    >>> plan = plan_states("four-gaussian", "lda", ["RS", "SMRI"], **settings, out=out)
+    >>> plan.out == out, out.exists()
+    (True, False)
+    >>> table = execute_states(plan)
+    >>> table.shape, read_states(out).equals(table)
+    ((20, 14), True)
+
+    A bad call is refused before any work, naming the argument:
+
+    >>> plan_states("four-gaussian", "lda", ["RS", "SMRI"], **{**settings, "steps": [0, 5]})
+    Traceback (most recent call last):
+    ...
+    ValueError: steps must be <= pool_size - 2 = 4 (at least two candidates left), got 5
+    >>> tmp.cleanup()
     """
     problem_item = _resolve.resolve(problem, "problem", "problem")
     classifier_item = _resolve.resolve(classifier, "classifier", "classifier")
