@@ -1,13 +1,14 @@
-"""The committed study is what the code computes, and its committed report is derived from its archived curves.
+"""The committed studies are what the code computes, and their committed reports are derived from their archived curves.
 
-``figures/study/full-run/study-full.tar.xz`` holds the folder of the paper's abstract study (its README gives
-the command); ``figures/study/`` the report of the problems it has finished (``figures/study/STUDY.md``).
-Both checks run on a copy extracted into a temporary folder:
+``figures/study/full-run/study-full.tar.xz`` holds the folder of the paper's abstract study and
+``figures/study-small/full-run/study-small.tar.xz`` that of its small real group (their READMEs give the
+commands); ``figures/study/`` and ``figures/study-small/`` their reports (``STUDY.md``).  Both checks run on a
+copy extracted into a temporary folder:
 
-* a few learning curves are recomputed from scratch with :func:`run_curves` and the study's settings
-  (replicate 0: a replicate's data and seeds do not depend on how many replicates run): the new part files
-  must carry the stored ones' configuration hash and choose the same points with the same losses, so the
-  stored curves are this code's, not an older one's;
+* a few learning curves are recomputed from scratch with :func:`run_curves` and the pairing's settings
+  (``config.json``; replicate 0: a replicate's data and seeds do not depend on how many replicates run): the new
+  part files must carry the stored ones' configuration hash and choose the same points with the same losses, so
+  the stored curves are this code's, not an older one's;
 * the report is re-derived as ``STUDY.md`` says: the reported problems' pairing folders and timings are copied
   into a new folder, :func:`run_study` verifies them (and must compute nothing), :func:`report` writes the
   tables, which must equal the committed ones.
@@ -27,24 +28,34 @@ import pytest
 
 from mri_theory.runners import Execution, report, run_curves, run_study
 
-STUDY = Path(__file__).resolve().parent.parent.parent / "figures" / "study"
-ARCHIVE = STUDY / "full-run" / "study-full.tar.xz"
-FOLDER = "study-full"
+FIGURES = Path(__file__).resolve().parent.parent.parent / "figures"
+#: Each committed study: its report's folder, and its archive's path and top folder.
+STUDIES = {"abstract": (FIGURES / "study", FIGURES / "study" / "full-run" / "study-full.tar.xz", "study-full"),
+           "small": (FIGURES / "study-small", FIGURES / "study-small" / "full-run" / "study-small.tar.xz",
+                     "study-small")}
+_EXTRACTED: dict[str, Path] = {}
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory) -> Path:
-    """The archived study folder, extracted (with tarfile's ``data`` filter where this Python has it)."""
-    target = tmp_path_factory.mktemp("committed")
-    with tarfile.open(ARCHIVE, "r:xz") as archive:
-        members = archive.getmembers()
-        assert all(member.isfile() or member.isdir() for member in members)
-        assert all(member.name.split("/")[0] == FOLDER and ".." not in member.name.split("/") for member in members)
-        if hasattr(tarfile, "data_filter"):
-            archive.extractall(target, filter="data")
-        else:  # Python < 3.10.12: the checks above stand in for the filter
-            archive.extractall(target)
-    return target / FOLDER
+def extract(tmp_path_factory):
+    """A function that extracts a committed study's archive once per module (tarfile's ``data`` filter where this
+    Python has it) and returns its folder."""
+    def extracted(name: str) -> Path:
+        if name not in _EXTRACTED:
+            _, archive_path, folder = STUDIES[name]
+            target = tmp_path_factory.mktemp(f"committed-{name}")
+            with tarfile.open(archive_path, "r:xz") as archive:
+                members = archive.getmembers()
+                assert all(member.isfile() or member.isdir() for member in members)
+                assert all(member.name.split("/")[0] == folder and ".." not in member.name.split("/")
+                           for member in members)
+                if hasattr(tarfile, "data_filter"):
+                    archive.extractall(target, filter="data")
+                else:  # Python < 3.10.12: the checks above stand in for the filter
+                    archive.extractall(target)
+            _EXTRACTED[name] = target / folder
+        return _EXTRACTED[name]
+    return extracted
 
 
 def _settings(study: Path) -> dict:
@@ -57,31 +68,39 @@ def _part(path: Path) -> tuple[dict, pd.DataFrame]:
     return json.loads(first.split(b" ", 3)[3]), pd.read_csv(io.BytesIO(body))
 
 
-@pytest.mark.parametrize(("classifier", "strategies"), [("lda", ["RS", "SE", "MRI-best"]), ("kknn5", ["RS", "SE"]),
-                                                         ("svm", ["RS"]), ("logreg", ["SE", "MRI-best"]),
-                                                         ("qda", ["BMRI"]), ("nb", ["BMRI"])])
-def test_stored_curves_are_recomputed(study, tmp_path, classifier, strategies):
-    settings = _settings(study)
-    run_curves("four-gaussian", classifier, strategies, pool_size=settings["pool_size"], replicates=1,
-               seed=settings["seed"], population_size=settings["population_size"], subsample=settings["subsample"],
-               loss=settings["loss"], truth=settings["truth"], budget=settings["budget"],
-               record_q_c=settings["record_q_c"], out=tmp_path, execution=Execution(n_jobs=1, progress=False))
+@pytest.mark.parametrize(("name", "problem", "classifier", "strategies"), [
+    ("abstract", "four-gaussian", "lda", ["RS", "SE", "MRI-best"]),
+    ("abstract", "four-gaussian", "kknn5", ["RS", "SE"]),
+    ("abstract", "four-gaussian", "svm", ["RS"]), ("abstract", "four-gaussian", "logreg", ["SE", "MRI-best"]),
+    ("abstract", "four-gaussian", "qda", ["BMRI"]), ("abstract", "four-gaussian", "nb", ["BMRI"]),
+    ("small", "wine", "lda", ["RS", "SE", "QbcV"]), ("small", "heart", "kknn5", ["RS", "SMRI"]),
+    ("small", "monks-2", "nb", ["EfeLc"]), ("small", "glass", "qda", ["SE"]), ("small", "sonar", "svm", ["RS"])])
+def test_stored_curves_are_recomputed(extract, tmp_path, name, problem, classifier, strategies):
+    study = extract(name)
+    config = json.loads((study / f"{problem}__{classifier}" / "config.json").read_text())
+    run_curves(problem, classifier, strategies, pool_size=config["pool_size"], replicates=1, seed=config["seed"],
+               population_size=config["population_size"], subsample=config["subsample"], loss=config["loss"],
+               truth=_settings(study)["truth"], budget=config["budget"], record_q_c=config["record_q_c"],
+               out=tmp_path, execution=Execution(n_jobs=1, progress=False))
     for strategy in strategies:
-        name = f"{strategy}__00000.csv"
-        stored_header, stored = _part(study / f"four-gaussian__{classifier}" / "parts" / name)
-        new_header, new = _part(tmp_path / "parts" / name)
+        part = f"{strategy}__00000.csv"
+        stored_header, stored = _part(study / f"{problem}__{classifier}" / "parts" / part)
+        new_header, new = _part(tmp_path / "parts" / part)
         # the same settings (config hash), strategy and replicate; then the same points with the same losses
         assert {k: new_header[k] for k in ("config_sha256", "strategy", "replicate", "rows")} == \
             {k: stored_header[k] for k in ("config_sha256", "strategy", "replicate", "rows")}
-        assert new_header["rows"] == settings["pool_size"] + 1  # n_labelled 2 (one per class) to 252
+        assert new_header["rows"] == config["budget"] + 1  # one row per labelled-set size, the initial set's first
         assert (new.chosen.to_numpy() == stored.chosen.to_numpy()).all(), strategy
         assert (new.n_labelled.to_numpy() == stored.n_labelled.to_numpy()).all(), strategy
         np.testing.assert_allclose(new.loss.to_numpy(float), stored.loss.to_numpy(float), rtol=1e-12, atol=0,
                                    err_msg=strategy)
 
 
-def test_committed_report_is_derived_from_the_archived_curves(study, tmp_path):
-    committed = json.loads((STUDY / "study.json").read_text())
+@pytest.mark.parametrize("name", list(STUDIES))
+def test_committed_report_is_derived_from_the_archived_curves(extract, tmp_path, name):
+    study = extract(name)
+    reported = STUDIES[name][0]
+    committed = json.loads((reported / "study.json").read_text())
     assert committed["settings"] == _settings(study)
     problems = committed["grid"]["problems"]
     folder = tmp_path / "reported"
@@ -96,9 +115,9 @@ def test_committed_report_is_derived_from_the_archived_curves(study, tmp_path):
               replicates=committed["grid"]["replicates"], out=folder, execution=Execution(n_jobs=1, progress=False))
     assert (folder / "timings.csv").read_text() == timings  # every task was stored and verified: none computed
     written = [path for path in report(folder) if path.suffix == ".csv"]
-    assert {path.name for path in written} == {path.name for path in STUDY.glob("*.csv")} - {"asymptotic.csv"}
+    assert {path.name for path in written} == {path.name for path in reported.glob("*.csv")} - {"asymptotic.csv"}
     for path in written:
-        new, stored = pd.read_csv(path), pd.read_csv(STUDY / path.name)
+        new, stored = pd.read_csv(path), pd.read_csv(reported / path.name)
         assert list(new.columns) == list(stored.columns) and new.shape == stored.shape, path.name
         for column in new.columns:
             if pd.api.types.is_numeric_dtype(stored[column]):
@@ -106,5 +125,5 @@ def test_committed_report_is_derived_from_the_archived_curves(study, tmp_path):
                                            rtol=1e-12, atol=1e-15, equal_nan=True, err_msg=f"{path.name}: {column}")
             else:
                 assert new[column].equals(stored[column]), f"{path.name}: {column}"  # missing where missing
-    pd.testing.assert_frame_equal(pd.read_csv(folder / "asymptotic.csv"), pd.read_csv(STUDY / "asymptotic.csv"),
+    pd.testing.assert_frame_equal(pd.read_csv(folder / "asymptotic.csv"), pd.read_csv(reported / "asymptotic.csv"),
                                   rtol=1e-12)
