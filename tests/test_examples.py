@@ -16,7 +16,6 @@ import inspect
 import re
 
 import pytest
-
 from _optional import installed, reason
 from _shared import api_names
 
