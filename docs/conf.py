@@ -256,6 +256,11 @@ def write_registry_page() -> None:
     _write_if_changed(path, text.encode())
 
 
+def run_page_name(report: Path) -> str:
+    """The file name of the page (under ``runs/``) that shows the committed report ``report`` (under ``figures/``)."""
+    return "-".join(report.relative_to(ROOT).with_suffix("").parts[1:]).lower() + ".md"
+
+
 def _run_page(report: Path, page: Path) -> str:
     """The report ``report`` as the page ``page`` shows it: its relative links pointed from the page's folder, and
     its sections one level under its title where the report skips a level (its tables are ``###`` under ``#``)."""
@@ -263,8 +268,12 @@ def _run_page(report: Path, page: Path) -> str:
 
     def relink(match: re.Match) -> str:
         target, _, anchor = match.group(1).partition("#")
-        moved = os.path.relpath((report.parent / target).resolve(), page.parent)
-        return f"]({Path(moved).as_posix()}{'#' + anchor if anchor else ''})"
+        resolved = (report.parent / target).resolve()
+        if resolved.suffix == ".md" and resolved.is_relative_to(ROOT / "figures"):
+            moved = run_page_name(resolved)  # another committed report: its page, beside this one
+        else:
+            moved = Path(os.path.relpath(resolved, page.parent)).as_posix()
+        return f"]({moved}{'#' + anchor if anchor else ''})"
 
     text = re.sub(r"\]\((?![a-z]+:|#)([^)\s]+)\)", relink, text)
     if not re.search(r"^## ", text, flags=re.MULTILINE):
@@ -280,7 +289,7 @@ def write_run_pages() -> None:
     runs.mkdir(exist_ok=True)
     pages = set()
     for report in sorted((ROOT / "figures").rglob("*.md")):
-        page = runs / ("-".join(report.relative_to(ROOT).with_suffix("").parts[1:]).lower() + ".md")
+        page = runs / run_page_name(report)
         pages.add(page)
         text = _run_page(report, page)
         _write_if_changed(page, text.encode())
