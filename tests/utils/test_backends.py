@@ -191,6 +191,15 @@ def test_loky_workers_end_promptly_when_the_parent_is_killed(tmp_path):
                 child.kill()
 
 
+def _sigint_as_in_a_terminal() -> None:
+    """In the child before it starts: SIGINT's default action, as a shell gives a command it starts.
+
+    A child inherits an ignored SIGINT from its parent, and Python then keeps ignoring it; a pytest worker process
+    can be in that state (seen in full ``-n auto`` runs), and the command would then never see the Ctrl-C.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @requires("distributed")
 @requires("psutil")
 def test_ctrl_c_of_a_dask_run_exits_130_without_worker_tracebacks(tmp_path):
@@ -201,7 +210,8 @@ def test_ctrl_c_of_a_dask_run_exits_130_without_worker_tracebacks(tmp_path):
                                 "SE", "--replicates", "400", "--pool", "40", "--budget", "15", "--population", "2000",
                                 "--asymptotic-train", "100", "--asymptotic-replicates", "1",
                                 "--asymptotic-population", "500", "--dask", "local", "--jobs", "2", "--out", str(out)),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_sigint_as_in_a_terminal)
     children: list[psutil.Process] = []
     try:
         wait_for(lambda: any(out.glob("*/parts/*.csv")) or proc.poll() is not None, 120, "the first part")
