@@ -137,8 +137,8 @@ def plot_estimator_errors(states: pd.DataFrame, errors: pd.DataFrame, errors_per
     # and estimator, then a row of the bias panels, one per classifier.
     n_rows = len(classifiers) * len(ESTIMATORS) + 1
     fig = Figure(figsize=(10, 3.9 * n_rows + 1.2), layout="constrained")
-    grid = fig.add_gridspec(n_rows, 2 * max(len(classifiers), 1))
     half = max(len(classifiers), 1)  # grid columns per scatter panel (the bias row splits the width by classifier)
+    grid = fig.add_gridspec(n_rows, 2 * half)
     scatter_axes = [[fig.add_subplot(grid[r, j * half:(j + 1) * half]) for j in range(2)]
                     for r in range(n_rows - 1)]
     bias_axes = [fig.add_subplot(grid[-1, 2 * c:2 * c + 2]) for c in range(len(classifiers))]

@@ -33,15 +33,16 @@ FIGURES = Path(__file__).resolve().parent.parent.parent / "figures"
 STUDIES = {"abstract": (FIGURES / "study", FIGURES / "study" / "full-run" / "study-full.tar.xz", "study-full"),
            "small": (FIGURES / "study-small", FIGURES / "study-small" / "full-run" / "study-small.tar.xz",
                      "study-small")}
-_EXTRACTED: dict[str, Path] = {}
 
 
 @pytest.fixture(scope="module")
 def extract(tmp_path_factory):
     """A function that extracts a committed study's archive once per module (tarfile's ``data`` filter where this
     Python has it) and returns its folder."""
+    folders: dict[str, Path] = {}
+
     def extracted(name: str) -> Path:
-        if name not in _EXTRACTED:
+        if name not in folders:
             _, archive_path, folder = STUDIES[name]
             target = tmp_path_factory.mktemp(f"committed-{name}")
             with tarfile.open(archive_path, "r:xz") as archive:
@@ -53,8 +54,8 @@ def extract(tmp_path_factory):
                     archive.extractall(target, filter="data")
                 else:  # Python < 3.10.12: the checks above stand in for the filter
                     archive.extractall(target)
-            _EXTRACTED[name] = target / folder
-        return _EXTRACTED[name]
+            folders[name] = target / folder
+        return folders[name]
     return extracted
 
 
