@@ -275,7 +275,8 @@ class GaussianClassifier(Classifier):
     def _coefficient_matrix(self, counts, means, scatters, form: str = "full") -> np.ndarray:
         """Stacked statistics ``(M, k, ...)`` -> feature coefficients ``(M, k, f)`` of ``form``; absent classes
         get 0."""
-        return _present(counts, _feature_coefficients(*self._coefficients(counts, means, scatters), form))
+        A, b, c = self._coefficients(counts, means, scatters)
+        return _present(counts, _feature_coefficients(A, b, c, form))
 
     def _joined_terms(self, candidates: np.ndarray):
         """``(A, b, c - log prior)`` of each class after each candidate (frame coordinates) joins it: shapes
@@ -297,8 +298,10 @@ class GaussianClassifier(Classifier):
             _, means, scatters = self._updated_statistics(candidates)
             return counts, self._coefficient_matrix(counts, means.reshape(B * k, k, -1),
                                                     scatters.reshape((B * k, k) + scatters.shape[-2:]), form)
-        joined = _feature_coefficients(*self._joined_terms(candidates), form)  # (B, label, f)
-        kept = _feature_coefficients(*self._class_terms(self.counts_, self.means_, self.scatters_), form)  # (k, f)
+        A, b, c = self._joined_terms(candidates)
+        joined = _feature_coefficients(A, b, c, form)  # (B, label, f)
+        A, b, c = self._class_terms(self.counts_, self.means_, self.scatters_)
+        kept = _feature_coefficients(A, b, c, form)  # (class, f)
         coef = np.where(eye[None, :, :, None], joined[:, :, None, :], kept[None, None])  # (B, label, class, f)
         coef = coef.reshape(B * k, k, -1)
         coef[..., -1] += _log_priors(counts)  # c: the class's terms plus the retrained model's log prior
@@ -414,6 +417,7 @@ def _feature_coefficients(A: np.ndarray | None, b: np.ndarray, c: np.ndarray, fo
     d = b.shape[-1]
     if form == "none":
         return np.concatenate([b, c[..., None]], axis=-1)
+    assert A is not None
     quadratic = (np.diagonal(A, axis1=-2, axis2=-1) if form == "diagonal" else A.reshape(b.shape[:-1] + (d * d,)))
     return np.concatenate([-0.5 * quadratic, b, c[..., None]], axis=-1)
 
