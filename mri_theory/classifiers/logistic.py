@@ -514,10 +514,13 @@ def _newton_rows(Z0, labels0, weights0, z1, labels1, theta, ridge, max_iter, com
         for j in range(q):
             for c in range(p):
                 th[j, c] = theta[b, j, c]
-        value = evaluate(th, b, G, M, common, shared_nll, True)
         previous = np.inf  # relative size of the last full Newton step
         iteration = 0
+        refresh = True  # the sums at th are to be formed (one call site of evaluate: it is compiled as a copy)
         while True:
+            if refresh:  # at the start (shared sums if common), after a full step, after a lazy line search
+                value = evaluate(th, b, G, M, common and iteration == 0, shared_nll, True)
+            refresh = True
             assemble(th)
             values[b] = value
             if evaluate_only:
@@ -560,7 +563,6 @@ def _newton_rows(Z0, labels0, weights0, z1, labels1, theta, ridge, max_iter, com
                         th[j, c] += step[j * p + c]
                 if converged:
                     break
-                value = evaluate(th, b, G, M, False, 0.0, True)
                 continue
             previous = np.inf
             t = 1.0
@@ -582,9 +584,8 @@ def _newton_rows(Z0, labels0, weights0, z1, labels1, theta, ridge, max_iter, com
             for j in range(q):
                 for c in range(p):
                     th[j, c] = trial[j, c]
-            if lazy:  # the accepted point's sums (its objective: value, bit for bit)
-                evaluate(th, b, G, M, False, 0.0, True)
-            else:
+            if not lazy:  # lazy: the accepted point's sums at the loop's start (its objective: value, bit for bit)
+                refresh = False
                 for j in range(q):
                     for c in range(p):
                         G[j, c] = Gt[j, c]
