@@ -131,3 +131,22 @@ def test_committed_report_is_derived_from_the_archived_curves(extract, tmp_path,
                 assert new[column].equals(stored[column]), f"{path.name}: {column}"  # missing where missing
     pd.testing.assert_frame_equal(pd.read_csv(folder / "asymptotic.csv"), pd.read_csv(reported / "asymptotic.csv"),
                                   rtol=1e-12)
+
+
+def test_the_gaussian_remeasurement_covers_the_archived_tasks(extract):
+    """``full-run/timings-gaussian-2734d25.csv`` (the LDA, QDA and naive Bayes tasks of the small group recomputed
+    after their rank-one inverses; ``STUDY.md``) times exactly the archive's tasks of those classifiers, and the
+    whole group's cost ``STUDY.md`` states follows from it and the archive's other tasks."""
+    remeasured = pd.read_csv(FIGURES / "study-small" / "full-run" / "timings-gaussian-2734d25.csv")
+    archived = pd.read_csv(extract("small") / "timings.csv")
+    keys = ["problem", "classifier", "strategy", "replicate"]
+    gaussian = archived[archived.classifier.isin(["lda", "qda", "nb"])]
+    assert list(remeasured.columns) == list(archived.columns)
+    def tasks(frame):
+        return sorted(map(tuple, frame[keys].fillna("-").astype(str).to_numpy()))
+    assert tasks(remeasured) == tasks(gaussian) and len(remeasured) == 2130
+    assert (remeasured.cpu_s > 0).all()
+    now = (archived.cpu_s.sum() - gaussian.cpu_s.sum() + remeasured.cpu_s.sum()) / 3600
+    text = (FIGURES / "study-small" / "STUDY.md").read_text()
+    assert f"**{remeasured.cpu_s.sum() / 3600:.2f} CPU-hours instead of {gaussian.cpu_s.sum() / 3600:.2f}**" in text
+    assert f"**{now:.2f} CPU-hours** today" in text
