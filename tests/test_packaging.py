@@ -132,14 +132,15 @@ def test_figure_and_notebook_tests_are_marked_slow():
     """``-m 'not slow'`` deselects every figure test and every notebook run; ``-m slow`` selects them.
 
     The fast selection of these modules keeps only the static notebook checks (present, committed without
-    outputs), which read the files and execute nothing.
+    outputs, one offers sliders), which read the files and execute nothing.
     """
     modules = [str(ROOT / "tests" / "test_figures.py"), str(ROOT / "tests" / "test_notebooks.py")]
     base = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *modules]
     fast = subprocess.run([*base, "-m", "not slow"], check=False, capture_output=True, text=True, cwd=ROOT)
     assert fast.returncode == pytest.ExitCode.OK, fast.stdout + fast.stderr
     collected = [line for line in fast.stdout.splitlines() if "::" in line]
-    static = ("test_notebooks.py::test_notebooks_exist", "test_notebooks.py::test_notebook_is_committed_clean[")
+    static = ("test_notebooks.py::test_notebooks_exist", "test_notebooks.py::test_notebook_is_committed_clean[",
+              "test_notebooks.py::test_a_notebook_offers_sliders")
     assert collected and all(any(name in line for name in static) for line in collected), fast.stdout
     slow = subprocess.run([*base, "-m", "slow"], check=False, capture_output=True, text=True, cwd=ROOT)
     assert slow.returncode == pytest.ExitCode.OK, slow.stdout + slow.stderr
