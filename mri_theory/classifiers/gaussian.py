@@ -25,8 +25,8 @@ of an :math:`O(d^3)` inversion: QDA's joined class, LDA's pooled covariance
 a classifier has: every product for QDA, the squares for naive Bayes, none for
 LDA and the mean classifier, whose quadratic term is common to the classes
 (``d + 1`` features instead of ``d^2 + d + 1``).  On ``sonar`` (d = 60) one
-BMRI step (``benchmarks/bench_small_real.py``) became 26 times faster with
-LDA, 5 with naive Bayes and 2.6 with QDA.  The plain refit path computes the
+BMRI step (``benchmarks/bench_small_real.py``) became 9 to 34 times faster
+with LDA, 6 to 11 with naive Bayes and 1.9 to 2.7 with QDA.  The plain refit path computes the
 statistics from scratch and inverts each covariance; the tests hold the two to
 rounding (1e-12, times the covariances' condition number where they are ill
 conditioned: with fewer points than dimensions both round by up to 1e-6 in a
@@ -506,7 +506,7 @@ class LDA(GaussianClassifier):
         the rank-one (Sherman-Morrison) update of the pooled inverse covariance.
 
         With ``(x, c_j)`` added, the pooled covariance is :math:`P + w w^T`, where :math:`P = \sum_l S_l / (N +
-        1) + 	ext{reg}\, I` is common to every retrained model and :math:`w = \sqrt{n_j / ((n_j + 1)(N + 1))}\,
+        1) + \text{reg}\, I` is common to every retrained model and :math:`w = \sqrt{n_j / ((n_j + 1)(N + 1))}\,
         (x - m_j)`; so with :math:`u = P^{-1} w`, :math:`(P + w w^T)^{-1} v = P^{-1} v - u\, (u^T v) / (1 + w^T
         u)`: :math:`P` is inverted once, and each retrained model costs :math:`O(k d)` after one product
         :math:`P^{-1} (x - m_j)` (:math:`O(d^2)`), not an inversion (:math:`O(d^3)`).  The intercepts leave
@@ -594,7 +594,7 @@ class QDA(GaussianClassifier):
         r"""The joined classes' terms by the rank-one (Sherman-Morrison) update of their inverse covariances.
 
         With ``x`` joining class ``j``, its covariance is :math:`P_j + w w^T` with :math:`P_j = S_j / (n_j + 1)
-        + 	ext{reg}\, I` (one per class, inverted once) and :math:`w = \sqrt{n_j} (x - m_j) / (n_j + 1)`; with
+        + \text{reg}\, I` (one per class, inverted once) and :math:`w = \sqrt{n_j} (x - m_j) / (n_j + 1)`; with
         :math:`u = P_j^{-1} w` and :math:`s = 1 + w^T u`, the inverse is :math:`P_j^{-1} - u u^T / s` and the
         log-determinant :math:`\ln |P_j| + \ln s`: :math:`O(d^2)` per candidate and class, not an inversion
         (:math:`O(d^3)`).  Agrees with inverting each joined covariance to rounding (tests: 1e-12, and the
