@@ -7,18 +7,13 @@ strategies, so that the other tests see only the names registered before.
 ``cluster``: a 2-worker Dask LocalCluster for the tests of the Dask backend, one per test module (skipped,
 naming the extra, without dask.distributed).
 
-Property tests draw fixed examples (hypothesis's ``derandomize``, profile "deterministic"), so the suite passes or
-fails the same way on every run: several compare Monte Carlo estimates with 4-SE bands, whose false alarms fresh
-draws would meet now and then (one did: ``test_monte_carlo_agrees_on_drawn_values``).  ``MRI_THEORY_HYPOTHESIS=
-explore`` draws fresh examples (hypothesis's default), to search further by hand.
-
-Optional test dependencies are skipped through ``tests/_optional.py``; constants and helpers that several
-files share (``snapshot``, ``count_pairs``, ...) are in ``tests/_shared.py``.
+Optional test dependencies are skipped through ``tests/_optional.py`` (which also fixes the property tests'
+examples); constants and helpers that several files share (``snapshot``, ``count_pairs``, ...) are in
+``tests/_shared.py``.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import pytest
@@ -27,15 +22,6 @@ from _optional import need
 from mri_theory.classifiers import list_classifiers, unregister_classifier
 from mri_theory.problems import list_problems, unregister_problem
 from mri_theory.strategies import list_strategies, unregister_strategy
-
-try:
-    import hypothesis
-except ImportError:  # the property tests are skipped, naming the extra (tests/_optional.py)
-    pass
-else:
-    hypothesis.settings.register_profile("deterministic", derandomize=True)
-    hypothesis.settings.register_profile("explore")
-    hypothesis.settings.load_profile(os.environ.get("MRI_THEORY_HYPOTHESIS", "deterministic"))
 
 _KINDS = ((list_problems, unregister_problem), (list_classifiers, unregister_classifier),
           (list_strategies, unregister_strategy))
