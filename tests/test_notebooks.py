@@ -8,6 +8,7 @@ notebooks are never rewritten.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -97,8 +98,6 @@ def test_notebook_sliders_run_without_a_kernel(path: Path, tmp_path: Path) -> No
     """The notebook's code cells (line magics left out) as one script in a fresh interpreter, without
     ``MRI_THEORY_STATIC_PAGE``: its ``ipywidgets.interact`` cells build their sliders and call their function once
     with the sliders' values, as Jupyter does on opening."""
-    import os
-
     nbformat = need("nbformat")
     nb = nbformat.read(path, as_version=4)
     lines = [line for cell in nb.cells if cell.cell_type == "code" for line in cell.source.splitlines()

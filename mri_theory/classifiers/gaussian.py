@@ -303,9 +303,7 @@ class GaussianClassifier(Classifier):
         A, b, c = self._class_terms(self.counts_, self.means_, self.scatters_)
         kept = _feature_coefficients(A, b, c, form)  # (class, f)
         coef = np.where(eye[None, :, :, None], joined[:, :, None, :], kept[None, None])  # (B, label, class, f)
-        coef = coef.reshape(B * k, k, -1)
-        coef[..., -1] += _log_priors(counts)  # c: the class's terms plus the retrained model's log prior
-        return counts, _present(counts, coef)
+        return _with_priors(counts, coef.reshape(B * k, k, -1))
 
     def _model_scores(self, phi_t: np.ndarray, counts, coef) -> np.ndarray:
         """Scores on points ``phi_t`` (features x points), points last, of ``M`` models with ``counts`` ``(M,
@@ -422,6 +420,30 @@ def _feature_coefficients(A: np.ndarray | None, b: np.ndarray, c: np.ndarray, fo
     return np.concatenate([-0.5 * quadratic, b, c[..., None]], axis=-1)
 
 
+def _with_priors(counts: np.ndarray, coef: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The retrained models' counts ``(M, k)`` and feature coefficients ``(M, k, f)``: each class's terms plus
+    the model's log prior in the constant (the last feature), absent classes 0."""
+    coef[..., -1] += _log_priors(counts)
+    return counts, _present(counts, coef)
+
+
+def _symmetric_inverse(P: np.ndarray) -> np.ndarray:
+    """Inverses of stacked symmetric matrices, made exactly symmetric: :math:`P^{-1} v` and :math:`v^T P^{-1}` are
+    then the same numbers (the rank-one updates use both)."""
+    inverse = np.linalg.inv(P)
+    return 0.5 * (inverse + np.swapaxes(inverse, -1, -2))
+
+
+def _rank_one_denominators(w: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """:math:`1 + w^T u` (``u = P^{-1} w``) of stacked rank-one updates :math:`P + w w^T`, at least 1; raises
+    ``LinAlgError`` beyond :data:`_RANK_ONE_LIMIT`, where the updated matrix formed as a refit forms it is
+    numerically singular."""
+    denominator = 1.0 + np.einsum("...d,...d->...", w, u)
+    if not np.all(denominator <= _RANK_ONE_LIMIT):
+        raise np.linalg.LinAlgError("a retrained covariance is numerically singular")
+    return denominator
+
+
 def _present(counts: np.ndarray, coef: np.ndarray) -> np.ndarray:
     """Feature coefficients with the rows of classes without data set to 0."""
     return np.where((counts > 0)[..., None], coef, 0.0)
@@ -520,15 +542,12 @@ class LDA(GaussianClassifier):
         eye = np.eye(k, dtype=bool)  # [label, class]: does this class change?
         counts = np.broadcast_to(n + eye, (B, k, k)).reshape(B * k, k)
         ridge = self.reg / self.scale_**2  # reg is in data units
-        inverse = np.linalg.inv(self.scatters_.sum(axis=0) / (total + 1) + ridge * np.eye(d))  # P^{-1}
-        inverse = 0.5 * (inverse + inverse.T)  # symmetric: P^{-1} v and v^T P^{-1} are the same numbers
+        inverse = _symmetric_inverse(self.scatters_.sum(axis=0) / (total + 1) + ridge * np.eye(d))  # P^{-1}
         dev = candidates[:, None, :] - self.means_[None, :, :]  # (B, label, d)
         inverse_dev = dev @ inverse  # (B, label, d): P^{-1} (x - m_j)
         weight = np.sqrt(n / ((n + 1) * (total + 1)))[:, None]  # w = weight (x - m_j)
         u = weight * inverse_dev
-        denominator = 1.0 + np.einsum("bjd,bjd->bj", weight * dev, u)  # 1 + w^T u, at least 1
-        if not np.all(denominator <= _RANK_ONE_LIMIT):
-            raise np.linalg.LinAlgError("the retrained pooled covariance is numerically singular")
+        denominator = _rank_one_denominators(weight * dev, u)
         means = np.broadcast_to(self.means_, (B, k, k, d)).copy()  # [candidate, label, class]: m'_l
         joined = self.means_ + dev / (n + 1)[:, None]  # (B, label, d)
         means[:, eye] = joined
@@ -537,9 +556,7 @@ class LDA(GaussianClassifier):
         b = inverse_means - u[:, :, None, :] * (np.einsum("bjd,bjld->bjl", u, means)
                                                / denominator[:, :, None])[..., None]
         c = -0.5 * np.einsum("bjld,bjld->bjl", means, b)
-        coef = _feature_coefficients(None, b, c, "none").reshape(B * k, k, d + 1)
-        coef[..., -1] += _log_priors(counts)
-        return counts, _present(counts, coef)
+        return _with_priors(counts, _feature_coefficients(None, b, c, "none").reshape(B * k, k, d + 1))
 
 
 class QDA(GaussianClassifier):
@@ -603,15 +620,12 @@ class QDA(GaussianClassifier):
         d = candidates.shape[1]
         ridge = self.reg / self.scale_**2  # reg is in data units
         base = self.scatters_ / (n + 1)[:, None, None] + ridge * np.eye(d)  # P_j (k, d, d)
-        inverse = np.linalg.inv(base)
-        inverse = 0.5 * (inverse + np.swapaxes(inverse, -1, -2))
+        inverse = _symmetric_inverse(base)
         logdet = np.linalg.slogdet(base)[1]
         dev = candidates[:, None, :] - self.means_[None, :, :]  # (B, k, d)
         w = (np.sqrt(n) / (n + 1))[:, None] * dev
         u = np.einsum("jde,bje->bjd", inverse, w)
-        s = 1.0 + np.einsum("bjd,bjd->bj", w, u)
-        if not np.all(s <= _RANK_ONE_LIMIT):
-            raise np.linalg.LinAlgError("a joined class's covariance is numerically singular")
+        s = _rank_one_denominators(w, u)
         A = inverse - u[..., :, None] * (u / s[..., None])[..., None, :]
         means = self.means_ + dev / (n + 1)[:, None]
         b = np.einsum("bjde,bje->bjd", A, means)

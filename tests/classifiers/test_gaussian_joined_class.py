@@ -24,6 +24,7 @@ from _optional import assume, example, given, settings, st
 
 from mri_theory.classifiers import LDA, QDA, GaussianMeanClassifier, GaussianNaiveBayes
 from mri_theory.classifiers.gaussian import GaussianClassifier, _features
+from mri_theory.engine.losses import pointwise_loss_from_scores
 from mri_theory.engine.population import Population
 
 CLASSIFIERS = {"qda": QDA, "nb": GaussianNaiveBayes, "lda": LDA, "mean": GaussianMeanClassifier}
@@ -62,8 +63,6 @@ def _probabilities(model, z, counts, coef, form):
 def _general_losses(model, candidates, population, loss):
     """``L'`` of the general path: the retrained models' coefficients on the full features, scored as the fast
     path scores."""
-    from mri_theory.engine.losses import pointwise_loss_from_scores
-
     k = model.n_classes_
     counts, coef = _general_coefficients(model, model._to_frame(candidates))
     phi_t = _features(model._to_frame(population.X)).T
