@@ -94,7 +94,7 @@ def test_monte_carlo_agrees_on_a_grid():
             _within_4_se(delta, sigma, rng)
 
 
-@settings(max_examples=25, deadline=None)  # fixed examples (tests/conftest.py): a run drawing fresh seeds met a
+@settings(max_examples=25, deadline=None)  # fixed examples (tests/_optional.py): a run drawing fresh seeds met a
 # false alarm of the 4-SE band (4.2 SE at delta = 0, sigma = 1: seed 3232152014)
 @given(st.floats(-5, 5), st.floats(0.01, 20), st.integers(0, 2**32 - 1))
 def test_monte_carlo_agrees_on_drawn_values(delta, sigma, seed):
