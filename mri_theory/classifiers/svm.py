@@ -197,6 +197,8 @@ from mri_theory.classifiers._frame import check_magnitude
 from mri_theory.classifiers._repeats import merged_in_order
 from mri_theory.classifiers.knn import squared_distances
 from mri_theory.engine.contract import Classifier, check_points, refit_future_losses
+from mri_theory.engine.exact import MixtureTruth
+from mri_theory.engine.kernel_rules import kernel_error_rates
 from mri_theory.engine.losses import pointwise_loss_from_scores
 from mri_theory.engine.population import ExactPopulation, Population
 
@@ -310,6 +312,29 @@ def _calibrated_scores(z: np.ndarray, present: np.ndarray, k: int) -> np.ndarray
     else:
         out[..., present, :] = -np.logaddexp(0.0, z)
     return out
+
+
+def _kernel_rules(k: int, present: np.ndarray, coef: np.ndarray, intercept: np.ndarray,
+                  sigmoids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""The class scores of models as kernel rules (:mod:`mri_theory.engine.kernel_rules`): ``(S, c, mask)`` of
+    shapes ``(..., k, n)``, ``(..., k)``, ``(..., k)`` from the machines (classes :func:`_machine_classes` of
+    ``present``) with dual coefficients ``coef`` ``(..., M, n)``, ``intercept`` ``(..., M)`` and Platt's
+    ``sigmoids`` ``(..., M, 2)``.
+
+    A machine's Platt argument is :math:`z = A f + B`; two present classes: the larger scores :math:`-z` against
+    the smaller's 0 (its probability exceeds ``1/2`` where :math:`z < 0`); three or more: each class scores
+    :math:`-z_c` (the largest normalised sigmoid is the smallest argument).  The argmax of these scores is the
+    model's predicted class, as :func:`_calibrated_scores`'s.
+    """
+    shape = coef.shape[:-2]
+    S, c = np.zeros(shape + (k, coef.shape[-1])), np.zeros(shape + (k,))
+    mask = np.zeros(shape + (k,), dtype=bool)
+    mask[..., present] = True
+    machines = _machine_classes(present)
+    slope, offset = sigmoids[..., 0], sigmoids[..., 1]
+    S[..., machines, :] = -slope[..., None] * coef
+    c[..., machines] = -(slope * intercept + offset)
+    return S, c, mask
 
 
 # ---------------------------------------------------------------------------------------- the dual solver
@@ -1202,6 +1227,13 @@ class _Fold:
     held_kernel: np.ndarray
 
 
+def _check_exact_loss(loss: str) -> None:
+    """A ValueError unless ``loss`` is the error rate: the SVM's exact path integrates its class regions."""
+    if loss != "error":
+        raise ValueError(f"loss must be 'error' for the SVM's exact path (its class regions are integrated; the "
+                         f"exact log loss is not available for the SVM yet), got {loss!r}")
+
+
 def _class_solutions(k: int, present: np.ndarray, machines: np.ndarray, coef: np.ndarray, gradient: np.ndarray,
                      intercept: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""A model's solution ``(beta, G, b)`` (``(k, n)``, ``(k, n)``, ``(k,)``) of every "c vs rest" problem from
@@ -1417,6 +1449,45 @@ class SVM(Classifier):
     def _predict_proba(self, X: np.ndarray) -> np.ndarray:
         z = self.sigmoids_[:, 0, None] * self.decision_function(X).T + self.sigmoids_[:, 1, None]
         return special.softmax(_calibrated_scores(z, self.classes_present_, self.n_classes_), axis=0).T
+
+    def exact_loss(self, truth: MixtureTruth, loss: str) -> float:
+        """The exact error rate under a Gaussian-mixture truth: the model's class regions integrated by lines
+        (:func:`~mri_theory.engine.kernel_rules.kernel_error_rates`; certified sign changes, no sampling).
+
+        Parameters
+        ----------
+        truth : MixtureTruth
+            The problem's Gaussian mixture, in one or two dimensions.
+        loss : {"error"}
+            The loss integrated: the error rate (the exact log loss is not available for the SVM yet).
+
+        Returns
+        -------
+        float
+            The error rate of the fitted model under ``truth``.
+        """
+        self._check_fitted()
+        _check_exact_loss(loss)
+        S, c, mask = _kernel_rules(self.n_classes_, self.classes_present_, self._coef, self.intercept_,
+                                   self.sigmoids_)
+        return float(kernel_error_rates(truth, self._points, S[None], c[None], self.gamma_, mask[None]).error[0])
+
+    def _exact_future_losses(self, candidates: np.ndarray, truth: MixtureTruth, loss: str) -> np.ndarray:
+        """``L'`` ``(m, k)``: the exact error rate of every retrained model (the fast path's machines,
+        :meth:`_retrained_machines`, as kernel rules over the distinct training points and the candidate)."""
+        _check_exact_loss(loss)
+        k, m = self.n_classes_, candidates.shape[0]
+        machines = self._retrained_machines(candidates)
+        points = np.concatenate([np.broadcast_to(self._points, (m,) + self._points.shape), candidates[:, None]],
+                                axis=1)
+        out = np.empty((m, k))
+        for j in range(k):
+            present = np.union1d(self.classes_present_, [j])
+            cols = [machines.types.index((int(c), 1 if c == j else -1)) for c in _machine_classes(present)]
+            S, c, mask = _kernel_rules(k, present, machines.dual_coef[:, cols], machines.intercept[:, cols],
+                                       machines.sigmoids[:, cols])
+            out[:, j] = kernel_error_rates(truth, points, S, c, self.gamma_, mask).error
+        return out
 
     # ------------------------------------------------------------ the fast path
 

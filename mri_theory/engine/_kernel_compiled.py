@@ -1,0 +1,688 @@
+r"""The exact error rate of RBF-kernel score rules on Gaussian mixtures, compiled by numba.
+
+Imported by :mod:`mri_theory.engine.kernel_rules` on first use (this module imports numba; the engine imports
+without it).  Its functions compile on their first call and are cached on disk next to this module when it can
+be.  :mod:`mri_theory.engine.kernel_rules` states the method and its accuracy; here, what each piece does.
+
+A rule has ``kp`` present classes with scores :math:`s_j(x) = \sum_i S_{ji}\,(K(x, p_i) - 1) + c_j`,
+:math:`K(x, p) = e^{-\gamma |x - p|^2}`, and predicts the present class of the largest score (ties: the
+lowest, a set of measure zero).  Everything is in terms of the pair functions :math:`g_{ab} = s_b - s_a`.
+
+* :func:`scores_on_line` -- the scores and their derivatives along a vertical line ``x_1 = const``;
+* :func:`line_bounds` -- rigorous bounds, over a cell ``[u, v]`` of that line, of each pair function's
+  first and second derivatives (each kernel term's bound at the cell's distance from its point);
+* :func:`isolate_roots` -- every sign change of a pair function on an interval, certified: a cell is
+  dropped only when the bounds prove it holds no root (:math:`|g(u)| + |g(v)| > L_1 (v - u)` with equal
+  signs, or a derivative bounded away from 0 with equal signs), a root is solved only in a cell where the
+  derivative is proved non-zero (one simple root: safeguarded Newton), and every other cell is bisected, down
+  to a width of ``MIN_CELL`` (relative), where it is left *unresolved* and its width is returned;
+* :func:`line_error` -- the predicted class along a line between the breakpoints, and the mass of each
+  component's wrong classes (differences of the normal CDF of its conditional law);
+* :func:`events` -- where the outer integrand has kinks: a quadtree over the plane keeps the cells where no
+  bound excludes a vertical tangency of a pair's boundary (:math:`g = \partial_2 g = 0`) or, with three or
+  more present classes, a point where three classes meet (:math:`g_{ab} = g_{ac} = 0`); Newton's method
+  solves the event in each cell left at the finest size, and a cell where it fails gives its two edges as
+  breakpoints;
+* :func:`rule_errors` -- the error rate of many rules: 1-D, one line; 2-D, the outer integral over
+  :math:`x_1` split at the events, each panel integrated by adaptive Gauss-Kronrod (7-15 points, QUADPACK's
+  error estimate) after the substitution :math:`x_1 = a + (b - a)(3s^2 - 2s^3)`, which makes the square-root
+  behaviour at an event analytic.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+_jit = numba.njit(cache=True, nogil=True)
+
+_RSQRT2 = 0.7071067811865476
+_INV_SQRT_2PI = 0.3989422804014327
+#: a cell narrower than this (times the kernel's width) is left unresolved (its width is reported)
+MIN_CELL = 1e-13
+#: quadtree cells whose half-diagonal is below this (times the kernel's width) are solved by Newton's method
+EVENT_CELL = 1e-3
+#: components are integrated over this many standard deviations each way (the mass beyond: 2e-21)
+REACH = 9.5
+_NEWTON_STEPS = 40
+#: the quadtree refines at most this many cells; the cells open then are cut at their centres
+MAX_EVENT_CELLS = 200_000
+
+
+@_jit
+def normal_mass(a: float, b: float) -> float:  # pragma: no cover - compiled by numba
+    """:math:`\\Phi(b) - \\Phi(a)` for ``a <= b``, from the tail on the side of the interval (accurate in tails)."""
+    if a >= 0.0:
+        return 0.5 * (math.erfc(a * _RSQRT2) - math.erfc(b * _RSQRT2))
+    if b <= 0.0:
+        return 0.5 * (math.erfc(-b * _RSQRT2) - math.erfc(-a * _RSQRT2))
+    return 1.0 - 0.5 * math.erfc(-a * _RSQRT2) - 0.5 * math.erfc(b * _RSQRT2)
+
+
+@_jit
+def scores_on_line(t, d1sq, q, S, c, gamma, values, slopes):  # pragma: no cover - compiled by numba
+    r"""The scores ``values[j]`` and their derivatives ``slopes[j]`` in :math:`x_2` at :math:`x_2 = t` on the line
+    whose squared first-coordinate distances to the points are ``d1sq`` (zeros in 1-D); ``q`` the points' last
+    coordinates."""
+    kp, n = S.shape
+    far_k, far_s = np.zeros(kp), np.zeros(kp)
+    for j in range(kp):
+        values[j] = 0.0
+        slopes[j] = 0.0
+    for i in range(n):
+        d2 = t - q[i]
+        x = gamma * (d1sq[i] + d2 * d2)
+        if x < 1.0:  # K - 1 by expm1: its relative accuracy near the point
+            em1 = math.expm1(-x)
+            dk = -2.0 * gamma * d2 * (em1 + 1.0)
+            for j in range(kp):
+                values[j] += S[j, i] * em1
+                slopes[j] += S[j, i] * dk
+        else:  # K itself, its -1 summed with the constant: the relative accuracy of a far, tiny K
+            k = math.exp(-x)
+            dk = -2.0 * gamma * d2 * k
+            for j in range(kp):
+                far_k[j] += S[j, i] * k
+                far_s[j] += S[j, i]
+                slopes[j] += S[j, i] * dk
+    for j in range(kp):
+        values[j] = (c[j] - far_s[j]) + (values[j] + far_k[j])
+
+
+@_jit
+def _slope_bounds(u, v, d1w, q, AD, gamma, first, second):  # pragma: no cover - compiled by numba
+    """Bounds of each pair function's first (``first[p]``) and second (``second[p]``) derivative along the line on
+    the cell ``[u, v]``; ``d1w[i]`` :math:`= e^{-\\gamma d_{1i}^2}` the line's factor of point ``i``."""
+    npairs, n = AD.shape
+    top1 = math.sqrt(2.0 * gamma / math.e)
+    for p in range(npairs):
+        first[p] = 0.0
+        second[p] = 0.0
+    for i in range(n):
+        if d1w[i] == 0.0:
+            continue
+        rho = u - q[i] if q[i] < u else (q[i] - v if q[i] > v else 0.0)
+        x = gamma * rho * rho
+        tail = math.exp(-x) if x > 0.5 else 1.0
+        b1 = d1w[i] * (top1 if x <= 0.5 else 2.0 * gamma * rho * tail)
+        b2 = d1w[i] * (2.0 * gamma if x < 1.5 else 2.0 * gamma * (2.0 * x - 1.0) * tail)
+        for p in range(npairs):
+            first[p] += AD[p, i] * b1
+            second[p] += AD[p, i] * b2
+
+
+@_jit
+def line_bounds(u, v, d1w, q, AD, gamma, first, second):  # pragma: no cover - compiled by numba
+    """:func:`_slope_bounds`, public for the tests: derivative bounds of the pair functions on ``[u, v]``."""
+    _slope_bounds(u, v, d1w, q, AD, gamma, first, second)
+
+
+@_jit
+def _largest_density(u, v, line_mu, line_sd, line_dens):  # pragma: no cover - compiled by numba
+    """The components' largest joint density on the cell ``[u, v]`` of the line (each at its nearest point)."""
+    total = 0.0
+    for cc in range(line_mu.size):
+        if line_dens[cc] == 0.0:
+            continue
+        mu = line_mu[cc]
+        near = u if mu < u else (v if mu > v else mu)
+        z = (near - mu) / line_sd[cc]
+        total += line_dens[cc] * math.exp(-0.5 * z * z) * _INV_SQRT_2PI / line_sd[cc]
+    return total
+
+
+@_jit
+def isolate_roots(pair, a_idx, b_idx, lo, hi, d1sq, d1w, q, S, c, AD, gamma, width,
+                  line_mu, line_sd, line_dens, roots, n_roots, scratch_v, scratch_s, first,
+                  second):  # pragma: no cover - compiled by numba
+    """The sign changes of pair ``pair`` (:math:`s_b - s_a`) on ``[lo, hi]``, appended to ``roots`` from
+    ``n_roots``; returns ``(count, unresolved mass)`` (module notes).  ``width`` is the kernel's width
+    :math:`1/\\sqrt\\gamma`; cells start at half of it.  A cell where the pair function and its slope are 0 as
+    computed at both ends and the middle is a tie (the lowest class is predicted) and unresolved.
+    The unresolved mass of a cell is its width times the components' largest density in it (their conditional
+    means ``line_mu``, deviations ``line_sd`` and line weights ``line_dens``)."""
+    cells = max(1, int(math.ceil(2.0 * (hi - lo) / width)))
+    stack_u = np.empty(4 * cells + 256)
+    stack_v = np.empty(4 * cells + 256)
+    stack_gu = np.empty(4 * cells + 256)
+    stack_gv = np.empty(4 * cells + 256)
+    top = 0
+    step = (hi - lo) / cells
+    scores_on_line(lo, d1sq, q, S, c, gamma, scratch_v, scratch_s)
+    g_prev = scratch_v[b_idx] - scratch_v[a_idx]
+    for k in range(cells):
+        u = lo + k * step
+        v = hi if k == cells - 1 else lo + (k + 1) * step
+        scores_on_line(v, d1sq, q, S, c, gamma, scratch_v, scratch_s)
+        g_v = scratch_v[b_idx] - scratch_v[a_idx]
+        if top >= stack_u.size:
+            break
+        stack_u[top], stack_v[top], stack_gu[top], stack_gv[top] = u, v, g_prev, g_v
+        top += 1
+        g_prev = g_v
+    # cells are pushed in increasing order and popped last first: roots come out in decreasing order
+    min_cell = MIN_CELL * width
+    unresolved = 0.0
+    count = 0
+    while top > 0:
+        top -= 1
+        u, v, gu, gv = stack_u[top], stack_v[top], stack_gu[top], stack_gv[top]
+        w = v - u
+        _slope_bounds(u, v, d1w, q, AD, gamma, first, second)
+        same = (gu > 0.0 and gv > 0.0) or (gu < 0.0 and gv < 0.0)
+        if same and abs(gu) + abs(gv) > first[pair] * w:
+            continue  # no root: the derivative bound cannot bring g to 0 and back
+        mid = 0.5 * (u + v)
+        scores_on_line(mid, d1sq, q, S, c, gamma, scratch_v, scratch_s)
+        gm = scratch_v[b_idx] - scratch_v[a_idx]
+        dm = scratch_s[b_idx] - scratch_s[a_idx]
+        if gu == 0.0 and gv == 0.0 and gm == 0.0 and dm == 0.0:
+            # identically 0 as computed (two classes' scores equal along the line: a tie, as the model predicts
+            # it, the lowest class); unresolved
+            unresolved += w * _largest_density(u, v, line_mu, line_sd, line_dens)
+            continue
+        monotone = abs(dm) > second[pair] * 0.5 * w
+        if monotone and same:
+            continue  # monotone with equal signs at the ends: no root
+        if monotone:  # one simple root (or g = 0 at an end): safeguarded Newton
+            if gu == 0.0:
+                root = u
+            elif gv == 0.0:
+                root = v
+            else:
+                a, b = u, v
+                ga = gu
+                x, gx, dx = mid, gm, dm
+                for _ in range(100):
+                    if gx == 0.0:
+                        break
+                    if (gx > 0.0) == (ga > 0.0):
+                        a, ga = x, gx
+                    else:
+                        b = x
+                    step_x = x - gx / dx if dx != 0.0 else 0.5 * (a + b)
+                    if not (min(a, b) < step_x < max(a, b)):
+                        step_x = 0.5 * (a + b)
+                    if abs(step_x - x) <= 4e-16 * max(1.0, abs(x)) or abs(b - a) <= 4e-16 * max(1.0, abs(a)):
+                        x = step_x
+                        break
+                    x = step_x
+                    scores_on_line(x, d1sq, q, S, c, gamma, scratch_v, scratch_s)
+                    gx = scratch_v[b_idx] - scratch_v[a_idx]
+                    dx = scratch_s[b_idx] - scratch_s[a_idx]
+                root = x
+            if n_roots + count < roots.size:
+                roots[n_roots + count] = root
+                count += 1
+            continue
+        if w <= min_cell or top + 2 > stack_u.size:
+            unresolved += w * _largest_density(u, v, line_mu, line_sd, line_dens)
+            if not same and n_roots + count < roots.size:  # a sign change in the unresolved cell: at its middle
+                roots[n_roots + count] = mid
+                count += 1
+            continue
+        stack_u[top], stack_v[top], stack_gu[top], stack_gv[top] = u, mid, gu, gm
+        top += 1
+        stack_u[top], stack_v[top], stack_gu[top], stack_gv[top] = mid, v, gm, gv
+        top += 1
+    return count, unresolved
+
+
+@_jit
+def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1, comp_s1, comp_m2,
+               comp_slope, comp_sd, comp_label, work_roots, scratch_v, scratch_s, first, second, d1sq, d1w,
+               line_mu, line_dens):  # pragma: no cover - compiled by numba
+    r"""The outer integrand at :math:`x_1` (2-D: :math:`\sum_c w_c \varphi_c(x_1) P_c(\text{wrong} \mid x_1)`;
+    1-D: the error itself) and the same integrand of the unresolved mass (:func:`isolate_roots`)."""
+    kp, n = S.shape
+    npairs = AD.shape[0]
+    width = 1.0 / math.sqrt(gamma)
+    lo, hi = np.inf, -np.inf
+    active = 0
+    C = comp_w.size
+    for cc in range(C):
+        line_dens[cc] = 0.0
+        if dim == 2:
+            z1 = (x1 - comp_m1[cc]) / comp_s1[cc]
+            if abs(z1) > REACH:
+                continue
+            line_dens[cc] = comp_w[cc] * math.exp(-0.5 * z1 * z1) * _INV_SQRT_2PI / comp_s1[cc]
+            line_mu[cc] = comp_m2[cc] + comp_slope[cc] * (x1 - comp_m1[cc])
+        else:
+            line_dens[cc] = comp_w[cc]
+            line_mu[cc] = comp_m2[cc]
+        lo = min(lo, line_mu[cc] - REACH * comp_sd[cc])
+        hi = max(hi, line_mu[cc] + REACH * comp_sd[cc])
+        active += 1
+    if active == 0:
+        return 0.0, 0.0
+    for i in range(n):
+        if dim == 2:
+            d = x1 - points[i, 0]
+            d1sq[i] = d * d
+            d1w[i] = math.exp(-gamma * d * d)
+        else:
+            d1sq[i] = 0.0
+            d1w[i] = 1.0
+    q = points[:, dim - 1]
+    count = 0
+    unresolved = 0.0
+    if kp >= 2:
+        for p in range(npairs):
+            k, u = isolate_roots(p, pa[p], pb[p], lo, hi, d1sq, d1w, q, S, c, AD, gamma, width,
+                                 line_mu, comp_sd, line_dens, work_roots, count, scratch_v, scratch_s, first, second)
+            count += k
+            unresolved += u
+    breaks = np.sort(work_roots[:count])
+    # the class of each interval between breakpoints (and beyond them): the argmax at its middle
+    total = 0.0
+    nint = count + 1
+    for k in range(nint):
+        left = -np.inf if k == 0 else breaks[k - 1]
+        right = np.inf if k == count else breaks[k]
+        if kp == 1:
+            winner = classes[0]
+        else:
+            if count == 0:
+                t = 0.5 * (lo + hi)
+            elif k == 0:
+                t = 0.5 * (lo + breaks[0])
+            elif k == count:
+                t = 0.5 * (breaks[count - 1] + hi)
+            else:
+                t = 0.5 * (left + right)
+            scores_on_line(t, d1sq, q, S, c, gamma, scratch_v, scratch_s)
+            best = 0
+            for j in range(1, kp):
+                if scratch_v[j] > scratch_v[best]:
+                    best = j
+            winner = classes[best]
+        for cc in range(C):
+            if comp_label[cc] == winner or line_dens[cc] == 0.0:
+                continue
+            sd = comp_sd[cc]
+            a = -np.inf if left == -np.inf else (left - line_mu[cc]) / sd
+            b = np.inf if right == np.inf else (right - line_mu[cc]) / sd
+            if a < b:
+                total += line_dens[cc] * normal_mass(a, b)
+    return total, unresolved
+
+
+@_jit
+def point_values(x, points, S, c, gamma, val, g1, g2, h11, h12, h22):  # pragma: no cover - compiled by numba
+    """The scores at the plane point ``x`` with their gradients and Hessians (per present class)."""
+    kp, n = S.shape
+    for j in range(kp):
+        val[j] = 0.0
+        g1[j] = 0.0
+        g2[j] = 0.0
+        h11[j] = 0.0
+        h12[j] = 0.0
+        h22[j] = 0.0
+    far_k, far_s = np.zeros(kp), np.zeros(kp)
+    for i in range(n):
+        a = x[0] - points[i, 0]
+        b = x[1] - points[i, 1]
+        u = gamma * (a * a + b * b)
+        near = u < 1.0  # as scores_on_line: K - 1 by expm1 near the point, K and its -1 apart far from it
+        em1 = math.expm1(-u) if near else 0.0
+        k = em1 + 1.0 if near else math.exp(-u)
+        ka, kb = -2.0 * gamma * a * k, -2.0 * gamma * b * k
+        kaa = (4.0 * gamma * gamma * a * a - 2.0 * gamma) * k
+        kab = 4.0 * gamma * gamma * a * b * k
+        kbb = (4.0 * gamma * gamma * b * b - 2.0 * gamma) * k
+        for j in range(kp):
+            s = S[j, i]
+            if near:
+                val[j] += s * em1
+            else:
+                far_k[j] += s * k
+                far_s[j] += s
+            g1[j] += s * ka
+            g2[j] += s * kb
+            h11[j] += s * kaa
+            h12[j] += s * kab
+            h22[j] += s * kbb
+    for j in range(kp):
+        val[j] = (c[j] - far_s[j]) + (val[j] + far_k[j])
+
+
+@_jit
+def _cell_bounds(c1, c2, h1, h2, points, AD, gamma, hess, third):  # pragma: no cover - compiled by numba
+    """Bounds over the cell ``[c1 -+ h1] x [c2 -+ h2]`` of each pair function's Hessian norm (``hess``) and of
+    its third directional derivatives (``third``), each term's at its point's distance from the cell.
+
+    Per unit coefficient, with :math:`u = \\gamma \\rho^2`: the Hessian of :math:`e^{-\\gamma |x|^2}` has norm
+    :math:`2\\gamma e^{-u}\\max(1, |2u - 1|) \\le 2\\gamma` (decreasing beyond :math:`u = 3/2`), a third
+    directional derivative at most :math:`\\gamma^{3/2}(12\\sqrt u + 8u^{3/2})e^{-u} \\le 6.5\\,\\gamma^{3/2}`
+    (decreasing beyond :math:`u = 2`)."""
+    npairs, n = AD.shape
+    g15 = gamma * math.sqrt(gamma)
+    for p in range(npairs):
+        hess[p] = 0.0
+        third[p] = 0.0
+    for i in range(n):
+        r1 = max(0.0, abs(points[i, 0] - c1) - h1)
+        r2 = max(0.0, abs(points[i, 1] - c2) - h2)
+        x = gamma * (r1 * r1 + r2 * r2)
+        tail = math.exp(-x) if x > 1.5 else 1.0
+        b2 = 2.0 * gamma if x < 1.5 else 2.0 * gamma * (2.0 * x - 1.0) * tail
+        b3 = 6.5 * g15 if x < 2.0 else g15 * (12.0 * math.sqrt(x) + 8.0 * x * math.sqrt(x)) * tail
+        for p in range(npairs):
+            hess[p] += AD[p, i] * b2
+            third[p] += AD[p, i] * b3
+
+
+@_jit
+def _newton_event(x, kind, p, p2, points, S, c, pa, pb, gamma, val, g1, g2, h11, h12, h22):  # pragma: no cover
+    """Newton's method from ``x`` for a tangency (``kind`` 0: pair ``p``'s :math:`g = \\partial_2 g = 0`) or a
+    meeting point (``kind`` 1: pairs ``p`` and ``p2`` both 0); returns whether it converged (``x`` updated)."""
+    scale = 1.0 / math.sqrt(gamma)
+    for _ in range(_NEWTON_STEPS):
+        point_values(x, points, S, c, gamma, val, g1, g2, h11, h12, h22)
+        a, b = pa[p], pb[p]
+        f1 = val[b] - val[a]
+        j11, j12 = g1[b] - g1[a], g2[b] - g2[a]
+        if kind == 0:
+            f2 = j12
+            j21, j22 = h12[b] - h12[a], h22[b] - h22[a]
+        else:
+            a2, b2 = pa[p2], pb[p2]
+            f2 = val[b2] - val[a2]
+            j21, j22 = g1[b2] - g1[a2], g2[b2] - g2[a2]
+        det = j11 * j22 - j12 * j21
+        if det == 0.0 or not math.isfinite(det):
+            return False
+        d1 = (j22 * f1 - j12 * f2) / det
+        d2 = (j11 * f2 - j21 * f1) / det
+        x[0] -= d1
+        x[1] -= d2
+        if abs(d1) + abs(d2) <= 1e-14 * scale * (1.0 + abs(x[0]) + abs(x[1])):
+            return True
+    return False
+
+
+@_jit
+def events(points, S, c, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_norm,
+           out):  # pragma: no cover - compiled by numba
+    r"""The :math:`x_1` of every event (module notes) in ``box`` = ``(x1_lo, x1_hi, x2_lo, x2_hi)``, written to
+    ``out``; returns their count.  ``comp_winv`` ``(C, 2, 2)`` the components' inverse Cholesky factors (a cell
+    farther than ``REACH`` from every component in its whitened coordinates is skipped)."""
+    kp, n = S.shape
+    npairs = AD.shape[0]
+    width = 1.0 / math.sqrt(gamma)
+    nx = max(1, int(math.ceil((box[1] - box[0]) / width)))
+    ny = max(1, int(math.ceil((box[3] - box[2]) / width)))
+    hx0, hy0 = 0.5 * (box[1] - box[0]) / nx, 0.5 * (box[3] - box[2]) / ny
+    cap = 4 * nx * ny + 4096
+    sc1, sc2, sh1, sh2 = np.empty(cap), np.empty(cap), np.empty(cap), np.empty(cap)
+    top = 0
+    for ix in range(nx):
+        for iy in range(ny):
+            sc1[top] = box[0] + (2 * ix + 1) * hx0
+            sc2[top] = box[2] + (2 * iy + 1) * hy0
+            sh1[top], sh2[top] = hx0, hy0
+            top += 1
+    val, g1, g2 = np.empty(kp), np.empty(kp), np.empty(kp)
+    h11, h12, h22 = np.empty(kp), np.empty(kp), np.empty(kp)
+    hess, third = np.empty(npairs), np.empty(npairs)
+    x = np.empty(2)
+    count = 0
+    processed = 0
+    solved = np.zeros(out.size, dtype=np.bool_)
+    C = comp_m.shape[0]
+    smallest = EVENT_CELL * width
+    while top > 0:
+        top -= 1
+        c1, c2, h1, h2 = sc1[top], sc2[top], sh1[top], sh2[top]
+        r = math.sqrt(h1 * h1 + h2 * h2)
+        near = False
+        for cc in range(C):
+            d1, d2 = c1 - comp_m[cc, 0], c2 - comp_m[cc, 1]
+            w1 = comp_winv[cc, 0, 0] * d1 + comp_winv[cc, 0, 1] * d2
+            w2 = comp_winv[cc, 1, 0] * d1 + comp_winv[cc, 1, 1] * d2
+            if math.sqrt(w1 * w1 + w2 * w2) - comp_winv_norm[cc] * r <= REACH:
+                near = True
+                break
+        if not near:
+            continue
+        x[0], x[1] = c1, c2
+        point_values(x, points, S, c, gamma, val, g1, g2, h11, h12, h22)
+        _cell_bounds(c1, c2, h1, h2, points, AD, gamma, hess, third)
+        # which events this cell may hold: Taylor's bounds about the centre exclude a zero of g where
+        # |g(c)| > |grad g(c)| r + H r^2 / 2, and of its derivative in x_2 where |g_2(c)| > |grad g_2(c)| r + T r^2 / 2
+        open_cell = False
+        for p in range(npairs):
+            a, b = pa[p], pb[p]
+            g = val[b] - val[a]
+            reach = math.hypot(g1[b] - g1[a], g2[b] - g2[a]) * r + 0.5 * hess[p] * r * r
+            if abs(g) > reach:
+                continue  # no zero of g in the cell
+            slope = g2[b] - g2[a]
+            slope_reach = math.hypot(h12[b] - h12[a], h22[b] - h22[a]) * r + 0.5 * third[p] * r * r
+            if abs(slope) <= slope_reach:
+                open_cell = True  # a vertical tangency is possible
+                break
+            if kp == 2:
+                continue
+            # kp >= 3: a meeting point with another pair sharing a class
+            for p2 in range(npairs):
+                if p2 != p and (pa[p2] == a or pb[p2] == a or pa[p2] == b or pb[p2] == b):
+                    a2, b2 = pa[p2], pb[p2]
+                    reach2 = math.hypot(g1[b2] - g1[a2], g2[b2] - g2[a2]) * r + 0.5 * hess[p2] * r * r
+                    if abs(val[b2] - val[a2]) <= reach2:
+                        open_cell = True
+                        break
+            if open_cell:
+                break
+        if not open_cell:
+            continue
+        processed += 1
+        if r > smallest and top + 4 <= cap and processed < MAX_EVENT_CELLS:
+            for s1 in (-0.5, 0.5):
+                for s2 in (-0.5, 0.5):
+                    sc1[top], sc2[top] = c1 + s1 * h1, c2 + s2 * h2
+                    sh1[top], sh2[top] = 0.5 * h1, 0.5 * h2
+                    top += 1
+            continue
+        # the finest cells: solve every event the cell may hold (each event once); a failure gives a cut
+        found = False
+        for p in range(npairs):
+            for kind in range(2 if kp >= 3 else 1):
+                for p2 in range(npairs if kind == 1 else 1):
+                    if kind == 1 and p2 <= p:
+                        continue
+                    x[0], x[1] = c1, c2
+                    if not _newton_event(x, kind, p, p2, points, S, c, pa, pb, gamma, val, g1, g2, h11, h12, h22):
+                        continue
+                    if abs(x[0] - c1) > 4.0 * r or abs(x[1] - c2) > 4.0 * r:
+                        continue
+                    found = True
+                    known = False
+                    for e in range(count):
+                        if solved[e] and abs(out[e] - x[0]) <= 1e-9 * width:
+                            known = True
+                    if not known and count < out.size:
+                        out[count], solved[count] = x[0], True
+                        count += 1
+        if not found and count < out.size:  # no isolated event (a boundary along the line, say): a cut here
+            out[count], solved[count] = c1, False
+            count += 1
+    # a cut near a solved event is that event, seen from a cell where Newton's method did not land
+    kept = 0
+    for e in range(count):
+        drop = False
+        if not solved[e]:
+            for f in range(count):
+                if solved[f] and abs(out[f] - out[e]) <= 64.0 * smallest:
+                    drop = True
+        if not drop:
+            out[kept] = out[e]
+            kept += 1
+    return kept
+
+
+_XK = np.array([0.991455371120812639206854697526329, 0.949107912342758524526189684047851,
+                0.864864423359769072789712788640926, 0.741531185599394439863864773280788,
+                0.586087235467691130294144845693013, 0.405845151377397166906606412076961,
+                0.207784955007898467600689403773245, 0.000000000000000000000000000000000])
+_WK = np.array([0.022935322010529224963732008058970, 0.063092092629978553290700663189204,
+                0.104790010322250183839876322541518, 0.140653259715525918745189590510238,
+                0.169004726639267902826583426598550, 0.190350578064785409913256402421014,
+                0.204432940075298892414161999234649, 0.209482141084727828012999174891714])
+_WG = np.array([0.129484966168869693270611432679082, 0.279705391489276667901467771423780,
+                0.381830050505118944950369775488975, 0.417959183673469387755102040816327])
+NODES = np.concatenate((-_XK[:-1], _XK[::-1]))
+KRONROD = np.concatenate((_WK[:-1], _WK[::-1]))
+GAUSS = np.zeros(15)
+GAUSS[1::2] = np.concatenate((_WG, _WG[-2::-1]))  # the 7 Gauss nodes are every other Kronrod node
+
+
+@_jit
+def rule_errors(dim, points, S_all, c_all, present_all, classes_all, gamma, comp_w, comp_m, comp_cov,
+                comp_label, tol, nodes, kronrod, gauss, out_err, out_unresolved,
+                out_estimate):  # pragma: no cover - compiled by numba
+    """The exact error rate of each rule ``r`` (scores ``S_all[r]`` over ``points[r]``, constants ``c_all[r]``,
+    its present classes ``classes_all[r, :present_all[r]]``); written to ``out_err``, with the unresolved width
+    (line cells left at ``MIN_CELL``, summed over the lines) and the quadrature's error estimate."""
+    R = S_all.shape[0]
+    C = comp_w.size
+    comp_m1, comp_s1 = np.empty(C), np.empty(C)
+    comp_m2, comp_slope, comp_sd = np.empty(C), np.empty(C), np.empty(C)
+    comp_winv = np.zeros((C, 2, 2))
+    comp_winv_norm = np.zeros(C)
+    for cc in range(C):
+        if dim == 2:
+            s11, s12, s22 = comp_cov[cc, 0, 0], comp_cov[cc, 0, 1], comp_cov[cc, 1, 1]
+            comp_m1[cc], comp_s1[cc] = comp_m[cc, 0], math.sqrt(s11)
+            comp_m2[cc], comp_slope[cc] = comp_m[cc, 1], s12 / s11
+            comp_sd[cc] = math.sqrt(max(s22 - s12 * s12 / s11, 0.0))
+            l11 = math.sqrt(s11)
+            l21 = s12 / l11
+            l22 = comp_sd[cc]
+            comp_winv[cc, 0, 0] = 1.0 / l11
+            comp_winv[cc, 1, 0] = -l21 / (l11 * l22)
+            comp_winv[cc, 1, 1] = 1.0 / l22
+            lam_min = 0.5 * (s11 + s22) - math.sqrt(0.25 * (s11 - s22) ** 2 + s12 * s12)
+            comp_winv_norm[cc] = 1.0 / math.sqrt(lam_min)
+        else:
+            comp_m1[cc], comp_s1[cc] = 0.0, 1.0
+            comp_m2[cc], comp_slope[cc] = comp_m[cc, 0], 0.0
+            comp_sd[cc] = math.sqrt(comp_cov[cc, 0, 0])
+    for r in range(R):
+        kp = present_all[r]
+        S = S_all[r, :kp]
+        c = c_all[r, :kp]
+        classes = classes_all[r, :kp]
+        keep = np.zeros(points.shape[1], dtype=np.bool_)  # the points with a non-zero coefficient
+        for i in range(points.shape[1]):
+            for j in range(kp):
+                if S[j, i] != 0.0:
+                    keep[i] = True
+        index = np.flatnonzero(keep)
+        P = np.ascontiguousarray(points[r][index])
+        S = np.ascontiguousarray(S[:, index])
+        n = P.shape[0]
+        npairs = kp * (kp - 1) // 2
+        pa = np.empty(max(npairs, 1), dtype=np.int64)
+        pb = np.empty(max(npairs, 1), dtype=np.int64)
+        AD = np.zeros((max(npairs, 1), n))
+        p = 0
+        for a in range(kp):
+            for b in range(a + 1, kp):
+                pa[p], pb[p] = a, b
+                for i in range(n):
+                    AD[p, i] = abs(S[b, i] - S[a, i])
+                p += 1
+        AD = AD[:npairs]
+        line_mu, line_dens = np.empty(C), np.empty(C)
+        work_roots = np.empty(4096)
+        scratch_v, scratch_s = np.empty(max(kp, 1)), np.empty(max(kp, 1))
+        first, second = np.empty(max(npairs, 1)), np.empty(max(npairs, 1))
+        d1sq, d1w = np.empty(n), np.empty(n)
+        if kp == 1:
+            err = 0.0
+            for cc in range(C):
+                if comp_label[cc] != classes[0]:
+                    err += comp_w[cc]
+            out_err[r], out_unresolved[r], out_estimate[r] = err, 0.0, 0.0
+            continue
+        if dim == 1:
+            val, unres = line_error(0.0, 1, P, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1,
+                                    comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v,
+                                    scratch_s, first, second, d1sq, d1w, line_mu, line_dens)
+            out_err[r], out_unresolved[r], out_estimate[r] = val, unres, 0.0
+            continue
+        x_lo, x_hi, y_lo, y_hi = np.inf, -np.inf, np.inf, -np.inf
+        for cc in range(C):
+            x_lo = min(x_lo, comp_m1[cc] - REACH * comp_s1[cc])
+            x_hi = max(x_hi, comp_m1[cc] + REACH * comp_s1[cc])
+            s2 = math.sqrt(comp_cov[cc, 1, 1])
+            y_lo = min(y_lo, comp_m2[cc] - REACH * s2)
+            y_hi = max(y_hi, comp_m2[cc] + REACH * s2)
+        box = np.array([x_lo, x_hi, y_lo, y_hi])
+        found = np.empty(4096)
+        m = events(P, S, c, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_norm, found)
+        cuts = np.sort(found[:m])
+        edges = np.empty(m + 2)
+        ne = 0
+        edges[ne] = x_lo
+        ne += 1
+        for k in range(m):
+            if x_lo < cuts[k] < x_hi and cuts[k] - edges[ne - 1] > EVENT_CELL / math.sqrt(gamma):
+                edges[ne] = cuts[k]
+                ne += 1
+        if x_hi - edges[ne - 1] > 1e-12 * (1.0 + abs(x_hi)):
+            edges[ne] = x_hi
+            ne += 1
+        else:
+            edges[ne - 1] = x_hi
+        total, unresolved_total, estimate = 0.0, 0.0, 0.0
+        stack_a, stack_b, stack_d = np.empty(256), np.empty(256), np.empty(256, dtype=np.int64)
+        values, unresolved_values = np.empty(15), np.empty(15)
+        for k in range(ne - 1):
+            A, B = edges[k], edges[k + 1]
+            top = 0
+            stack_a[0], stack_b[0], stack_d[0] = 0.0, 1.0, 0
+            top = 1
+            while top > 0:
+                top -= 1
+                s0, s1, depth = stack_a[top], stack_b[top], stack_d[top]
+                half = 0.5 * (s1 - s0)
+                for i in range(15):
+                    s = s0 + half * (1.0 + nodes[i])
+                    x1 = A + (B - A) * (s * s * (3.0 - 2.0 * s))
+                    jac = (B - A) * 6.0 * s * (1.0 - s)
+                    v, u = line_error(x1, 2, P, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1,
+                                      comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v,
+                                      scratch_s, first, second, d1sq, d1w, line_mu, line_dens)
+                    values[i] = v * jac
+                    unresolved_values[i] = u * jac
+                kron, gs, absum = 0.0, 0.0, 0.0
+                for i in range(15):
+                    kron += kronrod[i] * values[i]
+                    gs += gauss[i] * values[i]
+                kron *= half
+                gs *= half
+                mean = kron / (2.0 * half)
+                for i in range(15):
+                    absum += kronrod[i] * abs(values[i] - mean)
+                absum *= half
+                diff = abs(kron - gs)
+                err = diff
+                if absum > 0.0 and diff > 0.0:
+                    err = absum * min(1.0, (200.0 * diff / absum) ** 1.5)
+                if err <= max(tol * (s1 - s0), 1e-17) or depth >= 40 or top + 2 > stack_a.size:
+                    total += kron
+                    estimate += err
+                    for i in range(15):
+                        unresolved_total += half * kronrod[i] * unresolved_values[i]
+                    continue
+                mid = s0 + half
+                stack_a[top], stack_b[top], stack_d[top] = s0, mid, depth + 1
+                top += 1
+                stack_a[top], stack_b[top], stack_d[top] = mid, s1, depth + 1
+                top += 1
+        out_err[r], out_unresolved[r], out_estimate[r] = total, unresolved_total, estimate

@@ -1,0 +1,186 @@
+"""Exact error rates of RBF-kernel rules (:mod:`mri_theory.engine.kernel_rules`) and the SVM's exact path,
+against independent computations.
+
+Independent references:
+
+* closed forms: two kernels with opposite coefficients predict the nearer point, so the boundary is the
+  perpendicular bisector and each component's wrong mass is a normal CDF of its standardised signed distance;
+  with one kernel per class and three classes the regions are the Voronoi cells of the points, whose Gaussian
+  masses the exact 1-NN path integrates in closed form (Owen's T, :func:`mri_theory.engine.exact.partition_losses`);
+* nested adaptive quadrature by SciPy: :func:`scipy.integrate.quad` over :math:`x_1` of the line mass, the
+  line's class changes bracketed on a dense grid of the fitted SVM's own ``predict_proba`` and solved by
+  :func:`scipy.optimize.brentq`, the masses from :mod:`scipy.stats`;
+* quasi-Monte Carlo: ``2**20`` scrambled Sobol points of the problem with exact posteriors (a sampled
+  :class:`~mri_theory.engine.Population`), within 4.5 of its standard errors;
+* plain refits: the retrained models' exact error rates (the solution path's machines) against SVMs refitted
+  on the data with the candidate and integrated the same way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import integrate, optimize, stats
+
+from mri_theory.classifiers import KNN, SVM
+from mri_theory.engine import MixtureTruth, Population
+from mri_theory.engine.kernel_rules import kernel_error_rates
+from mri_theory.problems import get_problem
+
+
+def _anisotropic_truth(d: int) -> MixtureTruth:
+    """Three components of two classes with correlated, unequal covariances."""
+    if d == 1:
+        return MixtureTruth.from_arrays([0.3, 0.3, 0.4], [[-1.2], [0.4], [1.5]], [[[0.8]], [[1.3]], [[0.5]]],
+                                        [0, 1, 0], 2)
+    cov = [[[1.0, 0.3], [0.3, 0.6]], [[0.7, -0.2], [-0.2, 1.4]], [[0.5, 0.1], [0.1, 0.5]]]
+    return MixtureTruth.from_arrays([0.3, 0.3, 0.4], [[-1.0, 0.2], [0.8, -0.5], [1.4, 1.1]], cov, [0, 1, 0], 2)
+
+
+@pytest.mark.parametrize("d", [1, 2])
+@pytest.mark.parametrize("gamma", [0.3, 1.7])
+def test_two_opposite_kernels_have_the_bisector_as_boundary(d, gamma):
+    truth = _anisotropic_truth(d)
+    p0, p1 = (np.array([-0.7]), np.array([0.9])) if d == 1 else (np.array([-0.7, 0.4]), np.array([0.9, -0.3]))
+    scale = 2.5
+    rates = kernel_error_rates(truth, [p0, p1], [[[0.0, 0.0], [-scale, scale]]], [[0.0, 0.0]], gamma)
+    u, theta = p1 - p0, 0.5 * (p1 @ p1 - p0 @ p0)  # class 1 where u.x > theta (nearer p1)
+    expected = 0.0
+    for w, mean, cov, label in zip(truth.weights, truth.means, truth.covariances, truth.labels):
+        z = (u @ mean - theta) / np.sqrt(u @ cov @ u)
+        expected += w * (stats.norm.cdf(-z) if label == 1 else stats.norm.sf(-z))
+    assert abs(rates.error[0] - expected) < 1e-12
+    assert rates.unresolved[0] < 1e-14 and rates.estimate[0] < 1e-11
+
+
+def test_one_kernel_per_class_gives_the_voronoi_regions_of_exact_1nn():
+    truth = MixtureTruth.from_problem(get_problem("three-gaussians"))
+    points = np.array([[-0.6, 0.3], [0.8, 0.5], [0.1, -0.9]])
+    rates = kernel_error_rates(truth, points, [np.eye(3)], [np.zeros(3)], 0.8)
+    nearest = KNN(1).fit(points, np.arange(3), n_classes=3)  # its exact path: the Voronoi polygons' masses
+    expected = Population.exact(get_problem("three-gaussians")).loss(nearest, "error")
+    assert abs(rates.error[0] - expected) < 1e-11
+
+
+def _line_mass_reference(model: SVM, truth: MixtureTruth, x1: float, grid: int = 3000) -> float:
+    """The wrong mass on the line (1-D: the axis) from the model's own probabilities: class changes bracketed
+    on a dense grid and solved by brentq, masses from scipy.stats (independent of the module)."""
+    d = truth.dim
+    total = 0.0
+    for w, mean, cov, label in zip(truth.weights, truth.means, truth.covariances, truth.labels):
+        if d == 2:
+            s11 = cov[0, 0]
+            weight = w * stats.norm.pdf(x1, mean[0], np.sqrt(s11))
+            mu = mean[1] + cov[0, 1] / s11 * (x1 - mean[0])
+            sd = np.sqrt(cov[1, 1] - cov[0, 1] ** 2 / s11)
+        else:
+            weight, mu, sd = w, mean[0], np.sqrt(cov[0, 0])
+        if weight < 1e-18:
+            continue
+
+        def margin(t):
+            x = np.array([[x1, t]]) if d == 2 else np.array([[t]])
+            p = model.predict_proba(x)[0]
+            return p[1] - p[0]
+
+        ts = np.linspace(mu - 9.5 * sd, mu + 9.5 * sd, grid)
+        xs = np.column_stack([np.full(grid, x1), ts]) if d == 2 else ts[:, None]
+        proba = model.predict_proba(xs)
+        m = proba[:, 1] - proba[:, 0]
+        edges = [-np.inf]
+        for i in np.flatnonzero(np.sign(m[:-1]) != np.sign(m[1:])):
+            edges.append(optimize.brentq(margin, ts[i], ts[i + 1], xtol=1e-15, rtol=1e-15))
+        edges.append(np.inf)
+        for a, b in zip(edges[:-1], edges[1:]):
+            mid = 0.5 * (a + b) if np.isfinite(a) and np.isfinite(b) else (b - 1.0 if np.isfinite(b) else a + 1.0)
+            if not np.isfinite(mid):
+                mid = mu
+            predicted = 1 if margin(mid) > 0 else 0
+            if predicted != label:
+                total += weight * (stats.norm.cdf(b, mu, sd) - stats.norm.cdf(a, mu, sd))
+    return total
+
+
+def test_the_svm_error_rate_agrees_with_nested_scipy_quadrature_in_1d():
+    truth = _anisotropic_truth(1)
+    rng = np.random.default_rng(3)
+    labels = rng.integers(0, 2, 14)
+    X = rng.normal(0.0, 1.0, (14, 1)) + (labels[:, None] - 0.5)
+    model = SVM(C=2.0, gamma=1.3).fit(X, labels)
+    assert abs(model.exact_loss(truth, "error") - _line_mass_reference(model, truth, 0.0)) < 1e-12
+
+
+def test_the_svm_error_rate_agrees_with_nested_scipy_quadrature_in_2d():
+    problem = get_problem("four-gaussian")
+    truth = MixtureTruth.from_problem(problem)
+    X, y = problem.sample(12, np.random.default_rng(5))
+    model = SVM().fit(X, y)
+    lo = (truth.means[:, 0] - 9.5 * np.sqrt(truth.covariances[:, 0, 0])).min()
+    hi = (truth.means[:, 0] + 9.5 * np.sqrt(truth.covariances[:, 0, 0])).max()
+    cuts = np.linspace(lo, hi, 41)
+    reference = sum(integrate.quad(lambda x1: _line_mass_reference(model, truth, x1, grid=600), a, b,
+                                   epsabs=1e-12, epsrel=1e-12, limit=200)[0] for a, b in zip(cuts[:-1], cuts[1:]))
+    assert abs(model.exact_loss(truth, "error") - reference) < 1e-9
+
+
+@pytest.mark.parametrize("name,n,platt", [("four-gaussian", 40, "train"), ("oscillating", 60, "train"),
+                                          ("three-gaussians", 30, "train"), ("sharp", 30, "cv"),
+                                          ("triangles", 50, "train")])
+def test_the_svm_error_rate_agrees_with_quasi_monte_carlo(name, n, platt):
+    problem = get_problem(name)
+    rng = np.random.default_rng(11)
+    X, y = problem.sample(n, rng)
+    model = SVM(platt=platt).fit(X, y)
+    exact = model.exact_loss(MixtureTruth.from_problem(problem), "error")
+    value, se = Population.from_problem(problem, 2**20, rng, method="qmc").loss_and_standard_error(model, "error")
+    assert abs(exact - value) < 4.5 * se
+
+
+def test_retrained_models_equal_refits_and_the_sampled_fast_path():
+    problem = get_problem("four-gaussian")
+    truth = MixtureTruth.from_problem(problem)
+    rng = np.random.default_rng(2)
+    X, y = problem.sample(25, rng)
+    model = SVM().fit(X, y)
+    candidates = problem.sample(4, rng)[0]
+    future = model._exact_future_losses(candidates, truth, "error")
+    for a, x in enumerate(candidates):
+        for j in range(2):
+            refit = SVM().fit(np.vstack([X, x]), np.append(y, j), n_classes=2)
+            assert abs(future[a, j] - refit.exact_loss(truth, "error")) < 1e-9
+    population = Population.from_problem(problem, 2**18, rng, method="qmc")
+    _, sampled = model.retraining_losses(candidates, population, "error")
+    se = max(population.standard_error(model, "error"), 1e-4)
+    assert np.all(np.abs(future - sampled) < 5 * se)
+
+
+def test_a_class_absent_from_the_training_data_is_never_predicted():
+    truth = MixtureTruth.from_problem(get_problem("three-gaussians"))
+    X = np.array([[-1.0, 0.0], [1.0, 0.2], [0.0, 1.0], [0.3, -1.0]])
+    model = SVM().fit(X, np.array([0, 2, 0, 2]), n_classes=3)
+    exact = model.exact_loss(truth, "error")
+    # class 1 is absent: its components are all wrong, and the two others split as the binary machine says
+    assert exact >= truth.weights[truth.labels == 1].sum()
+    value, se = Population.from_problem(get_problem("three-gaussians"), 2**18, np.random.default_rng(0),
+                                        method="qmc").loss_and_standard_error(model, "error")
+    assert abs(exact - value) < 4.5 * se
+
+
+def test_bad_arguments_are_refused_with_their_names():
+    truth = _anisotropic_truth(2)
+    good = dict(truth=truth, points=[[0.0, 0.0], [1.0, 0.0]], scores=[[[0.0, 0.0], [-1.0, 1.0]]],
+                constants=[[0.0, 0.0]], gamma=0.5)
+    with pytest.raises(TypeError, match="truth"):
+        kernel_error_rates(**{**good, "truth": "four-gaussian"})
+    with pytest.raises(ValueError, match="scores"):
+        kernel_error_rates(**{**good, "scores": [[0.0, 1.0]]})
+    with pytest.raises(ValueError, match="points"):
+        kernel_error_rates(**{**good, "points": [[0.0], [1.0]]})
+    with pytest.raises(ValueError, match="constants"):
+        kernel_error_rates(**{**good, "constants": [0.0, 0.0]})
+    with pytest.raises(ValueError, match="gamma"):
+        kernel_error_rates(**{**good, "gamma": -1.0})
+    with pytest.raises(ValueError, match="present"):
+        kernel_error_rates(**good, present=np.zeros((1, 2), dtype=bool))
+    with pytest.raises(ValueError, match="loss"):
+        SVM().fit(np.array([[0.0, 0.0], [1.0, 1.0]]), np.array([0, 1])).exact_loss(truth, "log")
