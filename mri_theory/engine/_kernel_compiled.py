@@ -231,11 +231,102 @@ def isolate_roots(pair, a_idx, b_idx, lo, hi, d1sq, d1w, q, S, c, AD, gamma, wid
 
 
 @_jit
+def _continued(count, ref_roots, d1sq, q, S, c, gamma, lo, hi, first_sign, roots, scratch_v,
+               scratch_s):  # pragma: no cover - compiled by numba
+    """Whether the reference line's ``count`` roots continue to this line (:func:`line_error`): each by Newton's
+    method from its old place, kept within half the gap to its neighbours; the new roots in ``roots``."""
+    for k in range(count):
+        t = ref_roots[k]
+        low = -np.inf if k == 0 else 0.5 * (ref_roots[k - 1] + t)
+        high = np.inf if k == count - 1 else 0.5 * (t + ref_roots[k + 1])
+        done = False
+        for _ in range(30):
+            scores_on_line(t, d1sq, q, S, c, gamma, scratch_v, scratch_s)
+            g, slope = scratch_v[1] - scratch_v[0], scratch_s[1] - scratch_s[0]
+            if g == 0.0:
+                done = True
+                break
+            if slope == 0.0:
+                return False
+            step = g / slope
+            t_new = t - step
+            if not (low < t_new < high):
+                return False
+            t = t_new
+            if abs(step) <= 4e-16 * max(1.0, abs(t)):
+                done = True
+                break
+        if not done:
+            return False
+        roots[k] = t
+    for k in range(1, count):
+        if not roots[k - 1] < roots[k]:
+            return False
+    # the sign of the pair function in every interval, alternating from the reference's first, at the middle of
+    # each interval and at the line's ends (a root that entered the line's range through an end flips the sign
+    # there): any other sign means the roots changed, and the line is isolated instead
+    checks = np.empty(count + 3)
+    expected = np.empty(count + 3)
+    m = 0
+    sign = first_sign
+    for k in range(count + 1):
+        left = lo if k == 0 else roots[k - 1]
+        right = hi if k == count else roots[k]
+        if left < right:
+            checks[m], expected[m] = 0.5 * (left + right), sign
+            m += 1
+        sign = -sign
+    for end in (lo, hi):
+        sign = first_sign
+        for k in range(count):
+            if roots[k] < end:
+                sign = -sign
+        checks[m], expected[m] = end, sign
+        m += 1
+    for k in range(m):
+        scores_on_line(checks[k], d1sq, q, S, c, gamma, scratch_v, scratch_s)
+        g = scratch_v[1] - scratch_v[0]
+        if g == 0.0 or (g > 0.0) != (expected[k] > 0.0):
+            return False
+    return True
+
+
+@_jit
+def _two_class_mass(count, roots, first_sign, classes, comp_label, comp_sd, line_mu,
+                    line_dens):  # pragma: no cover - compiled by numba
+    """The wrong mass on a line of a two-class rule from its sorted roots and the sign of its first interval
+    (class ``classes[1]`` where the pair function is positive)."""
+    total = 0.0
+    sign = first_sign
+    for k in range(count + 1):
+        left = -np.inf if k == 0 else roots[k - 1]
+        right = np.inf if k == count else roots[k]
+        winner = classes[1] if sign > 0.0 else classes[0]
+        sign = -sign
+        for cc in range(comp_label.size):
+            if comp_label[cc] == winner or line_dens[cc] == 0.0:
+                continue
+            a = -np.inf if left == -np.inf else (left - line_mu[cc]) / comp_sd[cc]
+            b = np.inf if right == np.inf else (right - line_mu[cc]) / comp_sd[cc]
+            if a < b:
+                total += line_dens[cc] * normal_mass(a, b)
+    return total
+
+
+@_jit
 def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1, comp_s1, comp_m2,
                comp_slope, comp_sd, comp_label, work_roots, scratch_v, scratch_s, first, second, d1sq, d1w,
-               line_mu, line_dens):  # pragma: no cover - compiled by numba
+               line_mu, line_dens, ref, ref_roots):  # pragma: no cover - compiled by numba
     r"""The outer integrand at :math:`x_1` (2-D: :math:`\sum_c w_c \varphi_c(x_1) P_c(\text{wrong} \mid x_1)`;
-    1-D: the error itself) and the same integrand of the unresolved mass (:func:`isolate_roots`)."""
+    1-D: the error itself) and the same integrand of the unresolved mass (:func:`isolate_roots`).
+
+    ``ref`` = ``(valid, count, sign of the first interval)`` and ``ref_roots`` describe the last line of the same
+    panel (no event between them: the boundary crosses every line of the panel the same number of times, in the
+    same order).  With two present classes its roots are continued to this line by safeguarded Newton steps and
+    kept if they are distinct, in order, and the pair function's sign at the middle of every interval between
+    them alternates from the reference's first sign; otherwise the line's roots are isolated (certified).  This
+    line then becomes the reference.
+    """
     kp, n = S.shape
     npairs = AD.shape[0]
     width = 1.0 / math.sqrt(gamma)
@@ -269,6 +360,14 @@ def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m
     q = points[:, dim - 1]
     count = 0
     unresolved = 0.0
+    if kp == 2 and ref[0] > 0.0:
+        count = int(ref[1])
+        if _continued(count, ref_roots, d1sq, q, S, c, gamma, lo, hi, ref[2], work_roots, scratch_v, scratch_s):
+            total = _two_class_mass(count, work_roots, ref[2], classes, comp_label, comp_sd, line_mu, line_dens)
+            for k in range(count):
+                ref_roots[k] = work_roots[k]
+            return total, 0.0
+        count = 0
     if kp >= 2:
         for p in range(npairs):
             k, u = isolate_roots(p, pa[p], pb[p], lo, hi, d1sq, d1w, q, S, c, AD, gamma, width,
@@ -279,6 +378,10 @@ def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m
     # the class of each interval between breakpoints (and beyond them): the argmax at its middle
     total = 0.0
     nint = count + 1
+    if kp == 2:  # the new reference of the panel's later lines
+        ref[0], ref[1] = 1.0, float(count)
+        for k in range(count):
+            ref_roots[k] = breaks[k]
     for k in range(nint):
         left = -np.inf if k == 0 else breaks[k - 1]
         right = np.inf if k == count else breaks[k]
@@ -299,6 +402,8 @@ def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m
                 if scratch_v[j] > scratch_v[best]:
                     best = j
             winner = classes[best]
+            if kp == 2 and k == 0:
+                ref[2] = 1.0 if scratch_v[1] - scratch_v[0] > 0.0 else -1.0
         for cc in range(C):
             if comp_label[cc] == winner or line_dens[cc] == 0.0:
                 continue
@@ -542,7 +647,7 @@ GAUSS[1::2] = np.concatenate((_WG, _WG[-2::-1]))  # the 7 Gauss nodes are every 
 
 @_jit
 def rule_errors(dim, points, S_all, c_all, present_all, classes_all, gamma, comp_w, comp_m, comp_cov,
-                comp_label, tol, nodes, kronrod, gauss, out_err, out_unresolved,
+                comp_label, tol, continued, nodes, kronrod, gauss, out_err, out_unresolved,
                 out_estimate):  # pragma: no cover - compiled by numba
     """The exact error rate of each rule ``r`` (scores ``S_all[r]`` over ``points[r]``, constants ``c_all[r]``,
     its present classes ``classes_all[r, :present_all[r]]``); written to ``out_err``, with the unresolved width
@@ -598,6 +703,7 @@ def rule_errors(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
                 p += 1
         AD = AD[:npairs]
         line_mu, line_dens = np.empty(C), np.empty(C)
+        ref, ref_roots = np.zeros(3), np.empty(4096)  # the reference line of continuation (line_error)
         work_roots = np.empty(4096)
         scratch_v, scratch_s = np.empty(max(kp, 1)), np.empty(max(kp, 1))
         first, second = np.empty(max(npairs, 1)), np.empty(max(npairs, 1))
@@ -612,7 +718,7 @@ def rule_errors(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
         if dim == 1:
             val, unres = line_error(0.0, 1, P, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1,
                                     comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v,
-                                    scratch_s, first, second, d1sq, d1w, line_mu, line_dens)
+                                    scratch_s, first, second, d1sq, d1w, line_mu, line_dens, ref, ref_roots)
             out_err[r], out_unresolved[r], out_estimate[r] = val, unres, 0.0
             continue
         x_lo, x_hi, y_lo, y_hi = np.inf, -np.inf, np.inf, -np.inf
@@ -644,6 +750,7 @@ def rule_errors(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
         values, unresolved_values = np.empty(15), np.empty(15)
         for k in range(ne - 1):
             A, B = edges[k], edges[k + 1]
+            ref[0] = 0.0  # a new panel: its first line is isolated
             top = 0
             stack_a[0], stack_b[0], stack_d[0] = 0.0, 1.0, 0
             top = 1
@@ -657,8 +764,10 @@ def rule_errors(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
                     jac = (B - A) * 6.0 * s * (1.0 - s)
                     v, u = line_error(x1, 2, P, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1,
                                       comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v,
-                                      scratch_s, first, second, d1sq, d1w, line_mu, line_dens)
+                                      scratch_s, first, second, d1sq, d1w, line_mu, line_dens, ref, ref_roots)
                     values[i] = v * jac
+                    if not continued:
+                        ref[0] = 0.0  # every line isolated
                     unresolved_values[i] = u * jac
                 kron, gs, absum = 0.0, 0.0, 0.0
                 for i in range(15):

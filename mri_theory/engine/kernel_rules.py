@@ -119,7 +119,7 @@ def _compiled() -> Any:
 
 def kernel_error_rates(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike, constants: ArrayLike,
                        gamma: float, present: ArrayLike | None = None,
-                       tolerance: float = KERNEL_TOLERANCE) -> KernelErrorRates:
+                       tolerance: float = KERNEL_TOLERANCE, isolate_every_line: bool = False) -> KernelErrorRates:
     r"""The exact error rates of ``R`` kernel rules under a Gaussian-mixture truth (module notes).
 
     Parameters
@@ -139,6 +139,10 @@ def kernel_error_rates(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike
         rule needs one present class at least.
     tolerance : float, default ``KERNEL_TOLERANCE``
         The outer quadrature's tolerance (module notes).
+    isolate_every_line : bool, default False
+        Isolate the sign changes of every line by the certified subdivision, instead of continuing a panel's
+        roots from line to line (module notes, "Continuation"): about four times slower, the same values to the
+        quadrature's tolerance.
 
     Returns
     -------
@@ -179,6 +183,7 @@ def kernel_error_rates(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike
         raise ValueError(f"constants must have shape (R, k) = ({R}, {k}), got {c.shape}")
     gamma = check.positive_scalar(gamma, "gamma")
     tolerance = check.positive_scalar(tolerance, "tolerance")
+    isolate_every_line = check.flag(isolate_every_line, "isolate_every_line")
     if present is None:
         mask = np.ones((R, k), dtype=bool)
     else:
@@ -200,5 +205,5 @@ def kernel_error_rates(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike
                          np.ascontiguousarray(c_present), counts.astype(np.int64), classes, gamma,
                          np.ascontiguousarray(truth.weights), np.ascontiguousarray(truth.means),
                          np.ascontiguousarray(truth.covariances), np.ascontiguousarray(truth.labels, dtype=np.int64),
-                         tolerance, compiled.NODES, compiled.KRONROD, compiled.GAUSS, error, unresolved, estimate)
+                         tolerance, not isolate_every_line, compiled.NODES, compiled.KRONROD, compiled.GAUSS, error, unresolved, estimate)
     return KernelErrorRates(error, unresolved, estimate)

@@ -62,6 +62,15 @@ def test_one_kernel_per_class_gives_the_voronoi_regions_of_exact_1nn():
     assert abs(rates.error[0] - expected) < 1e-11
 
 
+def _binary_rule(model: SVM) -> tuple[np.ndarray, np.ndarray]:
+    """A two-class SVM as a kernel rule, from its public attributes: the larger class scores
+    :math:`-(A f + B)` against 0, over the training points."""
+    (slope, offset), = model.sigmoids_
+    S = np.zeros((1, 2, model.dual_coef_.shape[1]))
+    S[0, 1] = -slope * model.dual_coef_[0]
+    return S, np.array([[0.0, -(slope * model.intercept_[0] + offset)]])
+
+
 def _line_mass_reference(model: SVM, truth: MixtureTruth, x1: float, grid: int = 3000) -> float:
     """The wrong mass on the line (1-D: the axis) from the model's own probabilities: class changes bracketed
     on a dense grid and solved by brentq, masses from scipy.stats (independent of the module)."""
@@ -184,3 +193,19 @@ def test_bad_arguments_are_refused_with_their_names():
         kernel_error_rates(**good, present=np.zeros((1, 2), dtype=bool))
     with pytest.raises(ValueError, match="loss"):
         SVM().fit(np.array([[0.0, 0.0], [1.0, 1.0]]), np.array([0, 1])).exact_loss(truth, "log")
+
+
+@pytest.mark.parametrize("name", ["four-gaussian", "quadratic", "triangles", "oscillating", "sharp"])
+def test_continued_roots_equal_roots_isolated_on_every_line(name):
+    """The continuation (a panel's roots followed from line to line) against the certified subdivision on every
+    line: the same error rates to the quadrature's tolerance, over learning-curve sizes and both Platt fits."""
+    problem = get_problem(name)
+    truth = MixtureTruth.from_problem(problem)
+    rng = np.random.default_rng(7)
+    for n, platt in ((4, "train"), (15, "cv"), (50, "train"), (150, "train")):
+        X, y = problem.sample(n, rng)
+        model = SVM(platt=platt).fit(X, y)
+        args = (truth, X) + _binary_rule(model) + (model.gamma_,)
+        continued, isolated = kernel_error_rates(*args), kernel_error_rates(*args, isolate_every_line=True)
+        assert abs(continued.error[0] - isolated.error[0]) < 1e-11
+        assert continued.unresolved[0] < 1e-14 and continued.estimate[0] < 1e-11
