@@ -186,8 +186,8 @@ def _data_problems(args: argparse.Namespace) -> list:
     if not args.data:
         unused = [_option(dest) for dest in _DATA_OPTIONS if getattr(args, dest) not in (None, False)]
         if unused:
-            raise ValueError(f"{', '.join(unused)} only apply to --data files, and no --data is given: leave "
-                             f"{'them' if len(unused) > 1 else 'it'} out")
+            raise ValueError(f"{', '.join(unused)} {'apply' if len(unused) > 1 else 'applies'} only to --data "
+                             f"files, and no --data is given: leave {'them' if len(unused) > 1 else 'it'} out")
         return []
     from mri_theory.problems import DataProblem
 
@@ -262,9 +262,11 @@ def _study(args: argparse.Namespace) -> int:
     return 0
 
 
-def _groups(specs: Sequence[str] | None) -> dict[str, list[str]] | None:
+def _groups(specs: Sequence[str] | None, problems: Sequence[str]) -> dict[str, list[str]] | None:
     """The ``groups`` of ``report`` from ``--groups``: each ``NAME=PROBLEM,PROBLEM,...`` or a group name of
-    :data:`mri_theory.runners.study.PROBLEM_GROUPS`; a ValueError naming ``--groups`` otherwise."""
+    :data:`mri_theory.runners.study.PROBLEM_GROUPS` (its members among the study's ``problems``); a ValueError
+    naming ``--groups`` otherwise (a member that is not a problem of the study: :func:`~mri_theory.runners.report`).
+    """
     from mri_theory.runners.study import PROBLEM_GROUPS
 
     if specs is None:
@@ -272,20 +274,27 @@ def _groups(specs: Sequence[str] | None) -> dict[str, list[str]] | None:
     groups: dict[str, list[str]] = {}
     for spec in specs:
         name, sep, members = spec.partition("=")
-        problems = [p for p in members.split(",") if p] if sep else list(PROBLEM_GROUPS.get(name, ()))
-        if not name or not problems:
+        if sep:
+            chosen = [p for p in members.split(",") if p]
+        else:
+            chosen = [p for p in PROBLEM_GROUPS.get(name, ()) if p in problems]
+            if name in PROBLEM_GROUPS and not chosen:
+                raise ValueError(f"--groups: the group {name!r} holds none of the study's problems "
+                                 f"({', '.join(problems)})")
+        if not name or not chosen:
             raise ValueError(f"--groups takes NAME=PROBLEM,PROBLEM,... or a group name "
                              f"({', '.join(PROBLEM_GROUPS)}), got {spec!r}")
         if name in groups:
             raise ValueError(f"--groups names the group {name!r} twice")
-        groups[name] = problems
+        groups[name] = chosen
     return groups
 
 
 def _report(args: argparse.Namespace) -> int:
-    from mri_theory.runners.study import report
+    from mri_theory.runners.study import report, study_record
 
-    written = _guarded("report", lambda: report(args.path, groups=_groups(args.groups)))
+    written = _guarded("report", lambda: report(args.path, groups=_groups(
+        args.groups, [] if args.groups is None else study_record(args.path)["grid"]["problems"])))
     for path in written:
         print(path)
     return 0

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
 from contextlib import AbstractContextManager
+from typing import Any
 
 from mri_theory._utils.registry import Registry
 from mri_theory.classifiers.gaussian import (
