@@ -194,8 +194,13 @@ def _data_problems(args: argparse.Namespace) -> list:
     if args.target is None:
         raise ValueError("--data needs --target, the label column of the files")
     test_size = 0.3 if args.test_size is None else args.test_size
-    return [DataProblem.from_csv(path, args.target, test_size=test_size, standardize=args.standardize)
-            for path in args.data]
+    problems = []
+    for path in args.data:
+        try:
+            problems.append(DataProblem.from_csv(path, args.target, test_size=test_size, standardize=args.standardize))
+        except (ValueError, TypeError) as exc:  # the file named, with the option that gave it
+            raise type(exc)(f"--data {path}: {exc}") from None
+    return problems
 
 
 def _study(args: argparse.Namespace) -> int:
