@@ -56,7 +56,7 @@ TASK_COST: dict[str, dict[str, float]] = {
 }
 
 
-def _mean(values: Sequence[float]) -> float | None:
+def _mean(values: Sequence[float] | np.ndarray) -> float | None:
     """The mean of finite numbers ``>= 0`` (None if there are none), finite: where the sum overflows (times near
     ``1e308``), the mean of the values divided by their count."""
     if not len(values):
@@ -154,13 +154,13 @@ def expected_costs(tasks: Sequence[tuple[str, str, str]], *, costly: Mapping[str
     if costly is not None and (not isinstance(costly, Mapping) or not all(
             isinstance(k, str) and isinstance(v, (bool, np.bool_)) for k, v in costly.items())):
         raise TypeError(f"costly must be a mapping strategy name -> bool, got {costly!r}")
-    costly, timed = costly or {}, _timed(timed)
+    costly, seconds = costly or {}, _timed(timed)
     rows = list(TASK_COST.values())
     cheap = ("RS", "SE")  # tuples, not sets: the means below are summed in one order in every process
     costly_names = tuple(name for name in rows[0] if name not in (*cheap, ASYMPTOTIC))
     out = np.empty(len(tasks))
     for i, (_, classifier, strategy) in enumerate(tasks):
-        known = _mean(timed.get((classifier, strategy), ()))
+        known = _mean(seconds.get((classifier, strategy), ()))
         if known is None and classifier in TASK_COST and strategy in TASK_COST[classifier]:
             known = TASK_COST[classifier][strategy]
         if known is None and strategy in rows[0]:

@@ -113,7 +113,8 @@ RECOMPUTED: dict[str, Recomputed] = {
     "EfeLc whole pool": Recomputed("EfeLc scores every pool point, as its cost formula counts them (line 996)",
                                    lambda: {"EfeLc": EfeLc(candidates="pool")}),
     "e1071 Platt": Recomputed("the SVM's Platt sigmoids on out-of-fold decision values, as e1071 fits them "
-                              "(on 2-5 training points libsvm's rule inverts the sigmoid, so the probabilities are "
+                              "(on 2 to 5 training points the out-of-fold values, libsvm's +1/-1 of one-sided fold "
+                              "machines among them, can invert the sigmoid: the probabilities are then "
                               "anti-calibrated early in each curve)",
                               classifiers=lambda: {"svm": SVM(platt="cv")}),
 }
@@ -257,9 +258,9 @@ def run_sensitivity(path: str | os.PathLike, out: str | os.PathLike, *, recomput
         study (``"BMRI mean"`` without BMRI, ``"EfeLc whole pool"`` without EfeLc, ``"e1071 Platt"`` without the
         SVM) is refused: its rows would only repeat ``"as reported"``.  ``"e1071 Platt"`` fits the SVM's Platt
         sigmoid on out-of-fold decision values with libsvm's rule, as e1071 does; on 2 to 5 training points
-        that rule inverts the sigmoid, so this reading's probabilities are anti-calibrated at the start of each
-        curve (its first few labels), which matters for the strategies that read probabilities (SE, QbcA,
-        EfeLc) there.
+        those values (``+1``/``-1`` where a fold machine sees one class) can invert the sigmoid, so this
+        reading's probabilities may be anti-calibrated at the start of each curve (its first few labels),
+        which matters for the strategies that read probabilities (SE, QbcA, EfeLc) there.
     seed, n_boot, level
         The bootstrap of :func:`~mri_theory.evaluation.sensitivity.conclusions`.
     execution : Execution, optional
