@@ -281,6 +281,10 @@ def _groups(specs: Sequence[str] | None, problems: Sequence[str]) -> dict[str, l
         name, sep, members = spec.partition("=")
         if sep:
             chosen = [p for p in members.split(",") if p]
+            unknown = [p for p in chosen if p not in problems]
+            if unknown:
+                raise ValueError(f"--groups: the group {name!r} names {unknown}, which are not problems of the study "
+                                 f"({', '.join(problems)})")
         else:
             chosen = [p for p in PROBLEM_GROUPS.get(name, ()) if p in problems]
             if name in PROBLEM_GROUPS and not chosen:

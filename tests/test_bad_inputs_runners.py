@@ -248,7 +248,7 @@ def test_report_refuses_a_group_member_the_study_lacks(log_study, capsys):
     capsys.readouterr()
     assert main(["report", str(log_study), "--groups", "mine=four-gaussian,nope", "other=two-gaussians"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "groups" in err and "'nope'" in err
+    assert err.count("\n") == 1 and "--groups: the group 'mine' names" in err and "'nope'" in err
     after = (log_study / "report" / "report.md").read_bytes() if (log_study / "report").exists() else None
     assert after == before  # nothing written
 
