@@ -15,6 +15,14 @@ Nothing else: no ``ZeroDivisionError``, ``IndexError``, ``AttributeError``, nump
 
 The pools are small and fixed (``sampled_from``), so the search is exhaustive over (argument, bad value) pairs
 within ``max_examples``, and a failure names its case.
+
+The newer surfaces (issue 54) are reached the same way, their cases derived rather than written by hand: every
+scalar option of every registered classifier and strategy (read from the registries: ``get_classifier(name,
+option=bad)``, ``get_strategy(name, option=bad)``), ``run_sensitivity``, ``plan_study``, ``describe_plans``, the
+schedule's ``expected_costs`` and ``longest_first``, ``DataProblem.from_csv`` and each small problem's replicate;
+and every option that takes a value of ``mri-theory study --plan``, ``mri-theory sensitivity`` and ``mri-theory
+study --data`` (read from the argument parser, :func:`test_bad_cli_option`): exit 0 (or the work starts: every check
+passed), or exit 2 with a message naming the option, and no file written.  A new option is fuzzed by itself.
 """
 
 from __future__ import annotations
