@@ -317,8 +317,9 @@ def _sensitivity(args: argparse.Namespace) -> int:
         execution=_execution(args), problems=_data_problems(args) or None), args.out, "variants' curves")
     final = table[(table.quantity == "final_rank") & table.item.isin(["BMRI", "SE", "QbcV", "RS"])]
     print("final mean rank [bootstrap interval] under each reading:")
-    print(final.assign(cell=[f"{v:.2f} [{lo:.2f}, {hi:.2f}]" for v, lo, hi in
-                             zip(final.value, final.ci_low, final.ci_high, strict=True)])
+    print(final.assign(cell=[f"{v:.2f} [{lo:.2f}, {hi:.2f}]" if math.isfinite(lo) and math.isfinite(hi)
+                             else f"{v:.2f} [n/a]"  # no interval: a pairing of one replicate
+                             for v, lo, hi in zip(final.value, final.ci_low, final.ci_high, strict=True)])
           .pivot(index="variant", columns="item", values="cell").reindex(list(dict.fromkeys(final.variant)))
           .to_string())
     if args.recompute is None:

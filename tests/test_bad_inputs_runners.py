@@ -352,3 +352,16 @@ def test_a_closed_pipe_ends_the_command_quietly():
     err = process.stderr.read().decode()
     assert process.wait(timeout=120) == 141, err
     assert err == ""
+
+
+def test_a_one_replicate_study_shows_no_interval_on_the_command_line(tmp_path, capsys):
+    """One replicate: every interval is undefined, shown as such (``[n/a]``), in the CSV as NaN."""
+    study = tmp_path / "study"
+    _study(study, strategies=["RS", "SE", "BMRI"])  # one replicate
+    capsys.readouterr()
+    assert main(["sensitivity", str(study), "--recompute", "--boot", "20", "--out", str(tmp_path / "sens")]) == 0
+    printed = capsys.readouterr().out
+    assert "[n/a]" in printed and "nan" not in printed
+    table = pd.read_csv(tmp_path / "sens" / "sensitivity.csv")
+    intervals = table[table.quantity.isin(["final_rank", "difference"])]
+    assert len(intervals) and intervals[["ci_low", "ci_high"]].isna().all().all()
