@@ -14,6 +14,12 @@
   problem with the truth it records the true Q^c as before.
 * ``mri-theory report --groups`` reports any grouping of the study's problems;
   a ``--loss log`` study is reported, ranked on the log loss.
+* Issue 54, part 3: a group member that is not a problem of the study is
+  refused; user data named like a built-in problem form their own group and
+  are never replaced by the built-in problem in ``sensitivity`` (refused
+  before any file without the data); a ``--loss log`` study's sensitivity; a
+  reading that cannot apply is refused when named, noted when defaulted; one
+  replicate gives undefined intervals; ``--standardize``; a closed pipe.
 
 Sizes: pool 5-30, population 200-300, one or two replicates.
 """
