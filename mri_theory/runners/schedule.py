@@ -346,13 +346,13 @@ def describe_plans(plans: Sequence[Plan]) -> str:
         Naming ``plans`` when a plan's workers is not a positive integer, its tasks not an integer ``>= 0``, or a
         time is negative or not finite.
 
-    Notes
-    -----
-    A ratio of two zero times (every task timed at 0 s) is undefined: it is shown as ``n/a``.
-
     See Also
     --------
     mri_theory.runners.plan_study : The plans of a finished study.
+
+    Notes
+    -----
+    A ratio of two zero times (every task timed at 0 s) is undefined: it is shown as ``n/a``.
 
     Examples
     --------
