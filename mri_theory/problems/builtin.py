@@ -335,8 +335,8 @@ def register_problem(name: str, factory: Callable[[], Problem], *, overwrite: bo
         Called without arguments, once, at the first :func:`get_problem`
         of ``name``, and must return a :class:`Problem` (a class works;
         to register an existing object ``p``, pass ``lambda: p``).  The
-        result is cached: every later :func:`get_problem` returns the same
-        object, as for the built-in problems.
+        result is cached: every later :func:`get_problem` returns a shallow
+        copy of that object (its data shared), as for the built-in problems.
     overwrite : bool, default False
         Replacing a registered name (built-in ones included) needs
         ``overwrite=True``; the cached object is dropped.
