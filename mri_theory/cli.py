@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
@@ -161,26 +162,69 @@ def _curves(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The options of ``--data`` files (:func:`_data_problems`): each only with ``--data``, where it applies.
+_DATA_OPTIONS = ("target", "test_size", "standardize")
+
+
+def _option(dest: str) -> str:
+    """The command-line spelling of an argparse ``dest``: ``test_size`` -> ``--test-size``."""
+    return "--" + dest.replace("_", "-")
+
+
+def _given(args: argparse.Namespace, keep: Sequence[str]) -> list[str]:
+    """The options of ``args`` given a value other than their default, except ``keep`` (``--option`` spelling):
+    read from the parser itself, so a new option is covered without a list kept by hand."""
+    defaults = vars(build_parser().parse_args([args.command, *([args.path] if hasattr(args, "path") else [])]))
+    return [_option(dest) for dest, value in vars(args).items()
+            if dest not in (*keep, "func", "command", "path") and value != defaults.get(dest)]
+
+
+def _data_problems(args: argparse.Namespace) -> list:
+    """Each ``--data`` file as a :class:`~mri_theory.problems.DataProblem` labelled by its stem, with ``--target``,
+    ``--test-size`` and ``--standardize``; a ValueError naming the option when one of those is given without
+    ``--data`` (it would be ignored) or ``--data`` without ``--target``."""
+    if not args.data:
+        unused = [_option(dest) for dest in _DATA_OPTIONS if getattr(args, dest) not in (None, False)]
+        if unused:
+            raise ValueError(f"{', '.join(unused)} {'apply' if len(unused) > 1 else 'applies'} only to --data "
+                             f"files, and no --data is given: leave {'them' if len(unused) > 1 else 'it'} out")
+        return []
+    from mri_theory.problems import DataProblem
+
+    if args.target is None:
+        raise ValueError("--data needs --target, the label column of the files")
+    test_size = 0.3 if args.test_size is None else args.test_size
+    problems = []
+    for path in args.data:
+        try:
+            problems.append(DataProblem.from_csv(path, args.target, test_size=test_size, standardize=args.standardize))
+        except (ValueError, TypeError) as exc:  # the file named, with the option that gave it
+            raise type(exc)(f"--data {path}: {exc}") from None
+    return problems
+
+
 def _study(args: argparse.Namespace) -> int:
     from mri_theory.runners.study import plan_study, run_study
 
     if args.plan is not None:  # simulate a finished run's schedule on --plan workers (and 2): nothing is computed
         from mri_theory.runners.schedule import describe_plans
 
-        counts = sorted({2, args.plan})
-        plans = _guarded("study", lambda: [plan_study(args.out, workers) for workers in counts])
+        def plan() -> list:
+            ignored = _given(args, keep=("plan", "out"))
+            if ignored:
+                raise ValueError(f"--plan replays the finished run in --out and computes nothing: "
+                                 f"{', '.join(ignored)} would be ignored; leave {'them' if len(ignored) > 1 else 'it'} "
+                                 "out")
+            return [plan_study(args.out, workers) for workers in sorted({2, args.plan})]
+
+        plans = _guarded("study", plan)
         print(f"the tasks of {args.out} (their wall times in timings.csv), replayed on N workers:")
         print(describe_plans(plans))
         return 0
-    def problems() -> list | None:  # the named problems, then each data file as a problem labelled by its stem
-        if not args.data:
-            return args.problems
-        from mri_theory.problems import DataProblem
 
-        if args.target is None:
-            raise ValueError("--data needs --target, the label column of the files")
-        return [*(args.problems or []),
-                *(DataProblem.from_csv(path, args.target, test_size=args.test_size) for path in args.data)]
+    def problems() -> list | None:  # the named problems, then each data file as a problem labelled by its stem
+        data = _data_problems(args)
+        return [*(args.problems or []), *data] if data else args.problems
 
     options = {"classifiers": args.classifiers, "strategies": args.strategies,
                "replicates": args.replicates, "pool_size": args.pool, "budget": args.budget,
@@ -223,9 +267,11 @@ def _study(args: argparse.Namespace) -> int:
     return 0
 
 
-def _groups(specs: Sequence[str] | None) -> dict[str, list[str]] | None:
+def _groups(specs: Sequence[str] | None, problems: Sequence[str]) -> dict[str, list[str]] | None:
     """The ``groups`` of ``report`` from ``--groups``: each ``NAME=PROBLEM,PROBLEM,...`` or a group name of
-    :data:`mri_theory.runners.study.PROBLEM_GROUPS`; a ValueError naming ``--groups`` otherwise."""
+    :data:`mri_theory.runners.study.PROBLEM_GROUPS` (its members among the study's ``problems``); a ValueError
+    naming ``--groups`` otherwise (a member that is not a problem of the study: :func:`~mri_theory.runners.report`).
+    """
     from mri_theory.runners.study import PROBLEM_GROUPS
 
     if specs is None:
@@ -233,20 +279,31 @@ def _groups(specs: Sequence[str] | None) -> dict[str, list[str]] | None:
     groups: dict[str, list[str]] = {}
     for spec in specs:
         name, sep, members = spec.partition("=")
-        problems = [p for p in members.split(",") if p] if sep else list(PROBLEM_GROUPS.get(name, ()))
-        if not name or not problems:
+        if sep:
+            chosen = [p for p in members.split(",") if p]
+            unknown = [p for p in chosen if p not in problems]
+            if unknown:
+                raise ValueError(f"--groups: the group {name!r} names {unknown}, which are not problems of the study "
+                                 f"({', '.join(problems)})")
+        else:
+            chosen = [p for p in PROBLEM_GROUPS.get(name, ()) if p in problems]
+            if name in PROBLEM_GROUPS and not chosen:
+                raise ValueError(f"--groups: the group {name!r} holds none of the study's problems "
+                                 f"({', '.join(problems)})")
+        if not name or not chosen:
             raise ValueError(f"--groups takes NAME=PROBLEM,PROBLEM,... or a group name "
                              f"({', '.join(PROBLEM_GROUPS)}), got {spec!r}")
         if name in groups:
             raise ValueError(f"--groups names the group {name!r} twice")
-        groups[name] = problems
+        groups[name] = chosen
     return groups
 
 
 def _report(args: argparse.Namespace) -> int:
-    from mri_theory.runners.study import report
+    from mri_theory.runners.study import report, study_record
 
-    written = _guarded("report", lambda: report(args.path, groups=_groups(args.groups)))
+    written = _guarded("report", lambda: report(args.path, groups=_groups(
+        args.groups, [] if args.groups is None else study_record(args.path)["grid"]["problems"])))
     for path in written:
         print(path)
     return 0
@@ -257,13 +314,20 @@ def _sensitivity(args: argparse.Namespace) -> int:
 
     table = _guarded("sensitivity", lambda: run_sensitivity(
         args.path, args.out, recompute=args.recompute, seed=args.boot_seed, n_boot=args.boot,
-        execution=_execution(args)), args.out, "variants' curves")
+        execution=_execution(args), problems=_data_problems(args) or None), args.out, "variants' curves")
     final = table[(table.quantity == "final_rank") & table.item.isin(["BMRI", "SE", "QbcV", "RS"])]
     print("final mean rank [bootstrap interval] under each reading:")
-    print(final.assign(cell=[f"{v:.2f} [{lo:.2f}, {hi:.2f}]" for v, lo, hi in
-                             zip(final.value, final.ci_low, final.ci_high, strict=True)])
+    print(final.assign(cell=[f"{v:.2f} [{lo:.2f}, {hi:.2f}]" if math.isfinite(lo) and math.isfinite(hi)
+                             else f"{v:.2f} [n/a]"  # no interval: a pairing of one replicate
+                             for v, lo, hi in zip(final.value, final.ci_low, final.ci_high, strict=True)])
           .pivot(index="variant", columns="item", values="cell").reindex(list(dict.fromkeys(final.variant)))
           .to_string())
+    if args.recompute is None:
+        from mri_theory.runners.sensitivity import DEFAULT_RECOMPUTED
+
+        idle = [name for name in DEFAULT_RECOMPUTED if name not in set(table.variant)]
+        if idle:
+            print(f"not applicable, left out (they change nothing the study has): {', '.join(idle)}")
     print(f"results: {args.out}/sensitivity.csv, SENSITIVITY.md, sensitivity.png")
     return 0
 
@@ -327,6 +391,19 @@ def _leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _data_arguments(parser: argparse.ArgumentParser, data_help: str) -> None:
+    """``--data``, ``--target``, ``--test-size`` and ``--standardize`` (:func:`_data_problems`)."""
+    parser.add_argument("--data", nargs="+", metavar="FILE", help=data_help)
+    parser.add_argument("--target", metavar="COLUMN", help="the label column of the --data files")
+    parser.add_argument("--test-size", type=_test_size, metavar="F",
+                        help="held-out test rows of each --data file: a fraction (default 0.3, stratified) or a "
+                             "count")
+    parser.add_argument("--standardize", action="store_true",
+                        help="centre each covariate of the --data files and divide it by its standard deviation "
+                             "(DataProblem(standardize=True)): k-NN and the RBF SVM need it when covariates have "
+                             "different units")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``mri-theory`` argument parser (one sub-command per job).
 
@@ -381,12 +458,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="pool size; all: a real data set's whole pool; auto (paper preset): all for real data, "
                           "250 for a simulated problem; asymptotic: the paper's rule, each simulated pairing's "
                           "smallest pool whose final loss is within 5%% of its asymptotic loss")
-    stu.add_argument("--data", nargs="+", metavar="FILE",
-                     help="CSV files with a header row, each a problem labelled by its file name's stem, after "
-                          "--problems (alone if --problems is not given)")
-    stu.add_argument("--target", metavar="COLUMN", help="the label column of the --data files")
-    stu.add_argument("--test-size", type=_test_size, default=0.3, metavar="F",
-                     help="held-out test rows of each --data file: a fraction (default 0.3, stratified) or a count")
+    _data_arguments(stu, "CSV files with a header row, each a problem labelled by its file name's stem, after "
+                         "--problems (alone if --problems is not given)")
     stu.add_argument("--budget", type=int, help="labels to acquire (default: the whole pool)")
     stu.add_argument("--population", type=int, help="evaluation population size")
     stu.add_argument("--subsample", type=int, help="candidates scored by costly methods (0: all)")
@@ -426,6 +499,8 @@ def build_parser() -> argparse.ArgumentParser:
     sen.add_argument("--recompute", nargs="*", metavar="READING",
                      help="readings that need new curves, among 'BMRI mean', 'kknn kernels', 'EfeLc whole pool', "
                           "'e1071 Platt' (default: all but 'e1071 Platt'; none: the analysis readings only)")
+    _data_arguments(sen, "the study's own data files (as given to `study --data`, with the same --target, "
+                         "--test-size and --standardize): the recomputed readings rerun on them")
     sen.add_argument("--boot", type=int, default=1000, help="bootstrap draws (default 1000)")
     sen.add_argument("--boot-seed", type=int, default=0, help="seed of the bootstrap draws")
     sen.add_argument("--jobs", type=int, default=1,
@@ -505,14 +580,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         The exit code: 0 on success, 2 after a one-line error on stderr (bad arguments or folders, a missing extra,
-        an unreachable scheduler), 130 when a resumable command is interrupted.  Arguments the parser rejects exit
+        an unreachable scheduler), 130 when a resumable command is interrupted, 141 (128 + SIGPIPE), quietly, when
+        the reader of the output goes away (``mri-theory figures --list | head``).  Arguments the parser rejects exit
         through ``SystemExit`` (code 2) instead.
     """
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # here, so that a closed pipe is seen below and not at the interpreter's exit
+        return code
     except _Exit as stop:
         return stop.code
+    except BrokenPipeError:  # the reader left (`mri-theory figures --list | head`): stop quietly, as Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush of stdout then goes nowhere
+        return 141  # 128 + SIGPIPE, what a shell reports for a Unix tool stopped so
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -496,6 +496,29 @@ def _strategy(name, **options):
     return get_strategy(name, **options)
 
 
+def _classifier(name, **options):
+    from mri_theory.classifiers import get_classifier
+
+    return get_classifier(name, **options)
+
+
+def _schedule(name, *args, **kwargs):
+    """A call of :mod:`mri_theory.runners.schedule`'s ``name`` (issue 54: timings and plans that are not such)."""
+    from mri_theory.runners import schedule
+
+    return getattr(schedule, name)(*args, **kwargs)
+
+
+RS_TASK = [("four-gaussian", "lda", "RS")]
+ZERO_PLAN = (2, 0.0, 0.0, 0.0, 0.0, 0.0, 3)
+
+
+def _plan(**change):
+    from mri_theory.runners import Plan
+
+    return Plan(*ZERO_PLAN)._replace(**change)
+
+
 def _read_curves_non_csv(tmp_path):
     from mri_theory.runners.sandbox import read_curves
 
@@ -516,6 +539,26 @@ SANDBOX_ROWS = [
     ("get_strategy-SE-unknown-option", lambda t: _strategy("SE", foo=1), T, r"foo"),
     ("get_strategy-MRI-best-loss-lc", lambda t: _strategy("MRI-best", loss="lc"), V, r"loss"),
     ("select-no-candidates", _select_no_candidates, V, r"candidates"),
+    # issue 54, part 3: registry options, the schedule's functions
+    ("get_classifier-kknn5-unknown-option", lambda t: _classifier("kknn5", foo=1), T, r"foo"),
+    ("get_classifier-svm-platt-bad", lambda t: _classifier("svm", platt="always"), V, r"^platt must be one of"),
+    ("get_classifier-knn5-k-0", lambda t: _classifier("knn5", k=0), V, r"^k must be >= 1"),
+    ("expected_costs-timed-nan", lambda t: _schedule("expected_costs", RS_TASK, timed={("lda", "RS"): [np.nan]}),
+     V, r"^timed\["),
+    ("expected_costs-timed-negative", lambda t: _schedule("expected_costs", RS_TASK, timed={("lda", "RS"): [-1.0]}),
+     V, r"^timed\["),
+    ("expected_costs-timed-text", lambda t: _schedule("expected_costs", RS_TASK, timed={("lda", "RS"): "fast"}),
+     T, r"^timed\["),
+    ("expected_costs-timed-key", lambda t: _schedule("expected_costs", RS_TASK, timed={"lda": [1.0]}), T,
+     r"^timed must be keyed"),
+    ("expected_costs-tasks-int", lambda t: _schedule("expected_costs", 3), T, r"^tasks must be a sequence"),
+    ("expected_costs-costly-list", lambda t: _schedule("expected_costs", RS_TASK, costly=["RS"]), T, r"^costly"),
+    ("describe_plans-int", lambda t: _schedule("describe_plans", 3), T, r"^plans must be a sequence"),
+    ("describe_plans-nan", lambda t: _schedule("describe_plans", [_plan(table_order=np.nan)]), V, r"^plans"),
+    ("describe_plans-negative", lambda t: _schedule("describe_plans", [_plan(total=-1.0)]), V, r"^plans"),
+    ("describe_plans-workers-text", lambda t: _schedule("describe_plans", [_plan(workers="2")]), T, r"^plans"),
+    ("simulate_makespan-overflow", lambda t: _schedule("simulate_makespan", [1e308, 1e308], 1), V,
+     r"^durations"),
 ]
 
 
@@ -543,6 +586,19 @@ CLI_ROWS = [
     ("cli-curves-out-empty", lambda t: ["curves", *SMALL_ARGV, "--out", ""], r"\bout\b"),
     ("cli-curves-out-file", lambda t: ["curves", *SMALL_ARGV, "--out", str(_a_file(t))], r"\bout\b"),
     ("cli-figures-only-unknown", lambda t: ["figures", "--only", "nope", "--out", str(t / "figs")], r"nope"),
+    # issue 54, part 3: options that would be ignored are refused, naming them
+    ("cli-study-standardize-without-data", lambda t: ["study", "--standardize", "--out", str(t / "s")],
+     r"^mri-theory study: --standardize applies only to --data"),
+    ("cli-study-test-size-with-problems", lambda t: ["study", "--problems", "four-gaussian", "--test-size", "0.5",
+                                                      "--out", str(t / "s")], r"--test-size"),
+    ("cli-study-target-without-data", lambda t: ["study", "--target", "y", "--out", str(t / "s")], r"--target"),
+    ("cli-study-plan-with-grid-options", lambda t: ["study", "--plan", "4", "--replicates", "3", "--jobs", "2",
+                                                     "--out", str(t / "s")],
+     r"^mri-theory study: --plan .*--replicates, --jobs would be ignored"),
+    ("cli-sensitivity-target-without-data", lambda t: ["sensitivity", str(t / "s"), "--target", "y", "--out",
+                                                        str(t / "sens")], r"--target"),
+    ("cli-sensitivity-data-without-target", lambda t: ["sensitivity", str(t / "s"), "--data", str(_a_file(t)),
+                                                        "--out", str(t / "sens")], r"--data needs --target"),
 ]
 
 

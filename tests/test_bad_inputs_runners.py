@@ -14,6 +14,12 @@
   problem with the truth it records the true Q^c as before.
 * ``mri-theory report --groups`` reports any grouping of the study's problems;
   a ``--loss log`` study is reported, ranked on the log loss.
+* Issue 54, part 3: a group member that is not a problem of the study is
+  refused; user data named like a built-in problem form their own group and
+  are never replaced by the built-in problem in ``sensitivity`` (refused
+  before any file without the data); a ``--loss log`` study's sensitivity; a
+  reading that cannot apply is refused when named, noted when defaulted; one
+  replicate gives undefined intervals; ``--standardize``; a closed pipe.
 
 Sizes: pool 5-30, population 200-300, one or two replicates.
 """
@@ -30,8 +36,9 @@ from _shared import QUIET
 
 from mri_theory.classifiers import get_classifier
 from mri_theory.cli import main
-from mri_theory.problems import get_problem
+from mri_theory.problems import DataProblem, get_problem
 from mri_theory.runners import _curves as curves_module
+from mri_theory.runners import default_groups, run_sensitivity
 from mri_theory.runners.leaderboard import run_leaderboard
 from mri_theory.runners.sandbox import run_curves
 from mri_theory.runners.states import score_states
@@ -229,3 +236,138 @@ def test_a_log_loss_study_is_reported_on_the_log_loss(log_study, monkeypatch):
     written = report(log_study, groups={"g": ["four-gaussian", "two-gaussians"]})
     assert seen == ["log"] and Path(log_study / "report" / "report.md") in written
     assert "log loss" in (log_study / "report" / "report.md").read_text()
+
+
+# ------------------------------------------------------------------ issue 54, part 3: the newer surfaces
+
+
+def test_sensitivity_accepts_a_log_loss_study(log_study, tmp_path):
+    """run_study set MRI-best to the study's loss (MRIBest(loss='log')): that MRI-best is the registered one."""
+    table = run_sensitivity(log_study, tmp_path / "sens", recompute=[], n_boot=20, execution=QUIET)
+    assert "as reported" in set(table.variant) and (tmp_path / "sens" / "sensitivity.csv").is_file()
+
+
+def test_report_refuses_a_group_member_the_study_lacks(log_study, capsys):
+    before = (log_study / "report" / "report.md").read_bytes() if (log_study / "report").exists() else None
+    with pytest.raises(ValueError, match=r"groups: the group 'mine' names \['nope'\], which are not problems"):
+        report(log_study, groups={"mine": ["four-gaussian", "two-gaussians", "nope"]})
+    capsys.readouterr()
+    assert main(["report", str(log_study), "--groups", "mine=four-gaussian,nope", "other=two-gaussians"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--groups: the group 'mine' names" in err and "'nope'" in err
+    after = (log_study / "report" / "report.md").read_bytes() if (log_study / "report").exists() else None
+    assert after == before  # nothing written
+
+
+@pytest.fixture(scope="module")
+def named_like_built_in(tmp_path_factory):
+    """A study of the user's data in a file named ``four-gaussian.csv`` (60 rows, 4 columns), with RS, SE, BMRI."""
+    folder = tmp_path_factory.mktemp("own")
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 4))
+    y = (X[:, 0] + 0.5 * rng.normal(size=60) > 0).astype(int)
+    path = folder / "four-gaussian.csv"
+    pd.DataFrame(X, columns=list("abcd")).assign(label=y).to_csv(path, index=False)
+    assert main(["study", "--preset", "quick", "--data", str(path), "--target", "label", "--classifiers", "lda",
+                 "--strategies", "RS", "SE", "BMRI", "--replicates", "2", "--pool", "all", "--budget", "3",
+                 "--out", str(folder / "study")]) == 0
+    return path, folder / "study"
+
+
+def test_user_data_named_like_a_built_in_problem_form_their_own_group(named_like_built_in):
+    path, study = named_like_built_in
+    specs = json.loads((study / "study.json").read_text())["grid"]["specs"]["problems"]
+    assert specs["four-gaussian"] == repr(DataProblem.from_csv(path, "label"))
+    assert default_groups(["four-gaussian"], specs=specs) == {"other": ["four-gaussian"]}
+    assert default_groups(["four-gaussian"]) == {"abstract": ["four-gaussian"]}  # the labels alone: the paper's
+    report(study)
+    assert "- Groups: other: four-gaussian\n" in (study / "report" / "report.md").read_text()
+    assert set(pd.read_csv(study / "report" / "group_ranks.csv").group) == {"other"}
+
+
+def test_sensitivity_reruns_the_users_data_never_the_built_in_problem(named_like_built_in, tmp_path, capsys):
+    path, study = named_like_built_in
+    with pytest.raises(ValueError, match="path: the study's problem 'four-gaussian' is not the registered problem"):
+        run_sensitivity(study, tmp_path / "a", recompute=["BMRI mean"], n_boot=20, execution=QUIET)
+    assert main(["sensitivity", str(study), "--recompute", "BMRI mean", "--out", str(tmp_path / "b")]) == 2
+    assert "--data FILE --target COLUMN" in capsys.readouterr().err
+    other = DataProblem.from_csv(path, "label", standardize=True)  # not the study's data: refused
+    with pytest.raises(ValueError, match="problems: the problem 'four-gaussian' given .* is not the study's"):
+        run_sensitivity(study, tmp_path / "c", recompute=["BMRI mean"], problems=[other], execution=QUIET)
+    with pytest.raises(ValueError, match=r"problems: \['two-gaussians'\] are not problems of the study"):
+        run_sensitivity(study, tmp_path / "c", recompute=[], problems=[get_problem("two-gaussians")])
+    assert not any((tmp_path / name).exists() for name in "abc")  # refused before any file
+    assert main(["sensitivity", str(study), "--recompute", "BMRI mean", "--boot", "20", "--data", str(path),
+                 "--target", "label", "--out", str(tmp_path / "d")]) == 0
+    config = json.loads((tmp_path / "d" / "variants" / "BMRI-mean" / "four-gaussian__lda" / "config.json")
+                        .read_text())
+    assert config["problem_spec"] == repr(DataProblem.from_csv(path, "label"))  # the user's 60 x 4 file
+    table = run_sensitivity(study, tmp_path / "e", recompute=[], n_boot=20, execution=QUIET)  # analysis: no data
+    assert not (tmp_path / "e" / "variants").exists() and "as reported" in set(table.variant)
+
+
+def test_readings_that_cannot_apply_are_refused_when_named(named_like_built_in, tmp_path):
+    """The study has RS, SE, BMRI and LDA: 'EfeLc whole pool' and 'e1071 Platt' change nothing of it."""
+    path, study = named_like_built_in
+    for reading in ("EfeLc whole pool", "e1071 Platt"):
+        with pytest.raises(ValueError, match=f"recompute: '{reading}' changes .*which the study does not have"):
+            run_sensitivity(study, tmp_path / "a", recompute=[reading], problems=[DataProblem.from_csv(path, "label")])
+    assert not (tmp_path / "a").exists()
+
+
+def test_default_readings_that_cannot_apply_are_noted(log_study, tmp_path, capsys):
+    """The log study has RS and SE: no default reading applies, so none runs, and both outputs say so."""
+    capsys.readouterr()
+    assert main(["sensitivity", str(log_study), "--boot", "20", "--out", str(tmp_path / "sens")]) == 0
+    printed = capsys.readouterr().out
+    assert "not applicable, left out (they change nothing the study has): BMRI mean, kknn kernels, EfeLc whole " \
+           "pool" in printed
+    assert not (tmp_path / "sens" / "variants").exists()
+    markdown = (tmp_path / "sens" / "SENSITIVITY.md").read_text()
+    assert "Not applicable, left out (they change nothing the study has): BMRI mean, kknn kernels, EfeLc whole " \
+           "pool." in markdown
+    assert set(pd.read_csv(tmp_path / "sens" / "sensitivity.csv").variant) <= {
+        "as reported", "R1 averaged metrics", "epsilon absolute", "without degenerate pairings",
+        "without four-gaussian", "without two-gaussians", "without lda"}
+
+
+def test_the_standardize_option_maps_to_the_data_problem(named_like_built_in, tmp_path):
+    path, _ = named_like_built_in
+    wide = tmp_path / "wide.csv"
+    frame = pd.read_csv(path)
+    frame.assign(a=frame.a * 1e12, b=frame.b * 1e-12).to_csv(wide, index=False)
+    assert main(["study", "--preset", "quick", "--data", str(wide), "--target", "label", "--standardize",
+                 "--test-size", "10", "--classifiers", "kknn5", "--strategies", "RS", "--replicates", "1",
+                 "--budget", "2", "--pool", "all", "--out", str(tmp_path / "study")]) == 0
+    spec = json.loads((tmp_path / "study" / "study.json").read_text())["grid"]["specs"]["problems"]["wide"]
+    assert spec == repr(DataProblem.from_csv(wide, "label", test_size=10, standardize=True))
+    assert "standardize=True" in spec
+    problem = DataProblem.from_csv(wide, "label", standardize=True)
+    assert np.allclose(problem.X.std(axis=0), 1.0)  # every column on one scale: kknn5 uses them all
+
+
+def test_a_closed_pipe_ends_the_command_quietly():
+    """``mri-theory figures --list | head``: the reader gone, the command stops without a traceback (141)."""
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-c", "import sys; from mri_theory.cli import main; "
+                                "sys.exit(main(['figures', '--list']))"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()  # the reader leaves before the first line is written
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 141, err
+    assert err == ""
+
+
+def test_a_one_replicate_study_shows_no_interval_on_the_command_line(tmp_path, capsys):
+    """One replicate: every interval is undefined, shown as such (``[n/a]``), in the CSV as NaN."""
+    study = tmp_path / "study"
+    _study(study, strategies=["RS", "SE", "BMRI"])  # one replicate
+    capsys.readouterr()
+    assert main(["sensitivity", str(study), "--recompute", "--boot", "20", "--out", str(tmp_path / "sens")]) == 0
+    printed = capsys.readouterr().out
+    assert "[n/a]" in printed and "nan" not in printed
+    table = pd.read_csv(tmp_path / "sens" / "sensitivity.csv")
+    intervals = table[table.quantity.isin(["final_rank", "difference"])]
+    assert len(intervals) and intervals[["ci_low", "ci_high"]].isna().all().all()

@@ -15,14 +15,29 @@ Nothing else: no ``ZeroDivisionError``, ``IndexError``, ``AttributeError``, nump
 
 The pools are small and fixed (``sampled_from``), so the search is exhaustive over (argument, bad value) pairs
 within ``max_examples``, and a failure names its case.
+
+The newer surfaces (issue 54) are reached the same way, their cases derived rather than written by hand: every
+scalar option of every registered classifier and strategy (read from the registries: ``get_classifier(name,
+option=bad)``, ``get_strategy(name, option=bad)``), ``run_sensitivity``, ``plan_study``, ``describe_plans``, the
+schedule's ``expected_costs`` and ``longest_first``, ``DataProblem.from_csv`` and each small problem's replicate;
+and every option that takes a value of ``mri-theory study --plan``, ``mri-theory sensitivity`` and ``mri-theory
+study --data`` (read from the argument parser, :func:`test_bad_cli_option`): exit 0 (or the work starts: every check
+passed), or exit 2 with a message naming the option, and no file written.  A new option is fuzzed by itself.
 """
 
 from __future__ import annotations
 
+import argparse
+import atexit
 import dataclasses
+import functools
+import inspect
 import math
 import re
+import shutil
+import tempfile
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,8 +47,9 @@ from _optional import given, settings, st
 from _shared import QUIET
 
 from mri_theory import analytic, engine, evaluation, problems, runners, strategies
-from mri_theory.classifiers import get_classifier, list_classifiers
+from mri_theory.classifiers import CLASSIFIER_REGISTRY, get_classifier, list_classifiers
 from mri_theory.evaluation import sensitivity  # noqa: F401  (evaluation.sensitivity below)
+from mri_theory.runners import schedule
 
 
 def _small_study() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -438,6 +454,144 @@ ENTRIES += [
     for name in list_classifiers()
 ]
 
+# ---------------------------------------------------------------------------------------------- the newer surfaces
+# (issue 54): sensitivity, --data, --plan, the schedule functions, the small problems, registry options.  The
+# options are read from the registries and the argument parser, so a new one is fuzzed without a hand-written case.
+
+
+def registry_options(registry: Any, name: str) -> dict[str, Any]:
+    """The scalar options of the registered ``name``: its factory's keyword parameters with a number or str default
+    (those taking objects, ``None`` by default, are the objects' own checks)."""
+    out = {}
+    for parameter in inspect.signature(registry.factory(name)).parameters.values():
+        default = parameter.default
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD) or default is parameter.empty:
+            continue
+        if isinstance(default, (int, float, str)) and not isinstance(default, bool):
+            out[parameter.name] = default
+    return out
+
+
+def strategy_context() -> strategies.Context:
+    """A tiny state (12 labelled points, 3 candidates) with the truth, for any strategy."""
+    return strategies.Context(X=X_TRAIN, y=Y_TRAIN, candidates=CANDIDATES, pool=CANDIDATES,
+                              classifier=get_classifier("lda"), n_classes=2, rng=np.random.default_rng(0),
+                              problem=FOUR, population=POPULATION)
+
+
+def finite_scores(scores: Any) -> bool:
+    """One finite score per candidate."""
+    values = np.asarray(scores, dtype=float)
+    return values.shape == (len(CANDIDATES),) and bool(np.isfinite(values).all())
+
+
+ENTRIES += [
+    Entry(
+        f"classifiers.get_classifier.{name}.{option}",
+        lambda name=name, **options: get_classifier(name, **options).fit(X_TRAIN, Y_TRAIN, 2).predict_proba(CANDIDATES),
+        lambda name=name, option=option: {option: registry_options(CLASSIFIER_REGISTRY, name)[option]},
+        proba_rows,
+    )
+    for name in list_classifiers()
+    for option in registry_options(CLASSIFIER_REGISTRY, name)
+] + [
+    Entry(
+        f"strategies.get_strategy.{name}.{option}",
+        lambda name=name, **options: strategies.get_strategy(name, **options).scores(strategy_context()),
+        lambda name=name, option=option: {option: registry_options(strategies.STRATEGY_REGISTRY, name)[option]},
+        finite_scores,
+    )
+    for name in strategies.list_strategies()
+    for option in registry_options(strategies.STRATEGY_REGISTRY, name)
+]
+
+
+@functools.cache
+def scratch() -> Path:
+    """A folder for the files the entries below read and write, removed at exit."""
+    folder = Path(tempfile.mkdtemp(prefix="mri-theory-fuzz-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
+@functools.cache
+def tiny_study() -> Path:
+    """A finished study (Four-Gaussian x LDA; RS, SE, MRI-best; two replicates of a pool of 6) with its timings."""
+    out = scratch() / "study"
+    runners.run_study(problems="four-gaussian", classifiers="lda", strategies=["RS", "SE"], replicates=2,
+                      pool_size=6, population_size=100, asymptotic_train=50, asymptotic_replicates=1,
+                      asymptotic_population=100, out=out, execution=QUIET)
+    return out
+
+
+@functools.cache
+def data_file() -> Path:
+    """A CSV file of 40 rows: 3 covariates on scales 1e-6 to 1e6, a 0/1 ``label`` column."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(40, 3)) * np.array([1e-6, 1.0, 1e6])
+    path = scratch() / "mine.csv"
+    pd.DataFrame(X, columns=["a", "b", "c"]).assign(label=np.arange(40) % 2).to_csv(path, index=False)
+    return path
+
+
+def fresh(name: str) -> Path:
+    """A path in :func:`scratch` that does not exist yet."""
+    return Path(tempfile.mkdtemp(dir=scratch(), prefix=name)) / "out"
+
+
+def final_ranks(table: pd.DataFrame) -> pd.DataFrame:
+    """The final mean ranks of a sensitivity table (its tau and undefined intervals are NaN by definition)."""
+    return table.loc[table.quantity == "final_rank", ["value"]]
+
+
+TASKS = [("four-gaussian", "lda", "RS"), ("four-gaussian", "svm", "BMRI"), ("four-gaussian", "lda", "")]
+
+ENTRIES += [
+    Entry(
+        "runners.run_sensitivity",
+        lambda **kwargs: final_ranks(runners.run_sensitivity(tiny_study(), fresh("sens"), recompute=[],
+                                                             execution=QUIET, **kwargs)),
+        lambda: {"seed": 0, "n_boot": 20, "level": 0.9},
+        lambda ranks: bool(((ranks.value >= 1) & (ranks.value <= 3)).all()),
+    ),
+    Entry(
+        "runners.plan_study",
+        lambda workers, column: runners.plan_study(tiny_study(), workers, column=column),
+        lambda: {"workers": 2, "column": "wall_s"},
+        lambda plan: plan.lower_bound <= plan.longest_first <= plan.total and plan.longest <= plan.lower_bound,
+    ),
+    Entry(
+        "runners.describe_plans",
+        lambda **fields: runners.describe_plans([runners.Plan(**fields)]),
+        lambda: {"workers": 2, "table_order": 6.0, "longest_first": 4.0, "lower_bound": 4.0, "total": 8.0,
+                 "longest": 4.0, "tasks": 5},
+        lambda text: not re.search(r"\b(nan|inf)\b", text),
+    ),
+    Entry(
+        "runners.schedule.expected_costs",
+        lambda seconds: schedule.expected_costs(TASKS, timed={("lda", "RS"): seconds}),
+        lambda: {"seconds": np.array([1.0, 3.0])},
+        lambda costs: bool((np.asarray(costs) >= 0).all()),
+        aliases={"seconds": ("timed",)},
+    ),
+    Entry("runners.schedule.longest_first", schedule.longest_first, lambda: {"costs": np.array([1.0, 3.0, 2.0])}),
+    Entry(
+        "problems.DataProblem.from_csv",
+        lambda **kwargs: problems.DataProblem.from_csv(data_file(), standardize=True, **kwargs).split(
+            np.random.default_rng(0))[:2],
+        lambda: {"target": "label", "test_size": 0.25, "name": "mine"},
+        aliases={"target": ("path",)},  # an absent column is named with the file it is absent from
+    ),
+] + [
+    Entry(
+        f"problems.{name}.draw_replicate",
+        lambda pool_size, name=name: problems.get_problem(name).draw_replicate(
+            pool_size, None, np.random.default_rng(0))[:4],
+        lambda: {"pool_size": 10},
+    )
+    for name in runners.PROBLEM_GROUPS["small"]
+]
+
 CASES = [(entry, *case) for entry in ENTRIES for case in entry.cases()]
 
 
@@ -445,6 +599,18 @@ def test_every_subpackage_is_fuzzed() -> None:
     """The entries reach every subpackage of the public API (a new one must get an entry)."""
     reached = {entry.name.split(".")[0] for entry in ENTRIES}
     assert reached >= {"analytic", "classifiers", "engine", "evaluation", "problems", "runners", "strategies"}
+
+
+def test_every_registered_option_and_small_problem_is_fuzzed() -> None:
+    """Every scalar option of every registered classifier and strategy, and every small problem, has its entry:
+    derived from the registries, so a new option or problem is fuzzed by itself (issue 54)."""
+    names = {entry.name for entry in ENTRIES}
+    options = {f"classifiers.get_classifier.{n}.{o}" for n in list_classifiers() for o in
+               registry_options(CLASSIFIER_REGISTRY, n)}
+    options |= {f"strategies.get_strategy.{n}.{o}" for n in strategies.list_strategies() for o in
+                registry_options(strategies.STRATEGY_REGISTRY, n)}
+    assert options <= names and {"classifiers.get_classifier.kknn5.k", "strategies.get_strategy.BMRI.n_b"} <= options
+    assert {f"problems.{n}.draw_replicate" for n in runners.PROBLEM_GROUPS["small"]} <= names
 
 
 @pytest.mark.parametrize(
@@ -469,3 +635,77 @@ def test_classifiers_on_scaled_data(scale: float, shift: float, name: str) -> No
     """Any classifier fitted on data scaled by 10**scale and shifted: valid probabilities, or a clear refusal of X."""
     X = X_TRAIN * 10.0**scale + shift
     check_outcome(lambda: get_classifier(name).fit(X, Y_TRAIN, 2).predict_proba(X[:4]), "X", proba_rows)
+
+
+# ---------------------------------------------------------------------------------------------- the command line
+
+#: Bad option values on the command line.
+BAD_WORDS = ("nan", "inf", "-1", "0", "1e309", "1" + "0" * 22, "abc", "")
+#: The API names a command-line option's refusal may use instead of the option (``--boot``: ``n_boot``).
+CLI_ALIASES = {"--boot": ("n_boot",), "--boot-seed": ("seed",), "--plan": ("workers",), "--pool": ("pool_size",),
+               "--population": ("population_size",), "--test-size": ("test_size",)}
+#: What a command may not be given bad values of here: the execution options (they start processes or connect to a
+#: scheduler; :class:`~mri_theory.runners.Execution` is fuzzed above) and the output folder.
+CLI_FIXED = ("jobs", "dask", "out", "help")
+
+
+def cli_base(command: str) -> list[str]:
+    """A valid command line of each surface fuzzed: ``study --plan``, ``sensitivity`` (analysis readings only) and
+    ``study --data``; the option under test is appended to it."""
+    if command == "study --plan":
+        return ["study", "--plan", "2", "--out", str(tiny_study())]
+    if command == "sensitivity":
+        return ["sensitivity", str(tiny_study()), "--recompute", "--boot", "20", "--out", str(fresh("cli-sens"))]
+    return ["study", "--preset", "quick", "--data", str(data_file()), "--target", "label", "--classifiers", "lda",
+            "--strategies", "RS", "--replicates", "1", "--budget", "2", "--pool", "all", "--out", str(fresh("cli"))]
+
+
+def cli_options(command: str) -> list[str]:
+    """The options of ``command`` that take a value, read from the parser (a new option is fuzzed by itself)."""
+    from mri_theory.cli import build_parser
+
+    parser = build_parser()
+    sub = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
+    return [action.option_strings[-1] for action in sub.choices[command.split()[0]]._actions
+            if action.option_strings and action.nargs != 0 and action.dest not in CLI_FIXED
+            and not (command == "study --plan" and action.dest == "plan")]
+
+
+CLI_CASES = [(command, option, bad) for command in ("study --plan", "sensitivity", "study --data")
+             for option in cli_options(command) for bad in BAD_WORDS]
+
+
+@pytest.fixture(scope="module")
+def cli_files() -> None:
+    """The finished study and the data file the command lines read, made before ``no_work`` refuses any work."""
+    tiny_study()
+    data_file()
+
+
+@pytest.mark.parametrize(("command", "option", "bad"), CLI_CASES,
+                         ids=[f"{c}-{o}-{b!r}" for c, o, b in CLI_CASES])
+def test_bad_cli_option(command: str, option: str, bad: str, cli_files: None, capsys: Any, no_work: Any) -> None:
+    """Each option of the newer command lines given a bad value: accepted (the run then passes its checks: exit 0,
+    or its work starts), or refused with exit 2 and a message naming the option, before any file is written."""
+    from mri_theory.cli import main
+
+    argv = cli_base(command)
+    out = Path(argv[argv.index("--out") + 1])
+    before = sorted(out.rglob("*")) if out.exists() else None
+    capsys.readouterr()
+    try:
+        code = main([*argv, option, bad])
+    except SystemExit as exit_:  # argparse's own refusal: usage, then "error: argument --option: ..."
+        code = exit_.code
+    except AssertionError as error:  # the work started: every check passed
+        assert "work started" in str(error)
+        return
+    err = capsys.readouterr().err
+    if code == 0:
+        return
+    assert code == 2, err
+    names = (option, option.lstrip("-").replace("-", "_"), *CLI_ALIASES.get(option, ()))
+    line = err.strip().splitlines()[-1]
+    assert any(re.search(rf"(?<![A-Za-z0-9_-]){re.escape(name)}(?![A-Za-z0-9_])", line) for name in names), line
+    assert "Traceback" not in err
+    assert (sorted(out.rglob("*")) if out.exists() else None) == before, "a refused command wrote files"

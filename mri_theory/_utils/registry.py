@@ -14,6 +14,7 @@ replace the lists kept by hand.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import re
 from collections.abc import Callable, Iterator
@@ -61,8 +62,9 @@ class Registry:
     reserved : dict of str to str, optional
         Names that cannot be registered, each with the reason (e.g. the runners' ``"all"``).
     cache : bool, default False
-        Make each object once and return the same one from every :meth:`~mri_theory.engine.Registry.get`
-        (problems); without options only.
+        Make each object once (problems: a data set is read once); without options only.  Every
+        :meth:`~mri_theory.engine.Registry.get` returns a shallow copy of it, so what a caller assigns to its
+        object (a ``name``) never reaches the cache or another caller.
     sort : bool, default True
         :meth:`~mri_theory.engine.Registry.names` sorted; ``False``: in registration order (a replaced name keeps
         its place).
@@ -281,7 +283,7 @@ class Registry:
         Returns
         -------
         object
-            The object (of the registry's ``cls``).
+            The object (of the registry's ``cls``); of a caching registry, a shallow copy of the cached one.
 
         Raises
         ------
@@ -300,7 +302,7 @@ class Registry:
         if self._instances is not None and not options:
             if name not in self._instances:
                 self._instances[name] = self._make(name, {})
-            return self._instances[name]
+            return copy.copy(self._instances[name])  # defensive: a caller's assignment stays its own
         return self._make(name, options)
 
     def _make(self, name: str, options: dict[str, Any]) -> Any:

@@ -17,8 +17,10 @@ refits for :class:`RandomForest` and :class:`SklearnClassifier`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from typing import Any
 
 from mri_theory._utils.registry import Registry
 from mri_theory.classifiers.gaussian import (
@@ -67,12 +69,12 @@ CLASSIFIER_REGISTRY = Registry("classifier", Classifier, reserved={
     "other": "it is a classifier origin (the origin tag of the built-in classifiers)"})
 for _name, _factory, _origin in (("lda", LDA, "paper"),  # the paper's six first, in its order (Appendix C)
                                  ("qda", QDA, "paper"),
-                                 ("kknn5", lambda: KNN(5, kernel="optimal"), "paper"),
+                                 ("kknn5", functools.partial(KNN, k=5, kernel="optimal"), "paper"),
                                  ("nb", GaussianNaiveBayes, "paper"),
                                  ("logreg", LogisticRegression, "paper"),
                                  ("svm", SVM, "paper"),
-                                 ("knn5", lambda: KNN(5), "other"),
-                                 ("knn21", lambda: KNN(21), "other"),
+                                 ("knn5", functools.partial(KNN, k=5), "other"),
+                                 ("knn21", functools.partial(KNN, k=21), "other"),
                                  ("rf", RandomForest, "other"),
                                  ("mean", GaussianMeanClassifier, "other")):
     CLASSIFIER_REGISTRY.register(_name, _factory, built_in=True, origin=_origin)
@@ -224,8 +226,8 @@ def registered_classifier(name: str, factory: Callable[[], Classifier], *,
     return CLASSIFIER_REGISTRY.registered(name, factory, overwrite=overwrite)
 
 
-def get_classifier(name: str) -> Classifier:
-    """A new unfitted classifier by name.
+def get_classifier(name: str, **options: Any) -> Classifier:
+    """A new unfitted classifier by name; ``options`` go to its constructor (e.g. ``platt="cv"``, ``kernel="optimal"``).
 
     ``kknn5`` is the paper's 5-NN (R's kknn: rank weights, :class:`KNN` with
     ``kernel="optimal"``), ``knn5`` the plain majority vote; ``lda``, ``qda``,
@@ -236,6 +238,10 @@ def get_classifier(name: str) -> Classifier:
     ----------
     name : str
         A name of :func:`list_classifiers`.
+    **options
+        Keyword arguments of the registered factory (a classifier's class: its constructor's parameters; a
+        built-in name whose factory fixes some, such as ``kknn5``'s ``k=5``, takes the others and may override
+        those), as :func:`~mri_theory.strategies.get_strategy` takes a strategy's.
 
     Returns
     -------
@@ -245,9 +251,10 @@ def get_classifier(name: str) -> Classifier:
     Raises
     ------
     ValueError
-        For an unknown name.
+        For an unknown name, or an option's invalid value (the classifier's own check, naming it).
     TypeError
-        For a registered factory that returns no :class:`Classifier` (naming it).
+        For an option that is not a parameter of the classifier, or a registered factory that returns no
+        :class:`Classifier` (naming it).
 
     See Also
     --------
@@ -261,5 +268,7 @@ def get_classifier(name: str) -> Classifier:
     KNN(k=5, kernel='optimal', scale=None)
     >>> get_classifier("lda") is get_classifier("lda")  # a new unfitted model each call
     False
+    >>> get_classifier("svm", platt="cv"), get_classifier("kknn5", k=7)
+    (SVM(C=1.0, gamma=None, platt='cv'), KNN(k=7, kernel='optimal', scale=None))
     """
-    return CLASSIFIER_REGISTRY.get(name)
+    return CLASSIFIER_REGISTRY.get(name, **options)

@@ -774,7 +774,7 @@ class LogisticRegression(Classifier):
 
     def __init__(self, C: float = 10.0, max_iter: int = 100) -> None:
         check.positive_scalar(C, "C")
-        check.count(max_iter, "max_iter")
+        check.count(max_iter, "max_iter", maximum=check.MAX_SIZE)  # a bound: int(1e300) steps reach numba as an object
         self.C = C
         self.max_iter = max_iter
 

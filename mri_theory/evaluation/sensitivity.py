@@ -128,6 +128,9 @@ def paired_differences(curves: pd.DataFrame, asymptotic: pd.DataFrame, pairs: Se
         Columns ``first``, ``second``, ``metric`` (the area metric, ``aua`` or ``mean_loss``, and ``regret``
         where the curves have MRI-best's), ``difference``, ``ci_low``, ``ci_high``, ``first_better`` (pairings
         where the first's metric is better: higher AUA, lower mean loss or regret) and ``pairings``.
+        ``ci_low`` and ``ci_high`` are NaN (undefined) where a pairing the difference averages over has a single
+        replicate: as in :func:`~mri_theory.evaluation.ranking.bootstrap_ranks`, one replicate tells nothing of
+        the variability between replicates, and its draws would give a zero-width interval as if it were certain.
 
     Examples
     --------
@@ -162,6 +165,7 @@ def paired_differences(curves: pd.DataFrame, asymptotic: pd.DataFrame, pairs: Se
     metrics = {area: inputs.loss == "error", "regret": False}  # metric -> higher is better
     observed: dict[tuple, list[float]] = {}
     boot: dict[tuple, list[np.ndarray]] = {}
+    alone: set[tuple] = set()  # the differences a pairing with a single replicate enters: no interval
     for pairing in inputs.pairings:
         r = pairing.loss.shape[1]
         weights = np.vstack([np.full((1, r), 1.0 / r), _draw_weights(rng, n_boot, r)])
@@ -176,14 +180,17 @@ def paired_differences(curves: pd.DataFrame, asymptotic: pd.DataFrame, pairs: Se
                 difference = values[metric][:, i] - values[metric][:, j]
                 observed.setdefault((first, second, metric), []).append(float(difference[0]))
                 boot.setdefault((first, second, metric), []).append(difference[1:])
+                if r < 2:
+                    alone.add((first, second, metric))
     tail = (1 - level) / 2
     rows = []
     for (first, second, metric), differences in observed.items():
         means = np.mean(boot[first, second, metric], axis=0)
         higher = metrics[metric]
         better = sum(d > 0 if higher else d < 0 for d in differences)
-        rows.append((first, second, metric, float(np.mean(differences)), float(np.quantile(means, tail)),
-                     float(np.quantile(means, 1 - tail)), int(better), len(differences)))
+        low, high = ((np.nan, np.nan) if (first, second, metric) in alone
+                     else (float(np.quantile(means, tail)), float(np.quantile(means, 1 - tail))))
+        rows.append((first, second, metric, float(np.mean(differences)), low, high, int(better), len(differences)))
     return pd.DataFrame(rows, columns=["first", "second", "metric", "difference", "ci_low", "ci_high",
                                        "first_better", "pairings"])
 
@@ -216,7 +223,8 @@ def conclusions(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[
         and the methods compared), ``beats_rs`` (``item`` a method; of ``detail`` pairings), ``regret``
         (``item`` a method; ``value`` its mean regret over pairings, ``detail`` its rank), ``difference``
         (``item`` ``first - second: metric``, with the interval; ``detail`` in how many pairings the first is
-        better).
+        better).  Where a pairing has a single replicate, every bootstrap interval it enters (the final ranks' and
+        the differences') is NaN: undefined, not a zero-width interval.
 
     See Also
     --------

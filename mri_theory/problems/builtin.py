@@ -335,8 +335,8 @@ def register_problem(name: str, factory: Callable[[], Problem], *, overwrite: bo
         Called without arguments, once, at the first :func:`get_problem`
         of ``name``, and must return a :class:`Problem` (a class works;
         to register an existing object ``p``, pass ``lambda: p``).  The
-        result is cached: every later :func:`get_problem` returns the same
-        object, as for the built-in problems.
+        result is cached: every later :func:`get_problem` returns a shallow
+        copy of that object (its data shared), as for the built-in problems.
     overwrite : bool, default False
         Replacing a registered name (built-in ones included) needs
         ``overwrite=True``; the cached object is dropped.
@@ -470,7 +470,7 @@ def list_problems() -> list[str]:
 
 
 def get_problem(name: str) -> Problem:
-    """The registered problem ``name`` (the same cached instance each call).
+    """The registered problem ``name`` (a copy of one cached instance at each call).
 
     Parameters
     ----------
@@ -480,8 +480,10 @@ def get_problem(name: str) -> Problem:
     Returns
     -------
     Problem
-        The object its factory made at the first call, cached: every call
-        returns that same object.
+        A shallow copy of the object its factory made at the first call
+        (cached: a data set is read once; its arrays are read-only and
+        shared), so that an attribute a caller assigns (a ``name``) never
+        reaches a later call.
 
     Raises
     ------
@@ -502,8 +504,10 @@ def get_problem(name: str) -> Problem:
     >>> problem = get_problem("four-gaussian")
     >>> problem.name, problem.n_classes, problem.dim
     ('four-gaussian', 2, 2)
-    >>> get_problem("four-gaussian") is problem  # one cached instance
-    True
+    >>> problem.name = "renamed"  # the caller's own copy: a later call does not see it
+    >>> again = get_problem("four-gaussian")
+    >>> again.name, again is problem, again.prior is problem.prior  # one cached instance: its arrays are shared
+    ('four-gaussian', False, True)
     """
     return PROBLEM_REGISTRY.get(name)
 

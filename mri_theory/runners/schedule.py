@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -56,8 +56,36 @@ TASK_COST: dict[str, dict[str, float]] = {
 }
 
 
-def _mean(values: Sequence[float]) -> float | None:
-    return float(np.mean(values)) if len(values) else None
+def _mean(values: Sequence[float] | np.ndarray) -> float | None:
+    """The mean of finite numbers ``>= 0`` (None if there are none), finite: where the sum overflows (times near
+    ``1e308``), the mean of the values divided by their count."""
+    if not len(values):
+        return None
+    with np.errstate(over="ignore"):
+        mean = float(np.mean(values))
+    if not np.isfinite(mean):
+        mean = float(np.sum(np.asarray(values, dtype=float) / len(values)))
+    return mean
+
+
+def _timed(timed: Any) -> dict[tuple[str, str], np.ndarray]:
+    """``timed`` of :func:`expected_costs` checked: (classifier, strategy) -> finite CPU seconds ``>= 0``."""
+    if timed is None:
+        return {}
+    if not isinstance(timed, Mapping):
+        raise TypeError(f"timed must be a mapping (classifier, strategy) -> CPU seconds, got {type(timed).__name__}")
+    out = {}
+    for key, values in timed.items():
+        if not (isinstance(key, tuple) and len(key) == 2 and all(isinstance(part, str) for part in key)):
+            raise TypeError(f"timed must be keyed by (classifier, strategy) tuples of str, got {key!r}")
+        if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
+            raise TypeError(f"timed[{key!r}] must be a sequence of CPU seconds, got {type(values).__name__}")
+        seconds = check.finite_array(list(values) if not isinstance(values, np.ndarray) else values,
+                                     f"timed[{key!r}]")
+        if seconds.ndim != 1 or np.any(seconds < 0):
+            raise ValueError(f"timed[{key!r}] must hold CPU seconds >= 0 (a 1-D sequence), got {seconds.tolist()}")
+        out[key] = seconds
+    return out
 
 
 def expected_costs(tasks: Sequence[tuple[str, str, str]], *, costly: Mapping[str, bool] | None = None,
@@ -87,7 +115,11 @@ def expected_costs(tasks: Sequence[tuple[str, str, str]], *, costly: Mapping[str
     Raises
     ------
     TypeError
-        Naming ``tasks`` when a task is not a ``(problem, classifier, strategy)`` tuple of str.
+        Naming ``tasks`` when it is not a sequence of ``(problem, classifier, strategy)`` tuples of str, ``costly``
+        when it is not a mapping strategy -> bool, ``timed`` when it is not a mapping (classifier, strategy) ->
+        sequence of numbers.
+    ValueError
+        Naming ``timed`` when a time is negative or not finite (NaN, inf).
 
     See Also
     --------
@@ -112,17 +144,23 @@ def expected_costs(tasks: Sequence[tuple[str, str, str]], *, costly: Mapping[str
     >>> round(float(mine[0]), 4) == round((TASK_COST["lda"]["RS"] + TASK_COST["lda"]["SE"]) / 2, 4)
     True
     """
+    if isinstance(tasks, (str, bytes)) or not isinstance(tasks, (Sequence, np.ndarray)):
+        raise TypeError(f"tasks must be a sequence of (problem, classifier, strategy) tuples, got "
+                        f"{type(tasks).__name__}")
     tasks = list(tasks)
     for task in tasks:
         if not (isinstance(task, tuple) and len(task) == 3 and all(isinstance(part, str) for part in task)):
             raise TypeError(f"tasks must hold (problem, classifier, strategy) tuples of str, got {task!r}")
-    costly, timed = costly or {}, timed or {}
+    if costly is not None and (not isinstance(costly, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, (bool, np.bool_)) for k, v in costly.items())):
+        raise TypeError(f"costly must be a mapping strategy name -> bool, got {costly!r}")
+    costly, seconds = costly or {}, _timed(timed)
     rows = list(TASK_COST.values())
     cheap = ("RS", "SE")  # tuples, not sets: the means below are summed in one order in every process
     costly_names = tuple(name for name in rows[0] if name not in (*cheap, ASYMPTOTIC))
     out = np.empty(len(tasks))
     for i, (_, classifier, strategy) in enumerate(tasks):
-        known = _mean(list(timed.get((classifier, strategy), ())))
+        known = _mean(seconds.get((classifier, strategy), ()))
         if known is None and classifier in TASK_COST and strategy in TASK_COST[classifier]:
             known = TASK_COST[classifier][strategy]
         if known is None and strategy in rows[0]:
@@ -200,7 +238,8 @@ def simulate_makespan(durations: ArrayLike, workers: int) -> float:
     Raises
     ------
     TypeError, ValueError
-        Naming ``workers`` (a positive integer) or ``durations`` (finite and non-negative).
+        Naming ``workers`` (a positive integer) or ``durations`` (finite and non-negative, and a worker's sum
+        within the float range).
 
     See Also
     --------
@@ -227,6 +266,9 @@ def simulate_makespan(durations: ArrayLike, workers: int) -> float:
     free = [0.0] * workers
     for duration in times:
         heapq.heappush(free, heapq.heappop(free) + float(duration))
+    if not np.isfinite(max(free)):
+        raise ValueError("durations: a worker's sum of durations overflows the float range (times near 1e308); "
+                         "give them in larger units")
     return max(free)
 
 
@@ -299,11 +341,18 @@ def describe_plans(plans: Sequence[Plan]) -> str:
     Raises
     ------
     TypeError
-        Naming ``plans`` when one is not a :class:`Plan`.
+        Naming ``plans`` when it is not a sequence of :class:`Plan` objects.
+    ValueError
+        Naming ``plans`` when a plan's workers is not a positive integer, its tasks not an integer ``>= 0``, or a
+        time is negative or not finite.
 
     See Also
     --------
     mri_theory.runners.plan_study : The plans of a finished study.
+
+    Notes
+    -----
+    A ratio of two zero times (every task timed at 0 s) is undefined: it is shown as ``n/a``.
 
     Examples
     --------
@@ -320,17 +369,34 @@ def describe_plans(plans: Sequence[Plan]) -> str:
     <BLANKLINE>
     longest first: 2 workers 2.00x 1 workers (5 tasks, 8 s in all, the longest 4 s)
     """
-    if not all(isinstance(plan, Plan) for plan in plans):
-        raise TypeError("plans must hold Plan objects (plan_study's results)")
+    if isinstance(plans, (str, bytes, Plan)) or not isinstance(plans, Sequence) or not all(
+            isinstance(plan, Plan) for plan in plans):
+        raise TypeError("plans must be a sequence of Plan objects (plan_study's results), got "
+                        f"{type(plans).__name__}")
+    for plan in plans:
+        check.count(plan.workers, "plans (a plan's workers)", minimum=1)
+        check.count(plan.tasks, "plans (a plan's tasks)", minimum=0)
+        for field in ("table_order", "longest_first", "lower_bound", "total", "longest"):
+            if check.finite_scalar(getattr(plan, field), f"plans (a plan's {field})") < 0:
+                raise ValueError(f"plans: a plan's {field} must be >= 0, got {getattr(plan, field)!r}")
     lines = ["workers | table order | longest first | lower bound | longest first / bound",
              "---|---|---|---|---"]
     for plan in plans:
         lines.append(f"{plan.workers} | {plan.table_order:,.0f} s | {plan.longest_first:,.0f} s | "
-                     f"{plan.lower_bound:,.0f} s | {plan.longest_first / plan.lower_bound:.3f}")
+                     f"{plan.lower_bound:,.0f} s | {_ratio(plan.longest_first, plan.lower_bound, '.3f')}")
     text = "\n".join(lines)
     if len(plans) >= 2:
         first, last = plans[0], plans[-1]
-        text += (f"\n\nlongest first: {last.workers} workers {first.longest_first / last.longest_first:.2f}x "
-                 f"{first.workers} workers ({plans[0].tasks} tasks, {first.total:,.0f} s in all, the longest "
-                 f"{first.longest:,.0f} s)")
+        speedup = _ratio(first.longest_first, last.longest_first, ".2f")
+        speedup = "n/a (zero times)" if speedup == "n/a" else f"{speedup}x"
+        text += (f"\n\nlongest first: {last.workers} workers {speedup} {first.workers} workers ({plans[0].tasks} "
+                 f"tasks, {first.total:,.0f} s in all, the longest {first.longest:,.0f} s)")
     return text
+
+
+def _ratio(numerator: float, denominator: float, form: str) -> str:
+    """``numerator / denominator`` formatted, or ``n/a`` where it is undefined or overflows (a zero denominator)."""
+    if denominator == 0:
+        return "n/a"
+    value = numerator / denominator
+    return format(value, form) if np.isfinite(value) else "n/a"

@@ -46,9 +46,10 @@ from mri_theory.classifiers import SVM, Classifier, get_classifier
 from mri_theory.evaluation.ranking import MAX_BOOT
 from mri_theory.evaluation.sensitivity import CONCLUSION_COLUMNS, READINGS, conclusions, conclusions_by_reading
 from mri_theory.evaluation.tables import PAPER_GROUPS
-from mri_theory.runners import _store
+from mri_theory.problems import Problem
+from mri_theory.runners import _resolve, _store
 from mri_theory.runners._store import CURVES_SETTINGS_FILE, PARTS_DIR
-from mri_theory.runners.study import default_groups, read_study, run_study, study_record
+from mri_theory.runners.study import default_groups, read_study, registered_problem_spec, run_study, study_record
 from mri_theory.strategies import AverageKL, BootstrapMRI, EfeLc, SimpleMRI, Strategy, VoteEntropy, get_strategy
 
 __all__ = ["RECOMPUTED", "SENSITIVITY_FILES", "Recomputed", "run_sensitivity"]
@@ -111,7 +112,10 @@ RECOMPUTED: dict[str, Recomputed] = {
                  "SMRI": SimpleMRI(theta2_kernel="optimal"), "BMRI": BootstrapMRI(theta2_kernel="optimal")}),
     "EfeLc whole pool": Recomputed("EfeLc scores every pool point, as its cost formula counts them (line 996)",
                                    lambda: {"EfeLc": EfeLc(candidates="pool")}),
-    "e1071 Platt": Recomputed("the SVM's Platt sigmoids on out-of-fold decision values, as e1071 fits them",
+    "e1071 Platt": Recomputed("the SVM's Platt sigmoids on out-of-fold decision values, as e1071 fits them "
+                              "(on 2 to 5 training points the out-of-fold values, libsvm's +1/-1 of one-sided fold "
+                              "machines among them, can invert the sigmoid: the probabilities are then "
+                              "anti-calibrated early in each curve)",
                               classifiers=lambda: {"svm": SVM(platt="cv")}),
 }
 #: The recomputed readings run when none are named.
@@ -124,9 +128,10 @@ def _slug(name: str) -> str:
     return name.replace(" ", "-")
 
 
-def _check_recomputed(recompute: object) -> list[str]:
+def _check_recomputed(recompute: object) -> list[str] | None:
+    """The readings named (None: the default ones, :data:`DEFAULT_RECOMPUTED`)."""
     if recompute is None:
-        return list(DEFAULT_RECOMPUTED)
+        return None
     if isinstance(recompute, str) or not isinstance(recompute, Sequence):
         raise TypeError(f"recompute must be a sequence of reading names, got {type(recompute).__name__}")
     unknown = [name for name in recompute if name not in RECOMPUTED]
@@ -134,6 +139,64 @@ def _check_recomputed(recompute: object) -> list[str]:
         raise ValueError(f"recompute must name distinct readings among {', '.join(map(repr, RECOMPUTED))}, "
                          f"got {list(recompute)!r}")
     return list(recompute)
+
+
+def _replaced(name: str, grid: dict) -> list[str]:
+    """What the reading ``name`` replaces among the study's strategies and classifiers (empty: it cannot apply)."""
+    reading = RECOMPUTED[name]
+    return ([s for s in grid["strategies"] if s in reading.strategies()]
+            + [c for c in grid["classifiers"] if c in reading.classifiers()])
+
+
+def _applicable(named: list[str] | None, grid: dict) -> tuple[list[str], list[str]]:
+    """The readings to rerun and those left out because they change nothing of the study (a reading named
+    explicitly that cannot apply is refused, naming ``recompute``)."""
+    if named is None:
+        run = [name for name in DEFAULT_RECOMPUTED if _replaced(name, grid)]
+        return run, [name for name in DEFAULT_RECOMPUTED if name not in run]
+    idle = [name for name in named if not _replaced(name, grid)]
+    if idle:
+        changes = {name: sorted({*RECOMPUTED[name].strategies(), *RECOMPUTED[name].classifiers()}) for name in idle}
+        what = "; ".join(f"{name!r} changes {', '.join(changed)}" for name, changed in changes.items())
+        raise ValueError(f"recompute: {what}, which the study does not have (strategies "
+                         f"{', '.join(grid['strategies'])}; classifiers {', '.join(grid['classifiers'])}): the "
+                         "reading cannot apply; leave it out")
+    return named, []
+
+
+def _study_problems(grid: dict, problems: object, recomputing: bool) -> dict[str, str | Problem]:
+    """What the variants' :func:`~mri_theory.runners.run_study` takes for each problem of the study: its label
+    where the study's problem is the registered one of that name, else the object of ``problems`` labelled so
+    (the user's data), checked against the study's record (its ``repr``)."""
+    if problems is None:
+        given: dict[str, Problem] = {}
+    else:
+        if isinstance(problems, (str, Problem)) or not isinstance(problems, Sequence) or not all(
+                isinstance(p, Problem) for p in problems):
+            raise TypeError("problems must be a sequence of Problem objects (the study's own problems, e.g. "
+                            f"DataProblem.from_csv(...)), got {problems!r}")
+        given = {p.name: p for p in problems}
+        _resolve.distinct([p.name for p in problems], "problems")
+        foreign = sorted(set(given) - set(grid["problems"]))
+        if foreign:
+            raise ValueError(f"problems: {foreign} are not problems of the study at path (its problems: "
+                             f"{', '.join(grid['problems'])})")
+    specs = grid["specs"]["problems"]
+    out: dict[str, str | Problem] = {}
+    for label in grid["problems"]:
+        if label in given:
+            if repr(given[label]) != specs[label]:
+                raise ValueError(f"problems: the problem {label!r} given ({given[label]!r}) is not the study's "
+                                 f"({specs[label]}): pass the same data and options (test size, standardize)")
+            out[label] = given[label]
+        elif registered_problem_spec(label) == specs[label]:
+            out[label] = label
+        elif recomputing:
+            raise ValueError(f"path: the study's problem {label!r} is not the registered problem of that name "
+                             f"({specs[label]}); to recompute readings pass it as problems= (the command line: "
+                             "--data FILE --target COLUMN, with the study's --test-size and --standardize), or "
+                             "recompute none")
+    return out
 
 
 def _seed_variant(base: Path, folder: Path, grid: dict, changed: Recomputed) -> None:
@@ -177,23 +240,38 @@ def _markdown(table: pd.DataFrame, header: list[str]) -> str:
 
 def run_sensitivity(path: str | os.PathLike, out: str | os.PathLike, *, recompute: Sequence[str] | None = None,
                     seed: int = 0, n_boot: int = 1000, level: float = 0.95,
-                    execution: Execution | None = None) -> pd.DataFrame:
+                    execution: Execution | None = None, problems: Sequence[Problem] | None = None) -> pd.DataFrame:
     """Every conclusion of the finished study at ``path`` under every reading the paper leaves open.
 
     Parameters
     ----------
     path : path
         A finished study folder (:func:`~mri_theory.runners.study.run_study`), read verified; its strategies
-        and classifiers must be registered names (the readings replace some of them by name).
+        and classifiers must be registered names (the readings replace some of them by name; MRI-best set to the
+        study's loss, as the study added it, counts as registered).
     out : path
         This runner's folder (module docstring); a folder of another runner is refused.
     recompute : sequence of str, optional
-        The readings of :data:`RECOMPUTED` to rerun (default: every one but ``"e1071 Platt"``); ``[]``: the
-        analysis readings only (no new curve).
+        The readings of :data:`RECOMPUTED` to rerun (default: every one but ``"e1071 Platt"`` that changes a
+        strategy or classifier of the study; those that change none are left out, and ``SENSITIVITY.md`` says
+        so); ``[]``: the analysis readings only (no new curve).  A reading named here that changes nothing of the
+        study (``"BMRI mean"`` without BMRI, ``"EfeLc whole pool"`` without EfeLc, ``"e1071 Platt"`` without the
+        SVM) is refused: its rows would only repeat ``"as reported"``.  ``"e1071 Platt"`` fits the SVM's Platt
+        sigmoid on out-of-fold decision values with libsvm's rule, as e1071 does; on 2 to 5 training points
+        those values (``+1``/``-1`` where a fold machine sees one class) can invert the sigmoid, so this
+        reading's probabilities may be anti-calibrated at the start of each curve (its first few labels),
+        which matters for the strategies that read probabilities (SE, QbcA, EfeLc) there.
     seed, n_boot, level
         The bootstrap of :func:`~mri_theory.evaluation.sensitivity.conclusions`.
     execution : Execution, optional
         Where the recomputed curves run (:class:`~mri_theory.runners.Execution`).
+    problems : sequence of Problem, optional
+        The study's own problems (user data: :meth:`DataProblem.from_csv
+        <mri_theory.problems.DataProblem.from_csv>` with the study's options), each labelled by its ``name`` and
+        equal (``repr``) to the one the study recorded: the recomputed readings rerun on them.  A problem of the
+        study that is not the registered problem of its label must be given here to recompute a reading (a data
+        file named like a built-in problem, ``four-gaussian.csv``, is never replaced by the built-in one); the
+        analysis readings need none.
 
     Returns
     -------
@@ -205,7 +283,8 @@ def run_sensitivity(path: str | os.PathLike, out: str | os.PathLike, *, recomput
     ------
     ValueError, TypeError
         Naming the argument, before any file is written: no finished study at ``path``, a study of objects
-        that are not registered names, an unknown reading, an ``out`` of another runner.
+        that are not registered names (its own problems not given as ``problems``, when readings are
+        recomputed), an unknown reading or one that cannot apply, an ``out`` of another runner.
 
     See Also
     --------
@@ -247,13 +326,17 @@ def run_sensitivity(path: str | os.PathLike, out: str | os.PathLike, *, recomput
     for kind, what, lookup in (("strategies", "strategy", get_strategy), ("classifiers", "classifier", get_classifier)):
         for name, spec in grid["specs"][kind].items():
             try:
-                same = repr(lookup(name)) == spec
+                registered = lookup(name)
+                if isinstance(registered, Strategy):  # MRI-best maximises the study's loss (run_study set it)
+                    registered = _resolve.for_loss(registered, settings["loss"])
+                same = repr(registered) == spec
             except (ValueError, TypeError, ImportError):
                 same = False
             if not same:
                 raise ValueError(f"path: the study's {what} {name!r} is not the registered one ({spec}); "
                                  "the readings replace registered strategies and classifiers by name")
-    names = _check_recomputed(recompute)
+    names, idle = _applicable(_check_recomputed(recompute), grid)
+    labelled = _study_problems(grid, problems, bool(names))
     seed = check.count(seed, "seed", minimum=0)
     n_boot = check.count(n_boot, "n_boot", maximum=MAX_BOOT)
     if not 0 < check.finite_scalar(level, "level") < 1:
@@ -262,7 +345,7 @@ def run_sensitivity(path: str | os.PathLike, out: str | os.PathLike, *, recomput
     folder = check.output_folder(out, "out")
     _store.claim(folder, _RUNNER, "out")
     curves, asymptotic = read_study(base)  # verified
-    groups = default_groups(grid["problems"])
+    groups = default_groups(grid["problems"], specs=grid["specs"]["problems"])
     paper_groups = [g for g in PAPER_GROUPS if g in groups]
     common = dict(seed=seed, n_boot=n_boot, level=level, loss=settings["loss"], paper_groups=paper_groups)
     folder.mkdir(parents=True, exist_ok=True)
@@ -276,7 +359,7 @@ def run_sensitivity(path: str | os.PathLike, out: str | os.PathLike, *, recomput
             changed = {**RECOMPUTED[name].strategies()}
             classifiers = RECOMPUTED[name].classifiers()
             varied, varied_asymptotic = run_study(
-                grid["preset"], problems=grid["problems"],
+                grid["preset"], problems=[labelled[p] for p in grid["problems"]],
                 classifiers=[classifiers.get(c, c) for c in grid["classifiers"]],
                 strategies=[changed.get(s, s) for s in grid["strategies"]], replicates=grid["replicates"],
                 out=variant, execution=execution, **settings)
@@ -290,7 +373,9 @@ def run_sensitivity(path: str | os.PathLike, out: str | os.PathLike, *, recomput
                   f"{level * 100:g} % percentile intervals, seed {seed}. Readings: "
                   + "; ".join(f"**{k}**: {v}" for k, v in READINGS.items())
                   + "; **without X**: the problem or classifier X left out; "
-                  + "; ".join(f"**{k}**: {RECOMPUTED[k].description}" for k in names) + ".",
+                  + "; ".join(f"**{k}**: {RECOMPUTED[k].description}" for k in names) + "."
+                  + (f" Not applicable, left out (they change nothing the study has): {', '.join(idle)}."
+                     if idle else ""),
                   "", "Library versions: " + ", ".join(f"{k}=={v}" for k, v in library_versions().items()) + ".",
                   f"Wall {time.perf_counter() - start_wall:.0f} s, CPU {time.process_time() - start_cpu:.0f} s "
                   "in this process (the recomputed curves' own cost: each variant's timings.csv)."]

@@ -152,7 +152,7 @@ from mri_theory.strategies import PEER_NAMES, Strategy, get_strategy, list_strat
 
 __all__ = ["ASYMPTOTIC_COLUMNS", "CLASSIFIER_SETS", "PRESETS", "PROBLEM_GROUPS", "STRATEGY_SETS", "TIMING_COLUMNS",
            "Execution", "Plan", "SOLVER_COLUMNS", "StudyResults", "default_groups", "plan_study", "read_study",
-           "read_timings", "report", "run_study", "solver_stops", "study_record"]
+           "read_timings", "registered_problem_spec", "report", "run_study", "solver_stops", "study_record"]
 
 #: Problem groups accepted by ``problems``: the paper's five abstract problems and its ten smaller real data sets
 #: (Appendix D; the built-in problems registered with ``group="abstract"`` and ``group="small"``,
@@ -553,10 +553,11 @@ def run_study(
         argument is checked and before any curve (for the abstract group,
         about 3 CPU-minutes; again on a resume, with the same result).
         ``truth`` (both presets: ``"auto"``) is resolved per pairing: with
-        ``"auto"`` the learning curves and MRI-best of LDA, QDA, naive Bayes
-        and logistic regression use the exact truth on the Gaussian-mixture
-        problems, those of k-NN and the SVM a sampled population; each
-        pairing's ``config.json`` records which.  The asymptotic loss is
+        ``"auto"`` the learning curves and MRI-best of LDA, QDA, naive Bayes,
+        logistic regression and k-NN use the exact truth on the Gaussian-mixture
+        problems (every classifier whose class declares ``exact_truth``), those
+        of the SVM a sampled population; each pairing's ``config.json``
+        records which.  The asymptotic loss is
         always sampled (``asymptotic_population``).
     asymptotic_train, asymptotic_replicates, asymptotic_population : int
         The asymptotic loss of a pairing: the mean over
@@ -1003,10 +1004,14 @@ def plan_study(path: str | os.PathLike, workers: int, *, column: str = "wall_s")
         raise ValueError(f"path: {folder / _TIMINGS_FILE} lacks {len(missing)} of the grid's {len(order)} tasks "
                          f"(e.g. {missing[0]}): plan a finished run")
     durations = np.array([seconds[task] for task in order])
+    with np.errstate(over="ignore"):
+        total = float(durations.sum())
+    if not np.isfinite(total):
+        raise ValueError(f"path: the times of {folder / _TIMINGS_FILE} sum beyond the float range (times near "
+                         "1e308): they are not a run's measurements")
     longest = longest_first(expected_costs([task[:3] for task in order]))
     return Plan(workers, simulate_makespan(durations, workers), simulate_makespan(durations[longest], workers),
-                max(float(durations.sum()) / workers, float(durations.max())), float(durations.sum()),
-                float(durations.max()), len(order))
+                max(total / workers, float(durations.max())), total, float(durations.max()), len(order))
 
 
 def _grid_tasks(grid: Mapping[str, Any]) -> tuple[list[tuple[str, str]], set[tuple[str, str, str, int]]]:
@@ -1138,6 +1143,21 @@ def read_study(path: str | os.PathLike) -> StudyResults:
     return StudyResults(curves, asymptotic)
 
 
+def _check_report_groups(groups: Any, stored: Mapping[str, Any]) -> None:
+    """A ValueError naming ``groups`` when a group names a problem the study does not have (a typo would
+    otherwise drop it silently); the rest of the checks are :func:`~mri_theory.evaluation.rank_study`'s."""
+    if groups is None or not isinstance(groups, Mapping):
+        return
+    known = stored["grid"]["problems"]
+    for name, members in groups.items():
+        if isinstance(members, str) or not isinstance(members, Sequence):
+            continue
+        unknown = [p for p in members if p not in known]
+        if unknown:
+            raise ValueError(f"groups: the group {name!r} names {unknown}, which are not problems of the study "
+                             f"(its problems: {', '.join(known)})")
+
+
 def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None = None) -> list[Path]:
     """Write the paper's tables (Markdown, LaTeX, CSV) and figures of a finished study into ``path/report``.
 
@@ -1159,7 +1179,8 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
         paper's abstract and small groups) of the study's problems, each
         holding those of its members the study has, and the group
         ``"other"`` of the study's problems in no registered group (user
-        data), where there are any.
+        data, also when a data file is named like a built-in problem:
+        :func:`default_groups` with the study's specs), where there are any.
 
     Returns
     -------
@@ -1175,7 +1196,8 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
     ------
     ValueError
         As :func:`read_study`; naming ``groups`` for groups that do not fit
-        the study.
+        the study (a problem in no group or in two, or a name that is not a
+        problem of the study), before anything is written.
 
     See Also
     --------
@@ -1203,7 +1225,7 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
     )
 
     folder = _store.check_path(path, "a folder")
-    study_record(folder)  # refused before the lock file is created
+    _check_report_groups(groups, study_record(folder))  # refused before the lock file is created
     with _store.locked(folder, "path", create=False):
         curves, asymptotic = read_study(folder)
         stored = study_record(folder)  # again: removed or replaced since the check above
@@ -1218,7 +1240,8 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
             truth[p, c] = config["truth"]
         with backends.one_thread():  # floats written to the report: summed as with one BLAS thread
             if groups is None:
-                groups = default_groups(curves["problem"].unique().tolist())
+                groups = default_groups(curves["problem"].unique().tolist(),
+                                        specs=stored["grid"]["specs"]["problems"])
             written = write_report(curves, asymptotic, folder / _REPORT_DIR, groups=groups,
                                    loss=stored["settings"]["loss"], truth=truth)
         cost = _cost_table(folder, stored["grid"])
@@ -1232,13 +1255,62 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
         return written
 
 
-def default_groups(problems: Sequence[str]) -> dict[str, list[str]]:
+def registered_problem_spec(label: str) -> str | None:
+    """The spec (``repr``) of the problem registered as ``label``, as a study records it; None if none is.
+
+    A study's problem is the registered one of its label when the spec it recorded (``study.json``'s
+    ``grid["specs"]["problems"]``) equals this; otherwise it is the user's own (a data file named like a built-in
+    problem, ``four-gaussian.csv``), whatever its label.
+
+    Parameters
+    ----------
+    label : str
+        A problem label.
+
+    Returns
+    -------
+    str or None
+        ``repr(get_problem(label))``; None where no problem is registered as ``label`` (or its factory fails).
+
+    See Also
+    --------
+    mri_theory.runners.default_groups : The report's groups, which use it.
+
+    Examples
+    --------
+    >>> from mri_theory.problems import DataProblem
+    >>> from mri_theory.runners import registered_problem_spec
+    >>> registered_problem_spec("four-gaussian")
+    "GaussianMixtureProblem(name='four-gaussian', ...)"
+    >>> registered_problem_spec("my-data") is None
+    True
+    >>> mine = DataProblem([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]], [0, 1, 0, 1, 0, 1], test_size=2,
+    ...                    name="four-gaussian")
+    >>> registered_problem_spec("four-gaussian") == repr(mine)  # a file named like the built-in problem
+    False
+    """
+    if not isinstance(label, str):
+        raise TypeError(f"label must be a str, got {type(label).__name__}")
+    if label not in PROBLEM_REGISTRY:
+        return None
+    try:
+        return repr(PROBLEM_REGISTRY.get(label))
+    except (ValueError, TypeError, ImportError):
+        return None
+
+
+def default_groups(problems: Sequence[str], *, specs: Mapping[str, str] | None = None) -> dict[str, list[str]]:
     """The problem groups of a report on ``problems``: each registered group holding some of them, then the rest.
 
     Parameters
     ----------
     problems : sequence of str
         Problem labels (repeats ignored).
+    specs : mapping, optional
+        The study's problem specs, label -> ``repr`` (``study.json``'s ``grid["specs"]["problems"]``): a label
+        whose spec is not the registered problem's (:func:`registered_problem_spec`) is the user's own problem
+        (a data file named like a built-in problem) and goes to ``"other"``, never to a registered group.  Without
+        it, the labels alone decide.
 
     Returns
     -------
@@ -1248,15 +1320,25 @@ def default_groups(problems: Sequence[str]) -> dict[str, list[str]]:
 
     Examples
     --------
-    >>> from mri_theory.runners import default_groups
+    >>> from mri_theory.runners import default_groups, registered_problem_spec
     >>> default_groups(["sonar", "four-gaussian", "my-data"])
     {'abstract': ['four-gaussian'], 'small': ['sonar'], 'other': ['my-data']}
+
+    A study's own data in a file named ``four-gaussian.csv`` is not the paper's Four-Gaussian:
+
+    >>> default_groups(["sonar", "four-gaussian"], specs={"sonar": registered_problem_spec("sonar"),
+    ...                                                   "four-gaussian": "DataProblem(name='four-gaussian', ...)"})
+    {'small': ['sonar'], 'other': ['four-gaussian']}
     """
     if isinstance(problems, str) or not isinstance(problems, Sequence) or not all(
             isinstance(p, str) for p in problems):
         raise TypeError(f"problems must be a sequence of problem labels (str), got {problems!r}")
+    if specs is not None and (not isinstance(specs, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in specs.items())):
+        raise TypeError(f"specs must be a mapping problem label -> spec (str), got {specs!r}")
     present = list(dict.fromkeys(problems))
-    groups = {name: [p for p in members if p in present] for name, members in PROBLEM_GROUPS.items()}
+    own = set() if specs is None else {p for p in present if p not in specs or specs[p] != registered_problem_spec(p)}
+    groups = {name: [p for p in members if p in present and p not in own] for name, members in PROBLEM_GROUPS.items()}
     groups = {name: members for name, members in groups.items() if members}
     grouped = {p for members in groups.values() for p in members}
     rest = [p for p in present if p not in grouped]

@@ -149,3 +149,25 @@ def test_the_command_line_shows_an_undefined_interval_as_such():
     two = leaderboard(states_table([("pa", 0, 10, 3), ("pa", 1, 11, 0)]), phases=[], n_boot=400)  # both extremes drawn
     assert "1.000 [n/a]" in _board_text(one.assign(cpu_s=0.0)) and "nan" not in _board_text(one.assign(cpu_s=0.0))
     assert "1.000 [0.000, 2.000]" in _board_text(two.assign(cpu_s=0.0))
+
+
+def test_one_replicate_gives_no_paired_difference_interval():
+    """Issue 54: with a single replicate the paired differences' intervals are NaN too, as the ranks' (they were
+    zero-width, ``[d, d]``); the difference itself stays.  Loss areas by the trapezoid on n = 2, 3, 4: A's
+    (0.5 + 0.1)/2 + (0.1 + 0.05)/2 = 0.375, RS's (0.5 + 0.3)/2 + (0.3 + 0.1)/2 = 0.6, over a width of 2: AUA (the
+    area above the curve per label) of A - RS = (0.6 - 0.375) / 2 = 0.1125."""
+    from mri_theory.evaluation import conclusions, paired_differences
+
+    curves, asymptotic = curves_table([("p", "c", 1), ("q", "c", 2)])
+    out = paired_differences(curves, asymptotic, [("A", "RS")], rng=np.random.default_rng(0), n_boot=50)
+    assert out[["ci_low", "ci_high"]].isna().all().all()
+    p_only = curves[curves.problem == "p"]
+    one = paired_differences(p_only, asymptotic[asymptotic.problem == "p"], [("A", "RS")],
+                             rng=np.random.default_rng(0), n_boot=50).iloc[0]
+    assert one.difference == pytest.approx((0.6 - 0.375) / 2) and np.isnan(one.ci_low) and np.isnan(one.ci_high)
+    two = paired_differences(curves[curves.problem == "q"], asymptotic[asymptotic.problem == "q"], [("A", "RS")],
+                             rng=np.random.default_rng(0), n_boot=200).iloc[0]
+    assert two.ci_low == pytest.approx(0.0) and two.ci_high == pytest.approx(0.1125)  # both extremes drawn
+    table = conclusions(curves.replace({"A": "BMRI"}), asymptotic, {"g": ["p", "q"]}, n_boot=30, paper_groups=())
+    intervals = table[table.quantity.isin(["final_rank", "difference"])]
+    assert len(intervals) and intervals[["ci_low", "ci_high"]].isna().all().all()  # every interval, consistently

@@ -380,7 +380,7 @@ def test_register_problem_round_trip(own_registrations):
     assert "my-problem.v1" in list_problems() and list_problems() == sorted(list_problems())
     p = get_problem("my-problem.v1")
     assert isinstance(p, GaussianMixtureProblem) and p.name == "small"
-    assert get_problem("my-problem.v1") is p and len(calls) == 1  # called once, then cached
+    assert get_problem("my-problem.v1") is not p and len(calls) == 1  # called once, then cached (a copy each call)
     with pytest.raises(ValueError, match="a problem 'my-problem.v1' is already registered; pass overwrite=True"):
         register_problem("my-problem.v1", factory)
     with pytest.raises(ValueError, match="a problem 'two-gaussians' is already registered"):
@@ -389,7 +389,7 @@ def test_register_problem_round_trip(own_registrations):
     assert get_problem("my-problem.v1").name == "other"  # the cache is dropped
     data = DataProblem.from_arrays(X_OK, Y_OK, name="toy")
     register_problem("toy", lambda: data)
-    assert get_problem("toy") is data
+    assert get_problem("toy") is not data and get_problem("toy").X is data.X  # a copy sharing the read-only data
 
 
 @pytest.mark.parametrize("name, factory, error, pattern", [

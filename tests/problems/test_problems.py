@@ -76,7 +76,7 @@ def test_registry_lists_every_problem_sorted():
         problem = get_problem(name)
         assert isinstance(problem, Problem)
         assert problem.name == name
-        assert get_problem(name) is problem
+        assert get_problem(name) is not problem and repr(get_problem(name)) == repr(problem)
     for name in ALL:  # the simulated ones carry the truth; the real datasets do not
         assert isinstance(get_problem(name), GaussianMixtureProblem) and get_problem(name).has_truth
     for name in ("wine", "breast-cancer"):

@@ -21,7 +21,7 @@ from pandas.testing import assert_frame_equal
 
 from mri_theory.classifiers import SVMConvergenceWarning
 from mri_theory.cli import main
-from mri_theory.runners import describe_plans, plan_study, run_study, simulate_makespan
+from mri_theory.runners import Plan, describe_plans, plan_study, run_study, simulate_makespan
 from mri_theory.runners import study as study_module
 from mri_theory.runners.schedule import ASYMPTOTIC, TASK_COST, expected_costs, longest_first
 from mri_theory.runners.study import SOLVER_COLUMNS, read_timings, report, solver_stops
@@ -232,5 +232,65 @@ def test_the_model_and_the_table_name_a_bad_argument():
         expected_costs([("four-gaussian", "lda")])
     with pytest.raises(TypeError, match="tasks must hold"):
         expected_costs([("four-gaussian", "lda", 3)])
-    with pytest.raises(TypeError, match="plans must hold Plan"):
+    with pytest.raises(TypeError, match="plans must be a sequence of Plan objects"):
         describe_plans([(2, 1.0, 1.0, 1.0, 1.0, 1.0, 1)])
+
+
+# ------------------------------------------------------------------ issue 54: timings that are not measurements
+
+
+def test_expected_costs_refuse_timings_that_are_not_times_and_survive_huge_ones():
+    """A NaN or negative time is refused naming ``timed`` (it gave a NaN or negative cost); times near 1e308,
+    whose sum overflows, still give their finite mean (here the value itself)."""
+    task = [("four-gaussian", "lda", "RS")]
+    for bad in ([float("nan")], [float("inf")], [-1.0], [1.0, -0.5]):
+        with pytest.raises(ValueError, match=r"timed\[\('lda', 'RS'\)\]"):
+            expected_costs(task, timed={("lda", "RS"): bad})
+    with pytest.raises(TypeError, match="timed must be a mapping"):
+        expected_costs(task, timed=[1.0])
+    with pytest.raises(TypeError, match="costly must be a mapping"):
+        expected_costs(task, costly={"RS": "no"})
+    with pytest.raises(TypeError, match="tasks must be a sequence"):
+        expected_costs(3)
+    huge = expected_costs(task, timed={("lda", "RS"): [1e308, 1e308, 1e308]})
+    assert huge.tolist() == [1e308]
+    assert expected_costs(task, timed={("lda", "RS"): [1e308, 0.0]}).tolist() == [5e307]
+
+
+def test_simulate_makespan_refuses_a_sum_beyond_the_float_range():
+    assert simulate_makespan([1e308, 1e308], 2) == 1e308  # a worker each: no sum
+    with pytest.raises(ValueError, match="durations: a worker's sum of durations overflows"):
+        simulate_makespan([1e308, 1e308], 1)
+
+
+def test_describe_plans_of_zero_times_and_of_bad_plans():
+    """Every task timed at 0 s (a ZeroDivisionError before): the undefined ratios read n/a."""
+    zero = [Plan(2, 0.0, 0.0, 0.0, 0.0, 0.0, 3), Plan(4, 0.0, 0.0, 0.0, 0.0, 0.0, 3)]
+    text = describe_plans(zero)
+    assert text.splitlines()[2] == "2 | 0 s | 0 s | 0 s | n/a"
+    assert "longest first: 4 workers n/a (zero times) 2 workers (3 tasks" in text
+    for bad, error, match in [(3, TypeError, "plans must be a sequence"),
+                              (zero[0], TypeError, "plans must be a sequence"),
+                              ([zero[0]._replace(total=float("nan"))], ValueError, "plans .a plan's total"),
+                              ([zero[0]._replace(longest=-1.0)], ValueError, "plans: a plan's longest must be >= 0"),
+                              ([zero[0]._replace(workers="2")], TypeError, "plans .a plan's workers"),
+                              ([zero[0]._replace(workers=0)], ValueError, "plans .a plan's workers")]:
+        with pytest.raises(error, match=match):
+            describe_plans(bad)
+
+
+def test_plan_of_zero_and_of_overflowing_timings(finished, tmp_path, capsys):
+    out, _ = finished
+    for name, value in (("zero", 0.0), ("huge", 1e308)):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "study.json").write_bytes((out / "study.json").read_bytes())
+        timings = read_timings(out).assign(cpu_s=value, wall_s=value)
+        timings.to_csv(folder / "timings.csv", index=False)
+    assert main(["study", "--plan", "4", "--out", str(tmp_path / "zero")]) == 0
+    assert "| n/a" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="path: the times of .*timings.csv sum beyond the float range"):
+        plan_study(tmp_path / "huge", 2)
+    assert main(["study", "--plan", "4", "--out", str(tmp_path / "huge")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "float range" in err and "inf" not in err

@@ -89,7 +89,7 @@ def test_registered_over_a_built_in_restores_it_exactly(kind):
     again = get(builtin)
     assert _ident(again) == _ident(original)
     if isinstance(original, GaussianMixtureProblem):
-        assert again is original  # the cached instance is back, not a new one
+        assert again.prior is original.prior  # copies of the cached instance, which is back: not a new one
 
 
 def test_registered_over_a_user_name_restores_its_factory(kind):
@@ -101,7 +101,7 @@ def test_registered_over_a_user_name_restores_its_factory(kind):
         assert _ident(get("reg-user")) == _ident(two())
     assert listing() == before and _ident(get("reg-user")) == _ident(one())
     if isinstance(first, GaussianMixtureProblem):
-        assert get("reg-user") is first
+        assert get("reg-user").prior is first.prior  # copies of the one cached instance
 
 
 def test_an_exception_in_the_block_still_restores(kind):
@@ -258,3 +258,15 @@ def test_the_built_in_declarations_give_the_papers_groups():
     assert strategies.strategy_names("paper") == ("RS", "SE", "QbcV", "QbcA", "EfeLc", "SMRI", "BMRI")
     with pytest.raises(ValueError, match="origin must be one of"):
         strategies.strategy_names("mine")
+
+
+def test_a_cached_problem_cannot_be_renamed_for_later_callers():
+    """Issue 54: ``get_problem`` hands each caller its own copy of the cached problem: a name assigned to it (or
+    any attribute) never reaches a later call, while the data (read once, read-only) are shared."""
+    from mri_theory.problems import get_problem
+
+    mine = get_problem("four-gaussian")
+    mine.name = "mine"
+    again = get_problem("four-gaussian")
+    assert again.name == "four-gaussian" and mine.name == "mine"
+    assert again.prior is mine.prior and not again.prior.flags.writeable
