@@ -1,16 +1,17 @@
 """The future-loss engine over an evaluation population (Table 1's L', Eq. eqc).
 
-==============  ========================================================================================
-``population``  evaluation sets with class-probability rows (Rao-Blackwellised losses), and the exact
-                evaluation of a Gaussian-mixture truth (``Population.exact``, :class:`ExactPopulation`)
-``exact``       exact error rates and log losses of quadratic-score rules on Gaussian mixtures (1-D, 2-D)
-``losses``      pointwise losses and predicted classes (ties broken by ``mri_theory._utils.ties``)
-``contract``    the :class:`Classifier` base class: the engine's hook ``retraining_losses``, composed from the
-                fast-path hook ``_future_losses`` (``has_fast_path``), and the refit path
-``retraining``  current and future losses of any classifier (exact fast paths or refits)
-``targets``     the true :math:`Q^c`, :math:`Q^a`, :math:`B^c` of a known problem; sampled :math:`Q^c` with its
-                standard error (randomised QMC), raced until the best candidate is resolved (``decisive_q_c``)
-==============  ========================================================================================
+================  ========================================================================================
+``population``    evaluation sets with class-probability rows (Rao-Blackwellised losses), and the exact
+                  evaluation of a Gaussian-mixture truth (``Population.exact``, :class:`ExactPopulation`)
+``exact``         exact error rates and log losses of quadratic-score rules on Gaussian mixtures (1-D, 2-D)
+``kernel_rules``  exact error rates of RBF-kernel rules (the SVM's class regions) on Gaussian mixtures (1-D, 2-D)
+``losses``        pointwise losses and predicted classes (ties broken by ``mri_theory._utils.ties``)
+``contract``      the :class:`Classifier` base class: the engine's hook ``retraining_losses``, composed from the
+                  fast-path hook ``_future_losses`` (``has_fast_path``), and the refit path
+``retraining``    current and future losses of any classifier (exact fast paths or refits)
+``targets``       the true :math:`Q^c`, :math:`Q^a`, :math:`B^c` of a known problem; sampled :math:`Q^c` with its
+                  standard error (randomised QMC), raced until the best candidate is resolved (``decisive_q_c``)
+================  ========================================================================================
 
 The engine knows problems only through the interface a :class:`~mri_theory.problems.Problem` declares
 (``mri_theory.engine.population.PROBLEM_INTERFACE``), so it sits below :mod:`mri_theory.problems`.  It also
@@ -29,6 +30,7 @@ from mri_theory.engine.contract import (
     refit_future_losses,
 )
 from mri_theory.engine.exact import MixtureTruth, error_rates, log_losses
+from mri_theory.engine.kernel_rules import KernelErrorRates, kernel_error_rates
 from mri_theory.engine.losses import (
     LOG_LOSS_FLOOR,
     LOSSES,
@@ -87,8 +89,10 @@ __all__ = [
     "resolve_truth",
     "sampled_q_c",
     "ExactPopulation",
+    "KernelErrorRates",
     "MixtureTruth",
     "error_rates",
+    "kernel_error_rates",
     "log_losses",
     "Population",
     "check_population",

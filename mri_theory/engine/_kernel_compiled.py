@@ -8,25 +8,28 @@ A rule has ``kp`` present classes with scores :math:`s_j(x) = \sum_i S_{ji}\,(K(
 :math:`K(x, p) = e^{-\gamma |x - p|^2}`, and predicts the present class of the largest score (ties: the
 lowest, a set of measure zero).  Everything is in terms of the pair functions :math:`g_{ab} = s_b - s_a`.
 
-* :func:`scores_on_line` -- the scores and their derivatives along a vertical line ``x_1 = const``;
-* :func:`line_bounds` -- rigorous bounds, over a cell ``[u, v]`` of that line, of each pair function's
-  first and second derivatives (each kernel term's bound at the cell's distance from its point);
-* :func:`isolate_roots` -- every sign change of a pair function on an interval, certified: a cell is
-  dropped only when the bounds prove it holds no root (:math:`|g(u)| + |g(v)| > L_1 (v - u)` with equal
-  signs, or a derivative bounded away from 0 with equal signs), a root is solved only in a cell where the
-  derivative is proved non-zero (one simple root: safeguarded Newton), and every other cell is bisected, down
-  to a width of ``MIN_CELL`` (relative), where it is left *unresolved* and its width is returned;
+* :func:`scores_on_line`, :func:`curved_scores_on_line` -- the scores and their first (and second)
+  derivatives along a vertical line ``x_1 = const``; a kernel term is ``K - 1`` by ``expm1`` near its point and
+  ``K`` with its ``-1`` summed into the constant far from it (the relative accuracy of a far, tiny ``K``);
+* :func:`line_third_bounds` -- rigorous bounds, over a cell ``[u, v]`` of that line, of each pair function's
+  third derivative (each kernel term's bound at its point's distance from the cell);
+* :func:`isolate_roots` -- every sign change of a pair function on an interval, certified by Taylor's theorem
+  about each cell's middle: a cell is dropped only when the bound proves it root-free, a root is solved (safeguarded
+  Newton) only in a cell where the derivative is proved non-zero, and every other cell is bisected, down to
+  ``MIN_CELL`` kernel widths, where it is left *unresolved* (its mass bound is returned);
 * :func:`line_error` -- the predicted class along a line between the breakpoints, and the mass of each
-  component's wrong classes (differences of the normal CDF of its conditional law);
-* :func:`events` -- where the outer integrand has kinks: a quadtree over the plane keeps the cells where no
-  bound excludes a vertical tangency of a pair's boundary (:math:`g = \partial_2 g = 0`) or, with three or
+  component's wrong classes (differences of the normal CDF of its conditional law); within a panel, two-class
+  roots are continued from the previous line and checked (:func:`_continued`), else isolated;
+* :func:`events` -- where the outer integrand has kinks: a quadtree over the plane keeps the cells where
+  Taylor's bounds (the Hessian and third-derivative norms of the kernel terms at their distance from the cell)
+  exclude neither a vertical tangency of a pair's boundary (:math:`g = \partial_2 g = 0`) nor, with three or
   more present classes, a point where three classes meet (:math:`g_{ab} = g_{ac} = 0`); Newton's method
-  solves the event in each cell left at the finest size, and a cell where it fails gives its two edges as
-  breakpoints;
+  solves the events of each cell left at the finest size, and a cell where it finds none gives a cut at its
+  middle (at most ``MAX_EVENT_CELLS`` cells are refined);
 * :func:`rule_errors` -- the error rate of many rules: 1-D, one line; 2-D, the outer integral over
   :math:`x_1` split at the events, each panel integrated by adaptive Gauss-Kronrod (7-15 points, QUADPACK's
   error estimate) after the substitution :math:`x_1 = a + (b - a)(3s^2 - 2s^3)`, which makes the square-root
-  behaviour at an event analytic.
+  behaviour at an event analytic, starting from pieces cut where the components' densities change scale.
 """
 
 from __future__ import annotations
@@ -92,31 +95,60 @@ def scores_on_line(t, d1sq, q, S, c, gamma, values, slopes):  # pragma: no cover
 
 
 @_jit
-def _slope_bounds(u, v, d1w, q, AD, gamma, first, second):  # pragma: no cover - compiled by numba
-    """Bounds of each pair function's first (``first[p]``) and second (``second[p]``) derivative along the line on
-    the cell ``[u, v]``; ``d1w[i]`` :math:`= e^{-\\gamma d_{1i}^2}` the line's factor of point ``i``."""
+def curved_scores_on_line(t, d1sq, q, S, c, gamma, values, slopes, curves):  # pragma: no cover - compiled by numba
+    """:func:`scores_on_line` with the second derivatives ``curves[j]`` in :math:`x_2` too."""
+    kp, n = S.shape
+    far_k, far_s = np.zeros(kp), np.zeros(kp)
+    for j in range(kp):
+        values[j] = 0.0
+        slopes[j] = 0.0
+        curves[j] = 0.0
+    for i in range(n):
+        d2 = t - q[i]
+        x = gamma * (d1sq[i] + d2 * d2)
+        near = x < 1.0
+        em1 = math.expm1(-x) if near else 0.0
+        k = em1 + 1.0 if near else math.exp(-x)
+        dk = -2.0 * gamma * d2 * k
+        ddk = (4.0 * gamma * gamma * d2 * d2 - 2.0 * gamma) * k
+        for j in range(kp):
+            if near:
+                values[j] += S[j, i] * em1
+            else:
+                far_k[j] += S[j, i] * k
+                far_s[j] += S[j, i]
+            slopes[j] += S[j, i] * dk
+            curves[j] += S[j, i] * ddk
+    for j in range(kp):
+        values[j] = (c[j] - far_s[j]) + (values[j] + far_k[j])
+
+
+@_jit
+def _third_bound(x):  # pragma: no cover - compiled by numba
+    r"""A bound, per unit coefficient and :math:`\gamma^{3/2}`, of :math:`|\partial_t^3 e^{-\gamma t^2}|` at
+    :math:`\sqrt\gamma |t| \ge v` with ``x`` :math:`= v^2`: :math:`(12v - 8v^3)e^{-v^2}` is at most 3.9 in absolute
+    value, and decreasing in absolute value beyond :math:`v^2 = 2.725`."""
+    if x < 2.725:
+        return 3.9
+    v = math.sqrt(x)
+    return (8.0 * x * v - 12.0 * v) * math.exp(-x)
+
+
+@_jit
+def line_third_bounds(u, v, d1w, q, AD, gamma, out):  # pragma: no cover - compiled by numba
+    r"""Bounds of each pair function's third derivative along the line on the cell ``[u, v]`` (each term's at its
+    point's distance from the cell; ``d1w[i]`` :math:`= e^{-\gamma d_{1i}^2}` the line's factor of point ``i``)."""
     npairs, n = AD.shape
-    top1 = math.sqrt(2.0 * gamma / math.e)
+    g15 = gamma * math.sqrt(gamma)
     for p in range(npairs):
-        first[p] = 0.0
-        second[p] = 0.0
+        out[p] = 0.0
     for i in range(n):
         if d1w[i] == 0.0:
             continue
         rho = u - q[i] if q[i] < u else (q[i] - v if q[i] > v else 0.0)
-        x = gamma * rho * rho
-        tail = math.exp(-x) if x > 0.5 else 1.0
-        b1 = d1w[i] * (top1 if x <= 0.5 else 2.0 * gamma * rho * tail)
-        b2 = d1w[i] * (2.0 * gamma if x < 1.5 else 2.0 * gamma * (2.0 * x - 1.0) * tail)
+        b3 = d1w[i] * g15 * _third_bound(gamma * rho * rho)
         for p in range(npairs):
-            first[p] += AD[p, i] * b1
-            second[p] += AD[p, i] * b2
-
-
-@_jit
-def line_bounds(u, v, d1w, q, AD, gamma, first, second):  # pragma: no cover - compiled by numba
-    """:func:`_slope_bounds`, public for the tests: derivative bounds of the pair functions on ``[u, v]``."""
-    _slope_bounds(u, v, d1w, q, AD, gamma, first, second)
+            out[p] += AD[p, i] * b3
 
 
 @_jit
@@ -135,97 +167,110 @@ def _largest_density(u, v, line_mu, line_sd, line_dens):  # pragma: no cover - c
 
 @_jit
 def isolate_roots(pair, a_idx, b_idx, lo, hi, d1sq, d1w, q, S, c, AD, gamma, width,
-                  line_mu, line_sd, line_dens, roots, n_roots, scratch_v, scratch_s, first,
-                  second):  # pragma: no cover - compiled by numba
-    """The sign changes of pair ``pair`` (:math:`s_b - s_a`) on ``[lo, hi]``, appended to ``roots`` from
-    ``n_roots``; returns ``(count, unresolved mass)`` (module notes).  ``width`` is the kernel's width
-    :math:`1/\\sqrt\\gamma`; cells start at half of it.  A cell where the pair function and its slope are 0 as
-    computed at both ends and the middle is a tie (the lowest class is predicted) and unresolved.
-    The unresolved mass of a cell is its width times the components' largest density in it (their conditional
-    means ``line_mu``, deviations ``line_sd`` and line weights ``line_dens``)."""
+                  line_mu, line_sd, line_dens, roots, n_roots, scratch_v, scratch_s,
+                  bounds):  # pragma: no cover - compiled by numba
+    r"""The sign changes of pair ``pair`` (:math:`g = s_b - s_a`) on ``[lo, hi]``, appended to ``roots`` from
+    ``n_roots``; returns ``(count, unresolved mass)`` (module notes).
+
+    Cells start at half the kernel's width ``width``.  With :math:`h` a cell's half-width and :math:`L_3` a bound
+    of :math:`|g^{(3)}|` on it (first the line's, :math:`3.9\gamma^{3/2}\sum_i |S_{bi} - S_{ai}|
+    e^{-\gamma d_{1i}^2}`, then each term's at its distance from the cell), Taylor's theorem about the middle
+    :math:`m` proves the cell root-free where :math:`|g(m)| > |g'(m)| h + |g''(m)| h^2/2 + L_3 h^3/6`, and
+    :math:`g` monotone where :math:`|g'(m)| > |g''(m)| h + L_3 h^2/2` (then a sign change at the ends is one
+    simple root, solved by safeguarded Newton); other cells are bisected, down to ``MIN_CELL`` kernel widths,
+    where they are left unresolved (their mass bound: the width times the components' largest density in the
+    cell, from their conditional means ``line_mu``, deviations ``line_sd`` and line weights ``line_dens``).  A
+    cell where :math:`g` and its two derivatives are 0 as computed is a tie (the lowest class predicted) and
+    unresolved.  ``bounds`` is a scratch array of the pairs' size.
+    """
     cells = max(1, int(math.ceil(2.0 * (hi - lo) / width)))
-    stack_u = np.empty(4 * cells + 256)
-    stack_v = np.empty(4 * cells + 256)
-    stack_gu = np.empty(4 * cells + 256)
-    stack_gv = np.empty(4 * cells + 256)
-    top = 0
+    cap = 4 * cells + 256
+    stack_u, stack_v = np.empty(cap), np.empty(cap)
     step = (hi - lo) / cells
-    scores_on_line(lo, d1sq, q, S, c, gamma, scratch_v, scratch_s)
-    g_prev = scratch_v[b_idx] - scratch_v[a_idx]
-    for k in range(cells):
-        u = lo + k * step
-        v = hi if k == cells - 1 else lo + (k + 1) * step
-        scores_on_line(v, d1sq, q, S, c, gamma, scratch_v, scratch_s)
-        g_v = scratch_v[b_idx] - scratch_v[a_idx]
-        if top >= stack_u.size:
-            break
-        stack_u[top], stack_v[top], stack_gu[top], stack_gv[top] = u, v, g_prev, g_v
+    top = 0
+    for k in range(cells - 1, -1, -1):  # popped from the left
+        stack_u[top] = lo + k * step
+        stack_v[top] = hi if k == cells - 1 else lo + (k + 1) * step
         top += 1
-        g_prev = g_v
-    # cells are pushed in increasing order and popped last first: roots come out in decreasing order
+    line_third = 0.0
+    for i in range(AD.shape[1]):
+        line_third += AD[pair, i] * d1w[i]
+    line_third *= 3.9 * gamma * math.sqrt(gamma)
+    curves = np.empty(scratch_v.size)
     min_cell = MIN_CELL * width
     unresolved = 0.0
     count = 0
     while top > 0:
         top -= 1
-        u, v, gu, gv = stack_u[top], stack_v[top], stack_gu[top], stack_gv[top]
-        w = v - u
-        _slope_bounds(u, v, d1w, q, AD, gamma, first, second)
-        same = (gu > 0.0 and gv > 0.0) or (gu < 0.0 and gv < 0.0)
-        if same and abs(gu) + abs(gv) > first[pair] * w:
-            continue  # no root: the derivative bound cannot bring g to 0 and back
-        mid = 0.5 * (u + v)
-        scores_on_line(mid, d1sq, q, S, c, gamma, scratch_v, scratch_s)
-        gm = scratch_v[b_idx] - scratch_v[a_idx]
-        dm = scratch_s[b_idx] - scratch_s[a_idx]
-        if gu == 0.0 and gv == 0.0 and gm == 0.0 and dm == 0.0:
-            # identically 0 as computed (two classes' scores equal along the line: a tie, as the model predicts
-            # it, the lowest class); unresolved
-            unresolved += w * _largest_density(u, v, line_mu, line_sd, line_dens)
+        u, v = stack_u[top], stack_v[top]
+        h = 0.5 * (v - u)
+        mid = u + h
+        curved_scores_on_line(mid, d1sq, q, S, c, gamma, scratch_v, scratch_s, curves)
+        g = scratch_v[b_idx] - scratch_v[a_idx]
+        g1 = scratch_s[b_idx] - scratch_s[a_idx]
+        g2 = curves[b_idx] - curves[a_idx]
+        if g == 0.0 and g1 == 0.0 and g2 == 0.0:  # identically 0 as computed: a tie
+            unresolved += 2.0 * h * _largest_density(u, v, line_mu, line_sd, line_dens)
             continue
-        monotone = abs(dm) > second[pair] * 0.5 * w
-        if monotone and same:
-            continue  # monotone with equal signs at the ends: no root
-        if monotone:  # one simple root (or g = 0 at an end): safeguarded Newton
-            if gu == 0.0:
-                root = u
-            elif gv == 0.0:
-                root = v
+        decided = 0  # 1: root-free, 2: monotone
+        for attempt in range(2):
+            if attempt == 0:
+                bound = line_third
             else:
-                a, b = u, v
-                ga = gu
-                x, gx, dx = mid, gm, dm
-                for _ in range(100):
-                    if gx == 0.0:
-                        break
-                    if (gx > 0.0) == (ga > 0.0):
-                        a, ga = x, gx
-                    else:
-                        b = x
-                    step_x = x - gx / dx if dx != 0.0 else 0.5 * (a + b)
-                    if not (min(a, b) < step_x < max(a, b)):
-                        step_x = 0.5 * (a + b)
-                    if abs(step_x - x) <= 4e-16 * max(1.0, abs(x)) or abs(b - a) <= 4e-16 * max(1.0, abs(a)):
-                        x = step_x
-                        break
+                line_third_bounds(u, v, d1w, q, AD, gamma, bounds)
+                bound = bounds[pair]
+            if abs(g) > abs(g1) * h + abs(g2) * h * h / 2.0 + bound * h * h * h / 6.0:
+                decided = 1
+                break
+            if abs(g1) > abs(g2) * h + bound * h * h / 2.0:
+                decided = 2
+                break
+        if decided == 1:
+            continue
+        if decided == 2 or 2.0 * h <= min_cell or top + 2 > cap:
+            scores_on_line(u, d1sq, q, S, c, gamma, scratch_v, scratch_s)
+            gu = scratch_v[b_idx] - scratch_v[a_idx]
+            scores_on_line(v, d1sq, q, S, c, gamma, scratch_v, scratch_s)
+            gv = scratch_v[b_idx] - scratch_v[a_idx]
+            if decided != 2:  # unresolved at the finest size: a sign change is put at the middle
+                unresolved += 2.0 * h * _largest_density(u, v, line_mu, line_sd, line_dens)
+                if (gu > 0.0) != (gv > 0.0) and n_roots + count < roots.size:
+                    roots[n_roots + count] = mid
+                    count += 1
+                continue
+            if gu == 0.0:  # a root at a cell's left end (its right end is the next cell's left end)
+                if n_roots + count < roots.size:
+                    roots[n_roots + count] = u
+                    count += 1
+                continue
+            if gv == 0.0 or (gu > 0.0) == (gv > 0.0):
+                continue  # monotone with equal signs at the ends: no root inside
+            a, b, ga = u, v, gu
+            x, gx, dx = mid, g, g1
+            for _ in range(100):
+                if gx == 0.0:
+                    break
+                if (gx > 0.0) == (ga > 0.0):
+                    a, ga = x, gx
+                else:
+                    b = x
+                step_x = x - gx / dx if dx != 0.0 else 0.5 * (a + b)
+                if not (min(a, b) < step_x < max(a, b)):
+                    step_x = 0.5 * (a + b)
+                if abs(step_x - x) <= 4e-16 * max(1.0, abs(x)) or abs(b - a) <= 4e-16 * max(1.0, abs(a)):
                     x = step_x
-                    scores_on_line(x, d1sq, q, S, c, gamma, scratch_v, scratch_s)
-                    gx = scratch_v[b_idx] - scratch_v[a_idx]
-                    dx = scratch_s[b_idx] - scratch_s[a_idx]
-                root = x
+                    break
+                x = step_x
+                scores_on_line(x, d1sq, q, S, c, gamma, scratch_v, scratch_s)
+                gx = scratch_v[b_idx] - scratch_v[a_idx]
+                dx = scratch_s[b_idx] - scratch_s[a_idx]
             if n_roots + count < roots.size:
-                roots[n_roots + count] = root
+                roots[n_roots + count] = x
                 count += 1
             continue
-        if w <= min_cell or top + 2 > stack_u.size:
-            unresolved += w * _largest_density(u, v, line_mu, line_sd, line_dens)
-            if not same and n_roots + count < roots.size:  # a sign change in the unresolved cell: at its middle
-                roots[n_roots + count] = mid
-                count += 1
-            continue
-        stack_u[top], stack_v[top], stack_gu[top], stack_gv[top] = u, mid, gu, gm
+        stack_u[top], stack_v[top] = mid, v  # the right half after the left
         top += 1
-        stack_u[top], stack_v[top], stack_gu[top], stack_gv[top] = mid, v, gm, gv
+        stack_u[top], stack_v[top] = u, mid
         top += 1
     return count, unresolved
 
@@ -315,7 +360,7 @@ def _two_class_mass(count, roots, first_sign, classes, comp_label, comp_sd, line
 
 @_jit
 def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1, comp_s1, comp_m2,
-               comp_slope, comp_sd, comp_label, work_roots, scratch_v, scratch_s, first, second, d1sq, d1w,
+               comp_slope, comp_sd, comp_label, work_roots, scratch_v, scratch_s, first, d1sq, d1w,
                line_mu, line_dens, ref, ref_roots):  # pragma: no cover - compiled by numba
     r"""The outer integrand at :math:`x_1` (2-D: :math:`\sum_c w_c \varphi_c(x_1) P_c(\text{wrong} \mid x_1)`;
     1-D: the error itself) and the same integrand of the unresolved mass (:func:`isolate_roots`).
@@ -371,7 +416,7 @@ def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m
     if kp >= 2:
         for p in range(npairs):
             k, u = isolate_roots(p, pa[p], pb[p], lo, hi, d1sq, d1w, q, S, c, AD, gamma, width,
-                                 line_mu, comp_sd, line_dens, work_roots, count, scratch_v, scratch_s, first, second)
+                                 line_mu, comp_sd, line_dens, work_roots, count, scratch_v, scratch_s, first)
             count += k
             unresolved += u
     breaks = np.sort(work_roots[:count])
@@ -629,6 +674,32 @@ def events(points, S, c, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_no
     return kept
 
 
+#: where each component's density in x_1 starts the outer panels (in its deviations from its mean)
+_COMPONENT_CUTS = (-4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0)
+
+
+@_jit
+def _unsmoothed(tau):  # pragma: no cover - compiled by numba
+    """The ``s`` in ``[0, 1]`` with :math:`3s^2 - 2s^3 = \\tau` (the outer substitution inverted; Newton's method
+    safeguarded by bisection)."""
+    lo, hi = 0.0, 1.0
+    s = tau
+    for _ in range(60):
+        f = s * s * (3.0 - 2.0 * s) - tau
+        if f > 0.0:
+            hi = s
+        else:
+            lo = s
+        d = 6.0 * s * (1.0 - s)
+        step = s - f / d if d > 0.0 else 0.5 * (lo + hi)
+        if not (lo < step < hi):
+            step = 0.5 * (lo + hi)
+        if abs(step - s) <= 1e-16:
+            return step
+        s = step
+    return s
+
+
 _XK = np.array([0.991455371120812639206854697526329, 0.949107912342758524526189684047851,
                 0.864864423359769072789712788640926, 0.741531185599394439863864773280788,
                 0.586087235467691130294144845693013, 0.405845151377397166906606412076961,
@@ -650,8 +721,9 @@ def rule_errors(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
                 comp_label, tol, continued, nodes, kronrod, gauss, out_err, out_unresolved,
                 out_estimate):  # pragma: no cover - compiled by numba
     """The exact error rate of each rule ``r`` (scores ``S_all[r]`` over ``points[r]``, constants ``c_all[r]``,
-    its present classes ``classes_all[r, :present_all[r]]``); written to ``out_err``, with the unresolved width
-    (line cells left at ``MIN_CELL``, summed over the lines) and the quadrature's error estimate."""
+    its present classes ``classes_all[r, :present_all[r]]``); written to ``out_err``, with the unresolved mass
+    (what the line cells left at ``MIN_CELL`` can hold, integrated like the error) and the quadrature's error
+    estimate; ``continued``: continue a panel's roots from line to line (:func:`line_error`)."""
     R = S_all.shape[0]
     C = comp_w.size
     comp_m1, comp_s1 = np.empty(C), np.empty(C)
@@ -706,7 +778,7 @@ def rule_errors(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
         ref, ref_roots = np.zeros(3), np.empty(4096)  # the reference line of continuation (line_error)
         work_roots = np.empty(4096)
         scratch_v, scratch_s = np.empty(max(kp, 1)), np.empty(max(kp, 1))
-        first, second = np.empty(max(npairs, 1)), np.empty(max(npairs, 1))
+        first = np.empty(max(npairs, 1))
         d1sq, d1w = np.empty(n), np.empty(n)
         if kp == 1:
             err = 0.0
@@ -718,7 +790,7 @@ def rule_errors(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
         if dim == 1:
             val, unres = line_error(0.0, 1, P, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1,
                                     comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v,
-                                    scratch_s, first, second, d1sq, d1w, line_mu, line_dens, ref, ref_roots)
+                                    scratch_s, first, d1sq, d1w, line_mu, line_dens, ref, ref_roots)
             out_err[r], out_unresolved[r], out_estimate[r] = val, unres, 0.0
             continue
         x_lo, x_hi, y_lo, y_hi = np.inf, -np.inf, np.inf, -np.inf
@@ -746,14 +818,31 @@ def rule_errors(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
         else:
             edges[ne - 1] = x_hi
         total, unresolved_total, estimate = 0.0, 0.0, 0.0
-        stack_a, stack_b, stack_d = np.empty(256), np.empty(256), np.empty(256, dtype=np.int64)
+        stack_a, stack_b, stack_d = np.empty(512), np.empty(512), np.empty(512, dtype=np.int64)
+        starts = np.empty(len(_COMPONENT_CUTS) * C)
         values, unresolved_values = np.empty(15), np.empty(15)
         for k in range(ne - 1):
             A, B = edges[k], edges[k + 1]
             ref[0] = 0.0  # a new panel: its first line is isolated
+            # the panel starts cut where the components' densities change scale (their means and +-1, 2, 4
+            # deviations), in the substituted variable, pushed so that the panel is integrated from left to right
+            m_cuts = 0
+            for cc in range(C):
+                for z in _COMPONENT_CUTS:
+                    xc = comp_m1[cc] + z * comp_s1[cc]
+                    if A < xc < B and m_cuts < starts.size:
+                        starts[m_cuts] = _unsmoothed((xc - A) / (B - A))
+                        m_cuts += 1
+            pieces = np.sort(starts[:m_cuts])
             top = 0
-            stack_a[0], stack_b[0], stack_d[0] = 0.0, 1.0, 0
-            top = 1
+            right = 1.0
+            for k2 in range(m_cuts - 1, -1, -1):
+                if right - pieces[k2] > 1e-9 and top < stack_a.size - 2:
+                    stack_a[top], stack_b[top], stack_d[top] = pieces[k2], right, 0
+                    top += 1
+                    right = pieces[k2]
+            stack_a[top], stack_b[top], stack_d[top] = 0.0, right, 0
+            top += 1
             while top > 0:
                 top -= 1
                 s0, s1, depth = stack_a[top], stack_b[top], stack_d[top]
@@ -764,7 +853,7 @@ def rule_errors(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
                     jac = (B - A) * 6.0 * s * (1.0 - s)
                     v, u = line_error(x1, 2, P, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1,
                                       comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v,
-                                      scratch_s, first, second, d1sq, d1w, line_mu, line_dens, ref, ref_roots)
+                                      scratch_s, first, d1sq, d1w, line_mu, line_dens, ref, ref_roots)
                     values[i] = v * jac
                     if not continued:
                         ref[0] = 0.0  # every line isolated
@@ -790,8 +879,8 @@ def rule_errors(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
                         unresolved_total += half * kronrod[i] * unresolved_values[i]
                     continue
                 mid = s0 + half
-                stack_a[top], stack_b[top], stack_d[top] = s0, mid, depth + 1
+                stack_a[top], stack_b[top], stack_d[top] = mid, s1, depth + 1  # the right half after the left
                 top += 1
-                stack_a[top], stack_b[top], stack_d[top] = mid, s1, depth + 1
+                stack_a[top], stack_b[top], stack_d[top] = s0, mid, depth + 1
                 top += 1
         out_err[r], out_unresolved[r], out_estimate[r] = total, unresolved_total, estimate

@@ -25,41 +25,50 @@ the pair functions :math:`g_{ab} = s_b - s_a`, and each component's conditional 
 CDFs: the *line mass* of the wrong classes is closed form once the changes are known.  In 1-D the whole axis is
 one line, and the error rate is that sum.
 
-*Certified roots.*  No sign change may be missed.  The derivative of a kernel term along the line is bounded
-(:math:`|\partial_t e^{-\gamma \rho^2}| \le \sqrt{2\gamma/e}`, and :math:`2\gamma\rho\,e^{-\gamma\rho^2}` at a
-distance :math:`\rho \ge 1/\sqrt{2\gamma}` from its point; the second derivative by :math:`2\gamma`, and
-:math:`2\gamma(2\gamma\rho^2 - 1)e^{-\gamma\rho^2}` beyond :math:`\gamma\rho^2 = 3/2`), so over a cell
-``[u, v]`` the bound :math:`L_1` of :math:`|g'|` is a sum over the points of these bounds, each at the point's
-distance from the cell, times the line's factor :math:`|S_{bi} - S_{ai}|\,e^{-\gamma (x_1 - p_{i1})^2}`.  The
-line (each component's conditional mean :math:`\pm` ``REACH`` = 9.5 standard deviations; the mass beyond is
-below ``2e-21``) is cut into cells of half the kernel's width :math:`1/\sqrt\gamma`; a cell is dropped when the
-bounds prove it root-free (equal signs at its ends and :math:`|g(u)| + |g(v)| > L_1 (v - u)`, or a derivative
-at its middle larger than the second-derivative bound times half its width), solved by safeguarded Newton when
-the derivative is proved non-zero (one simple root), and bisected otherwise.  A cell still open at
-:math:`10^{-13}` kernel widths (a double root: the line touches the boundary) is reported as *unresolved*:
-:attr:`KernelErrorRates.unresolved` sums their widths over every line, and the error they can cause is at most
-that width times the largest density (in practice it is 0).
+*Certified roots.*  No sign change may be missed.  The third derivative of a kernel term along the line is
+bounded (:math:`|\partial_t^3 e^{-\gamma t^2}| \le 3.9\,\gamma^{3/2}`, smaller at a distance from its point), so
+over a cell of half-width :math:`h` about :math:`m` the bound :math:`L_3` of :math:`|g^{(3)}|` is a sum over the
+points of these bounds times the line's factor :math:`|S_{bi} - S_{ai}|\,e^{-\gamma (x_1 - p_{i1})^2}`, and
+Taylor's theorem proves the cell root-free where :math:`|g(m)| > |g'(m)| h + |g''(m)| h^2/2 + L_3 h^3/6` and
+:math:`g` monotone where :math:`|g'(m)| > |g''(m)| h + L_3 h^2/2`.  The line (each component's conditional
+mean :math:`\pm` ``REACH`` = 9.5 standard deviations; the mass beyond is below ``2e-21``) is cut into cells of
+half the kernel's width :math:`1/\sqrt\gamma`; a cell is dropped when it is proved root-free, its sign change
+solved by safeguarded Newton when it is proved monotone (one simple root), and bisected otherwise.  A cell
+still open at :math:`10^{-13}` kernel widths (a double root: the line touches the boundary) is *unresolved*:
+:attr:`KernelErrorRates.unresolved` integrates the mass such cells can hold (their width times the largest
+density in them; in practice 0).
+
+*Continuation.*  Between two events every line of a panel crosses the boundary the same number of times, in
+the same order.  With two present classes, the roots of a panel's line are continued from its previous line by
+Newton's method (each kept within half the gap to its neighbours) and kept only if they are distinct, in order,
+and the score difference alternates in sign between them and at the line's two ends as it did on the previous
+line (a root that entered the line's range through an end flips the sign there); otherwise the line is isolated
+as above.  ``isolate_every_line=True`` isolates every line.
 
 *Events.*  The outer integral over :math:`x_1` has an integrand that is smooth except where a line touches a
 boundary (:math:`g = \partial_2 g = 0`: two sign changes appear or vanish, a square-root singularity) and, with
 three or more present classes, where three classes meet (two pair functions vanish together).  These points
-are found by a certified quadtree: over each cell of the plane the gradient and Hessian norms of every pair
-function are bounded in the same way (:math:`|\nabla K| \le \sqrt{2\gamma/e}`, :math:`\|\nabla^2 K\| \le
-2\gamma`, sharper at a distance), a cell is dropped when a bound proves that the event's two equations cannot
-both hold in it, and the cells left at :math:`10^{-4}` kernel widths are solved by Newton's method (a cell
-where it fails contributes its two edges as cuts).  Cells farther than ``REACH`` standard deviations from every
+are found by a certified quadtree: over each cell of the plane the Hessian and third-derivative norms of every
+pair function are bounded in the same way (:math:`\|\nabla^2 K\| \le 2\gamma`, third directional derivatives
+at most :math:`6.5\gamma^{3/2}`, sharper at a distance), a cell is dropped when Taylor's theorem about its
+centre proves that the event's two equations cannot both hold in it, and the cells left at :math:`10^{-3}`
+kernel widths are solved by Newton's method (a cell where it finds no event contributes a cut at its middle).  Cells
+farther than ``REACH`` standard deviations from every
 component in its own whitened coordinates are skipped.
 
 *The outer integral.*  Between consecutive events the range :math:`m_c \pm` ``REACH`` :math:`\sigma_c` of the
 first coordinate is integrated by adaptive Gauss-Kronrod (7-15 points, QUADPACK's error estimate, bisection
-until the estimate is below ``tolerance`` per unit length of the substituted variable), after the substitution
+until the estimate is below ``tolerance`` per unit length of the substituted variable; the first pieces are cut
+at each component's mean and 1, 2 and 4 deviations each side), after the substitution
 :math:`x_1 = a + (b - a)(3s^2 - 2s^3)`, which makes a square root at a panel's end analytic (as
 :mod:`mri_theory.engine.exact` does for quadratic rules).  :attr:`KernelErrorRates.estimate` sums the accepted
 panels' estimates.
 
 *What is certified and what is estimated.*  The lines' sign changes are certified (every root-free cell is
-proved root-free; the unresolved width is reported), and so is the list of events up to the Newton solutions
-of the cells left at the finest size.  The outer quadrature's error is QUADPACK's estimate, not a bound; on
+proved root-free; the unresolved mass is reported), and so is the list of events up to the Newton solutions
+of the cells left at the finest size; continued roots are checked as above (a root pair that appears between two
+lines of a panel outside the quadtree's reach, where the mass is below ``1e-20``, is not seen).  The outer
+quadrature's error is QUADPACK's estimate, not a bound; on
 the study's rules it is below ``1e-13``.  The tests (``tests/engine/test_kernel_rules.py``) compare with
 independent computations: a closed form (two points with opposite coefficients: the boundary is their
 perpendicular bisector), nested adaptive quadrature by SciPy over the classifier's own predictions with roots
@@ -92,13 +101,13 @@ KERNEL_TOLERANCE = 1e-12
 class KernelErrorRates:
     """The exact error rates of kernel rules (:func:`kernel_error_rates`) with what their accuracy rests on.
 
-    Attributes
+    Parameters
     ----------
     error : ndarray of shape (R,)
         Each rule's error rate.
     unresolved : ndarray of shape (R,)
-        The summed width of the line cells left unresolved at the finest size (module notes; 0 when every
-        sign change was isolated).
+        A bound of the mass that the line cells left unresolved at the finest size can hold (module notes; 0
+        when every sign change was isolated).
     estimate : ndarray of shape (R,)
         The outer quadrature's summed error estimate (QUADPACK's; 0 in 1-D, where nothing is integrated
         numerically).
@@ -147,7 +156,7 @@ def kernel_error_rates(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike
     Returns
     -------
     KernelErrorRates
-        The error rates, with the unresolved width and the quadrature's error estimate.
+        The error rates, with the unresolved mass bound and the quadrature's error estimate.
 
     Examples
     --------
@@ -157,7 +166,7 @@ def kernel_error_rates(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike
     >>> import numpy as np
     >>> from scipy.stats import norm
     >>> from mri_theory.engine import MixtureTruth
-    >>> from mri_theory.engine.kernel_rules import kernel_error_rates
+    >>> from mri_theory.engine import kernel_error_rates
     >>> truth = MixtureTruth.from_arrays([0.5, 0.5], [[-1.0, 0.0], [1.0, 0.0]], [np.eye(2), np.eye(2)], [0, 1], 2)
     >>> rates = kernel_error_rates(truth, [[-1.0, 0.0], [1.0, 0.0]], [[[0, 0], [-1.0, 1.0]]], [[0.0, 0.0]], 0.5)
     >>> bool(abs(rates.error[0] - norm.cdf(-1.0)) < 1e-12)
@@ -205,5 +214,6 @@ def kernel_error_rates(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike
                          np.ascontiguousarray(c_present), counts.astype(np.int64), classes, gamma,
                          np.ascontiguousarray(truth.weights), np.ascontiguousarray(truth.means),
                          np.ascontiguousarray(truth.covariances), np.ascontiguousarray(truth.labels, dtype=np.int64),
-                         tolerance, not isolate_every_line, compiled.NODES, compiled.KRONROD, compiled.GAUSS, error, unresolved, estimate)
+                         tolerance, not isolate_every_line, compiled.NODES, compiled.KRONROD, compiled.GAUSS, error,
+                         unresolved, estimate)
     return KernelErrorRates(error, unresolved, estimate)

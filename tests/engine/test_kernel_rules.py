@@ -46,7 +46,7 @@ def test_two_opposite_kernels_have_the_bisector_as_boundary(d, gamma):
     rates = kernel_error_rates(truth, [p0, p1], [[[0.0, 0.0], [-scale, scale]]], [[0.0, 0.0]], gamma)
     u, theta = p1 - p0, 0.5 * (p1 @ p1 - p0 @ p0)  # class 1 where u.x > theta (nearer p1)
     expected = 0.0
-    for w, mean, cov, label in zip(truth.weights, truth.means, truth.covariances, truth.labels):
+    for w, mean, cov, label in zip(truth.weights, truth.means, truth.covariances, truth.labels, strict=True):
         z = (u @ mean - theta) / np.sqrt(u @ cov @ u)
         expected += w * (stats.norm.cdf(-z) if label == 1 else stats.norm.sf(-z))
     assert abs(rates.error[0] - expected) < 1e-12
@@ -76,7 +76,7 @@ def _line_mass_reference(model: SVM, truth: MixtureTruth, x1: float, grid: int =
     on a dense grid and solved by brentq, masses from scipy.stats (independent of the module)."""
     d = truth.dim
     total = 0.0
-    for w, mean, cov, label in zip(truth.weights, truth.means, truth.covariances, truth.labels):
+    for w, mean, cov, label in zip(truth.weights, truth.means, truth.covariances, truth.labels, strict=True):
         if d == 2:
             s11 = cov[0, 0]
             weight = w * stats.norm.pdf(x1, mean[0], np.sqrt(s11))
@@ -100,7 +100,7 @@ def _line_mass_reference(model: SVM, truth: MixtureTruth, x1: float, grid: int =
         for i in np.flatnonzero(np.sign(m[:-1]) != np.sign(m[1:])):
             edges.append(optimize.brentq(margin, ts[i], ts[i + 1], xtol=1e-15, rtol=1e-15))
         edges.append(np.inf)
-        for a, b in zip(edges[:-1], edges[1:]):
+        for a, b in zip(edges[:-1], edges[1:], strict=True):
             mid = 0.5 * (a + b) if np.isfinite(a) and np.isfinite(b) else (b - 1.0 if np.isfinite(b) else a + 1.0)
             if not np.isfinite(mid):
                 mid = mu
@@ -128,7 +128,8 @@ def test_the_svm_error_rate_agrees_with_nested_scipy_quadrature_in_2d():
     hi = (truth.means[:, 0] + 9.5 * np.sqrt(truth.covariances[:, 0, 0])).max()
     cuts = np.linspace(lo, hi, 41)
     reference = sum(integrate.quad(lambda x1: _line_mass_reference(model, truth, x1, grid=600), a, b,
-                                   epsabs=1e-12, epsrel=1e-12, limit=200)[0] for a, b in zip(cuts[:-1], cuts[1:]))
+                                   epsabs=1e-12, epsrel=1e-12, limit=200)[0]
+                    for a, b in zip(cuts[:-1], cuts[1:], strict=True))
     assert abs(model.exact_loss(truth, "error") - reference) < 1e-9
 
 

@@ -1,0 +1,99 @@
+r"""Benchmark: the SVM's exact truth (:mod:`mri_theory.engine.kernel_rules`) against the raced sampled truth.
+
+What is measured: the SVM's MRI-best step of the study, 100 candidates at ``|D_S|`` = 60 and 200 on each abstract
+problem (``--replicates`` states each), decided two ways on the same states, in the same run:
+
+* *raced* (today's study): :func:`~mri_theory.engine.targets.decisive_q_c` capped at the curve's
+  ``CURVE_DOUBLINGS``, as a learning curve races its states;
+* *exact*: every candidate's :math:`Q^c` with the current and retrained models' error rates integrated exactly
+  (the fitted model's :meth:`~mri_theory.classifiers.SVM.exact_loss` and the retrained machines of the solution
+  path as kernel rules), the posterior of the candidates from the problem.
+
+Printed per problem and size: CPU seconds of this process (``time.process_time``, one BLAS thread, as a study's
+worker runs) of each, their ratio (exact / raced), the race's resolved fraction, and whether the race chose an
+exact best candidate (the exact values within the tie tolerance of their maximum) and the race's choice's
+exact shortfall relative to the spread of :math:`Q^c` (the mean shortfall of a random choice).  The numba compilation is
+done before timing (one exact step on a small state).
+
+Run: ``python benchmarks/bench_svm_exact.py [--replicates 2] [--sizes 60 200] [--seed 0]`` (a few minutes on one
+core).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from mri_theory._utils.ties import near_maximum
+from mri_theory.classifiers import SVM
+from mri_theory.engine import MixtureTruth
+from mri_theory.engine.targets import decisive_q_c
+from mri_theory.problems import get_problem
+from mri_theory.runners import _curves
+
+PROBLEMS = ("four-gaussian", "quadratic", "triangles", "oscillating", "sharp")
+
+
+def labelled_state(problem, n: int, m: int, rng: np.random.Generator):
+    """``D_S`` of ``n`` i.i.d. points (every class present) and ``m`` candidates."""
+    while True:
+        X, y = problem.sample(n, rng)
+        if np.unique(y).size == problem.n_classes:
+            break
+    return X, y, problem.sample(m, rng)[0]
+
+
+def exact_q_c(problem, X, y, candidates) -> np.ndarray:
+    """Every candidate's exact :math:`Q^c` (Eq. eqc) with the error loss."""
+    truth = MixtureTruth.from_problem(problem)
+    model = SVM().fit(X, y, problem.n_classes)
+    future = model._exact_future_losses(candidates, truth, "error")
+    return model.exact_loss(truth, "error") - np.sum(problem.posterior(candidates) * future, axis=1)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--replicates", type=int, default=2)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[60, 200])
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    warm = get_problem("four-gaussian")
+    exact_q_c(warm, *labelled_state(warm, 10, 3, np.random.default_rng(0)))  # compile outside the timings
+    print("The SVM's MRI-best step, 100 candidates; CPU seconds, one BLAS thread; raced = decisive_q_c capped at "
+          f"2^{_curves.CURVE_DOUBLINGS} (a curve's race)")
+    print(f"{'problem':14s} {'|D_S|':>5s} {'raced (s)':>10s} {'exact (s)':>10s} {'ratio':>6s} {'resolved':>8s} "
+          f"{'race chose an exact best':>25s} {'its shortfall / spread':>23s}")
+    totals = np.zeros(2)
+    with threadpool_limits(1):
+        for n in args.sizes:
+            for name in PROBLEMS:
+                problem = get_problem(name)
+                clock = np.zeros(2)
+                resolved, agreed, shortfall = [], [], []
+                for r in range(args.replicates):
+                    rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(n, r)))
+                    X, y, candidates = labelled_state(problem, n, 100, rng)
+                    start = time.process_time()
+                    raced = decisive_q_c(problem, SVM(), X, y, candidates, doublings=_curves.CURVE_DOUBLINGS,
+                                         seed=np.random.SeedSequence(args.seed, spawn_key=(n, r, 4)))
+                    clock[0] += time.process_time() - start
+                    start = time.process_time()
+                    q = exact_q_c(problem, X, y, candidates)
+                    clock[1] += time.process_time() - start
+                    resolved.append(raced.resolved)
+                    agreed.append(bool(near_maximum(q)[raced.chosen]))
+                    shortfall.append((q.max() - q[raced.chosen]) / np.mean(q.max() - q))
+                totals += clock
+                print(f"{name:14s} {n:5d} {clock[0]:10.2f} {clock[1]:10.2f} {clock[1] / clock[0]:6.2f} "
+                      f"{np.mean(resolved):8.2f} {np.mean(agreed):25.2f} {np.mean(shortfall):23.4f}")
+    print(f"{'all':14s} {'':5s} {totals[0]:10.2f} {totals[1]:10.2f} {totals[1] / totals[0]:6.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
