@@ -52,9 +52,9 @@ are found by a certified quadtree: over each cell of the plane the Hessian and t
 pair function are bounded in the same way (:math:`\|\nabla^2 K\| \le 2\gamma`, third directional derivatives
 at most :math:`6.5\gamma^{3/2}`, sharper at a distance), a cell is dropped when Taylor's theorem about its
 centre proves that the event's two equations cannot both hold in it, and the cells left at :math:`10^{-3}`
-kernel widths are solved by Newton's method (a cell where it finds no event contributes a cut at its middle).  Cells
-farther than ``REACH`` standard deviations from every
-component in its own whitened coordinates are skipped.
+kernel widths are solved by Newton's method (a cell where it finds no event contributes a cut at its middle).
+Cells farther than ``REACH`` standard deviations from every component in its own whitened coordinates are
+skipped.
 
 *The outer integral.*  Between consecutive events the range :math:`m_c \pm` ``REACH`` :math:`\sigma_c` of the
 first coordinate is integrated by adaptive Gauss-Kronrod (7-15 points, QUADPACK's error estimate, bisection
@@ -65,15 +65,15 @@ at each component's mean and 1, 2 and 4 deviations each side), after the substit
 panels' estimates.
 
 *What is certified and what is estimated.*  The lines' sign changes are certified (every root-free cell is
-proved root-free; the unresolved mass is reported), and so is the list of events up to the Newton solutions
-of the cells left at the finest size; continued roots are checked as above (a root pair that appears between two
+proved root-free; the unresolved mass is reported), and so is the list of events up to the Newton solutions of
+the cells left at the finest size; continued roots are checked as above (a root pair that appears between two
 lines of a panel outside the quadtree's reach, where the mass is below ``1e-20``, is not seen).  The outer
-quadrature's error is QUADPACK's estimate, not a bound; on
-the study's rules it is below ``1e-13``.  The tests (``tests/engine/test_kernel_rules.py``) compare with
-independent computations: a closed form (two points with opposite coefficients: the boundary is their
-perpendicular bisector), nested adaptive quadrature by SciPy over the classifier's own predictions with roots
-bracketed on a dense grid, quasi-Monte Carlo with ``2**20`` points within its standard error, and plain refits
-of the SVM's retrained models.
+quadrature's error is QUADPACK's estimate, not a bound; on the study's rules it is below ``1e-12``.  The tests
+(``tests/engine/test_kernel_rules.py``) compare with independent computations: closed forms (two points with
+opposite coefficients: the boundary is their perpendicular bisector; one kernel per class: the Voronoi cells
+that the exact 1-NN path integrates), nested adaptive quadrature by SciPy over the classifier's own predictions
+with roots bracketed on a dense grid, quasi-Monte Carlo with ``2**20`` points within its standard error, and
+plain refits of the SVM's retrained models.
 
 Compiled by numba (``mri_theory/engine/_kernel_compiled.py``, imported on first use).
 """
