@@ -279,18 +279,21 @@ def isolate_roots(pair, a_idx, b_idx, lo, hi, d1sq, d1w, q, S, c, AD, gamma, wid
 def _continued(count, ref_roots, d1sq, q, S, c, gamma, lo, hi, first_sign, roots, scratch_v,
                scratch_s):  # pragma: no cover - compiled by numba
     """Whether the reference line's ``count`` roots continue to this line (:func:`line_error`): each by Newton's
-    method from its old place, kept within half the gap to its neighbours; the new roots in ``roots``."""
+    method from its old place, kept within half the gap to its neighbours, a simple root whose slope has the
+    sign that the alternation from ``first_sign`` gives it; and the sign at the line's two ends as the roots
+    say (a root that entered through an end flips it).  Between two roots of alternating slopes no other sign
+    change can hide: it would take a point where the boundary touches a line of the panel (an event).  The new
+    roots are written to ``roots``."""
+    sign = first_sign
     for k in range(count):
         t = ref_roots[k]
         low = -np.inf if k == 0 else 0.5 * (ref_roots[k - 1] + t)
         high = np.inf if k == count - 1 else 0.5 * (t + ref_roots[k + 1])
         done = False
+        slope = 0.0
         for _ in range(30):
             scores_on_line(t, d1sq, q, S, c, gamma, scratch_v, scratch_s)
             g, slope = scratch_v[1] - scratch_v[0], scratch_s[1] - scratch_s[0]
-            if g == 0.0:
-                done = True
-                break
             if slope == 0.0:
                 return False
             step = g / slope
@@ -298,40 +301,24 @@ def _continued(count, ref_roots, d1sq, q, S, c, gamma, lo, hi, first_sign, roots
             if not (low < t_new < high):
                 return False
             t = t_new
-            if abs(step) <= 4e-16 * max(1.0, abs(t)):
+            if g == 0.0 or abs(step) <= 4e-16 * max(1.0, abs(t)):
                 done = True
                 break
-        if not done:
+        # the root must change the sign from the interval before it (positive before: a negative slope)
+        if not done or (slope > 0.0) == (sign > 0.0):
             return False
         roots[k] = t
-    for k in range(1, count):
-        if not roots[k - 1] < roots[k]:
-            return False
-    # the sign of the pair function in every interval, alternating from the reference's first, at the middle of
-    # each interval and at the line's ends (a root that entered the line's range through an end flips the sign
-    # there): any other sign means the roots changed, and the line is isolated instead
-    checks = np.empty(count + 3)
-    expected = np.empty(count + 3)
-    m = 0
-    sign = first_sign
-    for k in range(count + 1):
-        left = lo if k == 0 else roots[k - 1]
-        right = hi if k == count else roots[k]
-        if left < right:
-            checks[m], expected[m] = 0.5 * (left + right), sign
-            m += 1
         sign = -sign
+        if k > 0 and not roots[k - 1] < roots[k]:
+            return False
     for end in (lo, hi):
-        sign = first_sign
+        expected = first_sign
         for k in range(count):
             if roots[k] < end:
-                sign = -sign
-        checks[m], expected[m] = end, sign
-        m += 1
-    for k in range(m):
-        scores_on_line(checks[k], d1sq, q, S, c, gamma, scratch_v, scratch_s)
+                expected = -expected
+        scores_on_line(end, d1sq, q, S, c, gamma, scratch_v, scratch_s)
         g = scratch_v[1] - scratch_v[0]
-        if g == 0.0 or (g > 0.0) != (expected[k] > 0.0):
+        if g == 0.0 or (g > 0.0) != (expected > 0.0):
             return False
     return True
 
@@ -361,7 +348,7 @@ def _two_class_mass(count, roots, first_sign, classes, comp_label, comp_sd, line
 @_jit
 def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1, comp_s1, comp_m2,
                comp_slope, comp_sd, comp_label, work_roots, scratch_v, scratch_s, first, d1sq, d1w,
-               line_mu, line_dens, ref, ref_roots):  # pragma: no cover - compiled by numba
+               line_mu, line_dens, ref, ref_roots, window):  # pragma: no cover - compiled by numba
     r"""The outer integrand at :math:`x_1` (2-D: :math:`\sum_c w_c \varphi_c(x_1) P_c(\text{wrong} \mid x_1)`;
     1-D: the error itself) and the same integrand of the unresolved mass (:func:`isolate_roots`).
 
@@ -394,6 +381,8 @@ def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m
         active += 1
     if active == 0:
         return 0.0, 0.0
+    if dim == 2:
+        lo, hi = window[0], window[1]
     for i in range(n):
         if dim == 2:
             d = x1 - points[i, 0]
@@ -776,6 +765,7 @@ def rule_errors(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
         AD = AD[:npairs]
         line_mu, line_dens = np.empty(C), np.empty(C)
         ref, ref_roots = np.zeros(3), np.empty(4096)  # the reference line of continuation (line_error)
+        window = np.zeros(2)
         work_roots = np.empty(4096)
         scratch_v, scratch_s = np.empty(max(kp, 1)), np.empty(max(kp, 1))
         first = np.empty(max(npairs, 1))
@@ -790,7 +780,7 @@ def rule_errors(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
         if dim == 1:
             val, unres = line_error(0.0, 1, P, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1,
                                     comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v,
-                                    scratch_s, first, d1sq, d1w, line_mu, line_dens, ref, ref_roots)
+                                    scratch_s, first, d1sq, d1w, line_mu, line_dens, ref, ref_roots, window)
             out_err[r], out_unresolved[r], out_estimate[r] = val, unres, 0.0
             continue
         x_lo, x_hi, y_lo, y_hi = np.inf, -np.inf, np.inf, -np.inf
@@ -801,6 +791,7 @@ def rule_errors(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
             y_lo = min(y_lo, comp_m2[cc] - REACH * s2)
             y_hi = max(y_hi, comp_m2[cc] + REACH * s2)
         box = np.array([x_lo, x_hi, y_lo, y_hi])
+        window[0], window[1] = y_lo, y_hi
         found = np.empty(4096)
         m = events(P, S, c, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_norm, found)
         cuts = np.sort(found[:m])
@@ -853,7 +844,7 @@ def rule_errors(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
                     jac = (B - A) * 6.0 * s * (1.0 - s)
                     v, u = line_error(x1, 2, P, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1,
                                       comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v,
-                                      scratch_s, first, d1sq, d1w, line_mu, line_dens, ref, ref_roots)
+                                      scratch_s, first, d1sq, d1w, line_mu, line_dens, ref, ref_roots, window)
                     values[i] = v * jac
                     if not continued:
                         ref[0] = 0.0  # every line isolated
