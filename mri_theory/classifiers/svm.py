@@ -198,7 +198,7 @@ from mri_theory.classifiers._repeats import merged_in_order
 from mri_theory.classifiers.knn import squared_distances
 from mri_theory.engine.contract import Classifier, check_points, refit_future_losses
 from mri_theory.engine.exact import MixtureTruth
-from mri_theory.engine.kernel_rules import kernel_error_rates
+from mri_theory.engine.kernel_rules import kernel_losses
 from mri_theory.engine.losses import pointwise_loss_from_scores
 from mri_theory.engine.population import ExactPopulation, Population
 
@@ -1227,11 +1227,15 @@ class _Fold:
     held_kernel: np.ndarray
 
 
-def _check_exact_loss(loss: str) -> None:
-    """A ValueError unless ``loss`` is the error rate: the SVM's exact path integrates its class regions."""
-    if loss != "error":
-        raise ValueError(f"loss must be 'error' for the SVM's exact path (its class regions are integrated; the "
-                         f"exact log loss is not available for the SVM yet), got {loss!r}")
+def _check_exact_loss(loss: str, n_classes: int) -> None:
+    """A ValueError unless the SVM's exact path integrates ``loss``: the error rate, or the log loss of a model
+    with two classes (its probabilities are a softmax of two scores; one-vs-rest's normalised sigmoids are not)."""
+    if loss not in ("error", "log"):
+        raise ValueError(f"loss must be 'error' or 'log' for the SVM's exact path, got {loss!r}")
+    if loss == "log" and n_classes > 2:
+        raise ValueError(f"loss 'log' is integrated exactly for two-class SVMs only (one-vs-rest's normalised "
+                         f"sigmoids are not yet); this one has {n_classes} classes: use 'error' or a sampled "
+                         "Population")
 
 
 def _class_solutions(k: int, present: np.ndarray, machines: np.ndarray, coef: np.ndarray, gradient: np.ndarray,
@@ -1451,31 +1455,32 @@ class SVM(Classifier):
         return special.softmax(_calibrated_scores(z, self.classes_present_, self.n_classes_), axis=0).T
 
     def exact_loss(self, truth: MixtureTruth, loss: str) -> float:
-        """The exact error rate under a Gaussian-mixture truth: the model's class regions integrated by lines
-        (:func:`~mri_theory.engine.kernel_rules.kernel_error_rates`; certified sign changes, no sampling).
+        """The exact loss under a Gaussian-mixture truth: the model's class regions integrated by lines
+        (:func:`~mri_theory.engine.kernel_rules.kernel_losses`; certified sign changes, no sampling).
 
         Parameters
         ----------
         truth : MixtureTruth
             The problem's Gaussian mixture, in one or two dimensions.
-        loss : {"error"}
-            The loss integrated: the error rate (the exact log loss is not available for the SVM yet).
+        loss : {"error", "log"}
+            The error rate, or (two classes) the log loss floored at
+            :data:`~mri_theory.engine.LOG_LOSS_FLOOR`.
 
         Returns
         -------
         float
-            The error rate of the fitted model under ``truth``.
+            The loss of the fitted model under ``truth``.
         """
         self._check_fitted()
-        _check_exact_loss(loss)
+        _check_exact_loss(loss, self.n_classes_)
         S, c, mask = _kernel_rules(self.n_classes_, self.classes_present_, self._coef, self.intercept_,
                                    self.sigmoids_)
-        return float(kernel_error_rates(truth, self._points, S[None], c[None], self.gamma_, mask[None]).error[0])
+        return float(kernel_losses(truth, self._points, S[None], c[None], self.gamma_, mask[None], loss).loss[0])
 
     def _exact_future_losses(self, candidates: np.ndarray, truth: MixtureTruth, loss: str) -> np.ndarray:
-        """``L'`` ``(m, k)``: the exact error rate of every retrained model (the fast path's machines,
+        """``L'`` ``(m, k)``: the exact loss of every retrained model (the fast path's machines,
         :meth:`_retrained_machines`, as kernel rules over the distinct training points and the candidate)."""
-        _check_exact_loss(loss)
+        _check_exact_loss(loss, self.n_classes_)
         k, m = self.n_classes_, candidates.shape[0]
         machines = self._retrained_machines(candidates)
         points = np.concatenate([np.broadcast_to(self._points, (m,) + self._points.shape), candidates[:, None]],
@@ -1486,7 +1491,7 @@ class SVM(Classifier):
             cols = [machines.types.index((int(c), 1 if c == j else -1)) for c in _machine_classes(present)]
             S, c, mask = _kernel_rules(k, present, machines.dual_coef[:, cols], machines.intercept[:, cols],
                                        machines.sigmoids[:, cols])
-            out[:, j] = kernel_error_rates(truth, points, S, c, self.gamma_, mask).error
+            out[:, j] = kernel_losses(truth, points, S, c, self.gamma_, mask, loss).loss
         return out
 
     # ------------------------------------------------------------ the fast path

@@ -30,7 +30,7 @@ from mri_theory.engine.contract import (
     refit_future_losses,
 )
 from mri_theory.engine.exact import MixtureTruth, error_rates, log_losses
-from mri_theory.engine.kernel_rules import KernelErrorRates, kernel_error_rates
+from mri_theory.engine.kernel_rules import KernelLosses, kernel_losses
 from mri_theory.engine.losses import (
     LOG_LOSS_FLOOR,
     LOSSES,
@@ -89,10 +89,10 @@ __all__ = [
     "resolve_truth",
     "sampled_q_c",
     "ExactPopulation",
-    "KernelErrorRates",
+    "KernelLosses",
     "MixtureTruth",
     "error_rates",
-    "kernel_error_rates",
+    "kernel_losses",
     "log_losses",
     "Population",
     "check_population",

@@ -26,7 +26,9 @@ lowest, a set of measure zero).  Everything is in terms of the pair functions :m
   more present classes, a point where three classes meet (:math:`g_{ab} = g_{ac} = 0`); Newton's method
   solves the events of each cell left at the finest size, and a cell where it finds none gives a cut at its
   middle (at most ``MAX_EVENT_CELLS`` cells are refined);
-* :func:`rule_errors` -- the error rate of many rules: 1-D, one line; 2-D, the outer integral over
+* :func:`line_log` -- the floored log loss's line integrand of a two-class rule (cut where a class's loss
+  reaches the cap, the uncapped pieces by adaptive Gauss-Kronrod);
+* :func:`rule_losses` -- the error rate or log loss of many rules: 1-D, one line; 2-D, the outer integral over
   :math:`x_1` split at the events, each panel integrated by adaptive Gauss-Kronrod (7-15 points, QUADPACK's
   error estimate) after the substitution :math:`x_1 = a + (b - a)(3s^2 - 2s^3)`, which makes the square-root
   behaviour at an event analytic, starting from pieces cut where the components' densities change scale.
@@ -450,6 +452,142 @@ def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m
 
 
 @_jit
+def _softplus(x):  # pragma: no cover - compiled by numba
+    """:math:`\\ln(1 + e^x)` without overflow."""
+    return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
+
+
+@_jit
+def line_log(x1, dim, points, S, c, c_up, c_down, AD, classes, gamma, cap, ell, comp_w, comp_m1, comp_s1,
+             comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v, scratch_s, first, d1sq, d1w, line_mu,
+             line_dens, window, nodes, kronrod, gauss, tol):  # pragma: no cover - compiled by numba
+    r"""The outer integrand of the floored log loss of a two-class rule at :math:`x_1`: each component's
+    :math:`\int \min(-\ln \hat p_{y_c}, \text{cap})\,\varphi_c`, with :math:`\hat p_{c_1} = \sigma(g)` of the
+    score difference :math:`g = s_1 - s_0`, weighted as in :func:`line_error`; and the unresolved mass.
+
+    The integrand is smooth but where :math:`-\ln \hat p_y` reaches the cap, :math:`g = \pm\ell`
+    (:math:`\ell = \ln(e^{\text{cap}} - 1)`), so the line is cut at the certified sign changes of
+    :math:`g \mp \ell` (:func:`isolate_roots` with the constants ``c_up``, ``c_down``); a piece where a class's
+    loss is capped contributes the cap times its mass (closed form), the others are integrated by adaptive
+    Gauss-Kronrod (tolerance ``tol`` per unit length)."""
+    n = S.shape[1]
+    width = 1.0 / math.sqrt(gamma)
+    lo, hi = np.inf, -np.inf
+    active = 0
+    C = comp_w.size
+    for cc in range(C):
+        line_dens[cc] = 0.0
+        if dim == 2:
+            z1 = (x1 - comp_m1[cc]) / comp_s1[cc]
+            if abs(z1) > REACH:
+                continue
+            line_dens[cc] = comp_w[cc] * math.exp(-0.5 * z1 * z1) * _INV_SQRT_2PI / comp_s1[cc]
+            line_mu[cc] = comp_m2[cc] + comp_slope[cc] * (x1 - comp_m1[cc])
+        else:
+            line_dens[cc] = comp_w[cc]
+            line_mu[cc] = comp_m2[cc]
+        lo = min(lo, line_mu[cc] - REACH * comp_sd[cc])
+        hi = max(hi, line_mu[cc] + REACH * comp_sd[cc])
+        active += 1
+    if active == 0:
+        return 0.0, 0.0
+    if dim == 2:
+        lo, hi = window[0], window[1]
+    for i in range(n):
+        if dim == 2:
+            d = x1 - points[i, 0]
+            d1sq[i] = d * d
+            d1w[i] = math.exp(-gamma * d * d)
+        else:
+            d1sq[i] = 0.0
+            d1w[i] = 1.0
+    q = points[:, dim - 1]
+    count, unresolved = isolate_roots(0, 0, 1, lo, hi, d1sq, d1w, q, S, c_up, AD, gamma, width, line_mu, comp_sd,
+                                      line_dens, work_roots, 0, scratch_v, scratch_s, first)
+    more, unres2 = isolate_roots(0, 0, 1, lo, hi, d1sq, d1w, q, S, c_down, AD, gamma, width, line_mu, comp_sd,
+                                 line_dens, work_roots, count, scratch_v, scratch_s, first)
+    count += more
+    unresolved += unres2
+    breaks = np.sort(work_roots[:count])
+    edges = np.empty(count + 2)
+    edges[0] = lo
+    edges[1:count + 1] = breaks
+    edges[count + 1] = hi
+    total = 0.0
+    stack_a, stack_b = np.empty(128), np.empty(128)
+    stack_d = np.empty(128, dtype=np.int64)
+    values = np.empty(15)
+    for k in range(count + 1):
+        a0, b0 = edges[k], edges[k + 1]
+        if not a0 < b0:
+            continue
+        scores_on_line(0.5 * (a0 + b0), d1sq, q, S, c, gamma, scratch_v, scratch_s)
+        g_mid = scratch_v[1] - scratch_v[0]
+        capped_hi = g_mid <= -ell  # -ln sigma(g) >= cap
+        capped_lo = g_mid >= ell  # -ln sigma(-g) >= cap
+        smooth = False
+        for cc in range(C):
+            if line_dens[cc] == 0.0:
+                continue
+            is_hi = comp_label[cc] == classes[1]
+            is_lo = comp_label[cc] == classes[0]
+            capped = (is_hi and capped_hi) or (is_lo and capped_lo) or not (is_hi or is_lo)
+            if capped:
+                total += cap * line_dens[cc] * normal_mass((a0 - line_mu[cc]) / comp_sd[cc],
+                                                           (b0 - line_mu[cc]) / comp_sd[cc])
+            else:
+                smooth = True
+        if not smooth:
+            continue
+        # the uncapped components' integrals over [a0, b0], one adaptive Gauss-Kronrod on their sum
+        top = 1
+        stack_a[0], stack_b[0], stack_d[0] = a0, b0, 0
+        while top > 0:
+            top -= 1
+            s0, s1, depth = stack_a[top], stack_b[top], stack_d[top]
+            half = 0.5 * (s1 - s0)
+            for i in range(15):
+                t = s0 + half * (1.0 + nodes[i])
+                scores_on_line(t, d1sq, q, S, c, gamma, scratch_v, scratch_s)
+                g = scratch_v[1] - scratch_v[0]
+                v = 0.0
+                for cc in range(C):
+                    if line_dens[cc] == 0.0:
+                        continue
+                    is_hi = comp_label[cc] == classes[1]
+                    is_lo = comp_label[cc] == classes[0]
+                    if (is_hi and capped_hi) or (is_lo and capped_lo) or not (is_hi or is_lo):
+                        continue
+                    z = (t - line_mu[cc]) / comp_sd[cc]
+                    dens = line_dens[cc] * math.exp(-0.5 * z * z) * _INV_SQRT_2PI / comp_sd[cc]
+                    v += dens * min(_softplus(-g) if is_hi else _softplus(g), cap)
+                values[i] = v
+            kron, gs, absum = 0.0, 0.0, 0.0
+            for i in range(15):
+                kron += kronrod[i] * values[i]
+                gs += gauss[i] * values[i]
+            kron *= half
+            gs *= half
+            mean = kron / (2.0 * half)
+            for i in range(15):
+                absum += kronrod[i] * abs(values[i] - mean)
+            absum *= half
+            diff = abs(kron - gs)
+            err = diff
+            if absum > 0.0 and diff > 0.0:
+                err = absum * min(1.0, (200.0 * diff / absum) ** 1.5)
+            if err <= max(tol * (s1 - s0), 1e-18) or depth >= 40 or top + 2 > stack_a.size:
+                total += kron
+                continue
+            mid = s0 + half
+            stack_a[top], stack_b[top], stack_d[top] = mid, s1, depth + 1
+            top += 1
+            stack_a[top], stack_b[top], stack_d[top] = s0, mid, depth + 1
+            top += 1
+    return total, unresolved
+
+
+@_jit
 def point_values(x, points, S, c, gamma, val, g1, g2, h11, h12, h22):  # pragma: no cover - compiled by numba
     """The scores at the plane point ``x`` with their gradients and Hessians (per present class)."""
     kp, n = S.shape
@@ -706,11 +844,12 @@ GAUSS[1::2] = np.concatenate((_WG, _WG[-2::-1]))  # the 7 Gauss nodes are every 
 
 
 @_jit
-def rule_errors(dim, points, S_all, c_all, present_all, classes_all, gamma, comp_w, comp_m, comp_cov,
-                comp_label, tol, continued, nodes, kronrod, gauss, out_err, out_unresolved,
+def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp_w, comp_m, comp_cov,
+                comp_label, cap, tol, continued, nodes, kronrod, gauss, out_err, out_unresolved,
                 out_estimate):  # pragma: no cover - compiled by numba
-    """The exact error rate of each rule ``r`` (scores ``S_all[r]`` over ``points[r]``, constants ``c_all[r]``,
-    its present classes ``classes_all[r, :present_all[r]]``); written to ``out_err``, with the unresolved mass
+    """The exact error rate (``cap`` 0) or floored log loss (``cap`` :math:`= -\\ln` floor; one or two present
+    classes) of each rule ``r`` (scores ``S_all[r]`` over ``points[r]``, constants ``c_all[r]``, its present
+    classes ``classes_all[r, :present_all[r]]``); written to ``out_err``, with the unresolved mass
     (what the line cells left at ``MIN_CELL`` can hold, integrated like the error) and the quadrature's error
     estimate; ``continued``: continue a panel's roots from line to line (:func:`line_error`)."""
     R = S_all.shape[0]
@@ -770,17 +909,28 @@ def rule_errors(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
         scratch_v, scratch_s = np.empty(max(kp, 1)), np.empty(max(kp, 1))
         first = np.empty(max(npairs, 1))
         d1sq, d1w = np.empty(n), np.empty(n)
-        if kp == 1:
+        log = cap > 0.0
+        if kp == 1:  # one class predicted everywhere, with probability 1 (the others floored)
             err = 0.0
             for cc in range(C):
                 if comp_label[cc] != classes[0]:
-                    err += comp_w[cc]
+                    err += comp_w[cc] * (cap if log else 1.0)
             out_err[r], out_unresolved[r], out_estimate[r] = err, 0.0, 0.0
             continue
+        ell = math.log(math.expm1(cap)) if log else 0.0  # softplus(ell) = cap
+        c_up, c_down = c.copy(), c.copy()  # the pair function minus and plus ell
+        c_up[1] -= ell
+        c_down[1] += ell
         if dim == 1:
-            val, unres = line_error(0.0, 1, P, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1,
-                                    comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v,
-                                    scratch_s, first, d1sq, d1w, line_mu, line_dens, ref, ref_roots, window)
+            if log:
+                val, unres = line_log(0.0, 1, P, S, c, c_up, c_down, AD, classes, gamma, cap, ell, comp_w, comp_m1,
+                                      comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v,
+                                      scratch_s, first, d1sq, d1w, line_mu, line_dens, window, nodes, kronrod,
+                                      gauss, 0.1 * tol)
+            else:
+                val, unres = line_error(0.0, 1, P, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1,
+                                        comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v,
+                                        scratch_s, first, d1sq, d1w, line_mu, line_dens, ref, ref_roots, window)
             out_err[r], out_unresolved[r], out_estimate[r] = val, unres, 0.0
             continue
         x_lo, x_hi, y_lo, y_hi = np.inf, -np.inf, np.inf, -np.inf
@@ -793,7 +943,11 @@ def rule_errors(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
         box = np.array([x_lo, x_hi, y_lo, y_hi])
         window[0], window[1] = y_lo, y_hi
         found = np.empty(4096)
-        m = events(P, S, c, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_norm, found)
+        if log:  # the kinks of the floored log loss: where the curves g = +-ell touch a line
+            m = events(P, S, c_up, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_norm, found)
+            m += events(P, S, c_down, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_norm, found[m:])
+        else:
+            m = events(P, S, c, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_norm, found)
         cuts = np.sort(found[:m])
         edges = np.empty(m + 2)
         ne = 0
@@ -842,9 +996,15 @@ def rule_errors(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
                     s = s0 + half * (1.0 + nodes[i])
                     x1 = A + (B - A) * (s * s * (3.0 - 2.0 * s))
                     jac = (B - A) * 6.0 * s * (1.0 - s)
-                    v, u = line_error(x1, 2, P, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1,
-                                      comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v,
-                                      scratch_s, first, d1sq, d1w, line_mu, line_dens, ref, ref_roots, window)
+                    if log:
+                        v, u = line_log(x1, 2, P, S, c, c_up, c_down, AD, classes, gamma, cap, ell, comp_w,
+                                        comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots,
+                                        scratch_v, scratch_s, first, d1sq, d1w, line_mu, line_dens, window, nodes,
+                                        kronrod, gauss, 0.1 * tol)
+                    else:
+                        v, u = line_error(x1, 2, P, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1,
+                                          comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v,
+                                          scratch_s, first, d1sq, d1w, line_mu, line_dens, ref, ref_roots, window)
                     values[i] = v * jac
                     if not continued:
                         ref[0] = 0.0  # every line isolated

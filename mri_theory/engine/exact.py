@@ -185,7 +185,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from mri_theory._utils import validation as check
-from mri_theory.engine.losses import LOG_LOSS_FLOOR
+from mri_theory.engine.losses import LOG_LOSS_FLOOR, check_floor
 
 __all__ = [
     "GAP_CUTOFF",
@@ -487,16 +487,6 @@ def _check_rules(truth: Any, A: ArrayLike, b: ArrayLike, c: ArrayLike, present: 
         raise ValueError("A must be symmetric in its last two axes")
     A = 0.5 * (A + np.swapaxes(A, 2, 3))
     return A, np.where(mask[:, :, None], b, 0.0), np.where(mask, c, 0.0), mask
-
-
-def _check_floor(floor: Any) -> float:
-    """The cap :math:`-\\ln` floor of the log loss (``inf`` without a floor)."""
-    if floor is None:
-        return np.inf
-    value = check.finite_scalar(floor, "floor")
-    if not 0.0 < value < 1.0:
-        raise ValueError(f"floor must lie in (0, 1), got {floor!r}")
-    return -math.log(value)
 
 
 # -- whitening and the items ---------------------------------------------------------------------------------
@@ -1473,7 +1463,7 @@ def log_losses(truth: MixtureTruth, A: ArrayLike, b: ArrayLike, c: ArrayLike, pr
     >>> bool(abs(exact - by_quad) < 1e-10)
     True
     """
-    return _losses(truth, A, b, c, present, "log", _check_floor(floor))
+    return _losses(truth, A, b, c, present, "log", check_floor(floor))
 
 
 def rule_losses(truth: MixtureTruth, A: ArrayLike, b: ArrayLike, c: ArrayLike, present: ArrayLike | None,

@@ -9,7 +9,7 @@ and predicts the present class of the largest score.  The RBF support vector mac
 (:class:`~mri_theory.classifiers.SVM`) is of this form: with two present classes the larger class scores
 :math:`-(A f(x) + B)` against 0 (Platt's :math:`\hat p = 1/(1 + e^{A f + B})` exceeds ``1/2`` where that is
 positive), with three or more each class scores :math:`-(A_c f_c(x) + B_c)` (its normalised sigmoid is the
-largest where its Platt argument is the smallest).  :func:`kernel_error_rates` integrates the error rate
+largest where its Platt argument is the smallest).  :func:`kernel_losses` integrates the error rate
 
 .. math::
     E = \sum_c w_c\, P_{x \sim N(\mu_c, \Sigma_c)}\bigl(\arg\max_j s_j(x) \ne y_c\bigr)
@@ -35,7 +35,7 @@ mean :math:`\pm` ``REACH`` = 9.5 standard deviations; the mass beyond is below `
 half the kernel's width :math:`1/\sqrt\gamma`; a cell is dropped when it is proved root-free, its sign change
 solved by safeguarded Newton when it is proved monotone (one simple root), and bisected otherwise.  A cell
 still open at :math:`10^{-13}` kernel widths (a double root: the line touches the boundary) is *unresolved*:
-:attr:`KernelErrorRates.unresolved` integrates the mass such cells can hold (their width times the largest
+:attr:`KernelLosses.unresolved` integrates the mass such cells can hold (their width times the largest
 density in them; in practice 0).
 
 *Continuation.*  Between two events every line of a panel crosses the boundary the same number of times, in
@@ -61,7 +61,7 @@ first coordinate is integrated by adaptive Gauss-Kronrod (7-15 points, QUADPACK'
 until the estimate is below ``tolerance`` per unit length of the substituted variable; the first pieces are cut
 at each component's mean and 1, 2 and 4 deviations each side), after the substitution
 :math:`x_1 = a + (b - a)(3s^2 - 2s^3)`, which makes a square root at a panel's end analytic (as
-:mod:`mri_theory.engine.exact` does for quadratic rules).  :attr:`KernelErrorRates.estimate` sums the accepted
+:mod:`mri_theory.engine.exact` does for quadratic rules).  :attr:`KernelLosses.estimate` sums the accepted
 panels' estimates.
 
 *What is certified and what is estimated.*  The lines' sign changes are certified (every root-free cell is
@@ -89,8 +89,9 @@ from numpy.typing import ArrayLike
 
 from mri_theory._utils import validation as check
 from mri_theory.engine.exact import MAX_DIM, MixtureTruth
+from mri_theory.engine.losses import LOG_LOSS_FLOOR, check_floor, check_loss
 
-__all__ = ["KERNEL_TOLERANCE", "KernelErrorRates", "kernel_error_rates"]
+__all__ = ["KERNEL_TOLERANCE", "KernelLosses", "kernel_losses"]
 
 #: The outer quadrature's tolerance: a panel is accepted when QUADPACK's error estimate is below this times its
 #: length in the substituted variable (module notes).
@@ -98,13 +99,13 @@ KERNEL_TOLERANCE = 1e-12
 
 
 @dataclass(frozen=True)
-class KernelErrorRates:
-    """The exact error rates of kernel rules (:func:`kernel_error_rates`) with what their accuracy rests on.
+class KernelLosses:
+    """The exact losses of kernel rules (:func:`kernel_losses`) with what their accuracy rests on.
 
     Parameters
     ----------
-    error : ndarray of shape (R,)
-        Each rule's error rate.
+    loss : ndarray of shape (R,)
+        Each rule's error rate or floored log loss.
     unresolved : ndarray of shape (R,)
         A bound of the mass that the line cells left unresolved at the finest size can hold (module notes; 0
         when every sign change was isolated).
@@ -113,23 +114,24 @@ class KernelErrorRates:
         numerically).
     """
 
-    error: np.ndarray
+    loss: np.ndarray
     unresolved: np.ndarray
     estimate: np.ndarray
 
 
 @functools.cache
 def _compiled() -> Any:
-    """:func:`mri_theory.engine._kernel_compiled.rule_errors` and its quadrature nodes (numba, on first use)."""
+    """:mod:`mri_theory.engine._kernel_compiled` (numba, imported on first use)."""
     from mri_theory.engine import _kernel_compiled
 
     return _kernel_compiled
 
 
-def kernel_error_rates(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike, constants: ArrayLike,
-                       gamma: float, present: ArrayLike | None = None,
-                       tolerance: float = KERNEL_TOLERANCE, isolate_every_line: bool = False) -> KernelErrorRates:
-    r"""The exact error rates of ``R`` kernel rules under a Gaussian-mixture truth (module notes).
+def kernel_losses(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike, constants: ArrayLike, gamma: float,
+                  present: ArrayLike | None = None, loss: str = "error", floor: float = LOG_LOSS_FLOOR,
+                  tolerance: float = KERNEL_TOLERANCE, isolate_every_line: bool = False) -> KernelLosses:
+    r"""The exact error rates or floored log losses of ``R`` kernel rules under a Gaussian-mixture truth
+    (module notes).
 
     Parameters
     ----------
@@ -146,17 +148,23 @@ def kernel_error_rates(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike
     present : array_like of bool, shape (R, k), optional
         Which classes each rule can predict (default: all); an absent class has score :math:`-\infty`.  Each
         rule needs one present class at least.
+    loss : {"error", "log"}, default "error"
+        The error rate, or the log loss of the probabilities :math:`\hat p = \operatorname{softmax}(s)`, each
+        floored at ``floor`` (``-ln floor`` at most, as :data:`~mri_theory.engine.LOG_LOSS_FLOOR` floors the
+        engine's): rules with one or two present classes (the two-class SVM's probabilities are of this form).
+    floor : float, default ``LOG_LOSS_FLOOR``
+        The log loss's probability floor, in ``(0, 1)``.
     tolerance : float, default ``KERNEL_TOLERANCE``
-        The outer quadrature's tolerance (module notes).
+        The outer quadrature's tolerance (module notes; the log loss's inner quadrature takes a tenth of it).
     isolate_every_line : bool, default False
         Isolate the sign changes of every line by the certified subdivision, instead of continuing a panel's
-        roots from line to line (module notes, "Continuation"): about four times slower, the same values to the
-        quadrature's tolerance.
+        roots from line to line (module notes, "Continuation"): slower, the same values to the quadrature's
+        tolerance.  The log loss isolates every line.
 
     Returns
     -------
-    KernelErrorRates
-        The error rates, with the unresolved mass bound and the quadrature's error estimate.
+    KernelLosses
+        The losses, with the unresolved mass bound and the quadrature's error estimate.
 
     Examples
     --------
@@ -165,11 +173,10 @@ def kernel_error_rates(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike
 
     >>> import numpy as np
     >>> from scipy.stats import norm
-    >>> from mri_theory.engine import MixtureTruth
-    >>> from mri_theory.engine import kernel_error_rates
+    >>> from mri_theory.engine import MixtureTruth, kernel_losses
     >>> truth = MixtureTruth.from_arrays([0.5, 0.5], [[-1.0, 0.0], [1.0, 0.0]], [np.eye(2), np.eye(2)], [0, 1], 2)
-    >>> rates = kernel_error_rates(truth, [[-1.0, 0.0], [1.0, 0.0]], [[[0, 0], [-1.0, 1.0]]], [[0.0, 0.0]], 0.5)
-    >>> bool(abs(rates.error[0] - norm.cdf(-1.0)) < 1e-12)
+    >>> rates = kernel_losses(truth, [[-1.0, 0.3], [1.0, -0.2]], [[[0, 0], [-1.0, 1.0]]], [[0.0, 0.0]], 0.5)
+    >>> bool(abs(rates.loss[0] - norm.cdf(-1.0 / np.hypot(1.0, 0.25))) < 1e-12)
     True
     """
     if not isinstance(truth, MixtureTruth):
@@ -193,6 +200,11 @@ def kernel_error_rates(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike
     gamma = check.positive_scalar(gamma, "gamma")
     tolerance = check.positive_scalar(tolerance, "tolerance")
     isolate_every_line = check.flag(isolate_every_line, "isolate_every_line")
+    loss = check_loss(loss)
+    if loss not in ("error", "log"):
+        raise ValueError(f"loss must be 'error' or 'log' (the classifier's own confidence 'lc' has no exact form), "
+                         f"got {loss!r}")
+    cap = check_floor(floor) if loss == "log" else 0.0
     if present is None:
         mask = np.ones((R, k), dtype=bool)
     else:
@@ -203,6 +215,9 @@ def kernel_error_rates(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike
         if not mask.any(axis=1).all():
             raise ValueError("present must hold at least one present class in every rule")
     counts = mask.sum(axis=1)
+    if loss == "log" and np.any(counts > 2):
+        raise ValueError("loss 'log' is integrated for rules with one or two present classes; present has "
+                         f"{int(counts.max())} in a rule")
     order = np.argsort(~mask, axis=1, kind="stable")  # the present classes first, in increasing order
     classes = np.where(np.arange(k)[None, :] < counts[:, None], order, -1).astype(np.int64)
     rows = np.arange(R)[:, None]
@@ -210,10 +225,10 @@ def kernel_error_rates(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike
     c_present = np.where(np.arange(k)[None, :] < counts[:, None], c[rows, order], 0.0)
     compiled = _compiled()
     error, unresolved, estimate = np.empty(R), np.empty(R), np.empty(R)
-    compiled.rule_errors(d, np.ascontiguousarray(P, dtype=float), np.ascontiguousarray(S_present),
+    compiled.rule_losses(d, np.ascontiguousarray(P, dtype=float), np.ascontiguousarray(S_present),
                          np.ascontiguousarray(c_present), counts.astype(np.int64), classes, gamma,
                          np.ascontiguousarray(truth.weights), np.ascontiguousarray(truth.means),
                          np.ascontiguousarray(truth.covariances), np.ascontiguousarray(truth.labels, dtype=np.int64),
-                         tolerance, not isolate_every_line, compiled.NODES, compiled.KRONROD, compiled.GAUSS, error,
-                         unresolved, estimate)
-    return KernelErrorRates(error, unresolved, estimate)
+                         cap, tolerance, not isolate_every_line and loss == "error", compiled.NODES,
+                         compiled.KRONROD, compiled.GAUSS, error, unresolved, estimate)
+    return KernelLosses(error, unresolved, estimate)

@@ -23,6 +23,7 @@ from class scores with :func:`pointwise_loss_from_scores`.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -30,10 +31,10 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from mri_theory._utils.ties import TIE_TOLERANCE
-from mri_theory._utils.validation import finite_array
+from mri_theory._utils.validation import finite_array, finite_scalar
 
-__all__ = ["LOSSES", "LOG_LOSS_FLOOR", "TIE_LOG_ODDS", "check_loss", "predicted_class", "pointwise_loss",
-           "pointwise_loss_from_scores"]
+__all__ = ["LOSSES", "LOG_LOSS_FLOOR", "TIE_LOG_ODDS", "check_floor", "check_loss", "predicted_class",
+           "pointwise_loss", "pointwise_loss_from_scores"]
 
 #: The supported losses.
 LOSSES: tuple[str, ...] = ("error", "log", "lc")
@@ -44,6 +45,33 @@ LOG_LOSS_FLOOR = 1e-15
 #: Two classes are tied when their probabilities differ by at most ``TIE_TOLERANCE``; with log-odds
 #: :math:`s = \ln(p_1 / p_0)`, :math:`p_1 - p_0 = \tanh(s / 2)`, so class 1 is predicted iff ``s > TIE_LOG_ODDS``.
 TIE_LOG_ODDS = 2.0 * float(np.arctanh(TIE_TOLERANCE))
+
+
+def check_floor(floor: Any) -> float:
+    r"""The cap :math:`-\ln` ``floor`` of a floored log loss (``inf`` for ``None``: no floor).
+
+    Parameters
+    ----------
+    floor : float or None
+        The probability floor, in ``(0, 1)``.
+
+    Returns
+    -------
+    float
+        :math:`-\ln` ``floor``.
+
+    Examples
+    --------
+    >>> from mri_theory.engine.losses import LOG_LOSS_FLOOR, check_floor
+    >>> round(check_floor(LOG_LOSS_FLOOR), 4)
+    34.5388
+    """
+    if floor is None:
+        return math.inf
+    value = finite_scalar(floor, "floor")
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"floor must lie in (0, 1), got {floor!r}")
+    return -math.log(value)
 
 
 def check_loss(loss: Any) -> str:

@@ -24,7 +24,7 @@ from scipy import integrate, optimize, stats
 
 from mri_theory.classifiers import KNN, SVM
 from mri_theory.engine import MixtureTruth, Population
-from mri_theory.engine.kernel_rules import kernel_error_rates
+from mri_theory.engine.kernel_rules import kernel_losses
 from mri_theory.problems import get_problem
 
 
@@ -43,23 +43,23 @@ def test_two_opposite_kernels_have_the_bisector_as_boundary(d, gamma):
     truth = _anisotropic_truth(d)
     p0, p1 = (np.array([-0.7]), np.array([0.9])) if d == 1 else (np.array([-0.7, 0.4]), np.array([0.9, -0.3]))
     scale = 2.5
-    rates = kernel_error_rates(truth, [p0, p1], [[[0.0, 0.0], [-scale, scale]]], [[0.0, 0.0]], gamma)
+    rates = kernel_losses(truth, [p0, p1], [[[0.0, 0.0], [-scale, scale]]], [[0.0, 0.0]], gamma)
     u, theta = p1 - p0, 0.5 * (p1 @ p1 - p0 @ p0)  # class 1 where u.x > theta (nearer p1)
     expected = 0.0
     for w, mean, cov, label in zip(truth.weights, truth.means, truth.covariances, truth.labels, strict=True):
         z = (u @ mean - theta) / np.sqrt(u @ cov @ u)
         expected += w * (stats.norm.cdf(-z) if label == 1 else stats.norm.sf(-z))
-    assert abs(rates.error[0] - expected) < 1e-12
+    assert abs(rates.loss[0] - expected) < 1e-12
     assert rates.unresolved[0] < 1e-14 and rates.estimate[0] < 1e-11
 
 
 def test_one_kernel_per_class_gives_the_voronoi_regions_of_exact_1nn():
     truth = MixtureTruth.from_problem(get_problem("three-gaussians"))
     points = np.array([[-0.6, 0.3], [0.8, 0.5], [0.1, -0.9]])
-    rates = kernel_error_rates(truth, points, [np.eye(3)], [np.zeros(3)], 0.8)
+    rates = kernel_losses(truth, points, [np.eye(3)], [np.zeros(3)], 0.8)
     nearest = KNN(1).fit(points, np.arange(3), n_classes=3)  # its exact path: the Voronoi polygons' masses
     expected = Population.exact(get_problem("three-gaussians")).loss(nearest, "error")
-    assert abs(rates.error[0] - expected) < 1e-11
+    assert abs(rates.loss[0] - expected) < 1e-11
 
 
 def _binary_rule(model: SVM) -> tuple[np.ndarray, np.ndarray]:
@@ -158,6 +158,11 @@ def test_retrained_models_equal_refits_and_the_sampled_fast_path():
         for j in range(2):
             refit = SVM().fit(np.vstack([X, x]), np.append(y, j), n_classes=2)
             assert abs(future[a, j] - refit.exact_loss(truth, "error")) < 1e-9
+    future_log = model._exact_future_losses(candidates[:2], truth, "log")
+    for a, x in enumerate(candidates[:2]):
+        for j in range(2):
+            refit = SVM().fit(np.vstack([X, x]), np.append(y, j), n_classes=2)
+            assert abs(future_log[a, j] - refit.exact_loss(truth, "log")) < 1e-9
     population = Population.from_problem(problem, 2**18, rng, method="qmc")
     _, sampled = model.retraining_losses(candidates, population, "error")
     se = max(population.standard_error(model, "error"), 1e-4)
@@ -181,19 +186,23 @@ def test_bad_arguments_are_refused_with_their_names():
     good = dict(truth=truth, points=[[0.0, 0.0], [1.0, 0.0]], scores=[[[0.0, 0.0], [-1.0, 1.0]]],
                 constants=[[0.0, 0.0]], gamma=0.5)
     with pytest.raises(TypeError, match="truth"):
-        kernel_error_rates(**{**good, "truth": "four-gaussian"})
+        kernel_losses(**{**good, "truth": "four-gaussian"})
     with pytest.raises(ValueError, match="scores"):
-        kernel_error_rates(**{**good, "scores": [[0.0, 1.0]]})
+        kernel_losses(**{**good, "scores": [[0.0, 1.0]]})
     with pytest.raises(ValueError, match="points"):
-        kernel_error_rates(**{**good, "points": [[0.0], [1.0]]})
+        kernel_losses(**{**good, "points": [[0.0], [1.0]]})
     with pytest.raises(ValueError, match="constants"):
-        kernel_error_rates(**{**good, "constants": [0.0, 0.0]})
+        kernel_losses(**{**good, "constants": [0.0, 0.0]})
     with pytest.raises(ValueError, match="gamma"):
-        kernel_error_rates(**{**good, "gamma": -1.0})
+        kernel_losses(**{**good, "gamma": -1.0})
     with pytest.raises(ValueError, match="present"):
-        kernel_error_rates(**good, present=np.zeros((1, 2), dtype=bool))
+        kernel_losses(**good, present=np.zeros((1, 2), dtype=bool))
     with pytest.raises(ValueError, match="loss"):
-        SVM().fit(np.array([[0.0, 0.0], [1.0, 1.0]]), np.array([0, 1])).exact_loss(truth, "log")
+        SVM().fit(np.array([[0.0, 0.0], [1.0, 1.0]]), np.array([0, 1])).exact_loss(truth, "lc")
+    with pytest.raises(ValueError, match="loss"):
+        kernel_losses(**good, loss="lc")
+    with pytest.raises(ValueError, match="floor"):
+        kernel_losses(**good, loss="log", floor=1.5)
 
 
 @pytest.mark.parametrize("name", ["four-gaussian", "quadratic", "triangles", "oscillating", "sharp"])
@@ -207,6 +216,113 @@ def test_continued_roots_equal_roots_isolated_on_every_line(name):
         X, y = problem.sample(n, rng)
         model = SVM(platt=platt).fit(X, y)
         args = (truth, X) + _binary_rule(model) + (model.gamma_,)
-        continued, isolated = kernel_error_rates(*args), kernel_error_rates(*args, isolate_every_line=True)
-        assert abs(continued.error[0] - isolated.error[0]) < 1e-11
+        continued, isolated = kernel_losses(*args), kernel_losses(*args, isolate_every_line=True)
+        assert abs(continued.loss[0] - isolated.loss[0]) < 1e-11
         assert continued.unresolved[0] < 1e-14 and continued.estimate[0] < 1e-11
+
+
+def _log_line_reference(proba_of, truth: MixtureTruth, x1: float, cap: float, panels: int = 400) -> float:
+    """The floored log loss's line integrand from a model's own probabilities (independent of the module):
+    composite 20-point Gauss-Legendre over each component's +-9.5 deviations, its panels also cut where the
+    loss reaches the cap (bracketed on the panels' edges, solved by brentq), vectorised."""
+    nodes, weights = np.polynomial.legendre.leggauss(20)
+    total = 0.0
+    for w, mean, cov, label in zip(truth.weights, truth.means, truth.covariances, truth.labels, strict=True):
+        if truth.dim == 2:
+            s11 = cov[0, 0]
+            weight = w * stats.norm.pdf(x1, mean[0], np.sqrt(s11))
+            mu = mean[1] + cov[0, 1] / s11 * (x1 - mean[0])
+            sd = np.sqrt(cov[1, 1] - cov[0, 1] ** 2 / s11)
+        else:
+            weight, mu, sd = w, mean[0], np.sqrt(cov[0, 0])
+        if weight < 1e-18:
+            continue
+
+        def at(t, label=label):
+            t = np.atleast_1d(t)
+            xs = np.column_stack([np.full(t.size, x1), t]) if truth.dim == 2 else t.reshape(-1, 1)
+            return -np.log(proba_of(xs)[:, label])
+
+        edges = np.linspace(mu - 9.5 * sd, mu + 9.5 * sd, panels + 1)
+        excess = at(edges) - cap
+        kinks = [optimize.brentq(lambda t: at(t)[0] - cap, edges[i], edges[i + 1], xtol=1e-15, rtol=1e-15)
+                 for i in np.flatnonzero(np.sign(excess[:-1]) * np.sign(excess[1:]) < 0)]
+        edges = np.sort(np.concatenate([edges, kinks]))
+        half = 0.5 * np.diff(edges)
+        ts = (edges[:-1] + half)[:, None] + half[:, None] * nodes
+        values = np.minimum(at(ts.ravel()), cap) * stats.norm.pdf(ts.ravel(), mu, sd)
+        total += weight * np.sum(values.reshape(ts.shape) @ weights * half)
+    return total
+
+
+def test_the_svm_log_loss_agrees_with_gauss_legendre_over_its_own_probabilities_in_1d():
+    truth = _anisotropic_truth(1)
+    rng = np.random.default_rng(4)
+    labels = rng.integers(0, 2, 14)
+    X = rng.normal(0.0, 1.0, (14, 1)) + (labels[:, None] - 0.5)
+    model = SVM(C=2.0, gamma=1.3).fit(X, labels)
+    cap = -np.log(1e-15)
+    reference = _log_line_reference(model.predict_proba, truth, 0.0, cap)
+    assert abs(model.exact_loss(truth, "log") - reference) < 1e-10
+
+
+def test_the_svm_log_loss_agrees_with_nested_quadrature_in_2d():
+    problem = get_problem("four-gaussian")
+    truth = MixtureTruth.from_problem(problem)
+    X, y = problem.sample(12, np.random.default_rng(6))
+    model = SVM().fit(X, y)
+    lo = (truth.means[:, 0] - 9.5 * np.sqrt(truth.covariances[:, 0, 0])).min()
+    hi = (truth.means[:, 0] + 9.5 * np.sqrt(truth.covariances[:, 0, 0])).max()
+    cuts = np.linspace(lo, hi, 41)
+    cap = -np.log(1e-15)
+    reference = sum(integrate.quad(lambda x1: _log_line_reference(model.predict_proba, truth, x1, cap, panels=60),
+                                   a, b, epsabs=1e-12, epsrel=1e-12, limit=100)[0]
+                    for a, b in zip(cuts[:-1], cuts[1:], strict=True))
+    assert abs(model.exact_loss(truth, "log") - reference) < 1e-9
+
+
+def test_a_floor_that_binds_is_integrated_with_its_kinks():
+    """Scores steep enough that the probability falls below the floor on both sides of the boundary: the cap's
+    level points cut the line; against the Gauss-Legendre reference of the same floored integrand (1-D), and
+    against 2^20-point QMC of the same rule (2-D)."""
+    scores, constants, gamma, floor = np.array([[[0.0, 0.0], [-60.0, 60.0]]]), np.array([[0.0, 0.5]]), 0.5, 1e-6
+    for d in (1, 2):
+        truth = _anisotropic_truth(d)
+        points = np.array([[-0.7], [0.9]]) if d == 1 else np.array([[-0.7, 0.4], [0.9, -0.3]])
+
+        def proba_of(xs, points=points):
+            kernel = np.exp(-gamma * ((xs[:, None, :] - points[None]) ** 2).sum(axis=2)) - 1.0
+            s = kernel @ scores[0].T + constants[0]
+            return np.exp(s - np.logaddexp(s[:, :1], s[:, 1:]))
+
+        got = kernel_losses(truth, points, scores, constants, gamma, loss="log", floor=floor).loss[0]
+        if d == 1:
+            assert abs(got - _log_line_reference(proba_of, truth, 0.0, -np.log(floor), panels=2000)) < 1e-11
+        else:
+            rng = np.random.default_rng(5)
+            component = rng.choice(3, size=2**20, p=truth.weights)
+            xs = truth.means[component] + np.einsum("nij,nj->ni", truth.cholesky[component],
+                                                    rng.standard_normal((2**20, 2)))
+            values = np.minimum(-np.log(proba_of(xs)[np.arange(xs.shape[0]), truth.labels[component]]),
+                                -np.log(floor))
+            assert abs(got - values.mean()) < 4.5 * values.std() / np.sqrt(values.size)
+
+
+@pytest.mark.parametrize("name,n", [("four-gaussian", 40), ("oscillating", 60), ("two-gaussians", 20)])
+def test_the_svm_log_loss_agrees_with_quasi_monte_carlo(name, n):
+    problem = get_problem(name)
+    rng = np.random.default_rng(12)
+    X, y = problem.sample(n, rng)
+    model = SVM().fit(X, y)
+    exact = model.exact_loss(MixtureTruth.from_problem(problem), "log")
+    value, se = Population.from_problem(problem, 2**20, rng, method="qmc").loss_and_standard_error(model, "log")
+    assert abs(exact - value) < 4.5 * se
+
+
+def test_the_log_loss_of_three_classes_is_refused_with_its_reason():
+    truth = MixtureTruth.from_problem(get_problem("three-gaussians"))
+    X, y = get_problem("three-gaussians").sample(12, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="two-class"):
+        SVM().fit(X, y, n_classes=3).exact_loss(truth, "log")
+    with pytest.raises(ValueError, match="loss 'log'"):
+        kernel_losses(truth, X, np.zeros((1, 3, 12)), np.zeros((1, 3)), 0.5, loss="log")
