@@ -1,4 +1,4 @@
-r"""Exact error rates of RBF-kernel score rules (the SVM's decision regions) on Gaussian-mixture truths.
+r"""Exact losses of RBF-kernel score rules (the SVM's decision regions) on Gaussian-mixture truths.
 
 A *kernel rule* gives every present class :math:`j` a score that is a sum of radial basis functions,
 
@@ -7,15 +7,17 @@ A *kernel rule* gives every present class :math:`j` a score that is a sum of rad
 
 and predicts the present class of the largest score.  The RBF support vector machine
 (:class:`~mri_theory.classifiers.SVM`) is of this form: with two present classes the larger class scores
-:math:`-(A f(x) + B)` against 0 (Platt's :math:`\hat p = 1/(1 + e^{A f + B})` exceeds ``1/2`` where that is
-positive), with three or more each class scores :math:`-(A_c f_c(x) + B_c)` (its normalised sigmoid is the
+:math:`-(A f(x) + B)` against 0 (Platt's :math:`\hat p = 1/(1 + e^{A f + B})` is the softmax of the two
+scores), with three or more each class scores :math:`-(A_c f_c(x) + B_c)` (its normalised sigmoid is the
 largest where its Platt argument is the smallest).  :func:`kernel_losses` integrates the error rate
 
 .. math::
     E = \sum_c w_c\, P_{x \sim N(\mu_c, \Sigma_c)}\bigl(\arg\max_j s_j(x) \ne y_c\bigr)
 
 of such rules under a :class:`~mri_theory.engine.exact.MixtureTruth` in one and two dimensions (every abstract
-problem of the toolkit), with no sampling.
+problem of the toolkit), and, for rules with two present classes, the floored log loss
+:math:`\sum_c w_c E_c[\min(-\ln \hat p_{y_c}(x), -\ln \text{floor})]` of :math:`\hat p = \operatorname{softmax}(s)`
+(§2.1's :math:`L_o`), with no sampling.
 
 Method
 ------
@@ -63,6 +65,15 @@ at each component's mean and 1, 2 and 4 deviations each side), after the substit
 :math:`x_1 = a + (b - a)(3s^2 - 2s^3)`, which makes a square root at a panel's end analytic (as
 :mod:`mri_theory.engine.exact` does for quadratic rules).  :attr:`KernelLosses.estimate` sums the accepted
 panels' estimates.
+
+*The log loss* (two present classes, :math:`\hat p_1 = \sigma(g)`, :math:`g = s_1 - s_0`).  Along a line
+:math:`\min(-\ln \hat p_y, \text{cap})` is smooth except where a class's loss reaches the cap,
+:math:`g = \pm\ell` with :math:`\ell = \ln(e^{\text{cap}} - 1)`: the certified sign changes of :math:`g \mp
+\ell` cut the line, a piece where a component's class is capped contributes the cap times its normal mass, and
+the others are integrated by adaptive Gauss-Kronrod (a tenth of ``tolerance`` per unit length).  The outer
+integral's events are where the level curves :math:`g = \pm\ell` touch a line (the quadtree on the shifted
+pair functions).  Every line is isolated (no continuation).  With three or more present classes the
+normalised sigmoids are not a softmax of the scores and the log loss is refused.
 
 *What is certified and what is estimated.*  The lines' sign changes are certified (every root-free cell is
 proved root-free; the unresolved mass is reported), and so is the list of events up to the Newton solutions of
