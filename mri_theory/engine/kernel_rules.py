@@ -123,6 +123,17 @@ class KernelLosses:
     estimate : ndarray of shape (R,)
         The outer quadrature's summed error estimate (QUADPACK's; 0 in 1-D, where nothing is integrated
         numerically).
+
+    Examples
+    --------
+    A 1-D rule: the loss is a sum of normal CDFs, nothing unresolved and nothing estimated:
+
+    >>> import numpy as np
+    >>> from mri_theory.engine import MixtureTruth, kernel_losses
+    >>> truth = MixtureTruth.from_arrays([0.5, 0.5], [[-1.0], [1.0]], [[[1.0]], [[1.0]]], [0, 1], 2)
+    >>> result = kernel_losses(truth, [[-1.0], [1.0]], [[[0.0, 0.0], [-1.0, 1.0]]], [[0.0, 0.0]], 0.5)
+    >>> round(float(result.loss[0]), 6), float(result.unresolved[0]) < 1e-15, float(result.estimate[0])
+    (0.158655, True, 0.0)
     """
 
     loss: np.ndarray
@@ -179,15 +190,16 @@ def kernel_losses(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike, con
 
     Examples
     --------
-    Two kernels with opposite coefficients: the boundary is their perpendicular bisector, so the error rate of
-    two unit-variance classes at :math:`\pm 1` is :math:`\Phi(-1)`:
+    Two kernels with opposite coefficients: the boundary is the perpendicular bisector of their centres, here
+    :math:`2x_1 = x_2`, at distance :math:`2/\sqrt 5` from each class's mean, so the error rate of the two
+    unit-variance classes at :math:`(\pm 1, 0)` is :math:`\Phi(-2/\sqrt 5)`:
 
     >>> import numpy as np
     >>> from scipy.stats import norm
     >>> from mri_theory.engine import MixtureTruth, kernel_losses
     >>> truth = MixtureTruth.from_arrays([0.5, 0.5], [[-1.0, 0.0], [1.0, 0.0]], [np.eye(2), np.eye(2)], [0, 1], 2)
-    >>> rates = kernel_losses(truth, [[-1.0, 0.3], [1.0, -0.2]], [[[0, 0], [-1.0, 1.0]]], [[0.0, 0.0]], 0.5)
-    >>> bool(abs(rates.loss[0] - norm.cdf(-1.0 / np.hypot(1.0, 0.25))) < 1e-12)
+    >>> rates = kernel_losses(truth, [[-1.0, 0.5], [1.0, -0.5]], [[[0, 0], [-1.0, 1.0]]], [[0.0, 0.0]], 0.5)
+    >>> bool(abs(rates.loss[0] - norm.cdf(-2.0 / np.sqrt(5.0))) < 1e-12)
     True
     """
     if not isinstance(truth, MixtureTruth):
