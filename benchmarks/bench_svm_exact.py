@@ -27,6 +27,7 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
+from bench_decisive_truth import PROBLEMS, labelled_state  # a sibling script: benchmarks/ is on the path
 from threadpoolctl import threadpool_limits
 
 from mri_theory._utils.ties import near_maximum
@@ -35,17 +36,6 @@ from mri_theory.engine import MixtureTruth
 from mri_theory.engine.targets import decisive_q_c
 from mri_theory.problems import get_problem
 from mri_theory.runners import _curves
-
-PROBLEMS = ("four-gaussian", "quadratic", "triangles", "oscillating", "sharp")
-
-
-def labelled_state(problem, n: int, m: int, rng: np.random.Generator):
-    """``D_S`` of ``n`` i.i.d. points (every class present) and ``m`` candidates."""
-    while True:
-        X, y = problem.sample(n, rng)
-        if np.unique(y).size == problem.n_classes:
-            break
-    return X, y, problem.sample(m, rng)[0]
 
 
 def exact_q_c(problem, X, y, candidates) -> np.ndarray:

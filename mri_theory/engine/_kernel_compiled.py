@@ -348,26 +348,15 @@ def _two_class_mass(count, roots, first_sign, classes, comp_label, comp_sd, line
 
 
 @_jit
-def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1, comp_s1, comp_m2,
-               comp_slope, comp_sd, comp_label, work_roots, scratch_v, scratch_s, first, d1sq, d1w,
-               line_mu, line_dens, ref, ref_roots, window):  # pragma: no cover - compiled by numba
-    r"""The outer integrand at :math:`x_1` (2-D: :math:`\sum_c w_c \varphi_c(x_1) P_c(\text{wrong} \mid x_1)`;
-    1-D: the error itself) and the same integrand of the unresolved mass (:func:`isolate_roots`).
-
-    ``ref`` = ``(valid, count, sign of the first interval)`` and ``ref_roots`` describe the last line of the same
-    panel (no event between them: the boundary crosses every line of the panel the same number of times, in the
-    same order).  With two present classes its roots are continued to this line by safeguarded Newton steps and
-    kept if they are distinct, in order, and the pair function's sign at the middle of every interval between
-    them alternates from the reference's first sign; otherwise the line's roots are isolated (certified).  This
-    line then becomes the reference.
-    """
-    kp, n = S.shape
-    npairs = AD.shape[0]
-    width = 1.0 / math.sqrt(gamma)
+def _line_setup(x1, dim, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu, line_dens,
+                d1sq, d1w, window):  # pragma: no cover - compiled by numba
+    """A line's components (their conditional means ``line_mu`` and weights ``line_dens``: :math:`w_c
+    \\varphi_c(x_1)` in 2-D, 0 beyond ``REACH`` deviations; :math:`w_c` in 1-D), its points' factors (``d1sq``,
+    ``d1w``) and its range ``(lo, hi)``: ``window`` in 2-D, the components' in 1-D; ``(inf, -inf)`` for a line
+    that no component reaches."""
     lo, hi = np.inf, -np.inf
     active = 0
-    C = comp_w.size
-    for cc in range(C):
+    for cc in range(comp_w.size):
         line_dens[cc] = 0.0
         if dim == 2:
             z1 = (x1 - comp_m1[cc]) / comp_s1[cc]
@@ -382,10 +371,10 @@ def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m
         hi = max(hi, line_mu[cc] + REACH * comp_sd[cc])
         active += 1
     if active == 0:
-        return 0.0, 0.0
+        return np.inf, -np.inf
     if dim == 2:
         lo, hi = window[0], window[1]
-    for i in range(n):
+    for i in range(points.shape[0]):
         if dim == 2:
             d = x1 - points[i, 0]
             d1sq[i] = d * d
@@ -393,6 +382,31 @@ def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m
         else:
             d1sq[i] = 0.0
             d1w[i] = 1.0
+    return lo, hi
+
+
+@_jit
+def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1, comp_s1, comp_m2,
+               comp_slope, comp_sd, comp_label, work_roots, scratch_v, scratch_s, first, d1sq, d1w,
+               line_mu, line_dens, ref, ref_roots, window):  # pragma: no cover - compiled by numba
+    r"""The outer integrand at :math:`x_1` (2-D: :math:`\sum_c w_c \varphi_c(x_1) P_c(\text{wrong} \mid x_1)`;
+    1-D: the error itself) and the same integrand of the unresolved mass (:func:`isolate_roots`).
+
+    ``ref`` = ``(valid, count, sign of the first interval)`` and ``ref_roots`` describe the last line of the same
+    panel (no event between them: the boundary crosses every line of the panel the same number of times, in the
+    same order).  With two present classes its roots are continued to this line by safeguarded Newton steps and
+    kept if they are distinct, in order, and the pair function's sign at the middle of every interval between
+    them alternates from the reference's first sign; otherwise the line's roots are isolated (certified).  This
+    line then becomes the reference.
+    """
+    kp = S.shape[0]
+    npairs = AD.shape[0]
+    width = 1.0 / math.sqrt(gamma)
+    C = comp_w.size
+    lo, hi = _line_setup(x1, dim, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu,
+                         line_dens, d1sq, d1w, window)
+    if not lo < hi:
+        return 0.0, 0.0
     q = points[:, dim - 1]
     count = 0
     unresolved = 0.0
@@ -470,37 +484,12 @@ def line_log(x1, dim, points, S, c, c_up, c_down, AD, classes, gamma, cap, ell, 
     :math:`g \mp \ell` (:func:`isolate_roots` with the constants ``c_up``, ``c_down``); a piece where a class's
     loss is capped contributes the cap times its mass (closed form), the others are integrated by adaptive
     Gauss-Kronrod (tolerance ``tol`` per unit length)."""
-    n = S.shape[1]
     width = 1.0 / math.sqrt(gamma)
-    lo, hi = np.inf, -np.inf
-    active = 0
     C = comp_w.size
-    for cc in range(C):
-        line_dens[cc] = 0.0
-        if dim == 2:
-            z1 = (x1 - comp_m1[cc]) / comp_s1[cc]
-            if abs(z1) > REACH:
-                continue
-            line_dens[cc] = comp_w[cc] * math.exp(-0.5 * z1 * z1) * _INV_SQRT_2PI / comp_s1[cc]
-            line_mu[cc] = comp_m2[cc] + comp_slope[cc] * (x1 - comp_m1[cc])
-        else:
-            line_dens[cc] = comp_w[cc]
-            line_mu[cc] = comp_m2[cc]
-        lo = min(lo, line_mu[cc] - REACH * comp_sd[cc])
-        hi = max(hi, line_mu[cc] + REACH * comp_sd[cc])
-        active += 1
-    if active == 0:
+    lo, hi = _line_setup(x1, dim, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu,
+                         line_dens, d1sq, d1w, window)
+    if not lo < hi:
         return 0.0, 0.0
-    if dim == 2:
-        lo, hi = window[0], window[1]
-    for i in range(n):
-        if dim == 2:
-            d = x1 - points[i, 0]
-            d1sq[i] = d * d
-            d1w[i] = math.exp(-gamma * d * d)
-        else:
-            d1sq[i] = 0.0
-            d1w[i] = 1.0
     q = points[:, dim - 1]
     count, unresolved = isolate_roots(0, 0, 1, lo, hi, d1sq, d1w, q, S, c_up, AD, gamma, width, line_mu, comp_sd,
                                       line_dens, work_roots, 0, scratch_v, scratch_s, first)
@@ -825,22 +814,6 @@ def _unsmoothed(tau):  # pragma: no cover - compiled by numba
             return step
         s = step
     return s
-
-
-_XK = np.array([0.991455371120812639206854697526329, 0.949107912342758524526189684047851,
-                0.864864423359769072789712788640926, 0.741531185599394439863864773280788,
-                0.586087235467691130294144845693013, 0.405845151377397166906606412076961,
-                0.207784955007898467600689403773245, 0.000000000000000000000000000000000])
-_WK = np.array([0.022935322010529224963732008058970, 0.063092092629978553290700663189204,
-                0.104790010322250183839876322541518, 0.140653259715525918745189590510238,
-                0.169004726639267902826583426598550, 0.190350578064785409913256402421014,
-                0.204432940075298892414161999234649, 0.209482141084727828012999174891714])
-_WG = np.array([0.129484966168869693270611432679082, 0.279705391489276667901467771423780,
-                0.381830050505118944950369775488975, 0.417959183673469387755102040816327])
-NODES = np.concatenate((-_XK[:-1], _XK[::-1]))
-KRONROD = np.concatenate((_WK[:-1], _WK[::-1]))
-GAUSS = np.zeros(15)
-GAUSS[1::2] = np.concatenate((_WG, _WG[-2::-1]))  # the 7 Gauss nodes are every other Kronrod node
 
 
 @_jit

@@ -185,6 +185,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from mri_theory._utils import validation as check
+from mri_theory.engine._quadrature import GAUSS, KRONROD, NODES
 from mri_theory.engine.losses import LOG_LOSS_FLOOR, check_floor
 
 __all__ = [
@@ -230,22 +231,6 @@ _SYMMETRY_TOLERANCE = 1e-10
 _WEIGHT_TOLERANCE = 1e-9
 _SAME_TOLERANCE = 1e-12  # MixtureTruth.same_as, relative: a truth rebuilt from the same parameters agrees to rounding
 
-# Gauss-Kronrod 7-15 (QUADPACK's qk15): Kronrod nodes on [0, 1], their weights, and the 7-point Gauss weights
-# of the nodes with odd index (the Gauss nodes).
-_XK = np.array([0.991455371120812639206854697526329, 0.949107912342758524526189684047851,
-                0.864864423359769072789712788640926, 0.741531185599394439863864773280788,
-                0.586087235467691130294144845693013, 0.405845151377397166906606412076961,
-                0.207784955007898467600689403773245, 0.0])
-_WK = np.array([0.022935322010529224963732008058970, 0.063092092629978553290700663189204,
-                0.104790010322250183839876322541518, 0.140653259715525918745189590510238,
-                0.169004726639267902826583426598550, 0.190350578064785409913256402421014,
-                0.204432940075298892414161999234649, 0.209482141084727828012999174891714])
-_WG = np.array([0.129484966168869693270611432679082, 0.279705391489276667901467771423780,
-                0.381830050505118944950369775488975, 0.417959183673469387755102040816327])
-_NODES = np.concatenate([-_XK[:-1], _XK[::-1]])  # 15 nodes on [-1, 1]
-_KRONROD = np.concatenate([_WK[:-1], _WK[::-1]])
-_GAUSS = np.zeros(15)
-_GAUSS[[1, 3, 5, 7, 9, 11, 13]] = np.concatenate([_WG, _WG[-2::-1]])
 _ROUNDING = 50 * np.finfo(float).eps  # QUADPACK's floor of the error estimate
 _CHUNK = 2048  # panels per call of the integrand (bounds the memory of nested integrals)
 _NEGLIGIBLE = 1e-15  # a panel whose error estimate is below this is accepted whatever its width
@@ -974,17 +959,17 @@ def adaptive_gauss_kronrod(f: Callable[[np.ndarray, np.ndarray], np.ndarray], lo
         if task.size == 0:
             break
         half = 0.5 * (b - a)
-        x = (a + half)[:, None] + half[:, None] * _NODES
+        x = (a + half)[:, None] + half[:, None] * NODES
         v = np.concatenate([f(task[i:i + _CHUNK], x[i:i + _CHUNK]) for i in range(0, task.size, _CHUNK)])
-        kron = half * (v @ _KRONROD)
-        diff = np.abs(kron - half * (v @ _GAUSS))
+        kron = half * (v @ KRONROD)
+        diff = np.abs(kron - half * (v @ GAUSS))
         # QUADPACK's error estimate: the Kronrod-Gauss difference, scaled by the integrand's variation
-        spread = half * (np.abs(v - (kron / (2 * half))[:, None]) @ _KRONROD)
+        spread = half * (np.abs(v - (kron / (2 * half))[:, None]) @ KRONROD)
         with np.errstate(divide="ignore", invalid="ignore"):
             err = np.where((spread > 0) & (diff > 0), spread * np.minimum(1.0, (200 * diff / spread) ** 1.5), diff)
         # a panel is done when the estimate is below the tolerance or below the rounding of its sum
         # (no bisection chases rounding noise)
-        target = np.maximum(np.maximum(tol * 2 * half, _ROUNDING * half * (np.abs(v) @ _KRONROD)), _NEGLIGIBLE)
+        target = np.maximum(np.maximum(tol * 2 * half, _ROUNDING * half * (np.abs(v) @ KRONROD)), _NEGLIGIBLE)
         done = (err <= target) | (depth == _MAX_ROUNDS)
         np.add.at(total, task[done], kron[done])
         task, a, b, half = task[~done], a[~done], b[~done], half[~done]
@@ -1278,7 +1263,7 @@ def _two_d(items: _Items, what: str, cap: float) -> np.ndarray:
         per_panel = _compiled_error_panels()(
             *(np.ascontiguousarray(v) for v in (items.alpha, items.beta, items.gamma, items.present)),
             np.ascontiguousarray(items.label, dtype=np.int64), item_of.astype(np.int64), t0, t1,
-            TOLERANCE[what], _NODES, _KRONROD, _GAUSS, _ROUNDING, _NEGLIGIBLE, _MAX_ROUNDS, np.empty(t0.size))
+            TOLERANCE[what], NODES, KRONROD, GAUSS, _ROUNDING, _NEGLIGIBLE, _MAX_ROUNDS, np.empty(t0.size))
         return np.bincount(item_of, weights=per_panel, minlength=n)
 
     def integrand(task, s):
@@ -1327,7 +1312,7 @@ def _pair_line_errors(items: _Items) -> np.ndarray:
         np.ascontiguousarray(items.alpha[rows, i] - items.alpha[rows, j]),
         np.ascontiguousarray(items.beta[rows, i] - items.beta[rows, j]),
         np.ascontiguousarray(items.gamma[rows, i] - items.gamma[rows, j]), label, LINE_GRID, LINE_GAP, LINE_LIMIT,
-        TOLERANCE["lines"], _NODES, _KRONROD, _GAUSS, _ROUNDING, _NEGLIGIBLE, _MAX_ROUNDS, np.empty(n))
+        TOLERANCE["lines"], NODES, KRONROD, GAUSS, _ROUNDING, _NEGLIGIBLE, _MAX_ROUNDS, np.empty(n))
 
 
 @functools.cache

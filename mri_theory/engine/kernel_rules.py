@@ -99,6 +99,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from mri_theory._utils import validation as check
+from mri_theory.engine._quadrature import GAUSS, KRONROD, NODES
 from mri_theory.engine.exact import MAX_DIM, MixtureTruth
 from mri_theory.engine.losses import LOG_LOSS_FLOOR, check_floor, check_loss
 
@@ -252,6 +253,6 @@ def kernel_losses(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike, con
                          np.ascontiguousarray(c_present), counts.astype(np.int64), classes, gamma,
                          np.ascontiguousarray(truth.weights), np.ascontiguousarray(truth.means),
                          np.ascontiguousarray(truth.covariances), np.ascontiguousarray(truth.labels, dtype=np.int64),
-                         cap, tolerance, not isolate_every_line and loss == "error", compiled.NODES,
-                         compiled.KRONROD, compiled.GAUSS, error, unresolved, estimate)
+                         cap, tolerance, not isolate_every_line and loss == "error", NODES,
+                         KRONROD, GAUSS, error, unresolved, estimate)
     return KernelLosses(error, unresolved, estimate)

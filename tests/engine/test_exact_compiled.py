@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from _optional import given, settings, st
 
-from mri_theory.engine import exact
+from mri_theory.engine import _quadrature, exact
 from mri_theory.engine.exact import TOLERANCE, MixtureTruth
 
 compiled = pytest.importorskip("mri_theory.engine._exact_compiled")
@@ -220,7 +220,7 @@ def test_the_pure_python_functions_are_the_compiled_ones():
     valid = np.isfinite(lo) & np.isfinite(hi) & (hi > lo)
     item_of = np.nonzero(valid)[0].astype(np.int64)
     args = (items.alpha, items.beta, items.gamma, items.present, items.label.astype(np.int64), item_of, lo[valid],
-            hi[valid], TOLERANCE["error"], exact._NODES, exact._KRONROD, exact._GAUSS, exact._ROUNDING,
+            hi[valid], TOLERANCE["error"], _quadrature.NODES, _quadrature.KRONROD, _quadrature.GAUSS, exact._ROUNDING,
             exact._NEGLIGIBLE, exact._MAX_ROUNDS)
     np.testing.assert_array_equal(compiled.error_panels.py_func(*args, np.empty(item_of.size)),
                                   compiled.error_panels(*args, np.empty(item_of.size)))
@@ -349,7 +349,7 @@ def test_the_pure_python_line_functions_are_the_compiled_ones():
     args = (np.ascontiguousarray(items.alpha[rows, i] - items.alpha[rows, j]),
             np.ascontiguousarray(items.beta[rows, i] - items.beta[rows, j]),
             np.ascontiguousarray(items.gamma[rows, i] - items.gamma[rows, j]), label, exact.LINE_GRID,
-            exact.LINE_GAP, exact.LINE_LIMIT, TOLERANCE["lines"], exact._NODES, exact._KRONROD, exact._GAUSS,
-            exact._ROUNDING, exact._NEGLIGIBLE, exact._MAX_ROUNDS)
+            exact.LINE_GAP, exact.LINE_LIMIT, TOLERANCE["lines"], _quadrature.NODES, _quadrature.KRONROD,
+            _quadrature.GAUSS, exact._ROUNDING, exact._NEGLIGIBLE, exact._MAX_ROUNDS)
     np.testing.assert_array_equal(compiled.pair_line_errors.py_func(*args, np.empty(rows.size)),
                                   compiled.pair_line_errors(*args, np.empty(rows.size)))

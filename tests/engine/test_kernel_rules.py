@@ -62,6 +62,16 @@ def test_one_kernel_per_class_gives_the_voronoi_regions_of_exact_1nn():
     assert abs(rates.loss[0] - expected) < 1e-11
 
 
+def _line_law(truth: MixtureTruth, x1: float, weight: float, mean: np.ndarray, cov: np.ndarray):
+    """A component's weight on the line :math:`x_1` (its marginal density there; in 1-D its weight) and the
+    mean and deviation of its conditional law of the last coordinate."""
+    if truth.dim == 2:
+        s11 = cov[0, 0]
+        return (weight * stats.norm.pdf(x1, mean[0], np.sqrt(s11)), mean[1] + cov[0, 1] / s11 * (x1 - mean[0]),
+                np.sqrt(cov[1, 1] - cov[0, 1] ** 2 / s11))
+    return weight, mean[0], np.sqrt(cov[0, 0])
+
+
 def _binary_rule(model: SVM) -> tuple[np.ndarray, np.ndarray]:
     """A two-class SVM as a kernel rule, from its public attributes: the larger class scores
     :math:`-(A f + B)` against 0, over the training points."""
@@ -77,13 +87,7 @@ def _line_mass_reference(model: SVM, truth: MixtureTruth, x1: float, grid: int =
     d = truth.dim
     total = 0.0
     for w, mean, cov, label in zip(truth.weights, truth.means, truth.covariances, truth.labels, strict=True):
-        if d == 2:
-            s11 = cov[0, 0]
-            weight = w * stats.norm.pdf(x1, mean[0], np.sqrt(s11))
-            mu = mean[1] + cov[0, 1] / s11 * (x1 - mean[0])
-            sd = np.sqrt(cov[1, 1] - cov[0, 1] ** 2 / s11)
-        else:
-            weight, mu, sd = w, mean[0], np.sqrt(cov[0, 0])
+        weight, mu, sd = _line_law(truth, x1, w, mean, cov)
         if weight < 1e-18:
             continue
 
@@ -228,13 +232,7 @@ def _log_line_reference(proba_of, truth: MixtureTruth, x1: float, cap: float, pa
     nodes, weights = np.polynomial.legendre.leggauss(20)
     total = 0.0
     for w, mean, cov, label in zip(truth.weights, truth.means, truth.covariances, truth.labels, strict=True):
-        if truth.dim == 2:
-            s11 = cov[0, 0]
-            weight = w * stats.norm.pdf(x1, mean[0], np.sqrt(s11))
-            mu = mean[1] + cov[0, 1] / s11 * (x1 - mean[0])
-            sd = np.sqrt(cov[1, 1] - cov[0, 1] ** 2 / s11)
-        else:
-            weight, mu, sd = w, mean[0], np.sqrt(cov[0, 0])
+        weight, mu, sd = _line_law(truth, x1, w, mean, cov)
         if weight < 1e-18:
             continue
 
