@@ -466,6 +466,27 @@ def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m
 
 
 @_jit
+def kronrod_panel(values, half, kronrod, gauss):  # pragma: no cover - compiled by numba
+    """A panel's Gauss-Kronrod 7-15 integral from its 15 ``values`` (half-width ``half``) and QUADPACK's error
+    estimate: the Kronrod-Gauss difference scaled by the integrand's variation."""
+    kron, gs, absum = 0.0, 0.0, 0.0
+    for i in range(15):
+        kron += kronrod[i] * values[i]
+        gs += gauss[i] * values[i]
+    kron *= half
+    gs *= half
+    mean = kron / (2.0 * half)
+    for i in range(15):
+        absum += kronrod[i] * abs(values[i] - mean)
+    absum *= half
+    diff = abs(kron - gs)
+    err = diff
+    if absum > 0.0 and diff > 0.0:
+        err = absum * min(1.0, (200.0 * diff / absum) ** 1.5)
+    return kron, err
+
+
+@_jit
 def _softplus(x):  # pragma: no cover - compiled by numba
     """:math:`\\ln(1 + e^x)` without overflow."""
     return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
@@ -551,20 +572,7 @@ def line_log(x1, dim, points, S, c, c_up, c_down, AD, classes, gamma, cap, ell, 
                     dens = line_dens[cc] * math.exp(-0.5 * z * z) * _INV_SQRT_2PI / comp_sd[cc]
                     v += dens * min(_softplus(-g) if is_hi else _softplus(g), cap)
                 values[i] = v
-            kron, gs, absum = 0.0, 0.0, 0.0
-            for i in range(15):
-                kron += kronrod[i] * values[i]
-                gs += gauss[i] * values[i]
-            kron *= half
-            gs *= half
-            mean = kron / (2.0 * half)
-            for i in range(15):
-                absum += kronrod[i] * abs(values[i] - mean)
-            absum *= half
-            diff = abs(kron - gs)
-            err = diff
-            if absum > 0.0 and diff > 0.0:
-                err = absum * min(1.0, (200.0 * diff / absum) ** 1.5)
+            kron, err = kronrod_panel(values, half, kronrod, gauss)
             if err <= max(tol * (s1 - s0), 1e-18) or depth >= 40 or top + 2 > stack_a.size:
                 total += kron
                 continue
@@ -982,20 +990,7 @@ def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
                     if not continued:
                         ref[0] = 0.0  # every line isolated
                     unresolved_values[i] = u * jac
-                kron, gs, absum = 0.0, 0.0, 0.0
-                for i in range(15):
-                    kron += kronrod[i] * values[i]
-                    gs += gauss[i] * values[i]
-                kron *= half
-                gs *= half
-                mean = kron / (2.0 * half)
-                for i in range(15):
-                    absum += kronrod[i] * abs(values[i] - mean)
-                absum *= half
-                diff = abs(kron - gs)
-                err = diff
-                if absum > 0.0 and diff > 0.0:
-                    err = absum * min(1.0, (200.0 * diff / absum) ** 1.5)
+                kron, err = kronrod_panel(values, half, kronrod, gauss)
                 if err <= max(tol * (s1 - s0), 1e-17) or depth >= 40 or top + 2 > stack_a.size:
                     total += kron
                     estimate += err
