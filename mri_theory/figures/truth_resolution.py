@@ -39,6 +39,18 @@ A Spearman correlation between two independent noisy rankings is lower than each
 one's correlation with the exact ranking (roughly its square when the noise is
 small), so the SVM panels understate how well one population resolves the
 truth.
+
+The correlations rank tie classes, as every rank statistic of the toolkit does
+(:mod:`mri_theory.evaluation.summaries`): values of :math:`Q^c` within
+``1e-12`` of each other (``TIE_TOLERANCE``, relative to ``max(1, max |Q^c|)``)
+share a rank.  Many 5-NN candidates change no population point, so their
+:math:`Q^c` is exactly 0 in exact arithmetic; the engine returns it as
+:math:`L - \sum_j p_j L`, about :math:`\pm 10^{-17}`, whose sign follows the
+rounding of the BLAS dot product behind :math:`L` (OpenBLAS's kernel for the
+CPU) and of the vectorised ``exp`` behind :math:`p` (numpy's AVX-512 or AVX2
+loop).  Ranked as raw numbers these values moved the 5-NN points by up to 0.07
+between an AVX-512 and an AVX2 machine; as tie classes they are tied on every
+machine (``tests/test_cpu_dispatch.py``).
 """
 
 from __future__ import annotations
@@ -53,6 +65,7 @@ from matplotlib.ticker import NullFormatter, ScalarFormatter
 from scipy.stats import spearmanr
 
 from mri_theory._utils import validation as check
+from mri_theory._utils.ties import tie_classes
 from mri_theory.classifiers import get_classifier
 from mri_theory.engine import Population
 from mri_theory.engine.targets import true_q_c
@@ -133,10 +146,20 @@ def draw_states(problem: Problem, steps: tuple[int, ...], n_candidates: int,
 
 
 def _spearman(a: np.ndarray, b: np.ndarray, where: str) -> float:
-    rho = float(spearmanr(a, b).statistic)
-    if not np.isfinite(rho):
-        raise RuntimeError(f"{where}: Q^c is constant over the candidates, so its Spearman correlation is undefined")
-    return rho
+    r"""Spearman's correlation of the tie classes of ``a`` and ``b`` (``mri_theory._utils.ties.tie_classes``).
+
+    Values within ``TIE_TOLERANCE * max(1, max |values|)`` of each other share a rank.  A candidate that changes
+    no population point has :math:`Q^c = 0` in exact arithmetic, but the engine returns ``L - sum_j p_j L`` with
+    the rounding of the BLAS dot product behind ``L`` and of the vectorised ``exp`` behind ``p``: about
+    :math:`\pm 10^{-17}`, with a sign that depends on the CPU's instruction set.  Ranked as they are, such
+    values moved the 5-NN panels between machines; as tie classes they are tied everywhere.  On the integer
+    classes every sum inside ``spearmanr`` is exact, so the correlation has the same bits on any machine.
+    """
+    a_classes, b_classes = tie_classes(a), tie_classes(b)
+    if np.all(a_classes == 0) or np.all(b_classes == 0):
+        raise RuntimeError(f"{where}: Q^c is constant over the candidates (within the tie tolerance), so its "
+                           "Spearman correlation is undefined")
+    return float(spearmanr(a_classes, b_classes).statistic)
 
 
 def truth_resolution_data(quick: bool, rng: np.random.Generator) -> pd.DataFrame:
@@ -166,12 +189,18 @@ def truth_resolution_data(quick: bool, rng: np.random.Generator) -> pd.DataFrame
     pandas.DataFrame
         The columns :data:`COLUMNS`: ``reference`` is ``"exact"`` or
         ``"independent"``, ``spearman`` the correlation over the state's
-        candidates.  Rows come in the order problem, replicate, state, classifier, size.
+        candidates of the tie classes of the two (Notes).  Rows come in the
+        order problem, replicate, state, classifier, size.
 
     Raises
     ------
     RuntimeError
         If a state's :math:`Q^c` is constant over its candidates (Spearman undefined).
+
+    Notes
+    -----
+    The correlation ranks tie classes: values within ``TIE_TOLERANCE`` (relative, module notes) of each other
+    share a rank, so no correlation depends on the last bits of a sum or of a vectorised ``exp``.
     """
     quick, rng = check.flag(quick, "quick"), check.generator(rng)
     s = SETTINGS[quick]
