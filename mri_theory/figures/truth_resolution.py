@@ -73,7 +73,8 @@ from mri_theory.figures import register
 from mri_theory.problems import Problem, get_problem, initial_labelled_set
 
 __all__ = ["CLASSIFIERS", "CLASSIFIER_LABELS", "COLUMNS", "EXACT_CLASSIFIERS", "PROBLEMS", "PROBLEM_LABELS",
-           "SAMPLED_CLASSIFIERS", "SETTINGS", "draw_states", "plot_truth_resolution", "truth_resolution_data"]
+           "SAMPLED_CLASSIFIERS", "SETTINGS", "X_MARGIN", "draw_states", "plot_truth_resolution",
+           "truth_resolution_data"]
 
 #: The problems drawn, one row each.
 PROBLEMS = ("four-gaussian", "quadratic")
@@ -106,6 +107,9 @@ SETTINGS: dict[bool, _Settings] = {False: dict(steps=(10, 25, 50, 100, 200), rep
                         sizes=(10**4, 10**5, 10**6), sampled_sizes=(10**4, 10**5)),
             True: dict(steps=(10, 40), replicates=2, n_candidates=20,
                        sizes=(10**3, 10**4), sampled_sizes=(10**3, 10**4))}
+#: The x axis (log scale) reaches this factor beyond the smallest and the largest :math:`|D_S|` (fixed limits: no
+#: autoscaling through a vectorised logarithm, whose last bits depend on the CPU).
+X_MARGIN = 1.2
 #: Columns of :func:`truth_resolution_data`'s table, one row per (state, classifier, population size).
 COLUMNS = ("problem", "classifier", "reference", "population_size", "n_labelled", "replicate", "spearman")
 
@@ -242,7 +246,8 @@ def plot_truth_resolution(data: pd.DataFrame, note: str = "") -> Figure:
     One row of panels per problem and one column per classifier, both in order
     of appearance in ``data``; one line per population size, the mean of
     ``spearman`` over replicates with +-1 SE error bars (``ddof=1``; none with
-    one replicate), against ``n_labelled`` on a log axis, and a dotted line at 1.
+    one replicate), against ``n_labelled`` on a log axis (from the smallest ``n_labelled`` / :data:`X_MARGIN` to the
+    largest times it), and a dotted line at 1.
 
     Parameters
     ----------
@@ -261,7 +266,7 @@ def plot_truth_resolution(data: pd.DataFrame, note: str = "") -> Figure:
     grouped = data.groupby(keys, sort=False)["spearman"]
     summary = grouped.mean().to_frame("mean").assign(se=grouped.std(ddof=1) / np.sqrt(grouped.count())).reset_index()
     problems, classifiers = list(dict.fromkeys(data.problem)), list(dict.fromkeys(data.classifier))
-    sizes = sorted(data.population_size.unique())
+    sizes, steps = sorted(data.population_size.unique()), sorted(data.n_labelled.unique())
     colours = {n: f"C{i}" for i, n in enumerate(sizes)}
     fig = Figure(figsize=(3.4 * len(classifiers) + 0.6, 3.3 * len(problems) + 1.6), layout="constrained")
     axes = fig.subplots(len(problems), len(classifiers), sharex=True, sharey=True, squeeze=False)
@@ -282,7 +287,10 @@ def plot_truth_resolution(data: pd.DataFrame, note: str = "") -> Figure:
             ax.set_xscale("log")
             ax.xaxis.set_major_formatter(ScalarFormatter())
             ax.xaxis.set_minor_formatter(NullFormatter())
-            ax.set_xticks(sorted(data.n_labelled.unique()))
+            ax.set_xticks(steps)
+            # Fixed limits, a factor of X_MARGIN beyond the outer steps: matplotlib's autoscaling of a log axis
+            # goes through numpy's vectorised log10 and power, whose last bits differ between CPUs (issue 54).
+            ax.set_xlim(steps[0] / X_MARGIN, steps[-1] * X_MARGIN)
             if col == 0:
                 ax.set_ylabel("Spearman over candidates")
             if row == len(problems) - 1:

@@ -90,6 +90,7 @@ def test_panels_show_the_mean_and_standard_error_over_replicates():
     for ax, classifier in zip(axes, ("lda", "svm"), strict=True):
         assert classifier.upper() in ax.get_title().upper()
         assert ax.get_xscale() == "log"
+        assert ax.get_xlim() == (10 / 1.2, 40 * 1.2)  # fixed, not autoscaled through a vectorised log10
         assert any(list(line.get_ydata()) == [1.0, 1.0] for line in ax.lines)  # the horizontal line at 1
         bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
         assert len(bars) == 2
