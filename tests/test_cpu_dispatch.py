@@ -19,7 +19,9 @@ another CPU).  Then
   not all the same bits: a vectorised ``exp`` or ``log`` differs by an ulp between the levels, and with it, for
   example, a loss curve (at most 2.5e-12 relative in a drawn value, measured; no file changes).
 
-About 2 minutes on 2 cores (the low process compiles the numba kernels for the generic CPU): ``slow``.
+And the committed studies' recomputed curves (``tests/runners/test_committed_study.py``) are recomputed at the
+lowest level too.  About 3 minutes on 2 cores (the low processes compile the numba kernels for the generic CPU):
+``slow``.
 """
 
 from __future__ import annotations
@@ -77,10 +79,16 @@ def _figure_data(out: Path, env: dict[str, str]) -> tuple[dict, dict[str, np.nda
         return json.loads(Path(f"{out}.json").read_text(encoding="utf-8")), dict(arrays)
 
 
-def test_every_figure_is_the_same_at_two_dispatch_levels(tmp_path):
+@pytest.fixture(scope="module")
+def low_environment(tmp_path_factory) -> dict[str, str]:
+    """The lowest dispatch level's environment, with one fresh numba cache for the module's tests."""
+    return _low_environment(tmp_path_factory.mktemp("numba-generic"))
+
+
+def test_every_figure_is_the_same_at_two_dispatch_levels(tmp_path, low_environment):
     default_env = {key: value for key, value in os.environ.items() if key not in DISPATCH_VARIABLES}
     high, high_arrays = _figure_data(tmp_path / "high", default_env)
-    low, low_arrays = _figure_data(tmp_path / "low", _low_environment(tmp_path / "numba-cache"))
+    low, low_arrays = _figure_data(tmp_path / "low", low_environment)
     # the low process did run lower: nothing above numpy's baseline, numba's generic CPU
     assert low["level"]["numpy_dispatch"] == [] and low["level"]["numba_cpu"] == "generic", low["level"]
     if high["level"] == low["level"]:
@@ -98,3 +106,16 @@ def test_every_figure_is_the_same_at_two_dispatch_levels(tmp_path):
             moved[key] = (value.shape, other.shape) if value.shape != other.shape else float(
                 np.nanmax(np.abs(value - other)))
     assert not moved, f"drawn numbers that depend on the CPU's dispatch ({levels}): {moved}"
+
+
+def test_committed_curves_are_recomputed_at_the_lowest_dispatch_level(low_environment):
+    """The committed studies' recomputed curves (``tests/runners/test_committed_study.py``: a few pairings of
+    each study, the same chosen points as the archive and losses within 1e-12, relative) at the lowest dispatch
+    level, all run, none skipped: the committed tables do not depend on the CPU that made them."""
+    assert low_environment["NUMBA_CPU_NAME"] == "generic"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                           str(Path(__file__).resolve().parent / "runners" / "test_committed_study.py"),
+                           "-k", "test_stored_curves_are_recomputed"], env=low_environment, capture_output=True,
+                          text=True, timeout=1800, cwd=Path(__file__).resolve().parent.parent)
+    summary = done.stdout.strip().splitlines()[-1]
+    assert done.returncode == 0 and " passed" in summary and "skipped" not in summary, done.stdout[-3000:]
