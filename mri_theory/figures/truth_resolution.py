@@ -47,10 +47,12 @@ share a rank.  Many 5-NN candidates change no population point, so their
 :math:`Q^c` is exactly 0 in exact arithmetic; the engine returns it as
 :math:`L - \sum_j p_j L`, about :math:`\pm 10^{-17}`, whose sign follows the
 rounding of the BLAS dot product behind :math:`L` (OpenBLAS's kernel for the
-CPU) and of the vectorised ``exp`` behind :math:`p` (numpy's AVX-512 or AVX2
-loop).  Ranked as raw numbers these values moved the 5-NN points by up to 0.07
-between an AVX-512 and an AVX2 machine; as tie classes they are tied on every
-machine (``tests/test_cpu_dispatch.py``).
+CPU) and of the vectorised ``exp`` behind :math:`p` (numpy's AVX-512 loop, or
+the baseline one elsewhere).  Ranked as raw numbers these values moved single
+5-NN correlations by up to 0.07 between an AVX-512 and an AVX2 machine; as tie
+classes they are tied on every machine (``tests/test_cpu_dispatch.py``).  The
+log x axis has fixed limits (:data:`X_MARGIN`) for the same reason: matplotlib
+would compute them through numpy's vectorised logarithm.
 """
 
 from __future__ import annotations
