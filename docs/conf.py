@@ -12,6 +12,8 @@ These steps run here, before Sphinx reads a page, and write only git-ignored fil
 * the notebooks are copied from ``notebooks/`` into ``docs/notebooks/`` (Sphinx reads nothing outside its source
   folder), each with a download link first, where myst-nb executes them: ``nb_execution_mode = "cache"`` re-runs
   a notebook only when its code changes (set ``MRI_DOCS_EXECUTE=off`` to skip execution while editing prose);
+* before any notebook runs, ``scripts/warm_up.py`` compiles the package's numba kernels into numba's on-disk
+  cache, so that no notebook cell pays for the compilation (seconds when the cache is full);
 * the reports of the committed runs (``figures/**/*.md``) become the pages ``runs/*.md``.
 
 While Sphinx reads, the pages' links to ``../notebooks/`` are pointed at the copies, the gallery gets its cards
@@ -26,6 +28,7 @@ import inspect
 import json
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -92,7 +95,9 @@ myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist", "at
 myst_heading_anchors = 3
 myst_dmath_double_inline = True  # the notebooks write display math as $$...$$ inside a paragraph, as Jupyter allows
 nb_execution_mode = os.environ.get("MRI_DOCS_EXECUTE", "cache")
-nb_execution_timeout = 120  # seconds per cell; why not more: tests/test_notebooks.py, TIMEOUT
+# Seconds per cell, for the cells' own work: the numba kernels are compiled before (warm_up_numba), and the longest
+# cell takes about 15 s on the idle 2-core machine; why not more: tests/test_notebooks.py, TIMEOUT.
+nb_execution_timeout = 120
 # Each notebook runs in a fresh temporary folder (they read no files of their own, and write none into the source).
 nb_execution_in_temp = True
 nb_execution_raise_on_error = True
@@ -297,10 +302,25 @@ def write_run_pages() -> None:
         stale.unlink()
 
 
+def warm_up_numba() -> None:
+    """Compile the package's numba kernels into numba's on-disk cache before any notebook runs
+    (``scripts/warm_up.py``, in a fresh interpreter with the notebooks' environment): a notebook kernel then loads
+    them instead of compiling them in its first heavy cell, which under load ran past the per-cell timeout
+    (issue 54).  Skipped when the notebooks are not executed."""
+    if nb_execution_mode == "off":
+        return
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "warm_up.py")], capture_output=True, text=True,
+                          check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"scripts/warm_up.py failed before the notebooks' execution:\n{done.stderr[-3000:]}")
+    print(done.stdout.strip())
+
+
 HOME = write_api_pages()
 write_run_pages()
 write_registry_page()
 copy_notebooks()
+warm_up_numba()
 
 # Unqualified class names in numpydoc types ("Population", "Classifier") link to the documented class.
 for _full in HOME.values():

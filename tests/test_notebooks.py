@@ -16,10 +16,13 @@ from pathlib import Path
 import pytest
 from _optional import need, requires
 
-NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 KERNEL_NAME = "python3"
-# Seconds per cell: the longest cell takes about 10 s on the 2-core machine under load.
+# Seconds per cell, for the cells' own work: the numba kernels are compiled before (the fixture `numba_cache`), and
+# the longest cell then takes about 15 s on the 2-core machine under load.  Without the warm-up a notebook's first
+# heavy cell also compiled them (about 100 s of CPU), and under load ran past this (issue 54).
 TIMEOUT = 120
 
 
@@ -59,10 +62,19 @@ def kernel_name() -> str:
     return KERNEL_NAME
 
 
+@pytest.fixture(scope="session")
+def numba_cache() -> None:
+    """numba's on-disk cache holds the package's kernels before a notebook runs (``scripts/warm_up.py``, as the
+    documentation build does first), so no timed cell compiles them."""
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "warm_up.py")], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
 @pytest.mark.slow
 @requires("ipykernel")
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_runs(path: Path, kernel_name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_notebook_runs(path: Path, kernel_name: str, numba_cache: None, monkeypatch: pytest.MonkeyPatch) -> None:
     """The notebook in a kernel, drawn as the documentation site draws it (``MRI_THEORY_STATIC_PAGE``: no sliders):
     after notebook 01's ipywidgets cell the client sometimes (3 to 5 runs in 8, with ipykernel 6.31 and 7.4, pyzmq
     26.4 and 27.3, nbclient 0.11) received the cell's reply only when its wait timed out, and went on without an
@@ -94,7 +106,7 @@ def test_a_notebook_offers_sliders() -> None:
 @pytest.mark.slow
 @requires("ipywidgets")
 @pytest.mark.parametrize("path", WIDGET_NOTEBOOKS, ids=[p.name for p in WIDGET_NOTEBOOKS])
-def test_notebook_sliders_run_without_a_kernel(path: Path, tmp_path: Path) -> None:
+def test_notebook_sliders_run_without_a_kernel(path: Path, tmp_path: Path, numba_cache: None) -> None:
     """The notebook's code cells (line magics left out) as one script in a fresh interpreter, without
     ``MRI_THEORY_STATIC_PAGE``: its ``ipywidgets.interact`` cells build their sliders and call their function once
     with the sliders' values, as Jupyter does on opening."""

@@ -39,6 +39,20 @@ A Spearman correlation between two independent noisy rankings is lower than each
 one's correlation with the exact ranking (roughly its square when the noise is
 small), so the SVM panels understate how well one population resolves the
 truth.
+
+The correlations rank tie classes, as every rank statistic of the toolkit does
+(:mod:`mri_theory.evaluation.summaries`): values of :math:`Q^c` within
+``1e-12`` of each other (``TIE_TOLERANCE``, relative to ``max(1, max |Q^c|)``)
+share a rank.  Many 5-NN candidates change no population point, so their
+:math:`Q^c` is exactly 0 in exact arithmetic; the engine returns it as
+:math:`L - \sum_j p_j L`, about :math:`\pm 10^{-17}`, whose sign follows the
+rounding of the BLAS dot product behind :math:`L` (OpenBLAS's kernel for the
+CPU) and of the vectorised ``exp`` behind :math:`p` (numpy's AVX-512 loop, or
+the baseline one elsewhere).  Ranked as raw numbers these values moved single
+5-NN correlations by up to 0.07 between an AVX-512 and an AVX2 machine; as tie
+classes they are tied on every machine (``tests/test_cpu_dispatch.py``).  The
+log x axis has fixed limits (:data:`X_MARGIN`) for the same reason: matplotlib
+would compute them through numpy's vectorised logarithm.
 """
 
 from __future__ import annotations
@@ -53,6 +67,7 @@ from matplotlib.ticker import NullFormatter, ScalarFormatter
 from scipy.stats import spearmanr
 
 from mri_theory._utils import validation as check
+from mri_theory._utils.ties import tie_classes
 from mri_theory.classifiers import get_classifier
 from mri_theory.engine import Population
 from mri_theory.engine.targets import true_q_c
@@ -60,7 +75,8 @@ from mri_theory.figures import register
 from mri_theory.problems import Problem, get_problem, initial_labelled_set
 
 __all__ = ["CLASSIFIERS", "CLASSIFIER_LABELS", "COLUMNS", "EXACT_CLASSIFIERS", "PROBLEMS", "PROBLEM_LABELS",
-           "SAMPLED_CLASSIFIERS", "SETTINGS", "draw_states", "plot_truth_resolution", "truth_resolution_data"]
+           "SAMPLED_CLASSIFIERS", "SETTINGS", "X_MARGIN", "draw_states", "plot_truth_resolution",
+           "truth_resolution_data"]
 
 #: The problems drawn, one row each.
 PROBLEMS = ("four-gaussian", "quadratic")
@@ -93,6 +109,9 @@ SETTINGS: dict[bool, _Settings] = {False: dict(steps=(10, 25, 50, 100, 200), rep
                         sizes=(10**4, 10**5, 10**6), sampled_sizes=(10**4, 10**5)),
             True: dict(steps=(10, 40), replicates=2, n_candidates=20,
                        sizes=(10**3, 10**4), sampled_sizes=(10**3, 10**4))}
+#: The x axis (log scale) reaches this factor beyond the smallest and the largest :math:`|D_S|` (fixed limits: no
+#: autoscaling through a vectorised logarithm, whose last bits depend on the CPU).
+X_MARGIN = 1.2
 #: Columns of :func:`truth_resolution_data`'s table, one row per (state, classifier, population size).
 COLUMNS = ("problem", "classifier", "reference", "population_size", "n_labelled", "replicate", "spearman")
 
@@ -133,10 +152,20 @@ def draw_states(problem: Problem, steps: tuple[int, ...], n_candidates: int,
 
 
 def _spearman(a: np.ndarray, b: np.ndarray, where: str) -> float:
-    rho = float(spearmanr(a, b).statistic)
-    if not np.isfinite(rho):
-        raise RuntimeError(f"{where}: Q^c is constant over the candidates, so its Spearman correlation is undefined")
-    return rho
+    r"""Spearman's correlation of the tie classes of ``a`` and ``b`` (``mri_theory._utils.ties.tie_classes``).
+
+    Values within ``TIE_TOLERANCE * max(1, max |values|)`` of each other share a rank.  A candidate that changes
+    no population point has :math:`Q^c = 0` in exact arithmetic, but the engine returns ``L - sum_j p_j L`` with
+    the rounding of the BLAS dot product behind ``L`` and of the vectorised ``exp`` behind ``p``: about
+    :math:`\pm 10^{-17}`, with a sign that depends on the CPU's instruction set.  Ranked as they are, such
+    values moved the 5-NN panels between machines; as tie classes they are tied everywhere.  On the integer
+    classes every sum inside ``spearmanr`` is exact, so the correlation has the same bits on any machine.
+    """
+    a_classes, b_classes = tie_classes(a), tie_classes(b)
+    if np.all(a_classes == 0) or np.all(b_classes == 0):
+        raise RuntimeError(f"{where}: Q^c is constant over the candidates (within the tie tolerance), so its "
+                           "Spearman correlation is undefined")
+    return float(spearmanr(a_classes, b_classes).statistic)
 
 
 def truth_resolution_data(quick: bool, rng: np.random.Generator) -> pd.DataFrame:
@@ -166,12 +195,18 @@ def truth_resolution_data(quick: bool, rng: np.random.Generator) -> pd.DataFrame
     pandas.DataFrame
         The columns :data:`COLUMNS`: ``reference`` is ``"exact"`` or
         ``"independent"``, ``spearman`` the correlation over the state's
-        candidates.  Rows come in the order problem, replicate, state, classifier, size.
+        candidates of the tie classes of the two (Notes).  Rows come in the
+        order problem, replicate, state, classifier, size.
 
     Raises
     ------
     RuntimeError
         If a state's :math:`Q^c` is constant over its candidates (Spearman undefined).
+
+    Notes
+    -----
+    The correlation ranks tie classes: values within ``TIE_TOLERANCE`` (relative, module notes) of each other
+    share a rank, so no correlation depends on the last bits of a sum or of a vectorised ``exp``.
     """
     quick, rng = check.flag(quick, "quick"), check.generator(rng)
     s = SETTINGS[quick]
@@ -213,7 +248,8 @@ def plot_truth_resolution(data: pd.DataFrame, note: str = "") -> Figure:
     One row of panels per problem and one column per classifier, both in order
     of appearance in ``data``; one line per population size, the mean of
     ``spearman`` over replicates with +-1 SE error bars (``ddof=1``; none with
-    one replicate), against ``n_labelled`` on a log axis, and a dotted line at 1.
+    one replicate), against ``n_labelled`` on a log axis (from the smallest ``n_labelled`` / :data:`X_MARGIN` to the
+    largest times it), and a dotted line at 1.
 
     Parameters
     ----------
@@ -232,7 +268,7 @@ def plot_truth_resolution(data: pd.DataFrame, note: str = "") -> Figure:
     grouped = data.groupby(keys, sort=False)["spearman"]
     summary = grouped.mean().to_frame("mean").assign(se=grouped.std(ddof=1) / np.sqrt(grouped.count())).reset_index()
     problems, classifiers = list(dict.fromkeys(data.problem)), list(dict.fromkeys(data.classifier))
-    sizes = sorted(data.population_size.unique())
+    sizes, steps = sorted(data.population_size.unique()), sorted(data.n_labelled.unique())
     colours = {n: f"C{i}" for i, n in enumerate(sizes)}
     fig = Figure(figsize=(3.4 * len(classifiers) + 0.6, 3.3 * len(problems) + 1.6), layout="constrained")
     axes = fig.subplots(len(problems), len(classifiers), sharex=True, sharey=True, squeeze=False)
@@ -253,7 +289,10 @@ def plot_truth_resolution(data: pd.DataFrame, note: str = "") -> Figure:
             ax.set_xscale("log")
             ax.xaxis.set_major_formatter(ScalarFormatter())
             ax.xaxis.set_minor_formatter(NullFormatter())
-            ax.set_xticks(sorted(data.n_labelled.unique()))
+            ax.set_xticks(steps)
+            # Fixed limits, a factor of X_MARGIN beyond the outer steps: matplotlib's autoscaling of a log axis
+            # goes through numpy's vectorised log10 and power, whose last bits differ between CPUs (issue 54).
+            ax.set_xlim(steps[0] / X_MARGIN, steps[-1] * X_MARGIN)
             if col == 0:
                 ax.set_ylabel("Spearman over candidates")
             if row == len(problems) - 1:
