@@ -83,7 +83,7 @@ quadrature's error is QUADPACK's estimate, not a bound; on the study's rules it 
 (``tests/engine/test_kernel_rules.py``) compare with independent computations: closed forms (two points with
 opposite coefficients: the boundary is their perpendicular bisector; one kernel per class: the Voronoi cells
 that the exact 1-NN path integrates), nested adaptive quadrature by SciPy over the classifier's own predictions
-with roots bracketed on a dense grid, quasi-Monte Carlo with ``2**20`` points within its standard error, and
+with roots bracketed on a dense grid, quasi-Monte Carlo with ``2**18`` points within its standard error, and
 plain refits of the SVM's retrained models.
 
 Compiled by numba (``mri_theory/engine/_kernel_compiled.py``, imported on first use).
