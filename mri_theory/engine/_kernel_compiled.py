@@ -326,6 +326,21 @@ def _continued(count, ref_roots, d1sq, q, S, c, gamma, lo, hi, first_sign, roots
 
 
 @_jit
+def _wrong_mass(left, right, winner, comp_label, comp_sd, line_mu, line_dens):  # pragma: no cover - compiled by numba
+    """The line's mass on ``[left, right]`` (ends may be infinite) of the components whose class is not
+    ``winner``: their line weights times differences of the normal CDF of their conditional laws."""
+    total = 0.0
+    for cc in range(comp_label.size):
+        if comp_label[cc] == winner or line_dens[cc] == 0.0:
+            continue
+        a = -np.inf if left == -np.inf else (left - line_mu[cc]) / comp_sd[cc]
+        b = np.inf if right == np.inf else (right - line_mu[cc]) / comp_sd[cc]
+        if a < b:
+            total += line_dens[cc] * normal_mass(a, b)
+    return total
+
+
+@_jit
 def _two_class_mass(count, roots, first_sign, classes, comp_label, comp_sd, line_mu,
                     line_dens):  # pragma: no cover - compiled by numba
     """The wrong mass on a line of a two-class rule from its sorted roots and the sign of its first interval
@@ -335,15 +350,9 @@ def _two_class_mass(count, roots, first_sign, classes, comp_label, comp_sd, line
     for k in range(count + 1):
         left = -np.inf if k == 0 else roots[k - 1]
         right = np.inf if k == count else roots[k]
-        winner = classes[1] if sign > 0.0 else classes[0]
+        total += _wrong_mass(left, right, classes[1] if sign > 0.0 else classes[0], comp_label, comp_sd, line_mu,
+                             line_dens)
         sign = -sign
-        for cc in range(comp_label.size):
-            if comp_label[cc] == winner or line_dens[cc] == 0.0:
-                continue
-            a = -np.inf if left == -np.inf else (left - line_mu[cc]) / comp_sd[cc]
-            b = np.inf if right == np.inf else (right - line_mu[cc]) / comp_sd[cc]
-            if a < b:
-                total += line_dens[cc] * normal_mass(a, b)
     return total
 
 
@@ -402,7 +411,6 @@ def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m
     kp = S.shape[0]
     npairs = AD.shape[0]
     width = 1.0 / math.sqrt(gamma)
-    C = comp_w.size
     lo, hi = _line_setup(x1, dim, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu,
                          line_dens, d1sq, d1w, window)
     if not lo < hi:
@@ -454,14 +462,7 @@ def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m
             winner = classes[best]
             if kp == 2 and k == 0:
                 ref[2] = 1.0 if scratch_v[1] - scratch_v[0] > 0.0 else -1.0
-        for cc in range(C):
-            if comp_label[cc] == winner or line_dens[cc] == 0.0:
-                continue
-            sd = comp_sd[cc]
-            a = -np.inf if left == -np.inf else (left - line_mu[cc]) / sd
-            b = np.inf if right == np.inf else (right - line_mu[cc]) / sd
-            if a < b:
-                total += line_dens[cc] * normal_mass(a, b)
+        total += _wrong_mass(left, right, winner, comp_label, comp_sd, line_mu, line_dens)
     return total, unresolved
 
 
