@@ -19,13 +19,15 @@ lowest, a set of measure zero).  Everything is in terms of the pair functions :m
   ``MIN_CELL`` kernel widths, where it is left *unresolved* (its mass bound is returned);
 * :func:`line_error` -- the predicted class along a line between the breakpoints, and the mass of each
   component's wrong classes (differences of the normal CDF of its conditional law); within a panel, two-class
-  roots are continued from the previous line and checked (:func:`_continued`), else isolated;
+  roots are continued from the previous lines and checked (:func:`_continued`; a panel's window edges certified
+  free of roots by :func:`_edge_free`), else isolated;
 * :func:`events` -- where the outer integrand has kinks: a quadtree over the plane keeps the cells where
   Taylor's bounds (the Hessian and third-derivative norms of the kernel terms at their distance from the cell)
   exclude neither a vertical tangency of a pair's boundary (:math:`g = \partial_2 g = 0`) nor, with three or
   more present classes, a point where three classes meet (:math:`g_{ab} = g_{ac} = 0`); Newton's method
   solves the events of each cell left at the finest size, and a cell where it finds none gives a cut at its
-  middle (at most ``MAX_EVENT_CELLS`` cells are refined);
+  middle (at most ``MAX_EVENT_CELLS`` cells are refined); a two-class cell where the tangency equations are
+  proved one-to-one is solved at once (:func:`_single_tangency`);
 * :func:`line_log` -- the floored log loss's line integrand of a two-class rule (cut where a class's loss
   reaches the cap, the uncapped pieces by adaptive Gauss-Kronrod);
 * :func:`rule_losses` -- the error rate or log loss of many rules: 1-D, one line; 2-D, the outer integral over
@@ -70,11 +72,12 @@ def normal_mass(a: float, b: float) -> float:  # pragma: no cover - compiled by 
 def scores_on_line(t, d1sq, q, S, c, gamma, values, slopes):  # pragma: no cover - compiled by numba
     r"""The scores ``values[j]`` and their derivatives ``slopes[j]`` in :math:`x_2` at :math:`x_2 = t` on the line
     whose squared first-coordinate distances to the points are ``d1sq`` (zeros in 1-D); ``q`` the points' last
-    coordinates."""
+    coordinates.  ``values`` has room for ``3 kp`` entries: the last ``2 kp`` hold the far terms' sums (no
+    allocation per call)."""
     kp, n = S.shape
-    far_k, far_s = np.zeros(kp), np.zeros(kp)
-    for j in range(kp):
+    for j in range(3 * kp):
         values[j] = 0.0
+    for j in range(kp):
         slopes[j] = 0.0
     for i in range(n):
         d2 = t - q[i]
@@ -89,20 +92,20 @@ def scores_on_line(t, d1sq, q, S, c, gamma, values, slopes):  # pragma: no cover
             k = math.exp(-x)
             dk = -2.0 * gamma * d2 * k
             for j in range(kp):
-                far_k[j] += S[j, i] * k
-                far_s[j] += S[j, i]
+                values[kp + j] += S[j, i] * k
+                values[2 * kp + j] += S[j, i]
                 slopes[j] += S[j, i] * dk
     for j in range(kp):
-        values[j] = (c[j] - far_s[j]) + (values[j] + far_k[j])
+        values[j] = (c[j] - values[2 * kp + j]) + (values[j] + values[kp + j])
 
 
 @_jit
 def curved_scores_on_line(t, d1sq, q, S, c, gamma, values, slopes, curves):  # pragma: no cover - compiled by numba
     """:func:`scores_on_line` with the second derivatives ``curves[j]`` in :math:`x_2` too."""
     kp, n = S.shape
-    far_k, far_s = np.zeros(kp), np.zeros(kp)
-    for j in range(kp):
+    for j in range(3 * kp):
         values[j] = 0.0
+    for j in range(kp):
         slopes[j] = 0.0
         curves[j] = 0.0
     for i in range(n):
@@ -117,12 +120,12 @@ def curved_scores_on_line(t, d1sq, q, S, c, gamma, values, slopes, curves):  # p
             if near:
                 values[j] += S[j, i] * em1
             else:
-                far_k[j] += S[j, i] * k
-                far_s[j] += S[j, i]
+                values[kp + j] += S[j, i] * k
+                values[2 * kp + j] += S[j, i]
             slopes[j] += S[j, i] * dk
             curves[j] += S[j, i] * ddk
     for j in range(kp):
-        values[j] = (c[j] - far_s[j]) + (values[j] + far_k[j])
+        values[j] = (c[j] - values[2 * kp + j]) + (values[j] + values[kp + j])
 
 
 @_jit
@@ -278,21 +281,36 @@ def isolate_roots(pair, a_idx, b_idx, lo, hi, d1sq, d1w, q, S, c, AD, gamma, wid
 
 
 @_jit
-def _continued(count, ref_roots, d1sq, q, S, c, gamma, lo, hi, first_sign, roots, scratch_v,
+def _continued(count, ref, ref_roots, prev_roots, x1, d1sq, q, S, c, gamma, lo, hi, roots, scratch_v,
                scratch_s):  # pragma: no cover - compiled by numba
-    """Whether the reference line's ``count`` roots continue to this line (:func:`line_error`): each by Newton's
-    method from its old place, kept within half the gap to its neighbours, a simple root whose slope has the
-    sign that the alternation from ``first_sign`` gives it; and the sign at the line's two ends as the roots
-    say (a root that entered through an end flips it).  Between two roots of alternating slopes no other sign
-    change can hide: it would take a point where the boundary touches a line of the panel (an event).  The new
-    roots are written to ``roots``."""
+    """Whether the reference line's ``count`` roots continue to this line ``x1`` (:func:`line_error`; ``ref`` its
+    layout): each by Newton's method, kept within half the gap to its neighbours, a simple root whose slope has
+    the sign that the alternation from the reference's first sign gives it; and, unless the panel's window edges
+    are certified free of roots (``ref[6]``, :func:`_edge_free`), the sign at the line's two ends as the roots
+    say (a root that entered through an end flips it).  Between two events the boundary crosses every line of
+    the panel the same number of times, so ``count`` distinct roots found are all of them.  The new roots are
+    written to ``roots``.
+
+    Newton's method starts from the linear extrapolation of the last two lines' roots (``prev_roots``, where
+    ``ref[4]`` says they are of the same panel and count), and stops once its convergence is quadratic and the
+    next step's size, :math:`|s_k|^3 / |s_{k-1}|^2`, is below ``4e-16`` relative (then that step is taken without
+    another evaluation)."""
+    first_sign = ref[2]
     sign = first_sign
+    ref_x1, prev_x1 = ref[3], ref[5]
+    extrapolate = ref[4] > 0.0 and prev_x1 != ref_x1
+    rate = (x1 - ref_x1) / (ref_x1 - prev_x1) if extrapolate else 0.0
     for k in range(count):
         t = ref_roots[k]
         low = -np.inf if k == 0 else 0.5 * (ref_roots[k - 1] + t)
         high = np.inf if k == count - 1 else 0.5 * (t + ref_roots[k + 1])
+        if extrapolate:
+            guess = t + rate * (t - prev_roots[k])
+            if low < guess < high:
+                t = guess
         done = False
         slope = 0.0
+        last_step = np.inf
         for _ in range(30):
             scores_on_line(t, d1sq, q, S, c, gamma, scratch_v, scratch_s)
             g, slope = scratch_v[1] - scratch_v[0], scratch_s[1] - scratch_s[0]
@@ -303,9 +321,13 @@ def _continued(count, ref_roots, d1sq, q, S, c, gamma, lo, hi, first_sign, roots
             if not (low < t_new < high):
                 return False
             t = t_new
-            if g == 0.0 or abs(step) <= 4e-16 * max(1.0, abs(t)):
+            size = abs(step)
+            scale = 4e-16 * max(1.0, abs(t))
+            if g == 0.0 or size <= scale or (last_step < np.inf and size <= 1e-3 * last_step
+                                             and size * size * size <= scale * last_step * last_step):
                 done = True
                 break
+            last_step = size
         # the root must change the sign from the interval before it (positive before: a negative slope)
         if not done or (slope > 0.0) == (sign > 0.0):
             return False
@@ -313,6 +335,8 @@ def _continued(count, ref_roots, d1sq, q, S, c, gamma, lo, hi, first_sign, roots
         sign = -sign
         if k > 0 and not roots[k - 1] < roots[k]:
             return False
+    if ref[6] > 0.0:
+        return True
     for end in (lo, hi):
         expected = first_sign
         for k in range(count):
@@ -323,6 +347,26 @@ def _continued(count, ref_roots, d1sq, q, S, c, gamma, lo, hi, first_sign, roots
         if g == 0.0 or (g > 0.0) != (expected > 0.0):
             return False
     return True
+
+
+@_jit
+def _edge_free(y, A, B, points, S, c, AD, gamma, scratch_v, scratch_s, bounds):  # pragma: no cover - compiled
+    r"""Whether the two-class pair function is certified free of sign changes on the horizontal segment
+    :math:`x_2 = y`, :math:`A \le x_1 \le B` (a panel's window edge): :func:`isolate_roots` along it finds none
+    and leaves no cell unresolved.  Then the sign at that end of every line of the panel is the same, and no
+    root can enter a line through it."""
+    n = points.shape[0]
+    d1sq, d1w, q = np.empty(n), np.empty(n), np.empty(n)
+    for i in range(n):
+        d = y - points[i, 1]
+        d1sq[i] = d * d
+        d1w[i] = math.exp(-gamma * d * d)
+        q[i] = points[i, 0]
+    ones = np.ones(1)
+    roots = np.empty(1)
+    count, unresolved = isolate_roots(0, 0, 1, A, B, d1sq, d1w, q, S, c, AD, gamma, 1.0 / math.sqrt(gamma),
+                                      np.zeros(1), ones, ones, roots, 0, scratch_v, scratch_s, bounds)
+    return count == 0 and unresolved == 0.0
 
 
 @_jit
@@ -360,9 +404,9 @@ def _two_class_mass(count, roots, first_sign, classes, comp_label, comp_sd, line
 def _line_setup(x1, dim, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu, line_dens,
                 d1sq, d1w, window):  # pragma: no cover - compiled by numba
     """A line's components (their conditional means ``line_mu`` and weights ``line_dens``: :math:`w_c
-    \\varphi_c(x_1)` in 2-D, 0 beyond ``REACH`` deviations; :math:`w_c` in 1-D), its points' factors (``d1sq``,
-    ``d1w``) and its range ``(lo, hi)``: ``window`` in 2-D, the components' in 1-D; ``(inf, -inf)`` for a line
-    that no component reaches."""
+    \\varphi_c(x_1)` in 2-D, 0 beyond ``REACH`` deviations; :math:`w_c` in 1-D), its points' squared distances
+    ``d1sq`` (``d1w`` marked for :func:`_line_weights`) and its range ``(lo, hi)``: ``window`` in 2-D, the
+    components' in 1-D; ``(inf, -inf)`` for a line that no component reaches."""
     lo, hi = np.inf, -np.inf
     active = 0
     for cc in range(comp_w.size):
@@ -387,7 +431,7 @@ def _line_setup(x1, dim, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_
         if dim == 2:
             d = x1 - points[i, 0]
             d1sq[i] = d * d
-            d1w[i] = math.exp(-gamma * d * d)
+            d1w[i] = -1.0  # not yet computed (:func:`_line_weights`)
         else:
             d1sq[i] = 0.0
             d1w[i] = 1.0
@@ -395,18 +439,27 @@ def _line_setup(x1, dim, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_
 
 
 @_jit
+def _line_weights(gamma, d1sq, d1w):  # pragma: no cover - compiled by numba
+    r"""The line's factors :math:`e^{-\gamma d_{1i}^2}` of the points (for the bounds of :func:`isolate_roots`),
+    computed only for a line whose roots are isolated."""
+    if d1w.size > 0 and d1w[0] < 0.0:
+        for i in range(d1sq.size):
+            d1w[i] = math.exp(-gamma * d1sq[i])
+
+
+@_jit
 def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1, comp_s1, comp_m2,
                comp_slope, comp_sd, comp_label, work_roots, scratch_v, scratch_s, first, d1sq, d1w,
-               line_mu, line_dens, ref, ref_roots, window):  # pragma: no cover - compiled by numba
+               line_mu, line_dens, ref, ref_roots, prev_roots, window):  # pragma: no cover - compiled by numba
     r"""The outer integrand at :math:`x_1` (2-D: :math:`\sum_c w_c \varphi_c(x_1) P_c(\text{wrong} \mid x_1)`;
     1-D: the error itself) and the same integrand of the unresolved mass (:func:`isolate_roots`).
 
-    ``ref`` = ``(valid, count, sign of the first interval)`` and ``ref_roots`` describe the last line of the same
-    panel (no event between them: the boundary crosses every line of the panel the same number of times, in the
-    same order).  With two present classes its roots are continued to this line by safeguarded Newton steps and
-    kept if they are distinct, in order, and the pair function's sign at the middle of every interval between
-    them alternates from the reference's first sign; otherwise the line's roots are isolated (certified).  This
-    line then becomes the reference.
+    ``ref`` = ``(valid, count, sign of the first interval, its x_1, previous valid, previous x_1, edges free)``
+    with ``ref_roots`` (and ``prev_roots``) describe the last line (and the one before) of the same panel (no
+    event between them: the boundary crosses every line of the panel the same number of times, in the same
+    order); ``edges free`` is set per panel by :func:`rule_losses` (:func:`_edge_free`).  With two present
+    classes the roots are continued to this line (:func:`_continued`); otherwise, or if that fails, the line's
+    roots are isolated (certified).  This line then becomes the reference.
     """
     kp = S.shape[0]
     npairs = AD.shape[0]
@@ -420,12 +473,16 @@ def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m
     unresolved = 0.0
     if kp == 2 and ref[0] > 0.0:
         count = int(ref[1])
-        if _continued(count, ref_roots, d1sq, q, S, c, gamma, lo, hi, ref[2], work_roots, scratch_v, scratch_s):
+        if _continued(count, ref, ref_roots, prev_roots, x1, d1sq, q, S, c, gamma, lo, hi, work_roots, scratch_v,
+                      scratch_s):
             total = _two_class_mass(count, work_roots, ref[2], classes, comp_label, comp_sd, line_mu, line_dens)
             for k in range(count):
+                prev_roots[k] = ref_roots[k]
                 ref_roots[k] = work_roots[k]
+            ref[4], ref[5], ref[3] = 1.0, ref[3], x1
             return total, 0.0
         count = 0
+    _line_weights(gamma, d1sq, d1w)
     if kp >= 2:
         for p in range(npairs):
             k, u = isolate_roots(p, pa[p], pb[p], lo, hi, d1sq, d1w, q, S, c, AD, gamma, width,
@@ -437,7 +494,7 @@ def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m
     total = 0.0
     nint = count + 1
     if kp == 2:  # the new reference of the panel's later lines
-        ref[0], ref[1] = 1.0, float(count)
+        ref[0], ref[1], ref[3], ref[4] = 1.0, float(count), x1, 0.0
         for k in range(count):
             ref_roots[k] = breaks[k]
     for k in range(nint):
@@ -513,6 +570,7 @@ def line_log(x1, dim, points, S, c, c_up, c_down, AD, classes, gamma, cap, ell, 
     if not lo < hi:
         return 0.0, 0.0
     q = points[:, dim - 1]
+    _line_weights(gamma, d1sq, d1w)
     count, unresolved = isolate_roots(0, 0, 1, lo, hi, d1sq, d1w, q, S, c_up, AD, gamma, width, line_mu, comp_sd,
                                       line_dens, work_roots, 0, scratch_v, scratch_s, first)
     more, unres2 = isolate_roots(0, 0, 1, lo, hi, d1sq, d1w, q, S, c_down, AD, gamma, width, line_mu, comp_sd,
@@ -596,7 +654,8 @@ def point_values(x, points, S, c, gamma, val, g1, g2, h11, h12, h22):  # pragma:
         h11[j] = 0.0
         h12[j] = 0.0
         h22[j] = 0.0
-    far_k, far_s = np.zeros(kp), np.zeros(kp)
+    for j in range(kp, 3 * kp):  # the far terms' sums (``val`` has room for 3 kp entries)
+        val[j] = 0.0
     for i in range(n):
         a = x[0] - points[i, 0]
         b = x[1] - points[i, 1]
@@ -613,15 +672,15 @@ def point_values(x, points, S, c, gamma, val, g1, g2, h11, h12, h22):  # pragma:
             if near:
                 val[j] += s * em1
             else:
-                far_k[j] += s * k
-                far_s[j] += s
+                val[kp + j] += s * k
+                val[2 * kp + j] += s
             g1[j] += s * ka
             g2[j] += s * kb
             h11[j] += s * kaa
             h12[j] += s * kab
             h22[j] += s * kbb
     for j in range(kp):
-        val[j] = (c[j] - far_s[j]) + (val[j] + far_k[j])
+        val[j] = (c[j] - val[2 * kp + j]) + (val[j] + val[kp + j])
 
 
 @_jit
@@ -680,6 +739,49 @@ def _newton_event(x, kind, p, p2, points, S, c, pa, pb, gamma, val, g1, g2, h11,
 
 
 @_jit
+def _zero_reach(p, pa, pb, r, g1, g2, h11, h12, h22, hess, third):  # pragma: no cover - compiled by numba
+    r"""How far pair ``p``'s function can move from its value at a cell's centre within distance ``r`` (Taylor's
+    theorem): :math:`|\nabla g| r` plus the smaller of :math:`H r^2 / 2` (``hess`` bounds the Hessian's norm
+    over the cell) and :math:`\|\nabla^2 g(c)\| r^2 / 2 + T r^3 / 6` (the Hessian at the centre, ``third``
+    bounding the third derivatives): the second is sharper on small cells, where the Hessian bound's sum of
+    absolute terms loses the cancellation between the points."""
+    a, b = pa[p], pb[p]
+    k11, k12, k22 = h11[b] - h11[a], h12[b] - h12[a], h22[b] - h22[a]
+    centre = 0.5 * abs(k11 + k22) + math.sqrt(0.25 * (k11 - k22) ** 2 + k12 * k12)  # the spectral norm
+    second = min(0.5 * hess[p] * r * r, 0.5 * centre * r * r + third[p] * r * r * r / 6.0)
+    return math.hypot(g1[b] - g1[a], g2[b] - g2[a]) * r + second
+
+
+@_jit
+def _single_tangency(x, c1, c2, h1, h2, r, points, S, c, pa, pb, gamma, val, g1, g2, h11, h12, h22, hess,
+                     third):  # pragma: no cover - compiled by numba
+    r"""Whether the cell ``[c1 -+ h1] x [c2 -+ h2]`` (half-diagonal ``r``) of a two-class rule holds exactly one
+    vertical tangency, found (written to ``x``) by Newton's method from its centre.
+
+    The tangency equations :math:`F = (g, \partial_2 g) = 0` have the Jacobian :math:`J` (rows :math:`\nabla g`
+    and :math:`\nabla \partial_2 g`), which varies over the cell by at most :math:`r \sqrt{H^2 + T^2}` in norm
+    (``hess`` :math:`H` bounds the Hessian's norm, ``third`` :math:`T` the symmetric third-derivative tensor's,
+    whose norm is its largest directional value).  Where the smallest singular value of :math:`J` at the centre
+    exceeds that, every mean value of :math:`J` along a segment of the cell is invertible, so :math:`F` is
+    one-to-one on the cell: it holds one tangency at most, and one that Newton's method finds inside the cell is
+    it.  Otherwise (or if Newton's method fails or leaves the cell) False: the cell is subdivided."""
+    x[0], x[1] = c1, c2
+    point_values(x, points, S, c, gamma, val, g1, g2, h11, h12, h22)
+    a, b = pa[0], pb[0]
+    j11, j12 = g1[b] - g1[a], g2[b] - g2[a]
+    j21, j22 = h12[b] - h12[a], h22[b] - h22[a]
+    # the smallest singular value of the 2 x 2 Jacobian: |det| / largest
+    frob = j11 * j11 + j12 * j12 + j21 * j21 + j22 * j22
+    det = abs(j11 * j22 - j12 * j21)
+    largest = math.sqrt(0.5 * (frob + math.sqrt(max(frob * frob - 4.0 * det * det, 0.0))))
+    if largest == 0.0 or det / largest <= r * math.sqrt(hess * hess + third * third):
+        return False
+    if not _newton_event(x, 0, 0, 0, points, S, c, pa, pb, gamma, val, g1, g2, h11, h12, h22):
+        return False
+    return abs(x[0] - c1) <= h1 and abs(x[1] - c2) <= h2
+
+
+@_jit
 def events(points, S, c, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_norm,
            out):  # pragma: no cover - compiled by numba
     r"""The :math:`x_1` of every event (module notes) in ``box`` = ``(x1_lo, x1_hi, x2_lo, x2_hi)``, written to
@@ -700,7 +802,7 @@ def events(points, S, c, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_no
             sc2[top] = box[2] + (2 * iy + 1) * hy0
             sh1[top], sh2[top] = hx0, hy0
             top += 1
-    val, g1, g2 = np.empty(kp), np.empty(kp), np.empty(kp)
+    val, g1, g2 = np.empty(3 * kp), np.empty(kp), np.empty(kp)
     h11, h12, h22 = np.empty(kp), np.empty(kp), np.empty(kp)
     hess, third = np.empty(npairs), np.empty(npairs)
     x = np.empty(2)
@@ -732,7 +834,7 @@ def events(points, S, c, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_no
         for p in range(npairs):
             a, b = pa[p], pb[p]
             g = val[b] - val[a]
-            reach = math.hypot(g1[b] - g1[a], g2[b] - g2[a]) * r + 0.5 * hess[p] * r * r
+            reach = _zero_reach(p, pa, pb, r, g1, g2, h11, h12, h22, hess, third)
             if abs(g) > reach:
                 continue  # no zero of g in the cell
             slope = g2[b] - g2[a]
@@ -746,7 +848,7 @@ def events(points, S, c, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_no
             for p2 in range(npairs):
                 if p2 != p and (pa[p2] == a or pb[p2] == a or pa[p2] == b or pb[p2] == b):
                     a2, b2 = pa[p2], pb[p2]
-                    reach2 = math.hypot(g1[b2] - g1[a2], g2[b2] - g2[a2]) * r + 0.5 * hess[p2] * r * r
+                    reach2 = _zero_reach(p2, pa, pb, r, g1, g2, h11, h12, h22, hess, third)
                     if abs(val[b2] - val[a2]) <= reach2:
                         open_cell = True
                         break
@@ -755,6 +857,16 @@ def events(points, S, c, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_no
         if not open_cell:
             continue
         processed += 1
+        if kp == 2 and r > smallest and _single_tangency(x, c1, c2, h1, h2, r, points, S, c, pa, pb, gamma, val, g1,
+                                                         g2, h11, h12, h22, hess[0], third[0]):
+            known = False  # the cell's one event, found (a neighbour may have found it too)
+            for e in range(count):
+                if solved[e] and abs(out[e] - x[0]) <= 1e-9 * width:
+                    known = True
+            if not known and count < out.size:
+                out[count], solved[count] = x[0], True
+                count += 1
+            continue
         if r > smallest and top + 4 <= cap and processed < MAX_EVENT_CELLS:
             for s1 in (-0.5, 0.5):
                 for s2 in (-0.5, 0.5):
@@ -885,10 +997,10 @@ def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
                 p += 1
         AD = AD[:npairs]
         line_mu, line_dens = np.empty(C), np.empty(C)
-        ref, ref_roots = np.zeros(3), np.empty(4096)  # the reference line of continuation (line_error)
+        ref, ref_roots, prev_roots = np.zeros(7), np.empty(4096), np.empty(4096)  # continuation (line_error)
         window = np.zeros(2)
         work_roots = np.empty(4096)
-        scratch_v, scratch_s = np.empty(max(kp, 1)), np.empty(max(kp, 1))
+        scratch_v, scratch_s = np.empty(3 * max(kp, 1)), np.empty(max(kp, 1))
         first = np.empty(max(npairs, 1))
         d1sq, d1w = np.empty(n), np.empty(n)
         log = cap > 0.0
@@ -912,7 +1024,8 @@ def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
             else:
                 val, unres = line_error(0.0, 1, P, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1,
                                         comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v,
-                                        scratch_s, first, d1sq, d1w, line_mu, line_dens, ref, ref_roots, window)
+                                        scratch_s, first, d1sq, d1w, line_mu, line_dens, ref, ref_roots, prev_roots,
+                                        window)
             out_err[r], out_unresolved[r], out_estimate[r] = val, unres, 0.0
             continue
         x_lo, x_hi, y_lo, y_hi = np.inf, -np.inf, np.inf, -np.inf
@@ -951,6 +1064,11 @@ def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
         for k in range(ne - 1):
             A, B = edges[k], edges[k + 1]
             ref[0] = 0.0  # a new panel: its first line is isolated
+            ref[6] = 0.0  # and its window edges are certified free of roots once (then no line checks its ends)
+            if (continued and kp == 2 and not log
+                    and _edge_free(window[0], A, B, P, S, c, AD, gamma, scratch_v, scratch_s, first)
+                    and _edge_free(window[1], A, B, P, S, c, AD, gamma, scratch_v, scratch_s, first)):
+                ref[6] = 1.0
             # the panel starts cut where the components' densities change scale (their means and +-1, 2, 4
             # deviations), in the substituted variable, pushed so that the panel is integrated from left to right
             m_cuts = 0
@@ -986,7 +1104,8 @@ def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
                     else:
                         v, u = line_error(x1, 2, P, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1,
                                           comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v,
-                                          scratch_s, first, d1sq, d1w, line_mu, line_dens, ref, ref_roots, window)
+                                          scratch_s, first, d1sq, d1w, line_mu, line_dens, ref, ref_roots, prev_roots,
+                                          window)
                     values[i] = v * jac
                     if not continued:
                         ref[0] = 0.0  # every line isolated

@@ -42,10 +42,13 @@ density in them; in practice 0).
 
 *Continuation.*  Between two events every line of a panel crosses the boundary the same number of times, in
 the same order.  With two present classes, the roots of a panel's line are continued from its previous line by
-Newton's method (each kept within half the gap to its neighbours) and kept only if they are distinct, in order,
-and the score difference alternates in sign between them and at the line's two ends as it did on the previous
-line (a root that entered the line's range through an end flips the sign there); otherwise the line is isolated
-as above.  ``isolate_every_line=True`` isolates every line.
+Newton's method (started from the linear extrapolation of the last two lines' roots, each kept within half the
+gap to its neighbours) and kept only if they are distinct, in order, and the score difference alternates in sign
+between them and at the line's two ends as it did on the previous line (a root that entered the line's range
+through an end flips the sign there); otherwise the line is isolated as above.  The ends need no check on a
+panel whose two window edges (the horizontal segments at the window's bottom and top over the panel's
+:math:`x_1` range) are certified free of sign changes by the same subdivision along them: no root can then
+enter a line through an end.  ``isolate_every_line=True`` isolates every line.
 
 *Events.*  The outer integral over :math:`x_1` has an integrand that is smooth except where a line touches a
 boundary (:math:`g = \partial_2 g = 0`: two sign changes appear or vanish, a square-root singularity) and, with
@@ -53,8 +56,12 @@ three or more present classes, where three classes meet (two pair functions vani
 are found by a certified quadtree: over each cell of the plane the Hessian and third-derivative norms of every
 pair function are bounded in the same way (:math:`\|\nabla^2 K\| \le 2\gamma`, third directional derivatives
 at most :math:`6.5\gamma^{3/2}`, sharper at a distance), a cell is dropped when Taylor's theorem about its
-centre proves that the event's two equations cannot both hold in it, and the cells left at :math:`10^{-3}`
-kernel widths are solved by Newton's method (a cell where it finds no event contributes a cut at its middle).
+centre proves that the event's two equations cannot both hold in it (the value's reach to second order with the
+Hessian bound, or to third order with the Hessian at the centre, whichever is smaller), and the cells left at
+:math:`10^{-3}` kernel widths are solved by Newton's method (a cell where it finds no event contributes a cut at
+its middle).  With two present classes a larger cell is solved at once when the tangency equations' Jacobian
+at its centre is too far from singular for the bounds to make it singular anywhere in the cell (the equations
+are then one-to-one there: at most one event, and one that Newton's method finds inside the cell is it).
 Cells farther than ``REACH`` standard deviations from every component in its own whitened coordinates are
 skipped.
 
