@@ -121,13 +121,18 @@ def knn_exact_loss_2d(X, y, k, kernel, n_classes, weights, means, covariances, l
     return total
 
 def decisive_race_by_hand(q_c_on, problem, candidates, seed, size, scrambles=8, z=3.0, indifference=0.05,
-                          doublings=7, largest=True):
+                          doublings=7, largest=True, level=0.05):
     """The race of :func:`mri_theory.engine.targets.decisive_q_c` written out from its docstring, one candidate at
     a time: ``(leader, resolved, points, values, errors, epsilon, loss, readmitted)`` (``readmitted``: how many
     times an eliminated candidate raced again).
 
     ``q_c_on(indices, population)`` gives ``(loss, q)``: the current loss and the whole Q^c of the candidates
-    ``indices`` on a population (the loss of round 0 is the race's ``loss``).  Scramble ``g`` of ``n0 * 2**max(k - 1,
+    ``indices`` on a population (the loss of round 0 is the race's ``loss``).  ``level``: each comparison at
+    Student's t quantile (``scrambles - 1`` degrees of freedom) of ``level / ((m - 1) (doublings + 1))``, the zone's
+    spread from every candidate's pooled value (less its populations' current loss, common to all candidates
+    of a population) after each look; ``level=None``: ``z`` and round 0's differences.
+    Also returned after ``readmitted``: the gap over the runner-up, its error and the shortfall bound.
+    Scramble ``g`` of ``n0 * 2**max(k - 1,
     0)`` points (round ``k``; ``n0`` the largest power of two not above ``size // scrambles``) is drawn from
     ``SeedSequence(seed.entropy,
     spawn_key=(*seed.spawn_key, g))``.  Every candidate's rounds are ``0..last``; its comparison with the leader
@@ -139,13 +144,14 @@ def decisive_race_by_hand(q_c_on, problem, candidates, seed, size, scrambles=8, 
 
     seed = np.random.SeedSequence(seed) if isinstance(seed, int) else seed
     m, s, R = candidates.shape[0], 1.0 if largest else -1.0, scrambles
-    sizes, rounds, now = [], [], []  # rounds[k]: (R, m) whole Q^c, NaN where not scored
+    sizes, rounds, now, losses = [], [], [], []  # rounds[k]: (R, m) whole Q^c, NaN where not scored
     last = [-1] * m
 
     def score(indices, k):
         for r in range(R):
             rng = np.random.default_rng(np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, k * R + r)))
             loss, rounds[k][r, indices] = q_c_on(indices, Population.from_problem(problem, sizes[k], rng, method="qmc"))
+            losses[k][r] = loss  # the same population's current loss: Q^c - loss = -T, the term that differs
             if k == 0:
                 now.append(loss)
         for j in indices:
@@ -162,14 +168,19 @@ def decisive_race_by_hand(q_c_on, problem, candidates, seed, size, scrambles=8, 
         se = np.sqrt(sum(wk**2 * np.var(g, ddof=1) / R for wk, g in zip(w, gaps, strict=True)))
         return d, se, all(np.all(np.abs(g) <= 1e-12) for g in gaps)
 
+    from scipy.stats import t as student_t
+
+    q = z if level is None else student_t.ppf(1 - level / (max(m - 1, 1) * (doublings + 1)), R - 1)
+
     def beats(d, se, tied):
-        return not tied and (d > z * se if se > 0 else d > 1e-12)
+        return not tied and (d > q * se if se > 0 else d > 1e-12)
 
     racing, epsilon, resolved, leader, readmitted = set(range(m)), 0.0, False, 0, 0
     for k in range(doublings + 1):
         n0 = 2 ** int(np.floor(np.log2(size // R)))
         sizes.append(n0 * 2 ** max(k - 1, 0))
         rounds.append(np.full((R, m), np.nan))
+        losses.append(np.full(R, np.nan))
         score(sorted(racing), k)
         while True:
             means = {j: s * sum(wk * np.mean(rounds[i][:, j]) for i, wk in enumerate(weights(j))) for j in racing}
@@ -183,9 +194,13 @@ def decisive_race_by_hand(q_c_on, problem, candidates, seed, size, scrambles=8, 
             racing |= set(back)
             readmitted += len(back)
         comparisons = {j: compare(leader, j) for j in range(m)}
-        if k == 0:
+        if level is not None:
+            pooled = [s * sum(wk * np.mean(rounds[i][:, j] - losses[i]) for i, wk in enumerate(weights(j)))
+                      for j in range(m)]  # each candidate's Q^c less its populations' current loss, pooled
+            epsilon = indifference * np.mean([max(pooled) - v for v in pooled])
+        elif k == 0:
             epsilon = indifference * np.mean([comparisons[j][0] for j in range(m)])
-        resolved = all(tied or beats(d, se, tied) or d > z * se - epsilon for d, se, tied in comparisons.values())
+        resolved = all(tied or beats(d, se, tied) or d > q * se - epsilon for d, se, tied in comparisons.values())
         racing -= {j for j in racing if beats(*comparisons[j])}
         if resolved:
             break
@@ -197,4 +212,11 @@ def decisive_race_by_hand(q_c_on, problem, candidates, seed, size, scrambles=8, 
         values[j] = sum(np.mean(c) for c in per_round)
         errors[j] = np.sqrt(sum(np.var(c, ddof=1) / R for c in per_round))
     points = np.array([R * sum(sizes[: last[j] + 1]) for j in range(m)])
-    return leader, resolved, points, values, errors, epsilon, float(np.mean(now)), readmitted
+    final = {j: compare(leader, j) for j in range(m) if j != leader}
+    if final:
+        runner_up = min(final, key=lambda j: (final[j][0], j))
+        gap, gap_se = final[runner_up][0], final[runner_up][1]
+        bound = max([0.0] + [q * se - d for d, se, tied in final.values() if not tied])
+    else:
+        gap, gap_se, bound = np.nan, np.nan, 0.0
+    return leader, resolved, points, values, errors, epsilon, float(np.mean(now)), readmitted, gap, gap_se, bound

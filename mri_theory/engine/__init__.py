@@ -57,6 +57,7 @@ from mri_theory.engine.retraining import (
 from mri_theory.engine.targets import (
     DOUBLINGS,
     INDIFFERENCE,
+    LEVEL,
     RESOLUTION_SCRAMBLES,
     RESOLUTION_Z,
     TRUTHS,
@@ -77,6 +78,7 @@ from mri_theory.engine.targets import (
 __all__ = [
     "DOUBLINGS",
     "INDIFFERENCE",
+    "LEVEL",
     "RESOLUTION_SCRAMBLES",
     "RESOLUTION_Z",
     "TRUTHS",

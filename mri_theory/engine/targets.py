@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy.stats import t as student_t
 
 from mri_theory._utils import validation as check
 from mri_theory._utils.limits import check_memory, population_bytes
@@ -32,8 +33,9 @@ from mri_theory.engine.retraining import check_training_set, current_and_future_
 if TYPE_CHECKING:
     from mri_theory.problems import Problem
 
-__all__ = ["DOUBLINGS", "INDIFFERENCE", "RESOLUTION_SCRAMBLES", "RESOLUTION_Z", "TRUTHS", "DecisiveQc", "SampledQc",
-           "best_is_resolved", "check_truth", "choice_is_resolved", "decisive_q_c", "exact_truth_available",
+__all__ = ["DOUBLINGS", "INDIFFERENCE", "LEVEL", "RESOLUTION_SCRAMBLES", "RESOLUTION_Z", "TRUTHS", "DecisiveQc",
+           "SampledQc", "best_is_resolved", "check_truth", "choice_is_resolved", "decisive_q_c",
+           "exact_truth_available",
            "resolve_truth", "sampled_q_c", "true_q_c", "true_q_c_and_loss", "true_q_a", "true_b_c"]
 
 _MAX_BATCH = 3
@@ -58,6 +60,14 @@ RESOLUTION_SCRAMBLES = 8
 #: mean shortfall of a random choice): a choice whose :math:`Q^c` is, with confidence, within this fraction of the
 #: spread of the best is resolved.
 INDIFFERENCE = 0.05
+
+#: The family-wise error level of :func:`decisive_q_c`: the chance, over all its contenders and all its looks, that
+#: its choice falls short of the best by more than the reported ``shortfall_bound`` (so that a *resolved* choice
+#: is outside the indifference zone of the best) is at most this (Bonferroni over the ``m - 1`` rivals and the
+#: ``doublings + 1`` looks).  0.05, the conventional family-wise level (the leaderboard's Holm levels use it too):
+#: with 100 candidates and a curve's 4 looks each comparison is then made at 1.3e-4, 6.8 standard errors of
+#: Student's t with 7 degrees of freedom; 0.01 would ask 8.8, and more doublings of every close race.
+LEVEL = 0.05
 
 #: How many times :func:`decisive_q_c` may double the contenders' populations: at most ``2**DOUBLINGS`` times
 #: ``size`` points per candidate.
@@ -631,6 +641,21 @@ class DecisiveQc(NamedTuple):
         The current loss :math:`L(\theta(D_S))` on the first round's populations.
     points : ndarray of shape (m,)
         The population points each candidate was scored on.
+    gap : float
+        How much the choice beats the runner-up (the rival of the smallest paired difference from it; in the
+        race's direction, so ``>= 0`` up to noise), by their paired difference over the runner-up's rounds;
+        NaN with one candidate.
+    gap_se : float
+        The standard error of ``gap`` (NaN with one candidate).
+    shortfall_bound : float
+        The most by which the choice's :math:`Q^c` can fall short of the best candidate's at the stated level:
+        :math:`\max(0, \max_i (q s_i - \bar d_i))` over the rivals not tied exactly, :math:`\bar d_i` and
+        :math:`s_i` each rival's paired difference from the choice and its standard error, :math:`q` the
+        ``threshold``.  With ``level`` set, the choice falls short of the best by more than this with a chance
+        of at most ``level`` (:func:`decisive_q_c`, "What is controlled"); 0 with one candidate.
+    threshold : float
+        The multiple :math:`q` of a standard error by which a difference is confident: Student's t quantile of
+        each comparison's level (:data:`LEVEL` over the rivals and looks), or ``z`` with ``level=None``.
 
     See Also
     --------
@@ -649,10 +674,18 @@ class DecisiveQc(NamedTuple):
     >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
     >>> X, y = problem.sample(10, rng)
     >>> result = decisive_q_c(problem, LDA(), X, y, problem.sample(6, rng)[0], seed=0, size=1024)
-    >>> result._fields
+    >>> result._fields[:8]
     ('q_c', 'se', 'chosen', 'tied', 'resolved', 'epsilon', 'loss', 'points')
+    >>> result._fields[8:]
+    ('gap', 'gap_se', 'shortfall_bound', 'threshold')
     >>> result.chosen == int(np.argmax(result.q_c)), result.resolved, result.points.tolist()
-    (True, True, [2048, 1024, 2048, 2048, 2048, 2048])
+    (True, True, [4096, 1024, 4096, 4096, 4096, 4096])
+
+    Resolved: the shortfall bound at the family-wise level (0.05) is inside the indifference zone (here the
+    runner-up is even beaten outright, by more than ``threshold`` standard errors):
+
+    >>> bool(result.shortfall_bound < result.epsilon), bool(result.gap > result.threshold * result.gap_se)
+    (True, True)
     """
 
     q_c: np.ndarray
@@ -663,6 +696,10 @@ class DecisiveQc(NamedTuple):
     epsilon: float
     loss: float
     points: np.ndarray
+    gap: float
+    gap_se: float
+    shortfall_bound: float
+    threshold: float
 
 
 def _seed_sequence(seed: Any) -> np.random.SeedSequence:
@@ -695,6 +732,7 @@ def decisive_q_c(
     z: float = RESOLUTION_Z,
     indifference: float = INDIFFERENCE,
     doublings: int = DOUBLINGS,
+    level: float | None = LEVEL,
 ) -> DecisiveQc:
     r"""The true :math:`Q^c` (Eq. ``eqc``) on sampled populations, raced until the best candidate is decided.
 
@@ -718,29 +756,50 @@ def decisive_q_c(
     points): its mean :math:`\bar d` (the rounds weighted by their points) and standard error :math:`s` (each
     round's scrambles are independent and identically distributed: :math:`s^2` is the sum over rounds of the
     round's weight squared times its scrambles' variance over their number).  A candidate is *eliminated* when
-    the leader beats it by more than ``z`` standard errors (:math:`\bar d > z s`); one eliminated earlier that
+    the leader beats it confidently (:math:`\bar d > q s`, "The rule"); one eliminated earlier that
     the leader does not beat so is scored on the rounds it missed (their populations drawn again from their
     seeds) and races again, so that every eliminated candidate is beaten by the final leader itself.
 
-    **The rule.**  The choice (the last leader) is *resolved* when every other candidate is beaten by it, is
-    tied with it exactly (the same :math:`Q^c` to ``TIE_TOLERANCE`` on every population: either is as good,
-    e.g. two copies of a point), or is within the *indifference zone*: :math:`\bar d > z s - \varepsilon`,
-    i.e. with the confidence of ``z`` standard errors its :math:`Q^c` exceeds the choice's by less than
+    **The rule.**  A difference is *confident* when :math:`\bar d > q s`, :math:`q` the ``threshold``: Student's
+    t quantile (``scipy.stats.t``, ``scrambles - 1`` degrees of freedom) of the one-sided level
+    ``level / ((m - 1) (doublings + 1))``, the family-wise ``level`` (:data:`LEVEL`, 0.05) shared by Bonferroni
+    over the ``m - 1`` rivals of the choice and the ``doublings + 1`` looks the race may take (the cap, fixed
+    before any look: 6.8 standard errors for 100 candidates, 8 scrambles and a curve's 3 doublings).  A candidate
+    is eliminated when the leader beats it confidently.  The choice (the last leader) is *resolved* when every
+    other candidate is beaten by it, is tied with it exactly (the same :math:`Q^c` to ``TIE_TOLERANCE`` on every
+    population: either is as good, e.g. two copies of a point), or is within the *indifference zone*:
+    :math:`\bar d > q s - \varepsilon`.  Equivalently: the ``shortfall_bound``
+    :math:`B = \max(0, \max_i (q s_i - \bar d_i))` (over the rivals not tied exactly) is below
     :math:`\varepsilon`.  :math:`\varepsilon` is ``indifference`` times the spread of :math:`Q^c` over the
-    candidates, :math:`\tfrac1m \sum_i (\max_j Q_j - Q_i)` (round 0's values: the mean shortfall of a random
-    choice, the denominator of :func:`~mri_theory.evaluation.summarise_states`' normalised shortfall); so a
-    resolved choice gives up at most ``indifference`` (default 5 %) of what a random choice gives up.  The
-    race stops as soon as the choice is resolved, or after ``doublings`` rounds, unresolved.  With
-    ``z = 3`` each comparison at each round calls noise a difference with a chance of about 1e-3 (normal
-    errors; with 8 scrambles, Student's t with 7 degrees of freedom, about 1e-2); the looks after each round and
-    the several candidates add to it.
+    candidates, :math:`\tfrac1m \sum_i (\max_j Q_j - Q_i)` (the mean shortfall of a random choice, the
+    denominator of :func:`~mri_theory.evaluation.summarise_states`' normalised shortfall), computed after each
+    look from every candidate's *pooled* value over its rounds (the rounds weighted by their points), not from
+    round 0's alone, whose noise inflates it.  The race stops as soon as the choice is resolved, or after
+    ``doublings`` rounds, unresolved.
+
+    **What is controlled.**  Let :math:`b` be the best candidate (the true :math:`Q^c`).  If the choice falls short
+    of it by more than :math:`B`, then at the last look the comparison of the choice with :math:`b` overstated
+    the choice's advantage by more than :math:`q` standard errors.  That comparison is one of at most ``m - 1``
+    (the choice ranges over the others) at each of at most ``doublings + 1`` looks, each wrong with a chance of
+    at most ``level / ((m - 1) (doublings + 1))``; so, whichever look the race stops at and whichever candidate
+    leads, :math:`P(\max_j Q_j - Q_{choice} > B) \le` ``level``, and a resolved race claims a choice outside the
+    indifference zone of the best with a chance of at most ``level`` (its error is contained in that event).
+    This rests on each paired difference's scrambles being normal, and treats the pooled statistic of several
+    rounds as Student's t with ``scrambles - 1`` degrees of freedom (a round's own; pooling rounds adds degrees
+    of freedom, so this errs on the safe side).  It is not a bound for the values of the candidates eliminated
+    early (only for the choice against the best), and exact ties need no test.  Bonferroni over the rivals, not
+    Holm's step-down: Holm's guarantee holds for a family fixed in advance, but the choice is the sample's best,
+    chosen from the same data, and with one candidate :math:`\varepsilon` above many equal ones Holm's last step
+    (the rival hardest to beat, tested at the full level) errs about ``m - 1`` times too often.  ``level=None``
+    keeps the rule of the releases before it (``threshold = z`` per comparison and per look, no family-wise
+    control, :math:`\varepsilon` from round 0's values), so that results computed with it can be recomputed.
 
     **The values.**  The choice's value is its round-0 :math:`Q^c` (:math:`L(\theta(D_S))` and the future losses
     on the same ``size`` points); every other candidate's is the choice's minus their paired difference over
     the candidate's rounds.  So a candidate eliminated in round 0 has its own round-0 value (the sampled truth
     of :func:`sampled_q_c`, unbiased); a contender's difference from the choice carries the race's precision;
-    the choice has the largest value and every eliminated candidate's is below it by more than ``z`` standard
-    errors of their difference.  ``se`` is each value's standard error from the scrambles' spread (as
+    the choice has the largest value and every eliminated candidate's is below it by more than ``threshold``
+    standard errors of their difference.  ``se`` is each value's standard error from the scrambles' spread (as
     :class:`SampledQc`'s), ``points`` the points it rests on.  Accuracy (``benchmarks/bench_decisive_truth.py``,
     against an independent reference of :math:`2^{20}` points per candidate; the SVM's error rate, the abstract
     problems, 100 candidates, 20 states): the choice was the reference's best in every state; round 0's standard
@@ -773,11 +832,15 @@ def decisive_q_c(
     largest : bool
         ``True``: decide the largest :math:`Q^c` (MRI-best); ``False``: the smallest (MRI-worst).
     z : float
-        Standard errors of a confident difference, ``> 0``.
+        Standard errors of a confident difference, ``> 0``, with ``level=None`` only (otherwise the threshold
+        comes from ``level``).
     indifference : float
         The indifference zone relative to the spread, in ``[0, 1]``; 0: only a strict win resolves.
     doublings : int
         The most rounds after round 0, ``>= 0``.
+    level : float or None
+        The family-wise error level in ``(0, 1)`` ("What is controlled"), default :data:`LEVEL`; ``None``: the
+        per-comparison rule of earlier releases (``z``, round 0's spread).
 
     Returns
     -------
@@ -792,7 +855,8 @@ def decisive_q_c(
     ValueError
         Naming the argument: a problem without the truth, points of another dimension or not finite, labels out
         of range or not one per row, an unknown loss, counts out of range, a negative ``z``, an
-        ``indifference`` outside ``[0, 1]``, a cap above ``mri_theory._utils.validation.MAX_SIZE``; all before
+        ``indifference`` outside ``[0, 1]``, a ``level`` outside ``(0, 1)``, a cap above
+        ``mri_theory._utils.validation.MAX_SIZE``; all before
         any population is drawn.
 
     See Also
@@ -832,6 +896,12 @@ def decisive_q_c(
     indifference = check.finite_scalar(indifference, "indifference")
     if not 0.0 <= indifference <= 1.0:
         raise ValueError(f"indifference must be in [0, 1] (a fraction of the spread of Q^c), got {indifference}")
+    if level is not None:
+        if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, float, np.integer, np.floating)):
+            raise TypeError(f"level must be a number in (0, 1) or None, got {type(level).__name__}")
+        level = check.finite_scalar(level, "level")
+        if not 0.0 < level < 1.0:
+            raise ValueError(f"level must be in (0, 1) (a family-wise error level), got {level}")
     sign = 1.0 if check.flag(largest, "largest") else -1.0
     problem = check_problem_interface(problem)
     if not getattr(problem, "has_truth", True):
@@ -871,6 +941,7 @@ def decisive_q_c(
             terms[round_][r, indices] = np.sum(posterior[indices] * future, axis=1)
         last[indices] = round_
 
+    q = z if level is None else _threshold(level, m, doublings, scrambles)
     epsilon, resolved, leader = 0.0, False, 0
     racing = np.ones(m, dtype=bool)
     for round_ in range(doublings + 1):
@@ -881,26 +952,55 @@ def decisive_q_c(
             means = _pooled(sizes, last, -sign * np.nan_to_num(np.stack(terms)))  # the signed Q^c, less L
             leader = int(np.flatnonzero(racing)[np.flatnonzero(near_maximum(means[racing]))[0]])
             d, se, tied = _paired(terms, sizes, last, leader, sign)
-            beaten = ~tied & np.where(se > 0, d > z * se, d > TIE_TOLERANCE * _scale(terms))
+            beaten = ~tied & np.where(se > 0, d > q * se, d > TIE_TOLERANCE * _scale(terms))
             back = ~racing & ~beaten  # eliminated, but not beaten by this leader: race again, on every round
             if not back.any():
                 break
             for k in range(int(last[back].min()) + 1, round_ + 1):
                 score(np.flatnonzero(back & (last < k)), k)
             racing |= back
-        if round_ == 0:
+        if level is not None:  # the spread of every candidate's pooled value, after each look
+            epsilon = indifference * _spread(means)
+        elif round_ == 0:  # the earlier rule: round 0's paired differences
             epsilon = indifference * float(np.mean(d))
-        resolved = bool(np.all(tied | beaten | (d > z * se - epsilon)))
+        resolved = bool(np.all(tied | beaten | (d > q * se - epsilon)))
         racing &= ~beaten
         if resolved:
             break
-    q, se = _race_values(now, terms, sizes, last, leader)
-    d, _, tied = _paired(terms, sizes, last, leader, sign)
+    values, errors = _race_values(now, terms, sizes, last, leader)
+    d, se, tied = _paired(terms, sizes, last, leader, sign)
     same = tied & racing  # an exact tie with the choice: the same value and error, bit for bit
-    q, se = np.where(same, q[leader], q), np.where(same, se[leader], se)
-    tied_with = np.union1d([leader], np.flatnonzero(near_maximum(sign * q)))
+    values, errors = np.where(same, values[leader], values), np.where(same, errors[leader], errors)
+    tied_with = np.union1d([leader], np.flatnonzero(near_maximum(sign * values)))
     points = np.array([scrambles * sum(sizes[: k + 1]) for k in last], dtype=np.int64)
-    return DecisiveQc(q, se, leader, tied_with, resolved, epsilon, float(now.mean()), points)
+    gap, gap_se, bound = _gap_and_bound(d, se, tied, leader, q)
+    return DecisiveQc(values, errors, leader, tied_with, resolved, epsilon, float(now.mean()), points,
+                      gap, gap_se, bound, float(q))
+
+
+def _threshold(level: float, m: int, doublings: int, scrambles: int) -> float:
+    """The multiple of a standard error of a confident difference in :func:`decisive_q_c`: Student's t quantile
+    (``scrambles - 1`` degrees of freedom) of the one-sided level ``level / ((m - 1) (doublings + 1))``."""
+    return float(student_t.isf(level / (max(m - 1, 1) * (doublings + 1)), scrambles - 1))
+
+
+def _spread(means: np.ndarray) -> float:
+    """The spread of :math:`Q^c` over the candidates from their signed values: the mean of ``max - value``."""
+    return float(np.mean(np.max(means) - means))
+
+
+def _gap_and_bound(d: np.ndarray, se: np.ndarray, tied: np.ndarray, leader: int,
+                   q: float) -> tuple[float, float, float]:
+    r"""The choice's ``gap`` over the runner-up (the rival of the smallest paired difference ``d``, the lowest
+    index among equal ones), its standard error, and the ``shortfall_bound``
+    :math:`\max(0, \max_i (q s_i - \bar d_i))` over the rivals not tied exactly (:class:`DecisiveQc`)."""
+    rivals = np.flatnonzero(np.arange(d.size) != leader)
+    if rivals.size == 0:
+        return float("nan"), float("nan"), 0.0
+    runner_up = int(rivals[np.argmin(d[rivals])])
+    open_ = rivals[~tied[rivals]]
+    bound = max(0.0, float(np.max(q * se[open_] - d[open_]))) if open_.size else 0.0
+    return float(d[runner_up]), float(se[runner_up]), bound
 
 
 def _scale(terms: list[np.ndarray]) -> float:

@@ -276,7 +276,7 @@ def decided_truth(cfg: CurveConfig, problem: Problem, classifier: Classifier, re
 
     Round 0 has about ``population_size`` points per candidate (``size=population_size``, at least one per
     scramble) in :data:`~mri_theory.engine.targets.RESOLUTION_SCRAMBLES` scrambles, the other settings the engine's
-    (:data:`~mri_theory.engine.targets.RESOLUTION_Z`, :data:`~mri_theory.engine.targets.INDIFFERENCE`), the cap
+    (the family-wise :data:`~mri_theory.engine.targets.LEVEL`, :data:`~mri_theory.engine.targets.INDIFFERENCE`), the cap
     ``cfg.doublings`` (:data:`~mri_theory.engine.targets.DOUBLINGS` for the scored states,
     :data:`CURVE_DOUBLINGS` at a step of a curve); the race's populations come from
     ``SeedSequence(seed, spawn_key=(replicate, RESOLUTION_KEY, step))``.  ``largest=False`` decides the smallest

@@ -136,7 +136,7 @@ def test_one_state_against_brute_force_refits(classifier):
         loss, q = truth_on(range(len(candidates)), population)
         assert (table.resolved == 1.0).all()
     else:  # sampled truth: the documented race of the stream (r, 4, t), each scramble by refits
-        _, resolved, _, q, _, _, loss, _ = decisive_race_by_hand(
+        _, resolved, _, q, _, _, loss, *_ = decisive_race_by_hand(
             truth_on, problem, candidates, np.random.SeedSequence(seed, spawn_key=(replicate, 4, step)),
             population_size)
         assert (table.resolved == float(resolved)).all()
