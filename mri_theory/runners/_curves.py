@@ -276,17 +276,24 @@ def decided_truth(cfg: CurveConfig, problem: Problem, classifier: Classifier, re
 
     Round 0 has about ``population_size`` points per candidate (``size=population_size``, at least one per
     scramble) in :data:`~mri_theory.engine.targets.RESOLUTION_SCRAMBLES` scrambles, the other settings the engine's
-    (the family-wise :data:`~mri_theory.engine.targets.LEVEL`, :data:`~mri_theory.engine.targets.INDIFFERENCE`), the cap
+    (:data:`~mri_theory.engine.targets.RESOLUTION_Z` per comparison, ``level=None``,
+    :data:`~mri_theory.engine.targets.INDIFFERENCE`), the cap
     ``cfg.doublings`` (:data:`~mri_theory.engine.targets.DOUBLINGS` for the scored states,
     :data:`CURVE_DOUBLINGS` at a step of a curve); the race's populations come from
     ``SeedSequence(seed, spawn_key=(replicate, RESOLUTION_KEY, step))``.  ``largest=False`` decides the smallest
     :math:`Q^c` (MRI-worst).  Used where the truth is sampled (``cfg.truth == "sampled"``) by the oracles of
     :func:`run_pair` and by the states of :func:`mri_theory.runners.score_states`.
+
+    The runners keep the race's per-comparison rule (``level=None``) for now: the committed results that a
+    race decided (the SVM's states of the leaderboard and the diagnostics) were computed with it, and a curve
+    folder records no rule to resume with.  They move to the family-wise rule (:data:`~mri_theory.engine.LEVEL`)
+    when the SVM's truth is exact and those results are recomputed (issue 53); every race's gap, its error and
+    the shortfall bound at its threshold are in the returned :class:`~mri_theory.engine.targets.DecisiveQc`.
     """
     return decisive_q_c(problem, classifier, X, y, candidates,
                         seed=np.random.SeedSequence(cfg.seed, spawn_key=(replicate, RESOLUTION_KEY, step)),
                         size=max(cfg.population_size, RESOLUTION_SCRAMBLES), loss=cfg.loss, largest=largest,
-                        doublings=DOUBLINGS if cfg.doublings is None else cfg.doublings)
+                        doublings=DOUBLINGS if cfg.doublings is None else cfg.doublings, level=None)
 
 
 def config_text(cfg: CurveConfig) -> str:

@@ -42,12 +42,14 @@ populations (up to ``2**7`` times) until the best is resolved; the state's
 first round's populations, so that ``t_e = loss - true_q_c`` rests on the same
 points), and the oracles (MRI-best, MRI-worst) score by it.  Each state says
 whether its truth can decide (``resolved``): always with exact truth; with
-sampled truth when the race resolved its best (its shortfall bound at the
-family-wise level :data:`~mri_theory.engine.targets.LEVEL`, over all rivals and
-looks, is below 5 % of the spread of :math:`Q^c` over the candidates, or the
-rivals are tied exactly: :func:`~mri_theory.engine.targets.decisive_q_c`, "What
-is controlled").  The summaries (:func:`mri_theory.evaluation.summarise_states`)
-use it.
+sampled truth when the race resolved its best (every rival beaten by more
+than 3 standard errors of their paired difference, tied exactly, or, with that
+confidence, better by less than 5 % of the spread of :math:`Q^c` over the
+candidates: the per-comparison rule, ``level=None``, with no family-wise
+control, which the committed states were decided by;
+:func:`~mri_theory.runners._curves.decided_truth` says when the runners move to
+the family-wise :data:`~mri_theory.engine.targets.LEVEL`).  The summaries
+(:func:`mri_theory.evaluation.summarise_states`) use it.
 
 Seeds: the data of replicate ``r`` and the reference trajectory come from the
 sandbox's streams (``SeedSequence(seed, spawn_key=(r, 0))`` and ``(r, 1,

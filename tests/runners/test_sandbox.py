@@ -221,7 +221,7 @@ def hand_run(args: dict, strategy_name: str, replicate: int, loss: str = "error"
         ctx = Context(X, y, pool_X[scored], pool_X[available], base, k, rng, problem, population)
         if isinstance(population, Population):  # sampled truth: the state's decisive truth (stream (r, 4, t))
             race = dict(seed=np.random.SeedSequence(seed, spawn_key=(replicate, 4, step)),
-                        size=args["population_size"], loss=loss, doublings=3)
+                        size=args["population_size"], loss=loss, doublings=3, level=None)  # the runners' rule
             decided = decisive_q_c(problem, base, X, y, pool_X[scored], **race)
             if isinstance(strategy, MRIBest):  # the oracles choose by it, one draw of their stream for the tie
                 choice = decided if strategy.sign > 0 else decisive_q_c(problem, base, X, y, pool_X[scored],

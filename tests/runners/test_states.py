@@ -138,7 +138,7 @@ def test_one_state_against_brute_force_refits(classifier):
     else:  # sampled truth: the documented race of the stream (r, 4, t), each scramble by refits
         _, resolved, _, q, _, _, loss, *_ = decisive_race_by_hand(
             truth_on, problem, candidates, np.random.SeedSequence(seed, spawn_key=(replicate, 4, step)),
-            population_size)
+            population_size, level=None)  # the per-comparison rule the runners keep for now
         assert (table.resolved == float(resolved)).all()
     for rows in by.values():
         np.testing.assert_allclose(rows.loss, loss, rtol=0, atol=1e-12)

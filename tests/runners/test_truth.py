@@ -197,9 +197,10 @@ def test_exact_oracles_are_resolved_at_every_step_and_other_strategies_have_no_f
 
 def _decided(problem, make, X, y, candidates, seed, replicate, step, size, largest=True, doublings=7):
     """The documented decisive truth of a state: decisive_q_c with the stream (r, 4, t), round 0 of ``size``, up
-    to 7 doublings (a scored state) or 3 (a step of a curve)."""
+    to 7 doublings (a scored state) or 3 (a step of a curve), the per-comparison rule (``level=None``) that the
+    runners keep for now."""
     return decisive_q_c(problem, make(), X, y, candidates, size=size, largest=largest, doublings=doublings,
-                        seed=np.random.SeedSequence(seed, spawn_key=(replicate, 4, step)))
+                        seed=np.random.SeedSequence(seed, spawn_key=(replicate, 4, step)), level=None)
 
 
 def _round_0_value(problem, make, X, y, point, seed, replicate, step, size) -> float:
