@@ -1227,15 +1227,12 @@ class _Fold:
     held_kernel: np.ndarray
 
 
-def _check_exact_loss(loss: str, n_classes: int) -> None:
-    """A ValueError unless the SVM's exact path integrates ``loss``: the error rate, or the log loss of a model
-    with two classes (its probabilities are a softmax of two scores; one-vs-rest's normalised sigmoids are not)."""
+def _check_exact_loss(loss: str) -> None:
+    """A ValueError unless the SVM's exact path integrates ``loss``: the error rate or the floored log loss (the
+    log loss of a model with three or more classes also needs its probabilities certified above the floor in the
+    truth's range, :func:`~mri_theory.engine.kernel_rules.kernel_losses`)."""
     if loss not in ("error", "log"):
         raise ValueError(f"loss must be 'error' or 'log' for the SVM's exact path, got {loss!r}")
-    if loss == "log" and n_classes > 2:
-        raise ValueError(f"loss 'log' is integrated exactly for two-class SVMs only (one-vs-rest's normalised "
-                         f"sigmoids are not yet); this one has {n_classes} classes: use 'error' or a sampled "
-                         "Population")
 
 
 def _class_solutions(k: int, present: np.ndarray, machines: np.ndarray, coef: np.ndarray, gradient: np.ndarray,
@@ -1341,6 +1338,8 @@ class SVM(Classifier):
 
     name = "svm"
     repr_if_changed = ("platt",)
+    exact_truth = True  # its class regions integrated by lines (exact_loss)
+    auto_exact = False  # the exact path costs 3-26x the race's step: truth="auto" keeps the race (issue 53)
 
     def __init__(self, C: float = 1.0, gamma: float | None = None, platt: str = "train") -> None:
         if check.positive_scalar(C, "C") > MAX_C:
@@ -1463,8 +1462,9 @@ class SVM(Classifier):
         truth : MixtureTruth
             The problem's Gaussian mixture, in one or two dimensions.
         loss : {"error", "log"}
-            The error rate, or (two classes) the log loss floored at
-            :data:`~mri_theory.engine.LOG_LOSS_FLOOR`.
+            The error rate, or the log loss floored at :data:`~mri_theory.engine.LOG_LOSS_FLOOR` (with three or
+            more classes, where the model's probabilities are certified above the floor in the truth's range:
+            a ``ValueError`` otherwise).
 
         Returns
         -------
@@ -1472,7 +1472,7 @@ class SVM(Classifier):
             The loss of the fitted model under ``truth``.
         """
         self._check_fitted()
-        _check_exact_loss(loss, self.n_classes_)
+        _check_exact_loss(loss)
         S, c, mask = _kernel_rules(self.n_classes_, self.classes_present_, self._coef, self.intercept_,
                                    self.sigmoids_)
         return float(kernel_losses(truth, self._points, S[None], c[None], self.gamma_, mask[None], loss).loss[0])
@@ -1480,7 +1480,7 @@ class SVM(Classifier):
     def _exact_future_losses(self, candidates: np.ndarray, truth: MixtureTruth, loss: str) -> np.ndarray:
         """``L'`` ``(m, k)``: the exact loss of every retrained model (the fast path's machines,
         :meth:`_retrained_machines`, as kernel rules over the distinct training points and the candidate)."""
-        _check_exact_loss(loss, self.n_classes_)
+        _check_exact_loss(loss)
         k, m = self.n_classes_, candidates.shape[0]
         machines = self._retrained_machines(candidates)
         points = np.concatenate([np.broadcast_to(self._points, (m,) + self._points.shape), candidates[:, None]],
@@ -1631,13 +1631,16 @@ class SVM(Classifier):
         return _calibrated_scores(z[:, cols], present, self.n_classes_)
 
     def _retraining_args(self, candidates: np.ndarray, population: Population | ExactPopulation,
-                         loss: str) -> tuple[np.ndarray, Population, str]:
+                         loss: str) -> tuple[np.ndarray, Population | ExactPopulation, str]:
         """The base class's checks (:func:`~mri_theory.engine.contract.check_retraining_args`), then
-        coordinates beyond ``1e150`` refused (candidates first, then the population's points)."""
+        coordinates beyond ``1e150`` refused (candidates first, then a sampled population's points); on an
+        :class:`~mri_theory.engine.population.ExactPopulation` a loss the exact path does not integrate."""
         candidates, population, loss = super()._retraining_args(candidates, population, loss)
-        assert isinstance(population, Population)  # refused an ExactPopulation: the SVM has no exact_truth
         check_magnitude(candidates, "candidates")
-        check_magnitude(population.X, "population")
+        if isinstance(population, ExactPopulation):
+            _check_exact_loss(loss)
+        else:
+            check_magnitude(population.X, "population")
         return candidates, population, loss
 
     def _future_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
@@ -1645,14 +1648,17 @@ class SVM(Classifier):
         """Exact fast path (the hook of :class:`~mri_theory.engine.contract.Classifier`): only margin
         violators are re-solved (warm-started); all models scored in batches.
 
-        Returns ``L'``, shape ``(m, k)``, from validated arguments (a sampled
-        population: the SVM has no exact truth).  Candidates are taken in
-        chunks that keep each array near ``2**21`` cells; the models of one
-        label are scored at a time.
+        Returns ``L'``, shape ``(m, k)``, from validated arguments.  On an
+        :class:`~mri_theory.engine.population.ExactPopulation` every retrained
+        machine is integrated as a kernel rule (:meth:`_exact_future_losses`).
+        On a sampled population candidates are taken in chunks that keep each
+        array near ``2**21`` cells; the models of one label are scored at a
+        time.
         """
-        assert isinstance(population, Population)  # _retraining_args refused an ExactPopulation
         if self.platt == "cv" and not self._cv_fast_path():  # a fold one-sided, an absent class, few rows
             return refit_future_losses(self, candidates, population, loss)
+        if isinstance(population, ExactPopulation):
+            return self._exact_future_losses(candidates, population.truth, loss)
         k = self.n_classes_
         chunk = max(1, _CHUNK_CELLS // (population.size * 2 * k))
         out = np.empty((candidates.shape[0], k))

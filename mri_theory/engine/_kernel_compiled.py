@@ -644,6 +644,140 @@ def line_log(x1, dim, points, S, c, c_up, c_down, AD, classes, gamma, cap, ell, 
 
 
 @_jit
+def line_log_smooth(x1, dim, points, S, c, classes, gamma, cap, comp_w, comp_m1, comp_s1, comp_m2, comp_slope,
+                    comp_sd, comp_label, scratch_v, scratch_s, d1sq, d1w, line_mu, line_dens, window, nodes, kronrod,
+                    gauss, tol):  # pragma: no cover - compiled by numba
+    r"""The outer integrand of the floored log loss of a rule with three or more present classes at :math:`x_1`
+    (weighted as in :func:`line_error`), the probabilities its normalised sigmoids :math:`\hat p_y = \sigma(s_y)
+    / \sum_j \sigma(s_j)` (the one-vs-rest SVM's); a component of an absent class contributes the cap times its
+    mass.  The caller has certified that no present class's loss reaches the cap (:func:`floor_free`), so the
+    integrand is smooth along the line: adaptive Gauss-Kronrod (tolerance ``tol`` per unit length) from pieces
+    cut at each component's conditional mean and 1, 2 and 4 deviations each side.  Returns ``(value, 0.0)``."""
+    C = comp_w.size
+    kp = S.shape[0]
+    lo, hi = _line_setup(x1, dim, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu,
+                         line_dens, d1sq, d1w, window)
+    if not lo < hi:
+        return 0.0, 0.0
+    q = points[:, dim - 1]
+    total = 0.0
+    index = np.full(C, -1, dtype=np.int64)  # each component's class among the present ones (-1: absent)
+    for cc in range(C):
+        for j in range(kp):
+            if classes[j] == comp_label[cc]:
+                index[cc] = j
+        if index[cc] < 0 and line_dens[cc] > 0.0:  # absent: the cap on the whole line
+            total += cap * line_dens[cc]
+    cuts = np.empty(len(_COMPONENT_CUTS) * C + 2)
+    m = 0
+    cuts[m] = lo
+    m += 1
+    for cc in range(C):
+        if line_dens[cc] == 0.0 or index[cc] < 0:
+            continue
+        for z in _COMPONENT_CUTS:
+            t = line_mu[cc] + z * comp_sd[cc]
+            if lo < t < hi:
+                cuts[m] = t
+                m += 1
+    cuts[m] = hi
+    m += 1
+    edges = np.sort(cuts[:m])
+    stack_a, stack_b = np.empty(256), np.empty(256)
+    stack_d = np.empty(256, dtype=np.int64)
+    values = np.empty(15)
+    for k in range(m - 1):
+        if not edges[k] < edges[k + 1]:
+            continue
+        top = 1
+        stack_a[0], stack_b[0], stack_d[0] = edges[k], edges[k + 1], 0
+        while top > 0:
+            top -= 1
+            s0, s1, depth = stack_a[top], stack_b[top], stack_d[top]
+            half = 0.5 * (s1 - s0)
+            for i in range(15):
+                t = s0 + half * (1.0 + nodes[i])
+                scores_on_line(t, d1sq, q, S, c, gamma, scratch_v, scratch_s)
+                peak = -np.inf  # ln sum_j sigma(s_j) by log-sum-exp of -softplus(-s_j)
+                for j in range(kp):
+                    peak = max(peak, -_softplus(-scratch_v[j]))
+                acc = 0.0
+                for j in range(kp):
+                    acc += math.exp(-_softplus(-scratch_v[j]) - peak)
+                log_norm = peak + math.log(acc)
+                v = 0.0
+                for cc in range(C):
+                    if line_dens[cc] == 0.0 or index[cc] < 0:
+                        continue
+                    zz = (t - line_mu[cc]) / comp_sd[cc]
+                    dens = line_dens[cc] * math.exp(-0.5 * zz * zz) * _INV_SQRT_2PI / comp_sd[cc]
+                    v += dens * min(_softplus(-scratch_v[index[cc]]) + log_norm, cap)
+                values[i] = v
+            kron, err = kronrod_panel(values, half, kronrod, gauss)
+            if err <= max(tol * (s1 - s0), 1e-18) or depth >= 40 or top + 2 > stack_a.size:
+                total += kron
+                continue
+            mid = s0 + half
+            stack_a[top], stack_b[top], stack_d[top] = mid, s1, depth + 1
+            top += 1
+            stack_a[top], stack_b[top], stack_d[top] = s0, mid, depth + 1
+            top += 1
+    return total, 0.0
+
+
+@_jit
+def floor_free(points, S, c, threshold, gamma, box):  # pragma: no cover - compiled by numba
+    r"""Whether the score :math:`s(x) = c + \sum_i S_i (K(x, p_i) - 1)` (``S`` of shape ``(1, n)``, ``c`` of
+    shape ``(1,)``) is certified above ``threshold`` on the box ``(x1_lo, x1_hi, x2_lo, x2_hi)``: a quadtree
+    whose cells are dropped where Taylor's bounds about the centre (:func:`_zero_reach`) keep :math:`s` above it;
+    False as soon as a centre is at or below it, or when a cell reaches ``EVENT_CELL`` kernel widths undecided
+    (points of a 1-D rule carry a second coordinate 0, and the box's second range is ``(0, 0)``)."""
+    n = points.shape[0]
+    S2 = np.zeros((2, n))  # the pair (0, s): its difference is s
+    S2[1] = S[0]
+    c2 = np.zeros(2)
+    c2[1] = c[0]
+    AD = np.abs(S2[1:2])
+    pa, pb = np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64)
+    width = 1.0 / math.sqrt(gamma)
+    nx = max(1, int(math.ceil((box[1] - box[0]) / width)))
+    ny = max(1, int(math.ceil((box[3] - box[2]) / width)))
+    hx0, hy0 = 0.5 * (box[1] - box[0]) / nx, 0.5 * (box[3] - box[2]) / ny
+    cap = 4 * nx * ny + 4096
+    sc1, sc2, sh1, sh2 = np.empty(cap), np.empty(cap), np.empty(cap), np.empty(cap)
+    top = 0
+    for ix in range(nx):
+        for iy in range(ny):
+            sc1[top], sc2[top] = box[0] + (2 * ix + 1) * hx0, box[2] + (2 * iy + 1) * hy0
+            sh1[top], sh2[top] = hx0, hy0
+            top += 1
+    val, g1, g2 = np.empty(6), np.empty(2), np.empty(2)
+    h11, h12, h22 = np.empty(2), np.empty(2), np.empty(2)
+    hess, third = np.empty(1), np.empty(1)
+    x = np.empty(2)
+    smallest = EVENT_CELL * width
+    while top > 0:
+        top -= 1
+        c1, cc2, h1, h2 = sc1[top], sc2[top], sh1[top], sh2[top]
+        r = math.sqrt(h1 * h1 + h2 * h2)
+        x[0], x[1] = c1, cc2
+        point_values(x, points, S2, c2, gamma, val, g1, g2, h11, h12, h22)
+        if val[1] <= threshold:
+            return False
+        _cell_bounds(c1, cc2, h1, h2, points, AD, gamma, hess, third)
+        if val[1] - _zero_reach(0, pa, pb, r, g1, g2, h11, h12, h22, hess, third) > threshold:
+            continue
+        if r <= smallest or top + 4 > cap:
+            return False
+        for s1 in (-0.5, 0.5):
+            for s2 in (-0.5, 0.5):
+                sc1[top], sc2[top] = c1 + s1 * h1, cc2 + s2 * h2
+                sh1[top], sh2[top] = 0.5 * h1, 0.5 * h2
+                top += 1
+    return True
+
+
+@_jit
 def point_values(x, points, S, c, gamma, val, g1, g2, h11, h12, h22):  # pragma: no cover - compiled by numba
     """The scores at the plane point ``x`` with their gradients and Hessians (per present class)."""
     kp, n = S.shape
@@ -941,9 +1075,10 @@ def _unsmoothed(tau):  # pragma: no cover - compiled by numba
 def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp_w, comp_m, comp_cov,
                 comp_label, cap, tol, continued, nodes, kronrod, gauss, out_err, out_unresolved,
                 out_estimate):  # pragma: no cover - compiled by numba
-    """The exact error rate (``cap`` 0) or floored log loss (``cap`` :math:`= -\\ln` floor; one or two present
-    classes) of each rule ``r`` (scores ``S_all[r]`` over ``points[r]``, constants ``c_all[r]``, its present
-    classes ``classes_all[r, :present_all[r]]``); written to ``out_err``, with the unresolved mass
+    """The exact error rate (``cap`` 0) or floored log loss (``cap`` :math:`= -\\ln` floor; with three or more
+    present classes the caller certifies the cap unreached, :func:`floor_free`) of each rule ``r`` (scores
+    ``S_all[r]`` over ``points[r]``, constants ``c_all[r]``, its present classes
+    ``classes_all[r, :present_all[r]]``); written to ``out_err``, with the unresolved mass
     (what the line cells left at ``MIN_CELL`` can hold, integrated like the error) and the quadrature's error
     estimate; ``continued``: continue a panel's roots from line to line (:func:`line_error`)."""
     R = S_all.shape[0]
@@ -1016,7 +1151,11 @@ def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
         c_up[1] -= ell
         c_down[1] += ell
         if dim == 1:
-            if log:
+            if log and kp >= 3:
+                val, unres = line_log_smooth(0.0, 1, P, S, c, classes, gamma, cap, comp_w, comp_m1, comp_s1, comp_m2,
+                                             comp_slope, comp_sd, comp_label, scratch_v, scratch_s, d1sq, d1w,
+                                             line_mu, line_dens, window, nodes, kronrod, gauss, 0.1 * tol)
+            elif log:
                 val, unres = line_log(0.0, 1, P, S, c, c_up, c_down, AD, classes, gamma, cap, ell, comp_w, comp_m1,
                                       comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v,
                                       scratch_s, first, d1sq, d1w, line_mu, line_dens, window, nodes, kronrod,
@@ -1038,7 +1177,9 @@ def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
         box = np.array([x_lo, x_hi, y_lo, y_hi])
         window[0], window[1] = y_lo, y_hi
         found = np.empty(4096)
-        if log:  # the kinks of the floored log loss: where the curves g = +-ell touch a line
+        if log and kp >= 3:  # smooth (the cap never reached, certified by the caller): no kinks
+            m = 0
+        elif log:  # the kinks of the floored log loss: where the curves g = +-ell touch a line
             m = events(P, S, c_up, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_norm, found)
             m += events(P, S, c_down, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_norm, found[m:])
         else:
@@ -1096,7 +1237,11 @@ def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
                     s = s0 + half * (1.0 + nodes[i])
                     x1 = A + (B - A) * (s * s * (3.0 - 2.0 * s))
                     jac = (B - A) * 6.0 * s * (1.0 - s)
-                    if log:
+                    if log and kp >= 3:
+                        v, u = line_log_smooth(x1, 2, P, S, c, classes, gamma, cap, comp_w, comp_m1, comp_s1,
+                                               comp_m2, comp_slope, comp_sd, comp_label, scratch_v, scratch_s, d1sq,
+                                               d1w, line_mu, line_dens, window, nodes, kronrod, gauss, 0.1 * tol)
+                    elif log:
                         v, u = line_log(x1, 2, P, S, c, c_up, c_down, AD, classes, gamma, cap, ell, comp_w,
                                         comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots,
                                         scratch_v, scratch_s, first, d1sq, d1w, line_mu, line_dens, window, nodes,

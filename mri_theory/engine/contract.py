@@ -190,7 +190,15 @@ class Classifier(skbase.BaseEstimator):
         True when :meth:`exact_loss` integrates the loss exactly over a
         Gaussian-mixture truth, so the engine accepts an
         :class:`~mri_theory.engine.population.ExactPopulation` for this
-        classifier (the Gaussian family and logistic regression: quadratic or linear scores; k-NN: polygons).
+        classifier (the Gaussian family and logistic regression: quadratic or linear scores; k-NN: polygons;
+        the SVM: RBF score rules integrated by lines).
+    auto_exact : bool
+        Whether ``truth="auto"`` takes the exact truth where it is available
+        (:func:`~mri_theory.engine.resolve_truth`); True by default.  False
+        where the exact path costs far more than the sampled race, so that
+        the runners' default stays sampled and ``truth="exact"`` asks for it
+        (the SVM: its retrained models are integrated one by one, 3-26x the
+        race's step, issue 53).
 
     See Also
     --------
@@ -210,6 +218,7 @@ class Classifier(skbase.BaseEstimator):
     name: str = "classifier"
     nearest_neighbour: bool = False
     exact_truth: bool = False
+    auto_exact: bool = True
 
     def fit(self, X: ArrayLike, y: ArrayLike, n_classes: int | None = None) -> Classifier:
         """Fit on labelled data; ``n_classes`` defaults to ``max(y) + 1`` (at least 2).

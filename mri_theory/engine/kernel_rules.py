@@ -15,9 +15,10 @@ largest where its Platt argument is the smallest).  :func:`kernel_losses` integr
     E = \sum_c w_c\, P_{x \sim N(\mu_c, \Sigma_c)}\bigl(\arg\max_j s_j(x) \ne y_c\bigr)
 
 of such rules under a :class:`~mri_theory.engine.exact.MixtureTruth` in one and two dimensions (every abstract
-problem of the toolkit), and, for rules with two present classes, the floored log loss
-:math:`\sum_c w_c E_c[\min(-\ln \hat p_{y_c}(x), -\ln \text{floor})]` of :math:`\hat p = \operatorname{softmax}(s)`
-(§2.1's :math:`L_o`), with no sampling.
+problem of the toolkit), and the floored log loss :math:`\sum_c w_c E_c[\min(-\ln \hat p_{y_c}(x), -\ln
+\text{floor})]` (§2.1's :math:`L_o`) of :math:`\hat p = \operatorname{softmax}(s)` for rules with two present
+classes and of the normalised sigmoids :math:`\hat p_y = \sigma(s_y) / \sum_j \sigma(s_j)` (the one-vs-rest
+SVM's) for rules with three or more, with no sampling.
 
 Method
 ------
@@ -79,8 +80,14 @@ panels' estimates.
 \ell` cut the line, a piece where a component's class is capped contributes the cap times its normal mass, and
 the others are integrated by adaptive Gauss-Kronrod (a tenth of ``tolerance`` per unit length).  The outer
 integral's events are where the level curves :math:`g = \pm\ell` touch a line (the quadtree on the shifted
-pair functions).  Every line is isolated (no continuation).  With three or more present classes the
-normalised sigmoids are not a softmax of the scores and the log loss is refused.
+pair functions).  Every line is isolated (no continuation).  With three or more present classes (normalised
+sigmoids, not a softmax of the scores) the loss :math:`-\ln \hat p_y = \operatorname{softplus}(-s_y) + \ln
+\sum_j \sigma(s_j)` is smooth wherever it stays below the cap; that it does inside the integration box is
+certified first (it is at most :math:`\operatorname{softplus}(-s_y) + \ln k_p`, and a quadtree with the same
+Taylor bounds as the events proves each class's score above the level where that reaches the cap; a rule it
+cannot certify is refused with a ``ValueError``), and then both integrals are adaptive Gauss-Kronrod of a smooth
+integrand (no roots, no events; the inner one from pieces cut at the components' conditional means and 1, 2, 4
+deviations).
 
 *What is certified and what is estimated.*  The lines' sign changes are certified (every root-free cell is
 proved root-free; the unresolved mass is reported), and so is the list of events up to the Newton solutions of
@@ -157,6 +164,36 @@ def _compiled() -> Any:
     return _kernel_compiled
 
 
+def _check_floor_unreached(truth: MixtureTruth, P: np.ndarray, S: np.ndarray, c: np.ndarray, mask: np.ndarray,
+                           gamma: float, cap: float) -> None:
+    r"""A ValueError unless, in every rule with three or more present classes, no present class's floored log
+    loss reaches the cap inside the integration box (each component's mean :math:`\pm` ``REACH`` deviations):
+    then the integrand is smooth.  Certified by :func:`~mri_theory.engine._kernel_compiled.floor_free` on each
+    class's score: :math:`-\ln \hat p_y \le \operatorname{softplus}(-s_y) + \ln k_p` (the normalised sigmoids
+    sum to at most :math:`k_p`), below the cap where :math:`s_y > -\ln(e^{\text{cap} - \ln k_p} - 1)`."""
+    if not np.isfinite(cap):
+        return
+    compiled = _compiled()
+    sd = np.sqrt(np.diagonal(truth.covariances, axis1=1, axis2=2))
+    lo = (truth.means - compiled.REACH * sd).min(axis=0)
+    hi = (truth.means + compiled.REACH * sd).max(axis=0)
+    box = np.array([lo[0], hi[0], lo[1], hi[1]]) if truth.dim == 2 else np.array([lo[0], hi[0], 0.0, 0.0])
+    for r in np.flatnonzero(mask.sum(axis=1) > 2):
+        kp = int(mask[r].sum())
+        margin = cap - np.log(kp)
+        if margin <= 0.0:
+            raise ValueError(f"floor must be below 1/{kp} for the log loss of a rule with {kp} present classes")
+        threshold = -float(np.log(np.expm1(margin)))
+        points = P[r] if truth.dim == 2 else np.column_stack([P[r], np.zeros(P.shape[1])])
+        for j in np.flatnonzero(mask[r]):
+            keep = S[r, j] != 0.0
+            if not compiled.floor_free(np.ascontiguousarray(points[keep]), np.ascontiguousarray(S[r, j, keep][None]),
+                                       np.array([c[r, j]]), threshold, gamma, box):
+                raise ValueError(f"loss 'log': in rule {r} (of {kp} present classes) the probability of class {j} "
+                                 f"may reach the floor inside the truth's range, where the floored loss has kinks "
+                                 f"that are not integrated exactly; use the error rate or a sampled population")
+
+
 def kernel_losses(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike, constants: ArrayLike, gamma: float,
                   present: ArrayLike | None = None, loss: str = "error", floor: float = LOG_LOSS_FLOOR,
                   tolerance: float = KERNEL_TOLERANCE, isolate_every_line: bool = False) -> KernelLosses:
@@ -181,7 +218,10 @@ def kernel_losses(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike, con
     loss : {"error", "log"}, default "error"
         The error rate, or the log loss of the probabilities :math:`\hat p = \operatorname{softmax}(s)`, each
         floored at ``floor`` (``-ln floor`` at most, as :data:`~mri_theory.engine.LOG_LOSS_FLOOR` floors the
-        engine's): rules with one or two present classes (the two-class SVM's probabilities are of this form).
+        engine's).  With one or two present classes :math:`\hat p = \operatorname{softmax}(s)` (the two-class
+        SVM's probabilities are of this form); with three or more the normalised sigmoids
+        :math:`\hat p_y = \sigma(s_y) / \sum_j \sigma(s_j)` (the one-vs-rest SVM's), for rules whose
+        probabilities are certified to stay above the floor in the truth's range (else a ``ValueError``).
     floor : float, default ``LOG_LOSS_FLOOR``
         The log loss's probability floor, in ``(0, 1)``.
     tolerance : float, default ``KERNEL_TOLERANCE``
@@ -247,8 +287,7 @@ def kernel_losses(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike, con
             raise ValueError("present must hold at least one present class in every rule")
     counts = mask.sum(axis=1)
     if loss == "log" and np.any(counts > 2):
-        raise ValueError("loss 'log' is integrated for rules with one or two present classes; present has "
-                         f"{int(counts.max())} in a rule")
+        _check_floor_unreached(truth, P, S, c, mask, gamma, cap)
     order = np.argsort(~mask, axis=1, kind="stable")  # the present classes first, in increasing order
     classes = np.where(np.arange(k)[None, :] < counts[:, None], order, -1).astype(np.int64)
     rows = np.arange(R)[:, None]

@@ -449,7 +449,8 @@ def best_is_resolved(replicates: ArrayLike, z: float = 3.0, largest: bool = True
 def exact_truth_available(problem: Any, classifier: Any) -> bool:
     """Whether :meth:`Population.exact(problem) <mri_theory.engine.population.Population.exact>` can score
     ``classifier``: a Gaussian-mixture problem in one or two dimensions and a classifier whose decision regions are
-    integrated exactly (``Classifier.exact_truth``: quadratic or linear scores, or k-NN's polygons).  A problem
+    integrated exactly (``Classifier.exact_truth``: quadratic or linear scores, k-NN's polygons, the SVM's RBF
+    score rules).  A problem
     that declares no truth (``has_truth`` False: real data, whose losses are measured on its test set) has none
     to integrate.
 
@@ -478,7 +479,7 @@ def exact_truth_available(problem: Any, classifier: Any) -> bool:
     >>> from mri_theory.problems import get_problem
     >>> problem = get_problem("four-gaussian")
     >>> [exact_truth_available(problem, classifier) for classifier in (LDA(), KNN(5), SVM())]
-    [True, True, False]
+    [True, True, True]
     """
     if not getattr(classifier, "exact_truth", False) or not getattr(problem, "has_truth", True):
         return False
@@ -492,8 +493,9 @@ def exact_truth_available(problem: Any, classifier: Any) -> bool:
 def resolve_truth(truth: Any, problem: Any, classifier: Any, name: str = "truth") -> str:
     """The evaluation a run uses for ``truth`` (one of :data:`TRUTHS`): ``"exact"`` or ``"sampled"``.
 
-    ``"auto"`` is exact where :func:`exact_truth_available`, sampled otherwise; ``"exact"`` where it is not
-    available is a ``ValueError`` naming ``name``, the problem and the classifier.
+    ``"auto"`` is exact where :func:`exact_truth_available` and the classifier takes it by default
+    (``Classifier.auto_exact``: not the SVM, whose exact path costs several times the race), sampled otherwise;
+    ``"exact"`` where it is not available is a ``ValueError`` naming ``name``, the problem and the classifier.
 
     Parameters
     ----------
@@ -523,6 +525,8 @@ def resolve_truth(truth: Any, problem: Any, classifier: Any, name: str = "truth"
     >>> problem = get_problem("four-gaussian")
     >>> resolve_truth("auto", problem, LDA()), resolve_truth("auto", problem, SVM())
     ('exact', 'sampled')
+    >>> resolve_truth("exact", problem, SVM())  # available, asked for
+    'exact'
     """
     if not isinstance(truth, str) or truth not in TRUTHS:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, TRUTHS))}, got {truth!r}")
@@ -531,7 +535,9 @@ def resolve_truth(truth: Any, problem: Any, classifier: Any, name: str = "truth"
         raise ValueError(f"{name}: 'exact' needs a Gaussian-mixture problem in 1-D or 2-D and a classifier with "
                          f"an exact path (Classifier.exact_truth), got {type(problem).__name__} and "
                          f"{type(classifier).__name__}; use 'auto' or 'sampled'")
-    return "exact" if truth == "exact" or (truth == "auto" and available) else "sampled"
+    if truth == "auto":
+        return "exact" if available and getattr(classifier, "auto_exact", True) else "sampled"
+    return truth
 
 
 def choice_is_resolved(

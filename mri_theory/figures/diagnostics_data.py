@@ -17,7 +17,7 @@ import pandas as pd
 
 from mri_theory._utils.backends import Execution
 from mri_theory.classifiers import get_classifier
-from mri_theory.engine import exact_truth_available
+from mri_theory.engine import resolve_truth
 from mri_theory.evaluation import estimator_errors, summarise_states
 from mri_theory.problems import get_problem
 from mri_theory.runners import score_states
@@ -80,11 +80,11 @@ def truth_note(quick: bool) -> str:
     Returns
     -------
     str
-        "truth exact for ..." where :func:`~mri_theory.engine.exact_truth_available`, "sampled (N points) for
-        ..." for the others.
+        "truth exact for ..." where a run's ``truth="auto"`` takes the exact truth
+        (:func:`~mri_theory.engine.resolve_truth`), "sampled (N points) for ..." for the others.
     """
     problem = get_problem(PROBLEM)
-    exact = [CLASSIFIER_LABELS[c] for c in CLASSIFIERS if exact_truth_available(problem, get_classifier(c))]
+    exact = [CLASSIFIER_LABELS[c] for c in CLASSIFIERS if resolve_truth("auto", problem, get_classifier(c)) == "exact"]
     sampled = [CLASSIFIER_LABELS[c] for c in CLASSIFIERS if CLASSIFIER_LABELS[c] not in exact]
     parts = ([f"truth exact for {' and '.join(exact)}"] if exact else []) + \
         ([f"sampled ({SIZES[quick]['population_size']} points) for {' and '.join(sampled)}"] if sampled else [])

@@ -317,10 +317,43 @@ def test_the_svm_log_loss_agrees_with_quasi_monte_carlo(name, n):
     assert abs(exact - value) < 4.5 * se
 
 
-def test_the_log_loss_of_three_classes_is_refused_with_its_reason():
+def test_the_three_class_svm_log_loss_agrees_with_gauss_legendre_over_its_own_probabilities_in_1d():
+    """One-vs-rest's normalised sigmoids (three classes, 1-D): against the composite Gauss-Legendre reference of
+    the model's own ``predict_proba`` (independent of the module)."""
+    truth = MixtureTruth.from_arrays([0.3, 0.3, 0.4], [[-2.0], [0.0], [1.5]], [[[1.0]], [[0.5]], [[0.8]]], [0, 1, 2],
+                                     3)
+    rng = np.random.default_rng(8)
+    y = np.repeat([0, 1, 2], 8)
+    X = np.array([-2.0, 0.0, 1.5])[y, None] + rng.normal(0.0, 0.7, (24, 1))
+    model = SVM().fit(X, y, n_classes=3)
+    reference = _log_line_reference(model.predict_proba, truth, 0.0, -np.log(1e-15))
+    assert abs(model.exact_loss(truth, "log") - reference) < 1e-10
+
+
+def test_the_three_class_svm_log_loss_agrees_with_nested_quadrature_in_2d():
+    problem = get_problem("three-gaussians")
+    truth = MixtureTruth.from_problem(problem)
+    X, y = problem.sample(15, np.random.default_rng(2))
+    model = SVM().fit(X, y, n_classes=3)
+    lo = (truth.means[:, 0] - 9.5 * np.sqrt(truth.covariances[:, 0, 0])).min()
+    hi = (truth.means[:, 0] + 9.5 * np.sqrt(truth.covariances[:, 0, 0])).max()
+    cuts = np.linspace(lo, hi, 41)
+    cap = -np.log(1e-15)
+    reference = sum(integrate.quad(lambda x1: _log_line_reference(model.predict_proba, truth, x1, cap, panels=60),
+                                   a, b, epsabs=1e-12, epsrel=1e-12, limit=100)[0]
+                    for a, b in zip(cuts[:-1], cuts[1:], strict=True))
+    assert abs(model.exact_loss(truth, "log") - reference) < 1e-9
+
+
+def test_a_three_class_log_loss_that_may_reach_the_floor_is_refused_with_its_reason():
+    """With three present classes the floor's kinks are not integrated: a rule whose class-2 probability falls to
+    e^-100 (a constant score of -100) is refused, naming the rule and the class."""
     truth = MixtureTruth.from_problem(get_problem("three-gaussians"))
-    X, y = get_problem("three-gaussians").sample(12, np.random.default_rng(0))
-    with pytest.raises(ValueError, match="two-class"):
-        SVM().fit(X, y, n_classes=3).exact_loss(truth, "log")
-    with pytest.raises(ValueError, match="loss 'log'"):
-        kernel_losses(truth, X, np.zeros((1, 3, 12)), np.zeros((1, 3)), 0.5, loss="log")
+    X = get_problem("three-gaussians").sample(4, np.random.default_rng(0))[0]
+    scores = np.zeros((1, 3, 4))
+    scores[0, 0, 0] = 1.0
+    with pytest.raises(ValueError, match="class 2 may reach the floor"):
+        kernel_losses(truth, X, scores, np.array([[0.0, 0.0, -100.0]]), 0.5, loss="log")
+    # with no floor there are no kinks, and the same rule is integrated
+    assert np.isfinite(kernel_losses(truth, X, scores, np.array([[0.0, 0.0, -100.0]]), 0.5, loss="log",
+                                     floor=None).loss[0])
