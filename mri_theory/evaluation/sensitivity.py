@@ -187,7 +187,7 @@ def conclusions(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[
                                             resample=resample, **options) for resample in RESAMPLING}
     finals = {resample: boot.summary[boot.summary["classifier"] == "all"].set_index("method")
               for resample, boot in boots.items()}
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     for m, mr, rank, tied in ranks.r4[["method", "mean_rank", "rank", "tied_with"]].itertuples(index=False):
         one, two = finals["replicates"].loc[m], finals["pairings"].loc[m]
         detail = f"rank {rank:g}" + ("" if m == REFERENCE else f"; P(beats RS) {one['p_beats_rs']:.2f}, "
