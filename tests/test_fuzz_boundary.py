@@ -400,7 +400,7 @@ ENTRIES: list[Entry] = [
     ),
     Entry(
         "evaluation.paired_differences",
-        lambda n_boot, level, alpha, epsilon: evaluation.sensitivity.paired_differences(
+        lambda n_boot, level, alpha, epsilon: evaluation.ranking.paired_differences(
             *SMALL_STUDY, rng=np.random.default_rng(0), n_boot=n_boot, level=level, alpha=alpha, epsilon=epsilon
         )[["difference", "ci_low", "ci_high"]],
         lambda: {"n_boot": 20, "level": 0.9, "alpha": 0.02, "epsilon": 0.05},

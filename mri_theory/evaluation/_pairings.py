@@ -169,3 +169,37 @@ def metrics_frame(pairing: Pairing, values: dict[str, np.ndarray], columns: list
         frame[column] = values[column][:, keep].ravel()
     frame["n_replicates"] = pairing.loss.shape[1]
     return frame
+
+
+def draw_weights(rng: np.random.Generator, n_draws: int, r: int) -> np.ndarray:
+    """``(n_draws, r)``: each draw's share of each of ``r`` replicates resampled with replacement (one
+    ``rng.integers(0, r, (n_draws, r))`` call; a bincount per draw, without an ``r x r`` array)."""
+    draws = rng.integers(0, r, size=(n_draws, r))
+    counts = np.bincount((draws + r * np.arange(n_draws)[:, None]).ravel(), minlength=n_draws * r)
+    return counts.reshape(n_draws, r) / r
+
+
+def draw_slots(rng: np.random.Generator, strata: np.ndarray, n_draws: int) -> np.ndarray:
+    """``(n_draws, P)``: the pairing that fills each of the ``P`` slots of each draw of the two-level bootstrap.
+
+    Slot ``k`` keeps the stratum ``strata[k]`` of pairing ``k`` (its problem group): in each draw a stratum's
+    slots are filled by its own pairings drawn with replacement, so every group keeps its number of pairings.
+    One ``rng.integers`` call per stratum, strata in order of first appearance.
+    """
+    slots = np.empty((n_draws, strata.size), dtype=np.int64)
+    for stratum in dict.fromkeys(strata.tolist()):
+        members = np.flatnonzero(strata == stratum)
+        slots[:, members] = members[rng.integers(0, members.size, size=(n_draws, members.size))]
+    return slots
+
+
+def two_level_weights(rng: np.random.Generator, pairings: list[Pairing], strata: np.ndarray, n_draws: int
+                      ) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The two-level bootstrap's draws: the slots (:func:`draw_slots`), then, pairing by pairing (in order), the
+    replicate weights (:func:`draw_weights`) of every (draw, slot) it fills, in row-major order of those slots.
+
+    Returns ``slots`` ``(n_draws, P)`` and, per pairing ``j``, its weights ``(count of slots == j, r_j)``.
+    """
+    slots = draw_slots(rng, strata, n_draws)
+    weights = [draw_weights(rng, int(np.count_nonzero(slots == j)), p.loss.shape[1]) for j, p in enumerate(pairings)]
+    return slots, weights

@@ -41,7 +41,15 @@ their average ``(p + 1 + m) / 2`` for ``p`` present methods out of ``m``.
 
 Beyond the paper, :func:`bootstrap_ranks` resamples the replicates of every
 pairing to give a confidence interval of each method's mean rank and the
-probability that it beats RS (at most :data:`MAX_BOOT` draws).
+probability that it beats RS (at most :data:`MAX_BOOT` draws); with
+``resample="pairings"`` it is a two-level bootstrap, which resamples the
+pairings too (:data:`RESAMPLING` says in one line what each generalises over).
+:func:`bootstrap_rank_draws` gives every draw's ranks as well.
+
+Ties are reported as ties: :func:`rank_study` marks, in every table, the
+methods whose mean rank (R1: the mean of the metric ranks) equals another's
+within the tolerance (``tied_with``), so a first (or any place) that only the
+variance tie-break makes is visible as such (:func:`mean_rank_ties`).
 
 :func:`rank_study` and :func:`bootstrap_ranks` rank error-rate curves (the
 paper's) or, with ``loss="log"``, log-loss curves on
@@ -69,8 +77,15 @@ from scipy.stats import rankdata
 from mri_theory._utils import validation as check
 from mri_theory._utils.ties import TIE_TOLERANCE
 from mri_theory.evaluation import _checks as evc
-from mri_theory.evaluation._pairings import check_inputs, metrics_frame, pairing_metrics
+from mri_theory.evaluation._pairings import (
+    check_inputs,
+    draw_weights,
+    metrics_frame,
+    pairing_metrics,
+    two_level_weights,
+)
 from mri_theory.evaluation.metrics import (
+    BEST,
     RANKED_METRICS,
     REFERENCE,
     curve_metrics,
@@ -78,8 +93,10 @@ from mri_theory.evaluation.metrics import (
     ranked_metrics,
 )
 
-__all__ = ["ABSTRACT_PROBLEMS", "DEFAULT_GROUPS", "LEVELS", "MAX_BOOT", "StudyRanks", "aggregate", "beats_rs_counts",
-           "bootstrap_ranks", "metric_ranks", "overall_rank", "rank_pairings", "rank_study"]
+__all__ = ["ABSTRACT_PROBLEMS", "DEFAULT_GROUPS", "LEVELS", "MAX_BOOT", "RESAMPLING", "RankDraws", "StudyRanks",
+           "PAIRS", "aggregate", "beats_rs_counts", "bootstrap_rank_draws", "bootstrap_ranks", "mean_rank_ties",
+           "metric_ranks", "overall_rank", "paired_differences", "rank_pairings",
+           "rank_study"]
 
 #: The paper's "abstract" problem group (Appendix D, Figure 6) as registered problem names.
 ABSTRACT_PROBLEMS = ("four-gaussian", "quadratic", "triangles", "oscillating", "sharp")
@@ -90,6 +107,17 @@ LEVELS = ("problem", "group", "classifier")
 #: Largest number of bootstrap draws of :func:`bootstrap_ranks` (its memory grows with draws x methods x
 #: pairings x curve points).
 MAX_BOOT = 10_000
+#: The paired differences :func:`~mri_theory.evaluation.conclusions` and the report give (first − second): the
+#: paper's claims about BMRI.
+PAIRS: tuple[tuple[str, str], ...] = (("BMRI", "RS"), ("BMRI", "SE"))
+#: The bootstraps of :func:`bootstrap_ranks` (``resample=``), each with the one line that says what its intervals
+#: generalise over (the reports print it beside every interval).
+RESAMPLING: dict[str, str] = {
+    "replicates": "resamples the replicates within each pairing, the pairings fixed: generalises over reruns of "
+                  "these same problem-classifier pairings",
+    "pairings": "resamples the pairings (problem x classifier) within each group, then the replicates within each "
+                "drawn pairing: generalises over other pairings like these",
+}
 
 
 # ---------------------------------------------------------------- the ranking core
@@ -561,6 +589,9 @@ def rank_study(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[s
     Returns
     -------
     StudyRanks
+        Each of R1-R4 with a column ``tied_with`` (:func:`mean_rank_ties`): the other methods of the same
+        ranking whose mean rank equals the method's, ``""`` for none; their order is the tie-break's (the lower
+        variance of the ranks), a shared rank where that ties too.
 
     See Also
     --------
@@ -594,25 +625,114 @@ def rank_study(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[s
     r1 = rank_pairings(metrics, ranked_metrics(loss))
     r1.insert(1, "group", r1["problem"].map(group_of))
     r2, r3, r4 = _levels(r1, [])
+    r1 = r1.assign(tied_with=mean_rank_ties(r1, ["problem", "classifier"]))
+    r2 = r2.assign(tied_with=mean_rank_ties(r2, ["group", "classifier"]))
+    r3 = r3.assign(tied_with=mean_rank_ties(r3, ["classifier"]))
+    r4 = r4.assign(tied_with=mean_rank_ties(r4, []))
     return StudyRanks(r1, r2, r3, r4, beats_rs_counts(r2))
+
+
+def mean_rank_ties(table: pd.DataFrame, keys: Sequence[str]) -> pd.Series:
+    """The ties in mean rank of a rank table: per row, the other methods of its ranking with the same mean rank.
+
+    Mean ranks within :data:`~mri_theory._utils.ties.TIE_TOLERANCE` (relative, chained in sorted order: the rule
+    of every ranking here) are equal, so a tie is not lost to the last bit of a sum (14/3 from two orders of
+    addition).  The order of tied methods is then the tie-break's (the lower variance of the ranks averaged,
+    Appendix E), and a first made by it is marked, not reported as a plain first.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Columns ``keys``, ``method`` and ``mean_rank`` (finite numbers), one row per method of a ranking, e.g.
+        :func:`aggregate`'s or :func:`rank_pairings`'s.
+    keys : sequence of str
+        The columns that identify a ranking (``[]``: the whole table is one).
+
+    Returns
+    -------
+    pandas.Series
+        Aligned with ``table``, named ``tied_with``: the tied methods joined by ``"; "`` in the table's order,
+        ``""`` where the mean rank is the method's alone.
+
+    Examples
+    --------
+    Three methods at mean rank 2.4, two of them summed in different orders (the last bits differ), and one
+    alone:
+
+    >>> import pandas as pd
+    >>> from mri_theory.evaluation import mean_rank_ties
+    >>> r4 = pd.DataFrame({"method": ["SE", "BMRI", "QbcV", "RS"],
+    ...                    "mean_rank": [(0.1 + 0.2 + 0.3) * 4, (0.3 + 0.2 + 0.1) * 4, 2.4, 3.0]})
+    >>> bool(r4.mean_rank[0] == r4.mean_rank[1])
+    False
+    >>> mean_rank_ties(r4, []).tolist()
+    ['BMRI; QbcV', 'SE; QbcV', 'SE; BMRI', '']
+    """
+    keys = evc.column_names(keys, "keys", allow_str=False)
+    frame = evc.frame(table, "table", keys + ["method", "mean_rank"])
+    evc.number_array(frame["mean_rank"].to_numpy(), "table['mean_rank']")
+    classes = _tolerant_rank(frame.reset_index(drop=True), keys, [("mean_rank", False)])
+    code = (frame.groupby(keys, sort=False).ngroup().to_numpy() if keys else np.zeros(len(frame), dtype=np.int64))
+    methods = frame["method"].astype(str).to_numpy()
+    out = []
+    for i in range(len(frame)):
+        same = np.flatnonzero((code == code[i]) & (classes == classes[i]))
+        out.append("; ".join(methods[j] for j in same if j != i))
+    return pd.Series(out, index=table.index, name="tied_with", dtype=object)
+
+
+class RankDraws(NamedTuple):
+    """What :func:`bootstrap_rank_draws` gives: the summary of :func:`bootstrap_ranks` and every draw's ranks.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        :func:`bootstrap_ranks`' table.
+    draws : DataFrame
+        Columns ``draw``, ``classifier`` (``"all"``: the final ranking, R4), ``method``, ``mean_rank``,
+        ``rank_var``, ``rank``: each draw's R3 and R4 tables (a classifier that no pairing of a draw has is absent
+        from it, which only the two-level bootstrap can give).
+
+    Examples
+    --------
+    >>> from mri_theory.evaluation import RankDraws
+    >>> RankDraws._fields
+    ('summary', 'draws')
+    """
+
+    summary: pd.DataFrame
+    draws: pd.DataFrame
 
 
 def bootstrap_ranks(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[str, Sequence[str]] | None = None,
                     *, rng: np.random.Generator, n_boot: int = 1000, level: float = 0.95, mode: str = "curve",
-                    alpha: float = 0.02, epsilon: float = 0.05, loss: str = "error") -> pd.DataFrame:
-    """Bootstrap over replicates: confidence intervals of mean ranks and the probability of beating RS.
+                    alpha: float = 0.02, epsilon: float = 0.05, loss: str = "error",
+                    resample: str = "replicates") -> pd.DataFrame:
+    """Bootstrap over replicates (or pairings and replicates): intervals of mean ranks and P(beats RS).
 
-    The paper reports no variability of its ranks.  Here each draw resamples,
+    The paper reports no variability of its ranks.  With ``resample="replicates"`` each draw resamples,
     in every pairing independently, its replicates with replacement (the same
     replicates for every strategy: the design is paired), recomputes R1 on the
     resampled replicates (in ``mode``) and aggregates R2-R4 as
-    :func:`rank_study`.  Reported per classifier (the R3 mean rank: the mean of
+    :func:`rank_study`: the pairings are fixed, and the intervals say how the
+    ranking would move if the same pairings were run again.
+
+    With ``resample="pairings"`` (the **two-level** bootstrap) each draw first
+    resamples the (problem, classifier) pairings with replacement, within each
+    group (every group keeps its number of pairings), then the replicates
+    within each drawn pairing (a pairing drawn twice gets two independent
+    resamples), and aggregates the drawn pairings as if they were the study's
+    (each a unit of its group and classifier; a classifier no pairing of a
+    draw has is left out of that draw): the intervals say how the ranking
+    would move on other pairings like these (:data:`RESAMPLING`).
+
+    Reported per classifier (the R3 mean rank: the mean of
     the R2 ranks over the groups) and overall (``classifier = "all"``: the R4
     mean rank of the final ranking):
 
     * ``mean_rank``: on the original data (what :func:`rank_study` gives);
     * ``ci_low``, ``ci_high``: the percentile interval of the bootstrap mean
-      ranks at confidence ``level``;
+      ranks at confidence ``level`` (per classifier, over the draws that have it);
     * ``p_beats_rs``: the fraction of draws in which the method's rank (R3 per
       classifier, R4 overall) is strictly better than RS's (NaN for RS itself).
 
@@ -628,12 +748,16 @@ def bootstrap_ranks(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapp
     curves, asymptotic, groups, mode, alpha, epsilon, loss
         As for :func:`rank_study`.
     rng : numpy.random.Generator
-        Draws the resamples, pairing by pairing (sorted by problem, then
-        classifier), ``n_boot`` draws each.
+        Draws the resamples.  ``"replicates"``: pairing by pairing (sorted by
+        problem, then classifier), ``n_boot`` draws each.  ``"pairings"``: the
+        drawn pairings of every draw first (group by group), then pairing by
+        pairing the replicates of every slot it fills.
     n_boot : int
         Bootstrap draws, at most :data:`MAX_BOOT`.
     level : float
         Confidence level in (0, 1).
+    resample : {"replicates", "pairings"}
+        What each draw resamples (:data:`RESAMPLING`).
 
     Returns
     -------
@@ -642,6 +766,10 @@ def bootstrap_ranks(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapp
         ``ci_high``, ``p_beats_rs``: the classifiers in order of name, then
         ``"all"``; methods by their rank on the original data.  The last three
         are NaN in the rows a pairing with a single replicate enters (above).
+
+    See Also
+    --------
+    mri_theory.evaluation.bootstrap_rank_draws : The same, with every draw's ranks.
 
     Examples
     --------
@@ -664,28 +792,130 @@ def bootstrap_ranks(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapp
     'ci_low': [1.0, 1.5, 1.0, 1.5], 'ci_high': [1.5, 2.0, 1.5, 2.0]}
     >>> round(float(table.p_beats_rs[0]), 2)
     0.74
+
+    A second pairing where RS is the better: resampling the pairings as well, a draw may bring back either pairing
+    twice, and the final interval spans both orders:
+
+    >>> more = curves.assign(classifier="nb", strategy=curves.strategy.map({"RS": "SE", "SE": "RS"}))
+    >>> both = pd.concat([curves, more], ignore_index=True)
+    >>> pairs = pd.concat([asymptotic, asymptotic.assign(classifier="nb")], ignore_index=True)
+    >>> table = bootstrap_ranks(both, pairs, rng=np.random.default_rng(0), n_boot=200, resample="pairings")
+    >>> table[table.classifier == "all"][["method", "mean_rank", "ci_low", "ci_high"]].to_dict("list")
+    {'method': ['SE', 'RS'], 'mean_rank': [1.5, 1.5], 'ci_low': [1.0, 1.0], 'ci_high': [2.0, 2.0]}
+    """
+    return bootstrap_rank_draws(curves, asymptotic, groups, rng=rng, n_boot=n_boot, level=level, mode=mode,
+                                alpha=alpha, epsilon=epsilon, loss=loss, resample=resample).summary
+
+
+#: The generator stream of each bootstrap of a report (:func:`bootstrap_generator`).
+_STREAMS = {("ranks", "replicates"): (), ("differences", "replicates"): (1,), ("ranks", "pairings"): (2,),
+            ("differences", "pairings"): (3,)}
+
+
+def bootstrap_generator(seed: int, kind: str, resample: str) -> np.random.Generator:
+    """The generator of one bootstrap of a study's report: ``SeedSequence([seed, stream])``, one stream per
+    ``kind`` (``"ranks"``, ``"differences"``) and ``resample`` (:data:`RESAMPLING`), so that the report
+    (:func:`~mri_theory.evaluation.write_report`) and the sensitivity analysis
+    (:func:`~mri_theory.evaluation.conclusions`) draw the same resamples, and adding a bootstrap leaves the
+    others' draws as they were (the ranks' replicate-only stream is ``seed``'s own).
+
+    Parameters
+    ----------
+    seed : int
+        At least 0.
+    kind : {"ranks", "differences"}
+    resample : {"replicates", "pairings"}
+
+    Returns
+    -------
+    numpy.random.Generator
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.evaluation import bootstrap_generator
+    >>> bool(bootstrap_generator(0, "ranks", "replicates").random() == np.random.default_rng(0).random())
+    True
+    >>> bool(bootstrap_generator(0, "ranks", "pairings").random() == np.random.default_rng([0, 2]).random())
+    True
+    """
+    seed = check.count(seed, "seed", minimum=0)
+    if (kind, resample) not in _STREAMS:
+        raise ValueError(f"kind and resample must be one of {sorted(_STREAMS)}, got {(kind, resample)!r}")
+    return np.random.default_rng(np.random.SeedSequence([seed, *_STREAMS[kind, resample]]))
+
+
+def _check_resample(resample: Any) -> str:
+    if not isinstance(resample, str) or resample not in RESAMPLING:
+        raise ValueError(f"resample must be one of {', '.join(map(repr, RESAMPLING))}, got {resample!r}")
+    return resample
+
+
+def bootstrap_rank_draws(curves: pd.DataFrame, asymptotic: pd.DataFrame,
+                         groups: Mapping[str, Sequence[str]] | None = None, *, rng: np.random.Generator,
+                         n_boot: int = 1000, level: float = 0.95, mode: str = "curve", alpha: float = 0.02,
+                         epsilon: float = 0.05, loss: str = "error", resample: str = "replicates") -> RankDraws:
+    """:func:`bootstrap_ranks` with every draw's ranks (for statistics of the ranking, e.g. Kendall's tau).
+
+    Parameters
+    ----------
+    curves, asymptotic, groups, rng, n_boot, level, mode, alpha, epsilon, loss, resample
+        As for :func:`bootstrap_ranks` (the same ``rng`` gives the same summary).
+
+    Returns
+    -------
+    RankDraws
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from mri_theory.evaluation import CURVE_COLUMNS, bootstrap_rank_draws
+    >>> losses = {("RS", 0): [0.5, 0.4, 0.3], ("SE", 0): [0.5, 0.3, 0.2],
+    ...           ("RS", 1): [0.5, 0.4, 0.3], ("SE", 1): [0.5, 0.4, 0.3]}
+    >>> curves = pd.DataFrame([("four-gaussian", "lda", method, replicate, n, loss)
+    ...                        for (method, replicate), curve in losses.items()
+    ...                        for n, loss in zip([2, 4, 6], curve)], columns=CURVE_COLUMNS)
+    >>> asymptotic = pd.DataFrame({"problem": ["four-gaussian"], "classifier": ["lda"], "asymptotic_loss": [0.1]})
+    >>> summary, draws = bootstrap_rank_draws(curves, asymptotic, rng=np.random.default_rng(0), n_boot=4)
+    >>> final = draws[draws.classifier == "all"]
+    >>> final[["draw", "method", "rank"]].to_dict("list")  # draw 0 brought back replicate 1 twice: a tie
+    {'draw': [0, 0, 1, 1, 2, 2, 3, 3], 'method': ['RS', 'SE', 'SE', 'RS', 'SE', 'RS', 'SE', 'RS'],
+    'rank': [1.5, 1.5, 1.0, 2.0, 1.0, 2.0, 1.0, 2.0]}
     """
     rng = check.generator(rng)
     n_boot = check.count(n_boot, "n_boot", maximum=MAX_BOOT)
     level = check.finite_scalar(level, "level")
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1), got {level}")
+    resample = _check_resample(resample)
     observed = rank_study(curves, asymptotic, groups, mode=mode, alpha=alpha, epsilon=epsilon,
                           loss=loss)  # validates
     inputs = check_inputs(curves, asymptotic, mode, alpha, epsilon, loss)
     group_of = _check_groups(groups, [p.problem for p in inputs.pairings])
     columns = metric_columns(inputs.loss)
     frames = []
-    for p in inputs.pairings:
-        r = p.loss.shape[1]
-        draws = rng.integers(0, r, size=(n_boot, r))
-        # (n_boot, r): how often each replicate is drawn, / r (a bincount per draw, without an r x r array)
-        counts = np.bincount((draws + r * np.arange(n_boot)[:, None]).ravel(), minlength=n_boot * r)
-        weights = counts.reshape(n_boot, r) / r
-        frames.append(metrics_frame(p, pairing_metrics(p, inputs, weights), columns, draws=True))
+    if resample == "replicates":
+        for p in inputs.pairings:
+            weights = draw_weights(rng, n_boot, p.loss.shape[1])
+            frames.append(metrics_frame(p, pairing_metrics(p, inputs, weights), columns, draws=True))
+    else:
+        strata = np.array([group_of[p.problem] for p in inputs.pairings])
+        slots, weights_of = two_level_weights(rng, inputs.pairings, strata, n_boot)
+        for j, (p, weights) in enumerate(zip(inputs.pairings, weights_of, strict=True)):
+            if not len(weights):
+                continue
+            draw, slot = np.nonzero(slots == j)  # row-major: the order of the weights' rows
+            frame = metrics_frame(p, pairing_metrics(p, inputs, weights), columns, draws=True)
+            keep = len(frame) // len(draw)
+            frame["draw"] = np.repeat(draw, keep)
+            frame["problem"] = np.repeat(slot, keep).astype(str)  # a unit per slot (a pairing drawn twice: two)
+            frame["group"] = group_of[p.problem]
+            frames.append(frame)
     r1 = rank_pairings(pd.concat(frames, ignore_index=True), ranked_metrics(loss),
                        keys=("draw", "problem", "classifier"))
-    r1["group"] = r1["problem"].map(group_of)
+    if resample == "replicates":
+        r1["group"] = r1["problem"].map(group_of)
     _, r3, r4 = _levels(r1, ["draw"])
     r4 = r4.assign(classifier="all")
     boot = pd.concat([r3, r4], ignore_index=True)
@@ -702,4 +932,157 @@ def bootstrap_ranks(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapp
     alone = {p.classifier for p in inputs.pairings if p.loss.shape[1] < 2}  # a pairing's only replicate
     undefined = out["classifier"].isin(alone | ({"all"} if alone else set()))
     out.loc[undefined, ["ci_low", "ci_high", "p_beats_rs"]] = np.nan
-    return out.reset_index(drop=True)
+    draws = boot[["draw", "classifier", "method", "mean_rank", "rank_var", "rank"]].sort_values(
+        ["draw", "classifier", "rank"], kind="stable").reset_index(drop=True)
+    return RankDraws(out.reset_index(drop=True), draws)
+
+
+def _strata(groups: Mapping[str, Sequence[str]] | None, problems: list[str]) -> np.ndarray:
+    """The two-level bootstrap's stratum (group) of each pairing's problem; one stratum without ``groups``."""
+    if groups is None:
+        return np.zeros(len(problems), dtype=np.int64)
+    if not isinstance(groups, Mapping) or not all(
+            isinstance(g, str) and isinstance(ps, Sequence) and not isinstance(ps, str) for g, ps in groups.items()):
+        raise TypeError("groups must be a dict group name -> list of problem names")
+    group_of = {p: g for g, ps in groups.items() for p in ps}
+    outside = sorted(set(problems) - set(group_of))
+    if outside:
+        raise ValueError(f"groups: the problems {outside} of the curves are in no group")
+    names = list(dict.fromkeys(group_of[p] for p in problems))
+    return np.array([names.index(group_of[p]) for p in problems], dtype=np.int64)
+
+
+def paired_differences(curves: pd.DataFrame, asymptotic: pd.DataFrame, pairs: Sequence[tuple[str, str]] = PAIRS,
+                       *, rng: np.random.Generator, n_boot: int = 1000, level: float = 0.95, mode: str = "curve",
+                       alpha: float = 0.02, epsilon: float = 0.05, loss: str = "error",
+                       resample: str = "replicates", groups: Mapping[str, Sequence[str]] | None = None
+                       ) -> pd.DataFrame:
+    """Paired differences of two methods' metrics, averaged over the pairings, with bootstrap intervals.
+
+    For each pair ``(first, second)`` and each metric, the difference ``first − second`` of the metric in every
+    (problem, classifier) pairing (R1, in ``mode``), averaged over the pairings; its percentile interval from
+    ``n_boot`` draws; and in how many pairings the first is better.  With ``resample="replicates"`` each draw
+    resamples, in every pairing independently, its replicates with replacement, the same replicates for both
+    methods (the design is paired): the pairings are fixed.  With ``resample="pairings"`` (two-level) each draw
+    first resamples the pairings with replacement (within each group of ``groups``), then the replicates within
+    each drawn pairing, and averages the drawn pairings' differences: the interval generalises over other
+    pairings like these (:data:`~mri_theory.evaluation.ranking.RESAMPLING`).
+
+    Parameters
+    ----------
+    curves, asymptotic, mode, alpha, epsilon, loss
+        As for :func:`~mri_theory.evaluation.ranking.rank_study`.
+    pairs : sequence of (str, str)
+        Methods of the curves (a pair naming one the curves lack is left out).
+    rng, n_boot, level, resample
+        As for :func:`~mri_theory.evaluation.ranking.bootstrap_ranks`.
+    groups : dict, optional
+        Group name -> problems: the strata of the two-level bootstrap (each group keeps its number of pairings);
+        default: one stratum.  Only ``resample="pairings"`` reads it.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``first``, ``second``, ``metric`` (the area metric, ``aua`` or ``mean_loss``, and ``regret``
+        where the curves have MRI-best's), ``difference``, ``ci_low``, ``ci_high``, ``first_better`` (pairings
+        where the first's metric is better: higher AUA, lower mean loss or regret) and ``pairings``.
+        ``ci_low`` and ``ci_high`` are NaN (undefined) where a pairing the difference averages over has a single
+        replicate: as in :func:`~mri_theory.evaluation.ranking.bootstrap_ranks`, one replicate tells nothing of
+        the variability between replicates, and its draws would give a zero-width interval as if it were certain.
+
+    Examples
+    --------
+    One pairing by hand with two replicates: SE's curve is below random selection's in replicate 0 and equal to it in
+    replicate 1.  SE's averaged curve (0.5, 0.35, 0.25) has AUA 0.6375 against RS's 0.6: a difference of 0.0375; the
+    draws range from both replicates 1 (difference 0) to both replicates 0 (0.075):
+
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from mri_theory.evaluation import CURVE_COLUMNS, paired_differences
+    >>> losses = {("RS", 0): [0.5, 0.4, 0.3], ("SE", 0): [0.5, 0.3, 0.2],
+    ...           ("RS", 1): [0.5, 0.4, 0.3], ("SE", 1): [0.5, 0.4, 0.3]}
+    >>> curves = pd.DataFrame([("four-gaussian", "lda", method, replicate, n, loss)
+    ...                        for (method, replicate), curve in losses.items()
+    ...                        for n, loss in zip([2, 4, 6], curve)], columns=CURVE_COLUMNS)
+    >>> asymptotic = pd.DataFrame({"problem": ["four-gaussian"], "classifier": ["lda"], "asymptotic_loss": [0.1]})
+    >>> table = paired_differences(curves, asymptotic, [("SE", "RS")], rng=np.random.default_rng(0), n_boot=200)
+    >>> table[["first", "second", "metric", "difference", "ci_low", "ci_high"]].round(6).to_dict("list")
+    {'first': ['SE'], 'second': ['RS'], 'metric': ['aua'], 'difference': [0.0375], 'ci_low': [0.0], 'ci_high': [0.075]}
+
+    Without MRI-best's curves there is no regret row; :func:`conclusions` reports BMRI - RS and BMRI - SE.
+
+    Resampling the pairings as well (two-level): a second pairing where RS is the better by as much, so a draw
+    may bring back either pairing twice and the interval spans both signs:
+
+    >>> other = curves.assign(classifier="nb", strategy=curves.strategy.map({"RS": "SE", "SE": "RS"}))
+    >>> both = pd.concat([curves, other], ignore_index=True)
+    >>> pairs = pd.concat([asymptotic, asymptotic.assign(classifier="nb")], ignore_index=True)
+    >>> table = paired_differences(both, pairs, [("SE", "RS")], rng=np.random.default_rng(0), n_boot=400,
+    ...                            resample="pairings")
+    >>> table[["difference", "ci_low", "ci_high", "first_better", "pairings"]].round(6).to_dict("list")
+    {'difference': [0.0], 'ci_low': [-0.05625], 'ci_high': [0.05625], 'first_better': [1], 'pairings': [2]}
+    """
+    rng = check.generator(rng)
+    n_boot = check.count(n_boot, "n_boot", maximum=MAX_BOOT)
+    level = check.finite_scalar(level, "level")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    if isinstance(pairs, str) or not all(isinstance(p, tuple) and len(p) == 2 for p in pairs):
+        raise TypeError(f"pairs must be a sequence of (first, second) method names, got {pairs!r}")
+    if not isinstance(resample, str) or resample not in RESAMPLING:
+        raise ValueError(f"resample must be one of {', '.join(map(repr, RESAMPLING))}, got {resample!r}")
+    inputs = check_inputs(curves, asymptotic, mode, alpha, epsilon, loss)
+    strata = _strata(groups, [p.problem for p in inputs.pairings])
+    area = "aua" if inputs.loss == "error" else "mean_loss"
+    metrics = {area: inputs.loss == "error", "regret": False}  # metric -> higher is better
+
+    def differences(pairing, values):  # (first, second, metric) -> the differences of each row of weights
+        out = {}
+        for first, second in pairs:
+            if first not in pairing.strategies or second not in pairing.strategies:
+                continue
+            i, j = pairing.strategies.index(first), pairing.strategies.index(second)
+            for metric in metrics:
+                if metric == "regret" and BEST not in pairing.strategies:
+                    continue
+                out[first, second, metric] = values[metric][:, i] - values[metric][:, j]
+        return out
+
+    observed: dict[tuple, list[float]] = {}
+    boot: dict[tuple, list[np.ndarray]] = {}
+    alone: set[tuple] = set()  # the differences a pairing with a single replicate enters: no interval
+    if resample == "pairings":
+        slots, weights_of = two_level_weights(rng, inputs.pairings, strata, n_boot)
+        sums: dict[tuple, np.ndarray] = {}
+        counts: dict[tuple, np.ndarray] = {}
+    for k, pairing in enumerate(inputs.pairings):
+        r = pairing.loss.shape[1]
+        if resample == "replicates":
+            weights = np.vstack([np.full((1, r), 1.0 / r), draw_weights(rng, n_boot, r)])
+        else:
+            weights = np.vstack([np.full((1, r), 1.0 / r), weights_of[k]])
+            draw = np.nonzero(slots == k)[0]
+        for key, difference in differences(pairing, pairing_metrics(pairing, inputs, weights)).items():
+            observed.setdefault(key, []).append(float(difference[0]))
+            if resample == "replicates":
+                boot.setdefault(key, []).append(difference[1:])
+            else:
+                np.add.at(sums.setdefault(key, np.zeros(n_boot)), draw, difference[1:])
+                np.add.at(counts.setdefault(key, np.zeros(n_boot)), draw, 1.0)
+            if r < 2:
+                alone.add(key)
+    tail = (1 - level) / 2
+    rows = []
+    for (first, second, metric), differences_ in observed.items():
+        if resample == "replicates":
+            means = np.mean(boot[first, second, metric], axis=0)
+        else:  # a draw whose slots hold no pairing with both methods has no difference: left out
+            present = counts[first, second, metric] > 0
+            means = sums[first, second, metric][present] / counts[first, second, metric][present]
+        higher = metrics[metric]
+        better = sum(d > 0 if higher else d < 0 for d in differences_)
+        low, high = ((np.nan, np.nan) if (first, second, metric) in alone
+                     else (float(np.quantile(means, tail)), float(np.quantile(means, 1 - tail))))
+        rows.append((first, second, metric, float(np.mean(differences_)), low, high, int(better), len(differences_)))
+    return pd.DataFrame(rows, columns=["first", "second", "metric", "difference", "ci_low", "ci_high",
+                                       "first_better", "pairings"])

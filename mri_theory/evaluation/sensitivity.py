@@ -15,9 +15,16 @@ improves on). The readings that need new curves (BMRI's mean, the kknn kernels, 
 the whole pool) are strategy and classifier options; :func:`mri_theory.runners.run_sensitivity` reruns only the
 curves they change and passes the result through the same :func:`conclusions`.
 
-Every interval is a percentile bootstrap over replicates, paired (the same replicates for every method of a
-pairing), pairing by pairing, as :func:`~mri_theory.evaluation.ranking.bootstrap_ranks`; every reading draws
-from a generator of the same seed.
+Every interval is a percentile bootstrap, paired (the same replicates for every method of a pairing), and is
+given twice (:data:`~mri_theory.evaluation.ranking.RESAMPLING`): **replicate-only** (``ci_low``, ``ci_high``),
+which resamples the replicates of every pairing, the pairings fixed (how the conclusion would move if the same
+pairings were run again), and **two-level** (``two_level_low``, ``two_level_high``), which resamples the pairings
+(within each group) and then the replicates within each drawn pairing (how it would move on other pairings like
+these: the paper's "low sensitivity to the presence or absence of one or two specific problems", Appendix D),
+as :func:`~mri_theory.evaluation.ranking.bootstrap_ranks`.  Kendall's tau is given with the ranking's ties broken
+(as reported) and kept (:func:`~mri_theory.evaluation.tables.ranking_tau`), each with both intervals (tau of
+every draw's final ranking); a final rank that the variance tie-break makes is marked in its ``detail``.  Every
+reading draws from generators of the same seed (``SeedSequence([seed, stream])``, one stream per bootstrap).
 """
 
 from __future__ import annotations
@@ -31,16 +38,20 @@ from matplotlib.figure import Figure
 
 from mri_theory._utils import validation as check
 from mri_theory.evaluation import _checks as evc
-from mri_theory.evaluation._pairings import check_inputs, pairing_metrics
-from mri_theory.evaluation.metrics import BEST, REFERENCE
-from mri_theory.evaluation.ranking import MAX_BOOT, bootstrap_ranks, rank_study
-from mri_theory.evaluation.tables import PAPER_FINAL, kendall_tau, paper_final_ranking
+from mri_theory.evaluation.metrics import REFERENCE
+from mri_theory.evaluation.ranking import (  # paired_differences: its home is ranking, with the bootstraps
+    MAX_BOOT,
+    RESAMPLING,
+    bootstrap_generator,
+    bootstrap_rank_draws,
+    paired_differences,
+    rank_study,
+)
+from mri_theory.evaluation.tables import PAPER_FINAL, TAU_TIES, paper_final_ranking, ranking_tau, ranking_tau_interval
 
-__all__ = ["CONCLUSION_COLUMNS", "DEGENERATE_RATIO", "PAIRS", "READINGS", "conclusions", "degenerate_pairings",
-           "conclusions_by_reading", "paired_differences", "sensitivity_figure"]
+__all__ = ["CONCLUSION_COLUMNS", "DEGENERATE_RATIO", "READINGS", "conclusions", "degenerate_pairings",
+           "conclusions_by_reading", "sensitivity_figure"]
 
-#: The paired differences :func:`conclusions` reports (first − second): the paper's claims about BMRI.
-PAIRS: tuple[tuple[str, str], ...] = (("BMRI", "RS"), ("BMRI", "SE"))
 #: A pairing is degenerate when its asymptotic loss exceeds this multiple of the smallest asymptotic loss of any
 #: classifier on the same problem (:func:`degenerate_pairings`).
 DEGENERATE_RATIO = 2.0
@@ -54,10 +65,10 @@ READINGS: dict[str, str] = {
     "without degenerate pairings": f"the pairings whose asymptotic loss is above {DEGENERATE_RATIO:g} x the best "
                                    "classifier's on the problem left out",
 }
-#: Columns of :func:`conclusions`' table (and, after ``variant``, of :func:`conclusions_by_reading`'s).
-CONCLUSION_COLUMNS = ["quantity", "item", "value", "ci_low", "ci_high", "detail"]
-
-
+#: Columns of :func:`conclusions`' table (and, after ``variant``, of :func:`conclusions_by_reading`'s):
+#: ``ci_low``/``ci_high`` the replicate-only interval, ``two_level_low``/``two_level_high`` the two-level one
+#: (:data:`~mri_theory.evaluation.ranking.RESAMPLING`).
+CONCLUSION_COLUMNS = ["quantity", "item", "value", "ci_low", "ci_high", "two_level_low", "two_level_high", "detail"]
 def degenerate_pairings(asymptotic: pd.DataFrame, ratio: float = DEGENERATE_RATIO) -> list[tuple[str, str]]:
     """The (problem, classifier) pairings whose asymptotic loss is above ``ratio`` times the smallest one of the
     same problem: a classifier that cannot represent the problem (LDA on Triangles, whose classes share mean and
@@ -96,105 +107,6 @@ def degenerate_pairings(asymptotic: pd.DataFrame, ratio: float = DEGENERATE_RATI
             if v > ratio * b]
 
 
-def _draw_weights(rng: np.random.Generator, n_boot: int, r: int) -> np.ndarray:
-    """``(n_boot, r)``: each draw's share of each replicate (resampled with replacement)."""
-    draws = rng.integers(0, r, size=(n_boot, r))
-    counts = np.bincount((draws + r * np.arange(n_boot)[:, None]).ravel(), minlength=n_boot * r)
-    return counts.reshape(n_boot, r) / r
-
-
-def paired_differences(curves: pd.DataFrame, asymptotic: pd.DataFrame, pairs: Sequence[tuple[str, str]] = PAIRS,
-                       *, rng: np.random.Generator, n_boot: int = 1000, level: float = 0.95, mode: str = "curve",
-                       alpha: float = 0.02, epsilon: float = 0.05, loss: str = "error") -> pd.DataFrame:
-    """Paired differences of two methods' metrics, averaged over the pairings, with bootstrap intervals.
-
-    For each pair ``(first, second)`` and each metric, the difference ``first − second`` of the metric in every
-    (problem, classifier) pairing (R1, in ``mode``), averaged over the pairings; its percentile interval from
-    ``n_boot`` draws that resample, in every pairing independently, its replicates with replacement, the same
-    replicates for both methods (the design is paired); and in how many pairings the first is better.
-
-    Parameters
-    ----------
-    curves, asymptotic, mode, alpha, epsilon, loss
-        As for :func:`~mri_theory.evaluation.ranking.rank_study`.
-    pairs : sequence of (str, str)
-        Methods of the curves (a pair naming one the curves lack is left out).
-    rng, n_boot, level
-        As for :func:`~mri_theory.evaluation.ranking.bootstrap_ranks`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``first``, ``second``, ``metric`` (the area metric, ``aua`` or ``mean_loss``, and ``regret``
-        where the curves have MRI-best's), ``difference``, ``ci_low``, ``ci_high``, ``first_better`` (pairings
-        where the first's metric is better: higher AUA, lower mean loss or regret) and ``pairings``.
-        ``ci_low`` and ``ci_high`` are NaN (undefined) where a pairing the difference averages over has a single
-        replicate: as in :func:`~mri_theory.evaluation.ranking.bootstrap_ranks`, one replicate tells nothing of
-        the variability between replicates, and its draws would give a zero-width interval as if it were certain.
-
-    Examples
-    --------
-    One pairing by hand with two replicates: SE's curve is below random selection's in replicate 0 and equal to it in
-    replicate 1.  SE's averaged curve (0.5, 0.35, 0.25) has AUA 0.6375 against RS's 0.6: a difference of 0.0375; the
-    draws range from both replicates 1 (difference 0) to both replicates 0 (0.075):
-
-    >>> import numpy as np
-    >>> import pandas as pd
-    >>> from mri_theory.evaluation import CURVE_COLUMNS, paired_differences
-    >>> losses = {("RS", 0): [0.5, 0.4, 0.3], ("SE", 0): [0.5, 0.3, 0.2],
-    ...           ("RS", 1): [0.5, 0.4, 0.3], ("SE", 1): [0.5, 0.4, 0.3]}
-    >>> curves = pd.DataFrame([("four-gaussian", "lda", method, replicate, n, loss)
-    ...                        for (method, replicate), curve in losses.items()
-    ...                        for n, loss in zip([2, 4, 6], curve)], columns=CURVE_COLUMNS)
-    >>> asymptotic = pd.DataFrame({"problem": ["four-gaussian"], "classifier": ["lda"], "asymptotic_loss": [0.1]})
-    >>> table = paired_differences(curves, asymptotic, [("SE", "RS")], rng=np.random.default_rng(0), n_boot=200)
-    >>> table[["first", "second", "metric", "difference", "ci_low", "ci_high"]].round(6).to_dict("list")
-    {'first': ['SE'], 'second': ['RS'], 'metric': ['aua'], 'difference': [0.0375], 'ci_low': [0.0], 'ci_high': [0.075]}
-
-    Without MRI-best's curves there is no regret row; :func:`conclusions` reports BMRI - RS and BMRI - SE.
-    """
-    rng = check.generator(rng)
-    n_boot = check.count(n_boot, "n_boot", maximum=MAX_BOOT)
-    level = check.finite_scalar(level, "level")
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level}")
-    if isinstance(pairs, str) or not all(isinstance(p, tuple) and len(p) == 2 for p in pairs):
-        raise TypeError(f"pairs must be a sequence of (first, second) method names, got {pairs!r}")
-    inputs = check_inputs(curves, asymptotic, mode, alpha, epsilon, loss)
-    area = "aua" if inputs.loss == "error" else "mean_loss"
-    metrics = {area: inputs.loss == "error", "regret": False}  # metric -> higher is better
-    observed: dict[tuple, list[float]] = {}
-    boot: dict[tuple, list[np.ndarray]] = {}
-    alone: set[tuple] = set()  # the differences a pairing with a single replicate enters: no interval
-    for pairing in inputs.pairings:
-        r = pairing.loss.shape[1]
-        weights = np.vstack([np.full((1, r), 1.0 / r), _draw_weights(rng, n_boot, r)])
-        values = pairing_metrics(pairing, inputs, weights)
-        for first, second in pairs:
-            if first not in pairing.strategies or second not in pairing.strategies:
-                continue
-            i, j = pairing.strategies.index(first), pairing.strategies.index(second)
-            for metric in metrics:
-                if metric == "regret" and BEST not in pairing.strategies:
-                    continue
-                difference = values[metric][:, i] - values[metric][:, j]
-                observed.setdefault((first, second, metric), []).append(float(difference[0]))
-                boot.setdefault((first, second, metric), []).append(difference[1:])
-                if r < 2:
-                    alone.add((first, second, metric))
-    tail = (1 - level) / 2
-    rows = []
-    for (first, second, metric), differences in observed.items():
-        means = np.mean(boot[first, second, metric], axis=0)
-        higher = metrics[metric]
-        better = sum(d > 0 if higher else d < 0 for d in differences)
-        low, high = ((np.nan, np.nan) if (first, second, metric) in alone
-                     else (float(np.quantile(means, tail)), float(np.quantile(means, 1 - tail))))
-        rows.append((first, second, metric, float(np.mean(differences)), low, high, int(better), len(differences)))
-    return pd.DataFrame(rows, columns=["first", "second", "metric", "difference", "ci_low", "ci_high",
-                                       "first_better", "pairings"])
-
-
 def conclusions(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[str, Sequence[str]] | None = None,
                 *, seed: int = 0, n_boot: int = 1000, level: float = 0.95, mode: str = "curve", alpha: float = 0.02,
                 epsilon: float = 0.05, loss: str = "error", paper_groups: Sequence[str] = ("abstract",)
@@ -206,7 +118,8 @@ def conclusions(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[
     curves, asymptotic, groups, mode, alpha, epsilon, loss
         As for :func:`~mri_theory.evaluation.ranking.rank_study`.
     seed : int
-        Seed of the bootstrap draws (the rankings' and the differences' generators are both made from it).
+        Seed of the bootstrap draws: the four bootstraps (ranks and differences, replicate-only and two-level)
+        each draw from their own stream (:func:`~mri_theory.evaluation.ranking.bootstrap_generator`).
     n_boot, level
         As for :func:`~mri_theory.evaluation.ranking.bootstrap_ranks`.
     paper_groups : sequence of str
@@ -218,13 +131,17 @@ def conclusions(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[
     pandas.DataFrame
         Columns :data:`CONCLUSION_COLUMNS <mri_theory.evaluation.sensitivity.CONCLUSION_COLUMNS>`, one row per number,
         ``quantity`` one of ``final_rank`` (``item``
-        a method; ``value`` its R4 mean rank, the interval of the bootstrap mean ranks; ``detail`` its rank and
-        the probability of beating RS), ``tau`` (``item`` ``Table 5`` or ``paper rows``; ``detail`` the p-value
-        and the methods compared), ``beats_rs`` (``item`` a method; of ``detail`` pairings), ``regret``
+        a method; ``value`` its R4 mean rank, the intervals of the bootstrap mean ranks; ``detail`` its rank,
+        the probability of beating RS in both bootstraps, and the methods it ties in mean rank with, if any, and
+        whether the tie-break placed it), ``tau`` (``item`` ``Table 5`` or ``paper rows``: the ranks as reported,
+        ties broken; ``"..., ties kept"``: tau-b of the mean ranks with their ties; intervals of the draws'
+        taus; ``detail`` the p-value and the methods compared), ``beats_rs`` (``item`` a method; of ``detail``
+        pairings), ``regret``
         (``item`` a method; ``value`` its mean regret over pairings, ``detail`` its rank), ``difference``
         (``item`` ``first - second: metric``, with the interval; ``detail`` in how many pairings the first is
-        better).  Where a pairing has a single replicate, every bootstrap interval it enters (the final ranks' and
-        the differences') is NaN: undefined, not a zero-width interval.
+        better).  ``ci_low``/``ci_high``: replicate-only; ``two_level_low``/``two_level_high``: two-level
+        (module docstring).  Where a pairing has a single replicate, every bootstrap interval it enters (the
+        final ranks', tau's and the differences') is NaN: undefined, not a zero-width interval.
 
     See Also
     --------
@@ -233,7 +150,8 @@ def conclusions(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[
     Examples
     --------
     Two pairings by hand (LDA and naive Bayes on Four-Gaussian, the same curves with both, two identical replicates:
-    every interval is a point).  BMRI's AUA is 0.7125 and random selection's 0.6, a difference of 0.1125:
+    every interval is a point, the two-level ones too).  BMRI's AUA is 0.7125 and random selection's 0.6, a
+    difference of 0.1125:
 
     >>> import pandas as pd
     >>> from mri_theory.evaluation import CURVE_COLUMNS, conclusions
@@ -245,10 +163,13 @@ def conclusions(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[
     >>> asymptotic = pd.DataFrame({"problem": "four-gaussian", "classifier": ["lda", "nb"], "asymptotic_loss": 0.1})
     >>> table = conclusions(curves, asymptotic, n_boot=100)
     >>> list(table.columns)
-    ['quantity', 'item', 'value', 'ci_low', 'ci_high', 'detail']
+    ['quantity', 'item', 'value', 'ci_low', 'ci_high', 'two_level_low', 'two_level_high', 'detail']
     >>> table[table.quantity == "final_rank"][["item", "value", "detail"]].to_dict("list")
-    {'item': ['BMRI', 'SE', 'RS'], 'value': [1.0, 2.0, 3.0], 'detail': ['rank 1; P(beats RS) 1.00',
-    'rank 2; P(beats RS) 1.00', 'rank 3']}
+    {'item': ['BMRI', 'SE', 'RS'], 'value': [1.0, 2.0, 3.0], 'detail': ['rank 1; P(beats RS) 1.00, two-level 1.00',
+    'rank 2; P(beats RS) 1.00, two-level 1.00', 'rank 3']}
+    >>> table[table.quantity == "tau"][["item", "value", "two_level_low", "two_level_high"]].round(4).to_dict("list")
+    {'item': ['Table 5', 'Table 5, ties kept', 'paper rows', 'paper rows, ties kept'],
+    'value': [1.0, 1.0, 1.0, 1.0], 'two_level_low': [1.0, 1.0, 1.0, 1.0], 'two_level_high': [1.0, 1.0, 1.0, 1.0]}
     >>> table[table.quantity == "difference"][["item", "value", "detail"]].round(4).to_dict("list")
     {'item': ['BMRI - RS: aua', 'BMRI - RS: regret', 'BMRI - SE: aua', 'BMRI - SE: regret'],
     'value': [0.1125, -0.1, 0.0375, -0.0333], 'detail': ['first better in 2 of 2', 'first better in 2 of 2',
@@ -258,27 +179,48 @@ def conclusions(curves: pd.DataFrame, asymptotic: pd.DataFrame, groups: Mapping[
     check.count(n_boot, "n_boot", maximum=MAX_BOOT)  # refused before any ranking is computed
     if not 0 < check.finite_scalar(level, "level") < 1:
         raise ValueError(f"level must lie in (0, 1), got {level}")
+    options: dict[str, Any] = dict(n_boot=n_boot, level=level, mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
     ranks = rank_study(curves, asymptotic, groups, mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
-    boot = bootstrap_ranks(curves, asymptotic, groups, rng=np.random.default_rng(seed), n_boot=n_boot, level=level,
-                           mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
-    final = boot[boot["classifier"] == "all"].merge(ranks.r4[["method", "rank"]], on="method")
-    rows = [("final_rank", m, mr, lo, hi, f"rank {rank:g}" + ("" if m == REFERENCE else f"; P(beats RS) {p:.2f}"))
-            for m, mr, lo, hi, p, rank in final[["method", "mean_rank", "ci_low", "ci_high", "p_beats_rs",
-                                                 "rank"]].itertuples(index=False)]
-    ours = ranks.r4.set_index("method")["rank"]
-    references = [("Table 5", kendall_tau(ours, PAPER_FINAL.methods))]
+
+    boots = {resample: bootstrap_rank_draws(curves, asymptotic, groups,
+                                            rng=bootstrap_generator(seed, "ranks", resample),
+                                            resample=resample, **options) for resample in RESAMPLING}
+    finals = {resample: boot.summary[boot.summary["classifier"] == "all"].set_index("method")
+              for resample, boot in boots.items()}
+    rows: list[tuple[Any, ...]] = []
+    for m, mr, rank, tied in ranks.r4[["method", "mean_rank", "rank", "tied_with"]].itertuples(index=False):
+        one, two = finals["replicates"].loc[m], finals["pairings"].loc[m]
+        detail = f"rank {rank:g}" + ("" if m == REFERENCE else f"; P(beats RS) {one['p_beats_rs']:.2f}, "
+                                                            f"two-level {two['p_beats_rs']:.2f}")
+        if tied:
+            detail += (f"; tied in mean rank with {tied}: "
+                       + ("shared rank" if float(rank) != int(rank) else "placed by the tie-break (lower variance)"))
+        rows.append(("final_rank", m, mr, one["ci_low"], one["ci_high"], two["ci_low"], two["ci_high"], detail))
+    references = [("Table 5", PAPER_FINAL.methods)]
     if paper_groups:
-        references.append(("paper rows", kendall_tau(ours, paper_final_ranking(paper_groups).set_index("method")
-                                                      ["rank"])))
-    rows += [("tau", name, tau.tau, np.nan, np.nan, f"p {tau.pvalue:.3f}; n {tau.n}") for name, tau in references]
+        references.append(("paper rows", paper_final_ranking(paper_groups).set_index("method")["rank"]))
+    alone = any(not np.isfinite(v) for v in finals["replicates"]["ci_low"])  # a single replicate: no interval
+    for name, paper in references:
+        for ties in TAU_TIES:
+            tau = ranking_tau(ranks.r4, paper, ties=ties)
+            intervals = [np.nan] * 4 if alone else [
+                bound for resample in RESAMPLING
+                for bound in ranking_tau_interval(boots[resample].draws, paper, ties=ties, level=level)]
+            rows.append(("tau", name if ties == "broken" else f"{name}, ties kept", tau.tau, *intervals,
+                         f"p {tau.pvalue:.3f}; n {tau.n}"))
     units = ranks.r2[["group", "classifier"]].drop_duplicates().shape[0]
-    rows += [("beats_rs", m, float(v), np.nan, np.nan, f"of {units}") for m, v in ranks.r5.items()]
+    rows += [("beats_rs", m, float(v), np.nan, np.nan, np.nan, np.nan, f"of {units}") for m, v in ranks.r5.items()]
     regret = ranks.r1.groupby("method", sort=True)["regret"].mean().dropna().sort_values(kind="stable")
-    rows += [("regret", m, float(v), np.nan, np.nan, f"rank {i}") for i, (m, v) in enumerate(regret.items(), 1)]
-    differences = paired_differences(curves, asymptotic, rng=np.random.default_rng([seed, 1]), n_boot=n_boot,
-                                     level=level, mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
-    rows += [("difference", f"{f} - {s}: {metric}", d, lo, hi, f"first better in {b} of {n}")
-             for f, s, metric, d, lo, hi, b, n in differences.itertuples(index=False)]
+    rows += [("regret", m, float(v), np.nan, np.nan, np.nan, np.nan, f"rank {i}")
+             for i, (m, v) in enumerate(regret.items(), 1)]
+    differences = {resample: paired_differences(curves, asymptotic,
+                                                rng=bootstrap_generator(seed, "differences", resample),
+                                                resample=resample, groups=groups, **options)
+                   for resample in RESAMPLING}
+    two = differences["pairings"].set_index(["first", "second", "metric"])
+    for f, s_, metric, d, lo, hi, b, n in differences["replicates"].itertuples(index=False):
+        lo2, hi2 = two.loc[(f, s_, metric), ["ci_low", "ci_high"]]
+        rows.append(("difference", f"{f} - {s_}: {metric}", d, lo, hi, lo2, hi2, f"first better in {b} of {n}"))
     return pd.DataFrame(rows, columns=CONCLUSION_COLUMNS)
 
 
@@ -386,9 +328,10 @@ def sensitivity_figure(table: pd.DataFrame, methods: Sequence[str] = FIGURE_METH
     Returns
     -------
     matplotlib.figure.Figure
-        Four panels: the final mean rank of ``methods`` with its bootstrap interval; Kendall's tau against
-        Table 5 and the paper's rows; the paired differences in the area metric and in the regret, with their
-        intervals.
+        Four panels: the final mean rank of ``methods`` with its bootstrap intervals; Kendall's tau against
+        Table 5 and the paper's rows (ties broken and kept); the paired differences in the area metric and in
+        the regret, with their intervals.  Each interval twice: replicate-only (with caps) and two-level (thin,
+        light).
 
     Examples
     --------
@@ -397,9 +340,9 @@ def sensitivity_figure(table: pd.DataFrame, methods: Sequence[str] = FIGURE_METH
 
     >>> import pandas as pd
     >>> from mri_theory.evaluation.sensitivity import CONCLUSION_COLUMNS, sensitivity_figure
-    >>> rows = [("final_rank", "BMRI", 1.5, 1.0, 2.5), ("tau", "Table 5", 0.6, None, None),
-    ...         ("difference", "BMRI - RS: aua", 0.02, -0.01, 0.05),
-    ...         ("difference", "BMRI - RS: regret", -0.01, -0.03, 0.01)]
+    >>> rows = [("final_rank", "BMRI", 1.5, 1.0, 2.5, 1.0, 3.5), ("tau", "Table 5", 0.6, 0.3, 0.8, 0.1, 0.9),
+    ...         ("difference", "BMRI - RS: aua", 0.02, -0.01, 0.05, -0.03, 0.07),
+    ...         ("difference", "BMRI - RS: regret", -0.01, -0.03, 0.01, -0.05, 0.02)]
     >>> table = pd.DataFrame([(variant, *row, "") for variant in ("as reported", "without nb") for row in rows],
     ...                      columns=["variant", *CONCLUSION_COLUMNS])
     >>> figure = sensitivity_figure(table)
@@ -414,12 +357,14 @@ def sensitivity_figure(table: pd.DataFrame, methods: Sequence[str] = FIGURE_METH
     axes = fig.subplots(1, 4, sharey=True)
     colours = ("tab:red", "tab:blue", "tab:green", "tab:grey", "tab:purple", "tab:orange", "tab:brown")
 
-    def draw(ax, rows, label, colour, offset):
+    def draw(ax, rows, label, colour, offset):  # the two-level interval thin and light under the replicate-only
         ys = [where[v] + offset for v in rows["variant"]]
-        low = (rows["value"] - rows["ci_low"]).clip(lower=0).fillna(0)
-        high = (rows["ci_high"] - rows["value"]).clip(lower=0).fillna(0)
-        ax.errorbar(rows["value"], ys, xerr=np.vstack([low, high]), fmt="o", ms=4, capsize=2, color=colour,
-                    label=label)
+        for (lo, hi), style in ((("two_level_low", "two_level_high"), dict(fmt="none", elinewidth=0.8, alpha=0.45,
+                                                                            capsize=0)),
+                                (("ci_low", "ci_high"), dict(fmt="o", ms=4, capsize=2, label=label))):
+            low = (rows["value"] - rows[lo]).clip(lower=0).fillna(0)
+            high = (rows[hi] - rows["value"]).clip(lower=0).fillna(0)
+            ax.errorbar(rows["value"], ys, xerr=np.vstack([low, high]), color=colour, **style)
 
     ranks = table[table["quantity"] == "final_rank"]
     shown = [m for m in methods if m in set(ranks["item"])]
@@ -443,6 +388,7 @@ def sensitivity_figure(table: pd.DataFrame, methods: Sequence[str] = FIGURE_METH
         ax.grid(axis="x", alpha=0.3)
         ax.legend(fontsize=7, loc="best")
     axes[0].set_yticks(y, variants, fontsize=8)
-    fig.suptitle("How robust is the ranking? Each conclusion under each reading (bootstrap intervals over "
-                 "replicates)", fontsize=10)
+    fig.suptitle("How robust is the ranking? Each conclusion under each reading: bootstrap intervals over "
+                 "replicates (with caps; the pairings fixed) and two-level (thin, light: pairings, then replicates)",
+                 fontsize=10)
     return fig

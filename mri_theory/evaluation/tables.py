@@ -41,19 +41,24 @@ from matplotlib.figure import Figure
 from scipy import stats
 
 from mri_theory._utils import validation as check
+from mri_theory._utils.ties import tie_classes
 from mri_theory.evaluation import _checks as evc
 from mri_theory.evaluation.metrics import BEST, REFERENCE
 from mri_theory.evaluation.ranking import (
+    RESAMPLING,
     aggregate,
     beats_rs_counts,
-    bootstrap_ranks,
+    bootstrap_generator,
+    bootstrap_rank_draws,
+    paired_differences,
     rank_study,
 )
 
 __all__ = ["PAPER_ABSTRACT_ORDERINGS", "PAPER_BEATS_RS", "PAPER_CLASSIFIERS", "PAPER_FINAL", "PAPER_GROUPS",
            "PAPER_METHODS",
            "PAPER_SINGLE_PAIRING", "PAPER_SMALL_ORDERINGS", "PaperOrdering", "PaperPairingRanks", "Tau",
-           "kendall_tau", "paper_final_ranking", "paper_rank_table", "write_report"]
+           "TAU_TIES", "kendall_tau", "paper_final_ranking", "paper_rank_table", "ranking_tau", "ranking_tau_interval",
+           "write_report"]
 
 
 class PaperOrdering(NamedTuple):
@@ -365,6 +370,58 @@ def kendall_tau(ours: Mapping[str, float] | pd.Series, paper: Sequence[str] | Ma
     return Tau(float(result.statistic), float(result.pvalue), len(common))
 
 
+#: The two readings of Kendall's tau of a ranking (:func:`ranking_tau`), each with the line that says what it is.
+TAU_TIES: dict[str, str] = {
+    "broken": "tau of the ranks as reported: mean-rank ties broken by the lower variance of the ranks",
+    "kept": "tau-b with the mean-rank ties kept as ties (equal within the tie tolerance)",
+}
+
+
+def ranking_tau(ranking: pd.DataFrame, paper: Sequence[str] | Mapping[str, float] | pd.Series, *,
+                ties: str = "broken") -> Tau:
+    r"""Kendall's :math:`\tau_b` between a ranking of ours (R2-R4) and a published one, its ties broken or kept.
+
+    ``ties="broken"``: our ranks as reported (``rank``: mean-rank ties broken by the lower variance of the ranks,
+    Appendix E), as :func:`kendall_tau` of them.  ``ties="kept"``: our mean ranks, those equal within
+    :data:`~mri_theory._utils.ties.TIE_TOLERANCE` made one class first (so a tie is not lost to the last bit of a
+    sum), so :math:`\tau_b` (``scipy.stats.kendalltau``) counts the tie as a tie.
+
+    Parameters
+    ----------
+    ranking : pandas.DataFrame
+        Columns ``method``, ``mean_rank`` and ``rank`` (one row per method), e.g. :func:`rank_study`'s ``r4``.
+    paper : sequence of str, mapping or pandas.Series
+        As for :func:`kendall_tau`.
+    ties : {"broken", "kept"}
+        :data:`TAU_TIES`.
+
+    Returns
+    -------
+    Tau
+
+    Examples
+    --------
+    RS and QbcA tied at mean rank 14/3 (summed in two orders), the tie-break ranking RS first; the paper ranks
+    QbcA before RS:
+
+    >>> import pandas as pd
+    >>> from mri_theory.evaluation import ranking_tau
+    >>> ours = pd.DataFrame({"method": ["SE", "RS", "QbcA", "BMRI"],
+    ...                      "mean_rank": [1.0, (4 + 5 + 5) / 3, (5 + 5 + 4) / 3, 2.0], "rank": [1.0, 3.0, 4.0, 2.0]})
+    >>> round(ranking_tau(ours, ["SE", "BMRI", "QbcA", "RS"]).tau, 4)  # the tie broken the other way
+    0.6667
+    >>> round(ranking_tau(ours, ["SE", "BMRI", "QbcA", "RS"], ties="kept").tau, 4)
+    0.9129
+    """
+    if not isinstance(ties, str) or ties not in TAU_TIES:
+        raise ValueError(f"ties must be one of {', '.join(map(repr, TAU_TIES))}, got {ties!r}")
+    frame = evc.frame(ranking, "ranking", ["method", "mean_rank", "rank"])
+    if ties == "broken":
+        return kendall_tau(pd.Series(frame["rank"].to_numpy(), index=frame["method"].to_numpy()), paper)
+    mean = evc.number_array(frame["mean_rank"].to_numpy(), "ranking['mean_rank']")
+    return kendall_tau(pd.Series(tie_classes(mean).astype(float), index=frame["method"].to_numpy()), paper)
+
+
 # ---------------------------------------------------------------- table rendering
 
 @dataclass
@@ -396,15 +453,25 @@ def _method_tex(name: str) -> str:
     return rf"\textbf{{{_tex_escape(name)}}}" if name in QC_METHODS else _tex_escape(name)
 
 
+def _ordering_cell(cell: list, method: Any) -> str:
+    """An ordering: an inner list is a group of tied methods (``=``), an inner tuple a group tied in mean rank
+    that the tie-break ordered (``[A, B]``)."""
+    def item(m: Any) -> str:
+        if isinstance(m, tuple):
+            return "[" + ", ".join(map(item, m)) + "]"
+        return " = ".join(map(method, m)) if isinstance(m, list) else method(m)
+    return ", ".join(map(item, cell))
+
+
 def _cell_md(cell: Any) -> str:
-    if isinstance(cell, list):  # an ordering; an inner list is a group of tied methods
-        return ", ".join(" = ".join(map(_method_md, m)) if isinstance(m, list) else _method_md(m) for m in cell)
+    if isinstance(cell, list):
+        return _ordering_cell(cell, _method_md)
     return str(cell).replace("|", r"\|")
 
 
 def _cell_tex(cell: Any) -> str:
     if isinstance(cell, list):
-        return ", ".join(" = ".join(map(_method_tex, m)) if isinstance(m, list) else _method_tex(m) for m in cell)
+        return _ordering_cell(cell, _method_tex)
     return _tex_escape(str(cell))
 
 
@@ -436,6 +503,63 @@ def _num(value: float, digits: int = 3) -> str:
 def _rank_text(value: float) -> str:
     """A rank: 2, 2.5, 2.33 (no trailing zeros)."""
     return _num(value, 2).rstrip("0").rstrip(".") if np.isfinite(value) else "n/a"
+
+
+#: The note under every table whose ranks carry the tie mark (:func:`_tie_rank_text`).
+_TIE_MARK_NOTE = ("A rank marked \"=\" is tied in mean rank with another method's (within the tie tolerance): its "
+                  "place is the tie-break's (the lower variance of the ranks), or shared where that ties too, not a "
+                  "place of its own; in an ordering, [A, B] is such a group in the tie-break's order.")
+
+
+def _tie_rank_text(value: float, tied_with: str) -> str:
+    """A rank, marked ``=`` where its mean rank is tied with another method's (``tied_with``)."""
+    return _rank_text(value) + ("=" if tied_with else "")
+
+
+def _interval(low: float, high: float, digits: int = 3) -> str:
+    return f"[{_num(low, digits)}, {_num(high, digits)}]"
+
+
+def ranking_tau_interval(draws: pd.DataFrame, paper: Sequence[str] | Mapping[str, float] | pd.Series, *,
+                         ties: str = "broken", level: float = 0.95) -> tuple[float, float]:
+    """The percentile interval of Kendall's tau (:func:`ranking_tau`) of every bootstrap draw's final ranking.
+
+    Parameters
+    ----------
+    draws : pandas.DataFrame
+        :func:`~mri_theory.evaluation.bootstrap_rank_draws`' ``draws`` (its rows ``classifier == "all"``: each
+        draw's R4).
+    paper, ties
+        As for :func:`ranking_tau`.
+    level : float
+        In (0, 1).
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``; NaN where no draw's tau is defined.
+
+    Examples
+    --------
+    Two draws by hand: the first agrees with the paper, the second swaps two of three methods (tau 1/3):
+
+    >>> import pandas as pd
+    >>> from mri_theory.evaluation import ranking_tau_interval
+    >>> draws = pd.DataFrame({"draw": [0, 0, 0, 1, 1, 1], "classifier": "all", "method": ["A", "B", "C"] * 2,
+    ...                       "mean_rank": [1.0, 2.0, 3.0, 2.0, 1.0, 3.0], "rank": [1.0, 2.0, 3.0, 2.0, 1.0, 3.0]})
+    >>> [round(v, 4) for v in ranking_tau_interval(draws, ["A", "B", "C"], level=0.5)]
+    [0.5, 0.8333]
+    """
+    if not 0 < check.finite_scalar(level, "level") < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    frame = evc.frame(draws, "draws", ["draw", "classifier", "method", "mean_rank", "rank"])
+    final = frame[frame["classifier"] == "all"]
+    taus = np.array([ranking_tau(part, paper, ties=ties).tau for _, part in final.groupby("draw", sort=True)])
+    taus = taus[np.isfinite(taus)]
+    if not taus.size:
+        return np.nan, np.nan
+    tail = (1 - level) / 2
+    return float(np.quantile(taus, tail)), float(np.quantile(taus, 1 - tail))
 
 
 def _tau_text(tau: Tau) -> str:
@@ -478,7 +602,7 @@ def _pairing_tables(r1: pd.DataFrame, loss: str, comparison: list[dict]) -> list
     for (problem, classifier), part in r1.groupby(["problem", "classifier"], sort=True):
         part = part.sort_values(["rank", "mean_rank"], kind="stable")
         methods = part["method"].tolist()
-        rows = [["Overall Rank"] + [_rank_text(v) for v in part["rank"]]]
+        rows = [["Overall Rank"] + [_tie_rank_text(v, t) for v, t in zip(part["rank"], part["tied_with"], strict=True)]]
         rows += [[label] + [_rank_text(v) for v in part[f"rank_{metric}"]] for metric, label in labels.items()]
         lc = [f"{v:.1f}{'*' if c > 0 else ''}"
               for v, c in zip(part["label_complexity"], part["lc_censored"], strict=True)]
@@ -496,7 +620,7 @@ def _pairing_tables(r1: pd.DataFrame, loss: str, comparison: list[dict]) -> list
                              f"({int(part['n_replicates'].iloc[0])} replicates)", [""] + [[m] for m in methods], rows,
                              paper_notes))
     notes = ["Methods ordered by overall rank (the rank of the mean of the four metric ranks, ties by the lower "
-             "variance of the ranks). Ranks: 1 = best, ties averaged.",
+             "variance of the ranks). Ranks: 1 = best, ties averaged. " + _TIE_MARK_NOTE,
              "* label complexity censored (in curve mode: the averaged curve never reaches (1 + epsilon) times the "
              f"asymptotic {'' if loss == 'error' else 'log '}loss; in replicate mode: in some replicates); the value "
              "counted is n_max + 1."]
@@ -509,14 +633,34 @@ def _ordering(frame: pd.DataFrame) -> list[str]:
     return frame.sort_values(["rank", "mean_rank"], kind="stable")["method"].tolist()
 
 
-def _tied_ordering(frame: pd.DataFrame) -> list[list[str]]:
-    """The methods best first, in groups of equal rank (a cell: tied methods are joined by "=")."""
+def _tied_ordering(frame: pd.DataFrame) -> list[Any]:
+    """The methods best first, in groups of equal rank (a cell: tied methods are joined by "="); where the frame
+    has ``tied_with`` (:func:`~mri_theory.evaluation.ranking.rank_study`), the groups tied in mean rank that the
+    tie-break ordered as a tuple (shown ``[A, B]``)."""
     ordered = frame.sort_values(["rank", "mean_rank"], kind="stable")
-    return [group["method"].tolist() for _, group in ordered.groupby("rank", sort=True)]
+    groups = [group["method"].tolist() for _, group in ordered.groupby("rank", sort=True)]
+    if "tied_with" not in frame.columns:
+        return groups
+    classes = pd.Series(tie_classes(ordered["mean_rank"].to_numpy(dtype=float)), index=ordered["method"].to_numpy())
+    out: list[Any] = []
+    for group in groups:
+        if out and classes[_first(out[-1])] == classes[group[0]]:  # tied in mean rank with the group before
+            out[-1] = (*out[-1], group) if isinstance(out[-1], tuple) else (out[-1], group)
+        else:
+            out.append(group)
+    return [tuple(g if len(g) > 1 else g[0] for g in item) if isinstance(item, tuple) else item for item in out]
 
 
-def _ordering_text(groups: list[list[str]]) -> str:
-    return " > ".join(" = ".join(g) for g in groups)
+def _first(item: Any) -> str:
+    return item[0][0] if isinstance(item, tuple) else item[0]
+
+
+def _ordering_text(groups: list[Any]) -> str:
+    def text(g: Any) -> str:
+        if isinstance(g, tuple):
+            return "[" + " > ".join(text(m) for m in g) + "]"
+        return " = ".join(g) if isinstance(g, list) else str(g)
+    return " > ".join(text(g) for g in groups)
 
 
 def _group_table(r2: pd.DataFrame, comparison: list[dict]) -> _Table:
@@ -542,48 +686,88 @@ def _group_table(r2: pd.DataFrame, comparison: list[dict]) -> _Table:
 
 
 def _final_tables(r4: pd.DataFrame, boot: pd.DataFrame, regret: pd.Series, level: float,
-                  comparison: list[dict], paper_groups: Sequence[str]) -> list[_Table]:
+                  comparison: list[dict], paper_groups: Sequence[str], draws: Mapping[str, pd.DataFrame]
+                  ) -> list[_Table]:
     ours = _ordering(r4)
     ranks = r4.set_index("method")["rank"]
+    tied = r4.set_index("method")["tied_with"]
+    ties_shown = bool(tied.astype(bool).any())
     top = _Table("final", "Table 5 form: final ranking over the classifiers (R4)",
-                 [""] + [f"Rank {_rank_text(ranks[m])}" for m in ours], [["Average Rank"] + [[m] for m in ours]])
+                 [""] + [f"Rank {_tie_rank_text(ranks[m], tied[m])}" for m in ours],
+                 [["Average Rank"] + [[m] for m in ours]], [_TIE_MARK_NOTE] if ties_shown else [])
     final = boot[boot["classifier"] == "all"].set_index("method")
     rows: list[list[Any]] = []
     for method in ours:
         b = final.loc[method]  # one row (the methods are unique): its cells are numbers
-        mean_rank, ci_low, ci_high = (cast(float, b[c]) for c in ("mean_rank", "ci_low", "ci_high"))
-        rows.append([[method], _rank_text(ranks[method]), _num(mean_rank), f"[{_num(ci_low)}, {_num(ci_high)}]",
+        mean_rank, ci_low, ci_high, low2, high2 = (cast(float, b[c]) for c in (
+            "mean_rank", "ci_low", "ci_high", "two_level_low", "two_level_high"))
+        rows.append([[method], _tie_rank_text(ranks[method], tied[method]), _num(mean_rank),
+                     _interval(ci_low, ci_high), _interval(low2, high2),
                      "—" if method == REFERENCE else _num(cast(float, b["p_beats_rs"]), 2),
+                     "—" if method == REFERENCE else _num(cast(float, b["two_level_p_beats_rs"]), 2),
                      _num(regret.get(method, np.nan))])
     detail = _Table("final-detail", "Final ranking: mean ranks with bootstrap intervals",
-                    ["Method", "Rank", "Mean rank", f"{level * 100:g}% CI", "P(beats RS)", "Regret vs MRI-best"], rows,
-                    ["Mean rank: the mean over the classifiers of the per-classifier ranks (R3). CI: percentile "
-                     "bootstrap over the replicates of every pairing. P(beats RS): the share of bootstrap draws in "
-                     "which the method's final rank is better than RS's. Regret: the mean over pairings of the mean "
-                     "loss gap to the MRI-best curve (n/a without MRI-best curves)."])
-    comparisons: list[tuple[str, list[str] | list[list[str]], Tau]] = [
-        ("Paper Table 5 (all three groups, line 1240)", list(PAPER_FINAL.methods),
-         kendall_tau(ranks, PAPER_FINAL.methods))]
+                    ["Method", "Rank", "Mean rank", f"{level * 100:g}% CI, replicates",
+                     f"{level * 100:g}% CI, two-level", "P(beats RS), replicates", "P(beats RS), two-level",
+                     "Regret vs MRI-best"], rows,
+                    ["Mean rank: the mean over the classifiers of the per-classifier ranks (R3). Percentile "
+                     "bootstrap intervals, two of them:",
+                     f"CI, replicates: {RESAMPLING['replicates']}.",
+                     f"CI, two-level: {RESAMPLING['pairings']}.",
+                     "P(beats RS): the share of bootstrap draws in which the method's final rank is better than RS's. "
+                     "Regret: the mean over pairings of the mean loss gap to the MRI-best curve (n/a without MRI-best "
+                     "curves)." + (" " + _TIE_MARK_NOTE if ties_shown else "")])
+    references: list[tuple[str, list[Any], Sequence[str] | pd.Series]] = [
+        ("Paper Table 5 (all three groups, line 1240)", list(PAPER_FINAL.methods), PAPER_FINAL.methods)]
     if paper_groups:
         paper_final = paper_final_ranking(paper_groups)
-        comparisons.append((f"Paper {' and '.join(paper_groups)} rows, aggregated (from Tables 4, 9-13 with "
-                            "aggregate)", _tied_ordering(paper_final),
-                            kendall_tau(ranks, paper_final.set_index("method")["rank"])))
-    rows = [["Ours", _tied_ordering(r4), "—"]] + [[name, order, _tau_text(tau)] for name, order, tau in comparisons]
-    for name, order, tau in comparisons:
-        comparison.append({"table": "final ordering", "group": "", "classifier": "all",
-                           "ours": _ordering_text(_tied_ordering(r4)), "paper": _ordering_text(
-                               [m if isinstance(m, list) else [m] for m in order]), "paper_source": name,
-                           "kendall_tau": tau.tau,
-                           "pvalue": tau.pvalue, "n_common": tau.n})
-    versus = _Table("final-paper", "Final ranking next to the paper's", ["Ordering", "Best first", "Kendall tau"],
+        references.append((f"Paper {' and '.join(paper_groups)} rows, aggregated (from Tables 4, 9-13 with "
+                           "aggregate)", _tied_ordering(paper_final), paper_final.set_index("method")["rank"]))
+    rows = [["Ours", _tied_ordering(r4), "—", "—"]]
+    for name, order, paper in references:
+        cells = []
+        for ties in TAU_TIES:
+            tau = ranking_tau(r4, paper, ties=ties)
+            bounds = [ranking_tau_interval(draws[resample], paper, ties=ties, level=level) for resample in RESAMPLING]
+            cells.append(_tau_text(tau) + "; " + "; ".join(
+                f"{label} {_interval(*bound, digits=2)}" for label, bound in zip(("replicates", "two-level"), bounds,
+                                                                                strict=True)))
+            comparison.append({"table": "final ordering" if ties == "broken" else "final ordering, ties kept",
+                               "group": "", "classifier": "all", "ours": _ordering_text(_tied_ordering(r4)),
+                               "paper": _ordering_text([m if isinstance(m, list) else [m] for m in order]),
+                               "paper_source": name, "kendall_tau": tau.tau, "pvalue": tau.pvalue, "n_common": tau.n})
+        rows.append([name, order, *cells])
+    versus = _Table("final-paper", "Final ranking next to the paper's",
+                    ["Ordering", "Best first", "Kendall tau, ties broken", "Kendall tau-b, ties kept"],
                     rows, ["The paper's Table 5 covers all three problem groups; "
                            + (f"its final ranking over the {' and '.join(paper_groups)} "
                               f"group{'s' if len(paper_groups) > 1 else ''} is not published and is derived here from "
                               f"its per-classifier {' and '.join(paper_groups)} rows (the seventh method ranked 7th)."
                               if paper_groups else
-                              "the paper publishes no rows of this study's groups.")])
+                              "the paper publishes no rows of this study's groups."),
+                           f"Ties broken: {TAU_TIES['broken']}. Ties kept: {TAU_TIES['kept']}. Each with the "
+                           f"{level * 100:g}% percentile interval of the tau of every bootstrap draw's final ranking: "
+                           f"replicates: {RESAMPLING['replicates']}; two-level: {RESAMPLING['pairings']}."]
+                    + ([_TIE_MARK_NOTE] if ties_shown else []))
     return [top, detail, versus]
+
+
+def _differences_table(differences: Mapping[str, pd.DataFrame], level: float) -> _Table:
+    """The paired differences (:func:`~mri_theory.evaluation.ranking.paired_differences`) with both intervals."""
+    two = differences["pairings"].set_index(["first", "second", "metric"])
+    rows = []
+    for f, s_, metric, d, lo, hi, better, n in differences["replicates"].itertuples(index=False):
+        lo2, hi2 = (cast(float, v) for v in two.loc[(f, s_, metric), ["ci_low", "ci_high"]])
+        rows.append([f"{f} − {s_}", metric, f"{d:+.4f}", f"[{lo:+.4f}, {hi:+.4f}]" if np.isfinite(lo) else "n/a",
+                     f"[{lo2:+.4f}, {hi2:+.4f}]" if np.isfinite(lo2) else "n/a", f"{better} of {n}"])
+    return _Table("differences", "Paired differences, averaged over the pairings",
+                  ["Difference", "Metric", "Mean", f"{level * 100:g}% CI, replicates",
+                   f"{level * 100:g}% CI, two-level",
+                   "Pairings where the first is better"], rows,
+                  ["The difference of the two methods' metric in every (problem, classifier) pairing (R1), averaged "
+                   "over the pairings (AUA: higher is better; regret: lower is better). Percentile bootstrap "
+                   "intervals, paired (the same replicates for both methods):",
+                   f"CI, replicates: {RESAMPLING['replicates']}.", f"CI, two-level: {RESAMPLING['pairings']}."])
 
 
 def paper_final_ranking(groups: Sequence[str] = ("abstract",)) -> pd.DataFrame:
@@ -649,13 +833,22 @@ def _regret_table(r1: pd.DataFrame) -> tuple[_Table, pd.DataFrame]:
             per.reset_index())
 
 
-def _bootstrap_table(boot: pd.DataFrame, level: float) -> _Table:
+def _bootstrap_table(boot: pd.DataFrame, r3: pd.DataFrame, level: float) -> _Table:
     part = boot[boot["classifier"] != "all"]
-    rows = [[c, [m], _num(mr), f"[{_num(lo)}, {_num(hi)}]", "—" if m == REFERENCE else _num(p, 2)]
-            for c, m, mr, lo, hi, p in part[["classifier", "method", "mean_rank", "ci_low", "ci_high",
-                                             "p_beats_rs"]].itertuples(index=False)]
+    tied = r3.set_index(["classifier", "method"])["tied_with"]
+    rows = [[c, [m], _num(mr) + ("=" if tied[c, m] else ""), _interval(lo, hi), _interval(lo2, hi2),
+             "—" if m == REFERENCE else _num(p, 2), "—" if m == REFERENCE else _num(p2, 2)]
+            for c, m, mr, lo, hi, p, lo2, hi2, p2 in part[[
+                "classifier", "method", "mean_rank", "ci_low", "ci_high", "p_beats_rs", "two_level_low",
+                "two_level_high", "two_level_p_beats_rs"]].itertuples(index=False)]
     return _Table("bootstrap", "Per classifier: group-averaged ranks (R3) with bootstrap intervals",
-                  ["Classifier", "Method", "Mean rank", f"{level * 100:g}% CI", "P(beats RS)"], rows)
+                  ["Classifier", "Method", "Mean rank", f"{level * 100:g}% CI, replicates",
+                   f"{level * 100:g}% CI, two-level", "P(beats RS), replicates", "P(beats RS), two-level"], rows,
+                  [f"CI, replicates: {RESAMPLING['replicates']}.",
+                   f"CI, two-level: {RESAMPLING['pairings']} (here: the classifier's own pairings, over the draws "
+                   "that hold one).",
+                   "A mean rank marked \"=\" is tied with another method's of the same classifier (within the tie "
+                   "tolerance)."])
 
 
 def _figure(r3: pd.DataFrame, r4: pd.DataFrame, boot: pd.DataFrame, level: float) -> Figure:
@@ -728,8 +921,10 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
     mode : {"curve", "replicate"}
         The R1 mode (:func:`mri_theory.evaluation.metrics.curve_metrics`).
     n_boot, level, seed
-        Bootstrap draws, confidence level and the seed of its generator
-        (:func:`mri_theory.evaluation.ranking.bootstrap_ranks`).
+        Bootstrap draws, confidence level and the seed of the generators
+        (:func:`mri_theory.evaluation.ranking.bootstrap_ranks`,
+        :func:`mri_theory.evaluation.ranking.bootstrap_generator`): every interval
+        is given twice, replicate-only and two-level.
     alpha, epsilon : float
         Of WI (exponential) and label complexity.
     loss : {"error", "log"}
@@ -758,7 +953,12 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
         rank per pairing), ``group_ranks.csv`` (R2), ``classifier_ranks.csv``
         (R3), ``final_ranking.csv`` (R4 with the bootstrap intervals, the
         probability of beating RS and the mean regret), ``beats_rs.csv``
-        (R5), ``regret.csv``, ``bootstrap.csv`` (per classifier and overall),
+        (R5), ``regret.csv``, ``bootstrap.csv`` (per classifier and overall:
+        the replicate-only intervals ``ci_low``, ``ci_high``, ``p_beats_rs``
+        and the two-level ones ``two_level_low``, ``two_level_high``,
+        ``two_level_p_beats_rs``, :data:`~mri_theory.evaluation.ranking.RESAMPLING`),
+        ``differences.csv`` (the paired differences BMRI − RS and BMRI − SE,
+        one row per bootstrap in ``resample``),
         ``paper_comparison.csv`` (each ordering next to the paper's, Kendall
         tau) and ``ranks.png`` (the rank figure: each method's final mean
         rank with its bootstrap interval, its per-classifier ranks, and its
@@ -768,7 +968,10 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
     Notes
     -----
     Orderings list the methods best first; methods with equal ranks are
-    joined by "=".  Methods of the study outside the paper's seven (e.g. LC)
+    joined by "="; methods tied in mean rank that the tie-break (the lower
+    variance of the ranks) ordered are shown as ``[A, B]``, and their ranks
+    are marked ``=`` (the ``tied_with`` column of the rank CSVs names them).
+    Methods of the study outside the paper's seven (e.g. LC)
     are ranked with the others but left out of the Kendall tau; a paper
     method absent from its best six counts as 7th (:func:`kendall_tau`).
     The paper's Tables 5 and 6 cover all three problem groups; the abstract
@@ -801,8 +1004,8 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
     ...     files = write_report(curves, asymptotic, folder, n_boot=20)
     ...     final = pd.read_csv(Path(folder) / "final_ranking.csv")
     >>> sorted(path.name for path in files)
-    ['beats_rs.csv', 'bootstrap.csv', 'classifier_ranks.csv', 'final_ranking.csv', 'group_ranks.csv', 'pairings.csv',
-    'paper_comparison.csv', 'ranks.png', 'regret.csv', 'report.md', 'report.tex']
+    ['beats_rs.csv', 'bootstrap.csv', 'classifier_ranks.csv', 'differences.csv', 'final_ranking.csv',
+    'group_ranks.csv', 'pairings.csv', 'paper_comparison.csv', 'ranks.png', 'regret.csv', 'report.md', 'report.tex']
     >>> final[["method", "rank"]].to_dict("list")
     {'method': ['BMRI', 'SE', 'RS'], 'rank': [1.0, 2.0, 3.0]}
     """
@@ -814,8 +1017,17 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
             for key, value in truth.items())):
         raise ValueError("truth must map (problem, classifier) pairs to 'exact' or 'sampled'")
     ranks = rank_study(curves, asymptotic, groups, mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
-    boot = bootstrap_ranks(curves, asymptotic, groups, rng=np.random.default_rng(seed), n_boot=n_boot, level=level,
-                           mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
+    options: dict[str, Any] = dict(n_boot=n_boot, level=level, mode=mode, alpha=alpha, epsilon=epsilon, loss=loss)
+    boots = {resample: bootstrap_rank_draws(curves, asymptotic, groups,
+                                            rng=bootstrap_generator(seed, "ranks", resample),
+                                            resample=resample, **options) for resample in RESAMPLING}
+    two_level = boots["pairings"].summary[["classifier", "method", "ci_low", "ci_high", "p_beats_rs"]].rename(
+        columns={"ci_low": "two_level_low", "ci_high": "two_level_high", "p_beats_rs": "two_level_p_beats_rs"})
+    boot = boots["replicates"].summary.merge(two_level, on=["classifier", "method"], how="left")
+    differences = {resample: paired_differences(curves, asymptotic, rng=bootstrap_generator(seed, "differences",
+                                                                                            resample),
+                                                resample=resample, groups=groups, **options)
+                   for resample in RESAMPLING}
     check.create_folder(out, "out_dir")
 
     comparison: list[dict] = []
@@ -824,9 +1036,10 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
     n_pairings = ranks.r2[["group", "classifier"]].drop_duplicates().shape[0]
     paper_groups = [g for g in PAPER_GROUPS if g in set(ranks.r2["group"])]  # the paper's rows of these
     tables = _pairing_tables(ranks.r1, loss, comparison) + [_group_table(ranks.r2, comparison)]
-    tables += _final_tables(ranks.r4, boot, mean_regret, level, comparison, paper_groups)
-    tables += [_beats_table(ranks.r5, n_pairings, comparison, paper_groups), regret_table,
-               _bootstrap_table(boot, level)]
+    tables += _final_tables(ranks.r4, boot, mean_regret, level, comparison, paper_groups,
+                            {resample: b.draws for resample, b in boots.items()})
+    tables += [_differences_table(differences, level), _beats_table(ranks.r5, n_pairings, comparison, paper_groups),
+               regret_table, _bootstrap_table(boot, ranks.r3, level)]
 
     used = ranks.r1.groupby("group")["problem"].unique()
     replicates = ranks.r1.groupby(["problem", "classifier"])["n_replicates"].first()
@@ -838,7 +1051,8 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
         f"({'metrics of the replicate-averaged curve' if mode == 'curve' else 'mean of per-replicate metrics'})",
         f"- Metrics{' on the log loss' if loss == 'log' else ''}: label complexity (epsilon = {epsilon}), "
         f"{'mean log loss' if loss == 'log' else 'AUA'}, WI-linear, WI-exponential (alpha = {alpha}); "
-        f"bootstrap: {n_boot} draws, {level * 100:g}% percentile intervals, seed {seed}",
+        f"bootstrap: {n_boot} draws, {level * 100:g}% percentile intervals, seed {seed}, two of them: replicate-only "
+        f"({RESAMPLING['replicates']}) and two-level ({RESAMPLING['pairings']})",
     ]
     if truth is not None:
         by_kind = {kind: sorted(f"{p}/{c}" for (p, c), k in truth.items() if k == kind)
@@ -867,7 +1081,9 @@ def write_report(curves: pd.DataFrame, asymptotic: pd.DataFrame, out_dir: str | 
         "report.md": markdown, "report.tex": latex,
         "pairings.csv": ranks.r1, "group_ranks.csv": ranks.r2, "classifier_ranks.csv": ranks.r3,
         "final_ranking.csv": final, "beats_rs.csv": ranks.r5.reset_index(), "regret.csv": regret,
-        "bootstrap.csv": boot, "paper_comparison.csv": pd.DataFrame(comparison),
+        "bootstrap.csv": boot, "differences.csv": pd.concat(
+            [frame.assign(resample=resample) for resample, frame in differences.items()], ignore_index=True),
+        "paper_comparison.csv": pd.DataFrame(comparison),
     }
     written = []
     for name, content in files.items():

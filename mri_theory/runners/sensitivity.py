@@ -43,9 +43,9 @@ from mri_theory._utils import validation as check
 from mri_theory._utils.backends import Execution
 from mri_theory._utils.versions import library_versions
 from mri_theory.classifiers import SVM, Classifier, get_classifier
-from mri_theory.evaluation.ranking import MAX_BOOT
+from mri_theory.evaluation.ranking import MAX_BOOT, RESAMPLING
 from mri_theory.evaluation.sensitivity import CONCLUSION_COLUMNS, READINGS, conclusions, conclusions_by_reading
-from mri_theory.evaluation.tables import PAPER_GROUPS
+from mri_theory.evaluation.tables import PAPER_GROUPS, TAU_TIES
 from mri_theory.problems import Problem
 from mri_theory.runners import _resolve, _store
 from mri_theory.runners._store import CURVES_SETTINGS_FILE, PARTS_DIR
@@ -221,20 +221,39 @@ def _seed_variant(base: Path, folder: Path, grid: dict, changed: Recomputed) -> 
                     shutil.copy2(file, copy)
 
 
+#: What the two intervals of a cell of ``SENSITIVITY.md`` say, one line each (under every table that has them).
+_INTERVALS_NOTE = ("Intervals (percentile, at the level of the header): `[a, b]` replicate-only: "
+                   + RESAMPLING["replicates"] + "; `{a, b}` two-level: " + RESAMPLING["pairings"] + ".")
+#: The mark of a final mean rank tied with another's (its place made by the tie-break, or shared).
+_TIE_NOTE = ("`=`: tied in mean rank with another method of the same reading (within the tie tolerance); its rank "
+             "is the tie-break's (the lower variance of the ranks), or shared where that ties too: not a first "
+             "of its own.")
+
+
 def _markdown(table: pd.DataFrame, header: list[str]) -> str:
-    """The sensitivity table as Markdown: per quantity, one row per reading."""
+    """The sensitivity table as Markdown: per quantity, one row per reading, each interval twice (replicate-only
+    in brackets, two-level in braces) and a final mean rank tied with another's marked ``=``."""
     lines = header
     for quantity, part in table.groupby("quantity", sort=False):
         lines += ["", f"### {quantity}", "", "| reading | " + " | ".join(dict.fromkeys(part["item"])) + " |",
                   "|---|" + "---|" * part["item"].nunique()]
         for variant, rows in part.groupby("variant", sort=False):
             cells = {}
-            for item, value, low, high, detail in rows[["item", "value", "ci_low", "ci_high", "detail"]].itertuples(
+            for item, value, low, high, low2, high2, detail in rows[
+                    ["item", "value", "ci_low", "ci_high", "two_level_low", "two_level_high", "detail"]].itertuples(
                     index=False):
                 interval = f" [{low:.4g}, {high:.4g}]" if np.isfinite(low) else ""
-                cells[item] = f"{value:.4g}{interval}" + (f" ({detail})" if quantity != "final_rank" else "")
+                interval += f" {{{low2:.4g}, {high2:.4g}}}" if np.isfinite(low2) else ""
+                tie = " =" if quantity == "final_rank" and "tied in mean rank" in detail else ""
+                cells[item] = f"{value:.4g}{tie}{interval}" + (f" ({detail})" if quantity != "final_rank" else "")
             lines.append(f"| {variant} | " + " | ".join(cells.get(i, "—") for i in dict.fromkeys(part["item"]))
                          + " |")
+        if quantity in ("final_rank", "tau", "difference"):
+            lines += ["", _INTERVALS_NOTE]
+        if quantity == "final_rank":
+            lines += ["", _TIE_NOTE]
+        if quantity == "tau":
+            lines += ["", f"Items: the reference alone: {TAU_TIES['broken']}; `, ties kept`: {TAU_TIES['kept']}."]
     return "\n".join(lines) + "\n"
 
 
@@ -312,7 +331,7 @@ def run_sensitivity(path: str | os.PathLike, out: str | os.PathLike, *, recomput
     >>> table.variant.unique().tolist()
     ['as reported', 'R1 averaged metrics', 'epsilon absolute', 'BMRI mean']
     >>> list(table.columns)
-    ['variant', 'quantity', 'item', 'value', 'ci_low', 'ci_high', 'detail']
+    ['variant', 'quantity', 'item', 'value', 'ci_low', 'ci_high', 'two_level_low', 'two_level_high', 'detail']
     >>> read_timings(tmp / "sensitivity" / "variants" / "BMRI-mean").strategy.unique().tolist()  # all it computed
     ['BMRI']
     >>> sorted(path.name for path in (tmp / "sensitivity").iterdir() if not path.name.startswith("."))
@@ -369,8 +388,9 @@ def run_sensitivity(path: str | os.PathLike, out: str | os.PathLike, *, recomput
         result = pd.concat(frames, ignore_index=True)
         header = ["# How robust is the study's ranking?", "",
                   f"Study: `{base}` ({', '.join(grid['problems'])} x {', '.join(grid['classifiers'])}, "
-                  f"{grid['replicates']} replicates). Bootstrap: {n_boot} draws over replicates, "
-                  f"{level * 100:g} % percentile intervals, seed {seed}. Readings: "
+                  f"{grid['replicates']} replicates). Bootstrap: {n_boot} draws, {level * 100:g} % percentile "
+                  f"intervals, seed {seed}, twice: replicate-only (`[a, b]`), which "
+                  f"{RESAMPLING['replicates']}; two-level (`{{a, b}}`), which {RESAMPLING['pairings']}. Readings: "
                   + "; ".join(f"**{k}**: {v}" for k, v in READINGS.items())
                   + "; **without X**: the problem or classifier X left out; "
                   + "; ".join(f"**{k}**: {RECOMPUTED[k].description}" for k in names) + "."

@@ -1214,8 +1214,9 @@ def report(path: str | os.PathLike, groups: Mapping[str, Sequence[str]] | None =
     >>> _ = run_study(**tiny, out=tmp.name)
     >>> files = report(tmp.name)
     >>> sorted(path.name for path in files)  # cost.csv: the CPU and wall seconds of the tasks
-    ['beats_rs.csv', 'bootstrap.csv', 'classifier_ranks.csv', 'cost.csv', 'final_ranking.csv', 'group_ranks.csv',
-     'pairings.csv', 'paper_comparison.csv', 'ranks.png', 'regret.csv', 'report.md', 'report.tex', 'solver.csv']
+    ['beats_rs.csv', 'bootstrap.csv', 'classifier_ranks.csv', 'cost.csv', 'differences.csv', 'final_ranking.csv',
+     'group_ranks.csv', 'pairings.csv', 'paper_comparison.csv', 'ranks.png', 'regret.csv', 'report.md', 'report.tex',
+     'solver.csv']
     >>> {path.parent.name for path in files}
     {'report'}
     >>> tmp.cleanup()

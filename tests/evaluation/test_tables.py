@@ -219,7 +219,7 @@ def _curves(seed=0):
 
 
 NAMES = ["report.md", "report.tex", "pairings.csv", "group_ranks.csv", "classifier_ranks.csv", "final_ranking.csv",
-         "beats_rs.csv", "regret.csv", "bootstrap.csv", "paper_comparison.csv", "ranks.png"]
+         "beats_rs.csv", "regret.csv", "bootstrap.csv", "differences.csv", "paper_comparison.csv", "ranks.png"]
 
 
 def test_write_report_files_and_orderings(tmp_path):
