@@ -14,8 +14,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from _optional import given, settings, st
 from scipy import stats
 
 from mri_theory.evaluation import (

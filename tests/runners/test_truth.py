@@ -289,15 +289,15 @@ def test_run_curves_refuses_a_bad_truth_before_any_file(tmp_path, bad):
 
 def test_exact_truth_without_an_exact_path_is_refused_before_any_file(tmp_path):
     with pytest.raises(ValueError, match="truth"):
-        run_curves(classifier="svm", strategies=["RS"], truth="exact", out=tmp_path / "run", **SMALL)
+        run_curves(classifier="rf", strategies=["RS"], truth="exact", out=tmp_path / "run", **SMALL)
     with pytest.raises(ValueError, match="truth"):
         run_curves(**{**SMALL, "problem": "wine"}, classifier="lda", strategies=["RS"], truth="exact",
                    out=tmp_path / "real")
     with pytest.raises(ValueError, match="truth"):
-        score_states("four-gaussian", "svm", ["RS"], replicates=1, steps=[0], pool_size=6, population_size=200,
+        score_states("four-gaussian", "rf", ["RS"], replicates=1, steps=[0], pool_size=6, population_size=200,
                      truth="exact", out=tmp_path / "states", execution=QUIET)
     with pytest.raises(ValueError, match="truth"):
-        run_study("quick", problems=["four-gaussian"], classifiers=["lda", "svm"], strategies=["RS"],
+        run_study("quick", problems=["four-gaussian"], classifiers=["lda", "rf"], strategies=["RS"],
                   truth="exact", out=tmp_path / "study", execution=QUIET)
     assert list(tmp_path.iterdir()) == []
 
