@@ -48,6 +48,7 @@ from mri_theory.runners.noisy_selection import (
     noisy_selection_curves,
 )
 from mri_theory.runners.sandbox import (
+    RECORD_COLUMNS,
     RESULT_COLUMNS,
     SIMULATED_POOL_SIZE,
     CurveConfig,
@@ -109,6 +110,7 @@ __all__ = [
     "MAX_N_TRAIN",
     "MAX_POPULATION",
     "MAX_REPLICATES",
+    "RECORD_COLUMNS",
     "RESULT_COLUMNS",
     "SIMULATED_POOL_SIZE",
     "CurveConfig",

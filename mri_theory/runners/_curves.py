@@ -19,6 +19,7 @@ import pandas as pd
 
 from mri_theory._utils import limits
 from mri_theory._utils import validation as check
+from mri_theory._utils.ties import near_maximum
 from mri_theory.classifiers import Classifier
 from mri_theory.engine.losses import LOG_LOSS_FLOOR
 from mri_theory.engine.population import Population
@@ -45,12 +46,23 @@ from mri_theory.runners._store import (
 )
 from mri_theory.strategies import Context, MRIBest, Strategy, select
 
-__all__ = ["CURVE_DOUBLINGS", "POOL_RULES", "RESULT_COLUMNS", "SIMULATED_POOL_SIZE", "CurveConfig", "Run",
-           "decided_truth", "pool_size_of", "run_pair"]
+__all__ = ["CURVE_DOUBLINGS", "POOL_RULES", "RECORD_COLUMNS", "RESULT_COLUMNS", "SIMULATED_POOL_SIZE", "CurveConfig",
+           "Run", "decided_truth", "exact_gap", "pool_size_of", "result_columns", "run_pair"]
 
 #: Columns of the tidy results.
 RESULT_COLUMNS = ["problem", "classifier", "strategy", "replicate", "n_labelled", "loss", "loss_se",
                   "chosen", "q_c_chosen", "q_c_best", "resolved"]
+#: The columns a run with ``record_q_c`` adds after :data:`RESULT_COLUMNS`: at each step, how decided the state's
+#: best candidate is.  ``q_c_gap``: its :math:`Q^c` over the runner-up's; ``q_c_gap_se``: that gap's standard
+#: error; ``q_c_shortfall_bound``: how far the best may fall short of the truly best candidate at the truth's
+#: stated confidence (with a sampled truth, :class:`~mri_theory.engine.targets.DecisiveQc`'s ``gap``, ``gap_se``
+#: and ``shortfall_bound`` of the state's race; with the exact truth the exact gap, 0 and 0).  NaN on the last row.
+RECORD_COLUMNS = ["q_c_gap", "q_c_gap_se", "q_c_shortfall_bound"]
+
+
+def result_columns(record_q_c: bool) -> list[str]:
+    """The columns of a run's table: :data:`RESULT_COLUMNS`, and :data:`RECORD_COLUMNS` with ``record_q_c``."""
+    return RESULT_COLUMNS + RECORD_COLUMNS if record_q_c else list(RESULT_COLUMNS)
 
 #: The second spawn key of the streams of the decisive sampled truth (:func:`decided_truth`: the populations of
 #: the oracles' race; the sandbox's data, strategies and sub-samples use 0, 1 and 2; the diagnostics' strategies 3).
@@ -238,6 +250,8 @@ def run_pair(run: Run, label: str, replicate: int, data: tuple | None = None,
             loss_now = np.nan
         row = {"n_labelled": len(y), "loss": loss_now, "loss_se": loss_se, "chosen": -1, "q_c_chosen": np.nan,
                "q_c_best": np.nan, "resolved": np.nan}
+        if cfg.record_q_c:
+            row.update(dict.fromkeys(RECORD_COLUMNS, np.nan))
         rows.append(row)
         if done:
             break
@@ -259,6 +273,11 @@ def run_pair(run: Run, label: str, replicate: int, data: tuple | None = None,
             elif oracle:
                 q = strategy.sign * scores
             row.update(q_c_chosen=float(q[i]), q_c_best=float(q.max()))
+            if truth_now is not None:  # the race's statistics of its best
+                row.update(q_c_gap=float(truth_now.gap), q_c_gap_se=float(truth_now.gap_se),
+                           q_c_shortfall_bound=float(truth_now.shortfall_bound))
+            else:  # the exact truth: the best's exact margin, no error, no shortfall
+                row.update(q_c_gap=exact_gap(q), q_c_gap_se=0.0, q_c_shortfall_bound=0.0)
         pick = scored[i]
         row["chosen"] = int(pick)
         X, y = np.vstack([X, pool_X[pick]]), np.append(y, pool_y[pick])
@@ -268,7 +287,16 @@ def run_pair(run: Run, label: str, replicate: int, data: tuple | None = None,
     out.insert(0, "strategy", label)
     out.insert(0, "classifier", cfg.classifier)
     out.insert(0, "problem", cfg.problem)
-    return out[RESULT_COLUMNS]
+    return out[result_columns(cfg.record_q_c)]
+
+
+def exact_gap(q: np.ndarray) -> float:
+    """The largest of the exact values ``q`` over the largest of the others (0 when the best is tied, within
+    ``TIE_TOLERANCE``, or alone): the exact margin of the best candidate."""
+    if q.size < 2:
+        return np.nan
+    best = near_maximum(q)
+    return 0.0 if best.sum() > 1 else float(q.max() - q[~best].max())
 
 def decided_truth(cfg: CurveConfig, problem: Problem, classifier: Classifier, replicate: int, step: int,
                   X: np.ndarray, y: np.ndarray, candidates: np.ndarray, largest: bool = True) -> DecisiveQc:
@@ -320,10 +348,11 @@ def read_part(path: Path, run: Run, strategy: str, replicate: int) -> pd.DataFra
     cfg = run.config
     rows = cfg.budget + 1
     frame = read_keyed_part(path, part_key(run, strategy, replicate), config_sha256(cfg), rows, "pair")
-    if list(frame.columns) != RESULT_COLUMNS:
-        raise DamagedPart(f"wrong columns {list(frame.columns)}, expected {RESULT_COLUMNS}")
+    columns = result_columns(cfg.record_q_c)
+    if list(frame.columns) != columns:
+        raise DamagedPart(f"wrong columns {list(frame.columns)}, expected {columns}")
     integer = ["replicate", "n_labelled", "chosen"]
-    numeric = ["loss", "loss_se", "q_c_chosen", "q_c_best", "resolved"]
+    numeric = ["loss", "loss_se", "q_c_chosen", "q_c_best", "resolved"] + columns[len(RESULT_COLUMNS):]
     if not (all(pd.api.types.is_integer_dtype(frame[c]) for c in integer)
             and all(pd.api.types.is_float_dtype(frame[c]) for c in numeric)):
         raise DamagedPart(f"wrong column types: {integer} must be integers and {numeric} numbers")
@@ -365,7 +394,8 @@ def check_curves_content(table: pd.DataFrame, file: Path, name: str, loss: str |
         return ValueError(f"{name}: {file} {what}: the table is not what the runner writes (its checksum was "
                           "re-recorded, or it was written by hand); run the same command again to rebuild it")
 
-    integer, numeric = ["replicate", "n_labelled", "chosen"], ["loss", "loss_se", "q_c_chosen", "q_c_best", "resolved"]
+    integer = ["replicate", "n_labelled", "chosen"]
+    numeric = ["loss", "loss_se", "q_c_chosen", "q_c_best", "resolved"] + [c for c in RECORD_COLUMNS if c in table]
     if not (all(pd.api.types.is_integer_dtype(table[c]) for c in integer)
             and all(pd.api.types.is_numeric_dtype(table[c]) for c in numeric)):
         raise refuse(f"has columns of the wrong type ({integer} must be integers, {numeric} numbers)")

@@ -85,7 +85,8 @@ On resume a part counts as finished only if it passes every check: it is
 readable, its first line is a part header naming this pair (the strategy's
 spec included: the part of a differently parameterised strategy of the same
 name is recomputed) and this configuration, the body matches the header's
-SHA-256 and row count (``budget + 1``), the columns are :data:`RESULT_COLUMNS` with integer
+SHA-256 and row count (``budget + 1``), the columns are :data:`RESULT_COLUMNS` (and, with
+``record_q_c``, :data:`RECORD_COLUMNS`) with integer
 ``replicate``, ``n_labelled`` and ``chosen``, every row names this problem,
 classifier, strategy and replicate, ``n_labelled`` runs ``k, k + 1, ...,
 k + budget`` from the initial size ``k`` (one point per class), ``chosen``
@@ -113,6 +114,7 @@ from mri_theory.classifiers import Classifier
 from mri_theory.problems import Problem, initial_labelled_set
 from mri_theory.runners import _store
 from mri_theory.runners._curves import (
+    RECORD_COLUMNS,
     RESULT_COLUMNS,
     SIMULATED_POOL_SIZE,
     CurveConfig,
@@ -124,6 +126,7 @@ from mri_theory.runners._curves import (
     computed_pair,
     curve_config,
     prepare_output,
+    result_columns,
     verified_parts,
     write_part,
 )
@@ -140,7 +143,7 @@ from mri_theory.runners._store import (
 )
 from mri_theory.strategies import Strategy
 
-__all__ = ["RESULT_COLUMNS", "SIMULATED_POOL_SIZE", "CurveConfig", "DamagedPartWarning", "Execution",
+__all__ = ["RECORD_COLUMNS", "RESULT_COLUMNS", "SIMULATED_POOL_SIZE", "CurveConfig", "DamagedPartWarning", "Execution",
            "initial_labelled_set", "read_curves", "run_curves"]
 
 
@@ -195,7 +198,10 @@ def run_curves(
         and of the best candidate refer to the candidates the strategy scored.
     record_q_c : bool, optional
         Record the true :math:`Q^c` of the chosen and best candidates (costs one
-        :func:`~mri_theory.engine.targets.true_q_c` per step for non-oracle strategies).
+        :func:`~mri_theory.engine.targets.true_q_c` per step for non-oracle strategies),
+        and how decided that best is (:data:`RECORD_COLUMNS`: its gap over the
+        runner-up, the gap's standard error and the shortfall bound of the
+        truth's race; the exact gap, 0 and 0 with the exact truth).
         The default ``None`` records it where the truth exists (``has_truth``):
         on every problem with the truth, never on real data, where an explicit
         ``True`` is refused.
@@ -230,7 +236,8 @@ def run_curves(
     Returns
     -------
     pandas.DataFrame
-        Tidy, columns :data:`RESULT_COLUMNS`, sorted by strategy (in the given
+        Tidy, columns :data:`RESULT_COLUMNS` (then :data:`RECORD_COLUMNS` with
+        ``record_q_c``), sorted by strategy (in the given
         order), replicate and ``n_labelled``.  ``loss_se`` is the standard
         error of ``loss`` as an estimate of the true loss: 0 with exact
         truth; with sampled truth the i.i.d. formula over the population's
@@ -397,10 +404,11 @@ def read_curves(path: str | os.PathLike) -> pd.DataFrame:
         path = path / CURVES_RESULTS_FILE
     if not path.is_file():
         raise ValueError(f"path: no results at {path}")
-    table = _store.verified_csv(path, "path", RESULT_COLUMNS, "a results table of run_curves")
-    config = path.parent / CURVES_SETTINGS_FILE  # the loss it was run with bounds its values
+    config = path.parent / CURVES_SETTINGS_FILE  # the loss it was run with bounds its values; record_q_c its columns
     try:
-        loss = json.loads(config.read_text(encoding="utf-8")).get("loss") if config.is_file() else None
+        settings = json.loads(config.read_text(encoding="utf-8")) if config.is_file() else {}
+        loss, record = settings.get("loss"), settings.get("record_q_c") is True
     except (OSError, ValueError, AttributeError):
-        loss = None
+        loss, record = None, False
+    table = _store.verified_csv(path, "path", result_columns(record), "a results table of run_curves")
     return check_curves_content(table, path, "path", loss if loss in ("error", "log") else None)

@@ -40,6 +40,7 @@ from mri_theory.engine.targets import decisive_q_c, true_q_c
 from mri_theory.problems import get_problem, list_problems
 from mri_theory.runners import Execution, _curves
 from mri_theory.runners.sandbox import (
+    RECORD_COLUMNS,
     RESULT_COLUMNS,
     initial_labelled_set,
     read_curves,
@@ -117,7 +118,9 @@ def test_every_strategy_exhausts_the_pool_without_repeats(run, request):
     table = request.getfixturevalue(run)
     args = RUNS[run]
     k = get_problem(args["problem"]).n_classes
-    assert list(table.columns) == RESULT_COLUMNS
+    recorded = args.get("record_q_c")
+    recorded = get_problem(args["problem"]).has_truth if recorded is None else recorded
+    assert list(table.columns) == RESULT_COLUMNS + (RECORD_COLUMNS if recorded else [])
     assert list(table.strategy.unique()) == list_strategies()
     assert (table.problem == args["problem"]).all() and (table.classifier == args["classifier"]).all()
     for (strategy, replicate), rows in table.groupby(["strategy", "replicate"], sort=False):
@@ -192,11 +195,14 @@ def test_initial_labelled_set_has_one_point_per_class(name):
 # ------------------------------------------------------------------ the loop against an independent one
 
 
-def hand_run(args: dict, strategy_name: str, replicate: int, loss: str = "error") -> tuple[list, list, list, list]:
+def hand_run(args: dict, strategy_name: str, replicate: int, loss: str = "error",
+             records: list | None = None) -> tuple[list, list, list, list]:
     """Iterated AL written from the module docstring: seeds, sub-samples, true loss after each label (on the
     evaluation ``args["truth"]`` names: the replicate's QMC population, or the exact one drawn after it); with a
     sampled truth the recorded Q^c and the oracles' choices are the state's decisive truth (``decisive_q_c`` of
-    the stream ``(r, 4, t)``, round 0 of ``population_size`` points, up to 3 doublings)."""
+    the stream ``(r, 4, t)``, round 0 of ``population_size`` points, up to 3 doublings).  ``records`` receives
+    each step's ``(gap, its standard error, shortfall bound)``: the race's, or with the exact truth the two largest
+    values' difference (0 within 1e-12), 0 and 0."""
     problem = get_problem(args["problem"])
     seed, k = args["seed"], problem.n_classes
     data_rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(replicate, 0)))
@@ -230,9 +236,14 @@ def hand_run(args: dict, strategy_name: str, replicate: int, loss: str = "error"
             else:
                 i, _ = select(strategy, ctx)
             q = decided.q_c
+            record = (decided.gap, decided.gap_se, decided.shortfall_bound)
         else:
             i, _ = select(strategy, ctx)
             q = true_q_c(problem, base, X, y, pool_X[scored], population, loss)
+            top = np.sort(q)[::-1]
+            record = (0.0 if top[0] - top[1] <= 1e-12 * max(1.0, abs(top[0])) else top[0] - top[1], 0.0, 0.0)
+        if records is not None:
+            records.append(record)
         q_chosen.append(q[i])
         q_best.append(q.max())
         pick = int(scored[i])
@@ -256,11 +267,15 @@ def test_run_matches_an_independent_loop(strategy, loss, truth):
     table = run_curves(strategies=[strategy], **args)
     for replicate in range(2):
         rows = pair_rows(table, strategy, replicate)
-        losses, chosen, q_chosen, q_best = hand_run(args, strategy, replicate, loss)
+        records: list = []
+        losses, chosen, q_chosen, q_best = hand_run(args, strategy, replicate, loss, records)
         np.testing.assert_array_equal(rows.loss, losses)
         np.testing.assert_array_equal(rows.chosen[:-1], chosen)
         np.testing.assert_allclose(rows.q_c_chosen[:-1], q_chosen, rtol=0, atol=1e-15)
         np.testing.assert_allclose(rows.q_c_best[:-1], q_best, rtol=0, atol=1e-15)
+        # how decided each step's best is (RECORD_COLUMNS), NaN on the last row
+        np.testing.assert_allclose(rows[RECORD_COLUMNS].to_numpy()[:-1], np.array(records), rtol=0, atol=1e-15)
+        assert rows[RECORD_COLUMNS].iloc[-1].isna().all()
 
 
 # ------------------------------------------------------------------ the oracle works
