@@ -93,7 +93,16 @@ that the exact 1-NN path integrates), nested adaptive quadrature by SciPy over t
 with roots bracketed on a dense grid, quasi-Monte Carlo with ``2**18`` points within its standard error, and
 plain refits of the SVM's retrained models.
 
-Compiled by numba (``mri_theory/engine/_kernel_compiled.py``, imported on first use).
+*Families* (:func:`kernel_losses_family`).  The SVM's retrained models of a step share the training points and
+have one point of their own each (the candidate).  Their error rates are integrated together: the events of
+all of them come from one quadtree over the plane whose cells carry the rules still open in them; at a cell the
+shared points' kernels, gradients, Hessians and bounds are evaluated once and each open rule's tests are dot
+products of its coefficients with them, the same tests as the per-rule quadtree's (so each rule's events are
+certified as the per-rule ones are, and the values equal :func:`kernel_losses`'s).  Each rule's outer integral
+and lines are then the per-rule ones between its own events.
+
+Compiled by numba (``mri_theory/engine/_kernel_compiled.py`` and ``mri_theory/engine/_kernel_family.py``,
+imported on first use).
 """
 
 from __future__ import annotations
