@@ -117,3 +117,25 @@ def test_bad_arguments_are_refused_with_their_names():
                      ("constants", np.zeros((1, 3))), ("present", np.ones((1, 3), dtype=bool))):
         with pytest.raises(ValueError, match=key):
             kernel_losses_family(**{**good, key: bad})
+
+
+def test_rules_outside_the_family_fall_back_to_the_per_rule_path():
+    """Training data of one class: the retrained models labelled with it predict one class everywhere (the
+    per-rule path), those labelled with the other are two-class rules (the family); a 1-D truth is all per rule."""
+    problem = get_problem("four-gaussian")
+    rng = np.random.default_rng(3)
+    X, y = problem.sample(12, rng)
+    model = SVM().fit(X, np.zeros_like(y), 2)
+    candidates = problem.sample(10, rng)[0]
+    truth = MixtureTruth.from_problem(problem)
+    S, c, mask = _retrained_rules(model, candidates)
+    extra = np.tile(candidates, (2, 1))
+    family, fell_back, _ = _family_losses(truth, model._points, extra, S, c, model.gamma_, mask, 1e-12)
+    assert fell_back.tolist() == [True] * 10 + [False] * 10
+    points = np.concatenate([np.broadcast_to(model._points, (20,) + model._points.shape), extra[:, None]], axis=1)
+    assert np.max(np.abs(family.loss - kernel_losses(truth, points, S, c, model.gamma_, mask).loss)) <= 1e-10
+    line = MixtureTruth.from_arrays([0.5, 0.5], [[-1.0], [1.0]], [[[1.0]], [[1.0]]], [0, 1], 2)
+    scores = [[[0.0, 0.0, 0.0], [-1.0, 1.0, 0.5]]]
+    one_d, fell_back, _ = _family_losses(line, [[-1.0], [1.0]], [[0.3]], scores, [[0.0, 0.1]], 0.5, None, 1e-12)
+    assert fell_back.all()
+    assert one_d.loss[0] == kernel_losses(line, [[-1.0], [1.0], [0.3]], scores, [[0.0, 0.1]], 0.5).loss[0]
