@@ -198,7 +198,7 @@ from mri_theory.classifiers._repeats import merged_in_order
 from mri_theory.classifiers.knn import squared_distances
 from mri_theory.engine.contract import Classifier, check_points, refit_future_losses
 from mri_theory.engine.exact import MixtureTruth
-from mri_theory.engine.kernel_rules import kernel_losses
+from mri_theory.engine.kernel_rules import kernel_losses, kernel_losses_family
 from mri_theory.engine.losses import pointwise_loss_from_scores
 from mri_theory.engine.population import ExactPopulation, Population
 
@@ -1479,20 +1479,30 @@ class SVM(Classifier):
 
     def _exact_future_losses(self, candidates: np.ndarray, truth: MixtureTruth, loss: str) -> np.ndarray:
         """``L'`` ``(m, k)``: the exact loss of every retrained model (the fast path's machines,
-        :meth:`_retrained_machines`, as kernel rules over the distinct training points and the candidate)."""
+        :meth:`_retrained_machines`, as kernel rules over the distinct training points and the candidate).
+
+        The error rates of all ``m k`` models are integrated as one family
+        (:func:`~mri_theory.engine.kernel_rules.kernel_losses_family`: the models share the training points, so
+        their events come from one quadtree; the same values as
+        :func:`~mri_theory.engine.kernel_rules.kernel_losses`, which integrates the log loss)."""
         _check_exact_loss(loss)
         k, m = self.n_classes_, candidates.shape[0]
         machines = self._retrained_machines(candidates)
-        points = np.concatenate([np.broadcast_to(self._points, (m,) + self._points.shape), candidates[:, None]],
-                                axis=1)
-        out = np.empty((m, k))
+        rules = []
         for j in range(k):
             present = np.union1d(self.classes_present_, [j])
             cols = [machines.types.index((int(c), 1 if c == j else -1)) for c in _machine_classes(present)]
-            S, c, mask = _kernel_rules(k, present, machines.dual_coef[:, cols], machines.intercept[:, cols],
-                                       machines.sigmoids[:, cols])
-            out[:, j] = kernel_losses(truth, points, S, c, self.gamma_, mask, loss).loss
-        return out
+            rules.append(_kernel_rules(k, present, machines.dual_coef[:, cols], machines.intercept[:, cols],
+                                       machines.sigmoids[:, cols]))
+        S, c, mask = (np.concatenate(parts) for parts in zip(*rules, strict=True))  # label by label, m models each
+        if loss == "error":
+            values = kernel_losses_family(truth, self._points, np.tile(candidates, (k, 1)), S, c, self.gamma_,
+                                          mask).loss
+        else:
+            points = np.concatenate([np.broadcast_to(self._points, (k * m,) + self._points.shape),
+                                     np.tile(candidates, (k, 1))[:, None]], axis=1)
+            values = kernel_losses(truth, points, S, c, self.gamma_, mask, loss).loss
+        return values.reshape(k, m).T
 
     # ------------------------------------------------------------ the fast path
 

@@ -100,7 +100,16 @@ that the exact 1-NN path integrates), nested adaptive quadrature by SciPy over t
 with roots bracketed on a dense grid, quasi-Monte Carlo with ``2**18`` points within its standard error, and
 plain refits of the SVM's retrained models.
 
-Compiled by numba (``mri_theory/engine/_kernel_compiled.py``, imported on first use).
+*Families* (:func:`kernel_losses_family`).  The SVM's retrained models of a step share the training points and
+have one point of their own each (the candidate).  Their error rates are integrated together: the events of
+all of them come from one quadtree over the plane whose cells carry the rules still open in them; at a cell the
+shared points' kernels, gradients, Hessians and bounds are evaluated once and each open rule's tests are dot
+products of its coefficients with them, the same tests as the per-rule quadtree's (so each rule's events are
+certified as the per-rule ones are, and the values equal :func:`kernel_losses`'s).  Each rule's outer integral
+and lines are then the per-rule ones between its own events.
+
+Compiled by numba (``mri_theory/engine/_kernel_compiled.py`` and ``mri_theory/engine/_kernel_family.py``,
+imported on first use).
 """
 
 from __future__ import annotations
@@ -117,7 +126,7 @@ from mri_theory.engine._quadrature import GAUSS, KRONROD, NODES
 from mri_theory.engine.exact import MAX_DIM, MixtureTruth
 from mri_theory.engine.losses import LOG_LOSS_FLOOR, check_floor, check_loss
 
-__all__ = ["KERNEL_TOLERANCE", "KernelLosses", "kernel_losses"]
+__all__ = ["KERNEL_TOLERANCE", "KernelLosses", "kernel_losses", "kernel_losses_family"]
 
 #: The outer quadrature's tolerance: a panel is accepted when QUADPACK's error estimate is below this times its
 #: length in the substituted variable (module notes).
@@ -192,6 +201,14 @@ def _check_floor_unreached(truth: MixtureTruth, P: np.ndarray, S: np.ndarray, c:
                 raise ValueError(f"loss 'log': in rule {r} (of {kp} present classes) the probability of class {j} "
                                  f"may reach the floor inside the truth's range, where the floored loss has kinks "
                                  f"that are not integrated exactly; use the error rate or a sampled population")
+
+
+@functools.cache
+def _compiled_family() -> Any:
+    """:mod:`mri_theory.engine._kernel_family` (numba, imported on first use)."""
+    from mri_theory.engine import _kernel_family
+
+    return _kernel_family
 
 
 def kernel_losses(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike, constants: ArrayLike, gamma: float,
@@ -302,3 +319,125 @@ def kernel_losses(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike, con
                          cap, tolerance, not isolate_every_line and loss == "error", NODES,
                          KRONROD, GAUSS, error, unresolved, estimate)
     return KernelLosses(error, unresolved, estimate)
+
+
+def kernel_losses_family(truth: MixtureTruth, points: ArrayLike, extra: ArrayLike, scores: ArrayLike,
+                         constants: ArrayLike, gamma: float, present: ArrayLike | None = None,
+                         tolerance: float = KERNEL_TOLERANCE) -> KernelLosses:
+    r"""The exact error rates of ``R`` kernel rules that share ``n`` points and have one point of their own each
+    (the SVM's retrained models: the distinct training points and each candidate), as :func:`kernel_losses`
+    gives them, faster.
+
+    Rule ``r`` has the points ``points`` then ``extra[r]`` (``n + 1`` in all).  In two dimensions the rules
+    with two present classes (the two-class SVM's) are integrated together (compiled in
+    ``mri_theory/engine/_kernel_family.py``): their events come from one certified quadtree over the plane
+    whose cells carry the rules for which they are still open.  At a cell the shared points' kernels, gradients,
+    Hessians and the bounds of their Hessian and third-derivative norms over the cell are evaluated once (the
+    exponentials), and each open rule's values and bounds are dot products of its coefficients with them (its own
+    point evaluated for it alone).  Each rule's tests, subdivision, one-to-one cells and Newton solutions are
+    those of the per-rule quadtree of :func:`kernel_losses` (module notes, "Events"), and its outer integral,
+    lines and continued roots are the per-rule ones between its own events.
+
+    *What is certified* is therefore what :func:`kernel_losses` certifies, rule by rule: every sign change on
+    the lines (the unresolved mass reported), every event up to the Newton solutions of the cells left at the
+    finest size (no rule's event can be missed: a cell leaves a rule's list only when that rule's own Taylor
+    bounds exclude a tangency in it); the outer quadrature's error is QUADPACK's estimate.  Rules that are not
+    of this kind (one or three present classes, or a one-dimensional truth) fall back to :func:`kernel_losses`,
+    which is always correct.
+
+    Parameters
+    ----------
+    truth : MixtureTruth
+        The truth, in one or two dimensions, with ``k`` classes.
+    points : array_like of shape (n, d)
+        The shared points.
+    extra : array_like of shape (R, d)
+        Each rule's own point.
+    scores : array_like of shape (R, k, n + 1)
+        The coefficients :math:`S_{ji}` of each class's score (the shared points', then the rule's own).
+    constants : array_like of shape (R, k)
+        The constants :math:`c_j`.
+    gamma : float
+        The kernel's :math:`\gamma > 0`.
+    present : array_like of bool, shape (R, k), optional
+        Which classes each rule can predict (default: all).
+    tolerance : float, default ``KERNEL_TOLERANCE``
+        The outer quadrature's tolerance.
+
+    Returns
+    -------
+    KernelLosses
+        The error rates, with the unresolved mass bound and the quadrature's error estimate, as
+        :func:`kernel_losses` returns them (to the quadrature's tolerance).
+
+    Examples
+    --------
+    Two rules over the same two opposite kernels, the second with a third point of its own whose coefficient is
+    0, equal the per-rule values:
+
+    >>> import numpy as np
+    >>> from mri_theory.engine import MixtureTruth, kernel_losses
+    >>> from mri_theory.engine.kernel_rules import kernel_losses_family
+    >>> truth = MixtureTruth.from_arrays([0.5, 0.5], [[-1.0, 0.0], [1.0, 0.0]], [np.eye(2), np.eye(2)], [0, 1], 2)
+    >>> shared = [[-1.0, 0.5], [1.0, -0.5]]
+    >>> scores = [[[0, 0, 0], [-1.0, 1.0, 0.0]], [[0, 0, 0], [-1.0, 1.0, 0.3]]]
+    >>> family = kernel_losses_family(truth, shared, [[0.0, 0.0], [2.0, 2.0]], scores, [[0, 0], [0, 0]], 0.5)
+    >>> single = kernel_losses(truth, [[-1.0, 0.5], [1.0, -0.5], [2.0, 2.0]], [scores[1]], [[0, 0]], 0.5)
+    >>> bool(abs(family.loss[1] - single.loss[0]) < 1e-12)
+    True
+    """
+    return _family_losses(truth, points, extra, scores, constants, gamma, present, tolerance)[0]
+
+
+def _family_losses(truth: MixtureTruth, points: ArrayLike, extra: ArrayLike, scores: ArrayLike,
+                   constants: ArrayLike, gamma: float, present: ArrayLike | None,
+                   tolerance: float) -> tuple[KernelLosses, np.ndarray, np.ndarray]:
+    """:func:`kernel_losses_family` with a mask of the rules that fell back to :func:`kernel_losses` and each
+    rule's number of events (-1 where it fell back)."""
+    if not isinstance(truth, MixtureTruth):
+        raise TypeError(f"truth must be a MixtureTruth, got {type(truth).__name__}")
+    d, k = truth.dim, truth.n_classes
+    P = check.finite_array(points, "points")
+    if P.ndim != 2 or P.shape[1] != d:
+        raise ValueError(f"points must have shape (n, {d}), got {P.shape}")
+    n = P.shape[0]
+    E = check.finite_array(extra, "extra")
+    S = check.finite_array(scores, "scores")
+    if S.ndim != 3 or S.shape[1:] != (k, n + 1):
+        raise ValueError(f"scores must have shape (R, k, n + 1) = (R, {k}, {n + 1}), got {S.shape}")
+    R = S.shape[0]
+    if E.shape != (R, d):
+        raise ValueError(f"extra must have shape (R, d) = ({R}, {d}), got {E.shape}")
+    c = check.finite_array(constants, "constants")
+    if c.shape != (R, k):
+        raise ValueError(f"constants must have shape (R, k) = ({R}, {k}), got {c.shape}")
+    gamma = check.positive_scalar(gamma, "gamma")
+    tolerance = check.positive_scalar(tolerance, "tolerance")
+    mask = np.ones((R, k), dtype=bool) if present is None else np.asarray(present)
+    if mask.dtype != bool or mask.shape != (R, k):
+        raise ValueError(f"present must be a boolean array of shape (R, k) = ({R}, {k}), got {mask.dtype} "
+                         f"{mask.shape}")
+    family = (mask.sum(axis=1) == 2) if d == 2 else np.zeros(R, dtype=bool)
+    loss, unresolved, estimate = np.empty(R), np.empty(R), np.empty(R)
+    counts = np.full(R, -1, dtype=np.int64)
+    rest = np.flatnonzero(~family)
+    if rest.size:
+        all_points = np.concatenate([np.broadcast_to(P, (rest.size, n, d)), E[rest, None]], axis=1)
+        single = kernel_losses(truth, all_points, S[rest], c[rest], gamma, mask[rest], "error",
+                               tolerance=tolerance)
+        loss[rest], unresolved[rest], estimate[rest] = single.loss, single.unresolved, single.estimate
+    chosen = np.flatnonzero(family)
+    if chosen.size:
+        classes = np.sort(np.nonzero(mask[chosen])[1].reshape(-1, 2), axis=1).astype(np.int64)
+        S2 = np.ascontiguousarray(S[chosen[:, None], classes])  # (R', 2, n + 1): the present classes' scores
+        c2 = np.ascontiguousarray(c[chosen[:, None], classes])
+        out = np.empty((3, chosen.size))
+        events = np.empty(chosen.size, dtype=np.int64)
+        _compiled_family().family_losses(np.ascontiguousarray(P), np.ascontiguousarray(E[chosen]), S2, c2,
+                                         classes, gamma, np.ascontiguousarray(truth.weights),
+                                         np.ascontiguousarray(truth.means), np.ascontiguousarray(truth.covariances),
+                                         np.ascontiguousarray(truth.labels, dtype=np.int64), tolerance, NODES,
+                                         KRONROD, GAUSS, out[0], out[1], out[2], events)
+        loss[chosen], unresolved[chosen], estimate[chosen] = out
+        counts[chosen] = events
+    return KernelLosses(loss, unresolved, estimate), ~family, counts
