@@ -1292,7 +1292,8 @@ class SVM(Classifier):
         What Platt's sigmoids are fitted on
         (:data:`~mri_theory.classifiers.svm.PLATT_FITS`, module notes):
         the training decision values, or out-of-fold ones as e1071 does
-        (Appendix C, line 1407; an open choice, :doc:`/deviations`; its fast
+        (Appendix C, lines 1407-1409 name e1071 and "MLE fitting ... to the
+        decision values"; the out-of-fold values are libsvm's behaviour; an open choice, :doc:`/deviations`; its fast
         path re-solves the fold machines too, module notes).
 
     Attributes

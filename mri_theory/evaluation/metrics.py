@@ -2,8 +2,8 @@ r"""Summaries of one learning curve: the AL performance metrics of §2.2 and §5
 
 A learning curve is the loss :math:`L(n)` of the classifier after ``n``
 labelled examples, for increasing ``n`` (one row per step of iterated AL,
-:mod:`mri_theory.runners.sandbox`).  The paper evaluates four metrics (§5.3, line
-~1081 of the source): label complexity, AUA and WI with two weightings; it
+:mod:`mri_theory.runners.sandbox`).  The paper evaluates four metrics (§5.3, lines
+1074-1076 of the source): label complexity, AUA and WI with two weightings; it
 cites AUA (Guyon et al. 2011), WI (Evans et al. 2013) and label complexity
 (Dasgupta 2011) without formulas, so the definitions below are **ours** where
 the paper is silent; each parameter is an argument.
@@ -151,7 +151,7 @@ def aua(n: Any, loss: Any) -> float:
     .. math:: \mathrm{AUA} = \frac{1}{n_{N-1} - n_0} \int_{n_0}^{n_{N-1}} (1 - L(n))\,dn
 
     by the trapezoid rule over the curve points.  The paper cites AUA
-    (Guyon et al. 2011) without a formula (line ~1078); this normalisation by
+    (Guyon et al. 2011) without a formula (lines 1074-1075); this normalisation by
     the width of the curve is ours, so that AUA is the mean accuracy along the
     curve and comparable between curves of different lengths.
 
@@ -276,7 +276,7 @@ def wi(n: Any, loss: Any, loss_rs: Any, weighting: str = "exponential", alpha: f
     .. math:: \mathrm{WI} = \frac{\sum_i w_i \big(L_{RS}(n_i) - L(n_i)\big)}{\sum_i w_i}
 
     with :math:`w_i = e^{-\alpha (n_i - n_0)}` (``"exponential"``; the paper
-    uses :math:`\alpha = 0.02`, line ~1081) or :math:`w_i = (N - 1 - i)/(N - 1)`
+    uses :math:`\alpha = 0.02`, line 1075) or :math:`w_i = (N - 1 - i)/(N - 1)`
     (``"linear"``: 1 at the first point, 0 at the last; with consecutive
     ``n`` this is :math:`(n_{N-1} - n_i)/(n_{N-1} - n_0)`).  Both weightings
     stress the early part of the curve, where AL matters most.  The paper
@@ -322,7 +322,7 @@ def label_complexity(n: Any, loss: Any, asymptotic_loss: float, epsilon: float =
 
     The first :math:`n_i` with :math:`L(n_i) \le (1 + \varepsilon)\,L_\infty`
     (a loss within :data:`~mri_theory._utils.ties.TIE_TOLERANCE` of the target counts
-    as reaching it).  The paper uses ":math:`\epsilon = 5`" (line ~1081),
+    as reaching it).  The paper uses ":math:`\epsilon = 5`" (lines 1075-1076),
     which we read as 5 %: ``epsilon = 0.05``.  A curve that never reaches the
     target is *censored*: its label complexity exceeds the curve, and the
     value returned is ``n_max + 1`` with ``censored=True`` (so censored curves
@@ -374,7 +374,12 @@ def regret(curve: Any, best_curve: Any) -> Regret:
     performance of any given AL method."  Per point,
     :math:`L(n_i) - L_{\text{MRI-best}}(n_i)`; summarised by the mean over the
     curve points.  MRI-best is greedy (one step at a time), so another method
-    can beat it over part of a curve: the regret can be negative.
+    can beat it over part of a curve: the regret can be negative.  In the
+    runners MRI-best is ``costly`` like SMRI, BMRI and EfeLc: with a
+    ``subsample`` (the studies' 100) it maximises the true :math:`Q^c` over that
+    many random candidates of the pool per step, not over the whole pool, so the
+    reference of the study's regret is that greedy choice, not the pool's best
+    (:doc:`/deviations`).
 
     Parameters
     ----------

@@ -4,7 +4,7 @@ Within one (problem, classifier) pairing every method is ranked on each of
 the four metrics of §5.3 (:data:`mri_theory.evaluation.metrics.RANKED_METRICS`; 1 =
 best, ties share the average rank, as ``scipy.stats.rankdata(method="average")``).
 Its **overall rank** is the rank of the mean of its four ranks (Brazdil & Soares
-2000; line ~1085 of the source), ties in the mean rank resolved by the lower
+2000; line 1079 of the source), ties in the mean rank resolved by the lower
 variance of the rank vector (Appendix E, line ~1533: "ties resolved by
 preferring lower variance of the rank vector"; we use the population variance,
 ``ddof=0``); methods still tied share the average rank.
@@ -230,7 +230,7 @@ def _check_metric_table(metric_table: Any) -> pd.DataFrame:
 
 
 def overall_rank(metric_table: pd.DataFrame, higher_is_better: Mapping[str, bool]) -> pd.Series:
-    """The overall rank of each method: the rank of its mean metric rank (§5.3, line ~1085).
+    """The overall rank of each method: the rank of its mean metric rank (§5.3, line 1079).
 
     Ties in the mean rank are resolved by the lower population variance of the
     method's rank vector (Appendix E, line ~1533); methods still tied share

@@ -104,7 +104,7 @@ class Recomputed:
 #: machines (the fast path of ``SVM(platt="cv")``): it is far the costliest, and :func:`run_sensitivity` runs it
 #: only when named.
 RECOMPUTED: dict[str, Recomputed] = {
-    "BMRI mean": Recomputed("BMRI's n_b estimates averaged, as its text says (lines 915, 941), not the median",
+    "BMRI mean": Recomputed("BMRI's n_b estimates averaged, as its text says (lines 915, 942), not the median",
                             lambda: {"BMRI": BootstrapMRI(aggregate="mean")}),
     "kknn kernels": Recomputed(
         "SMRI's and BMRI's 5-NN theta2 and the QBC committee's 5-NN and 21-NN with kknn's weights (Appendix C)",

@@ -612,7 +612,7 @@ class BootstrapMRI(Strategy):
     aggregate : {"median", "mean"}, default "median"
         The final estimate from the ``n_b`` resamples' estimates: the paper
         contradicts itself (:doc:`/deviations`): its text says "averaged"
-        (§4, lines 915 and 941) and its pseudocode takes the median
+        (§4, lines 915 and 942) and its pseudocode takes the median
         (Algorithm 2, line 943).  The median is the default: the algorithm
         as written.  With error-rate losses on small labelled sets the
         median ties many candidates (each resample's estimate takes few

@@ -426,7 +426,7 @@ def test_efelc_matches_roy_and_mccallum(classifier, problem_name, seed, n_labell
 
 @pytest.mark.parametrize("classifier", ["lda", "logreg", "kknn5"])
 def test_the_open_choices_match_their_reading_of_the_paper(classifier):
-    """BMRI's ``aggregate="mean"`` (the text's "averaged", lines 915 and 941) and the kknn kernel of the default
+    """BMRI's ``aggregate="mean"`` (the text's "averaged", lines 915 and 942) and the kknn kernel of the default
     5-NN theta2 (``theta2_kernel="optimal"``), SMRI's and BMRI's, against Algorithms 1 and 2 by hand."""
     case = make_case(5, "three-gaussians", n_labelled=7, n_pool=10)
     problem, X, y, pool, candidates, _ = case
