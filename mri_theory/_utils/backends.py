@@ -141,8 +141,8 @@ class Execution:
     >>> quiet = Execution(progress=False)
     >>> curves = run_curves("four-gaussian", "lda", "RS", pool_size=4, replicates=1, population_size=100,
     ...                     execution=quiet)
-    >>> curves.shape
-    (5, 11)
+    >>> curves.shape  # 5 steps; the result columns and record_q_c's (the truth exists)
+    (5, 14)
 
     The fields are checked when the object is made, and it is frozen:
 

@@ -20,7 +20,7 @@ lowest, a set of measure zero).  Everything is in terms of the pair functions :m
 * :func:`line_error` -- the predicted class along a line between the breakpoints, and the mass of each
   component's wrong classes (differences of the normal CDF of its conditional law); within a panel, two-class
   roots are continued from the previous lines and checked (:func:`_continued`; a panel's window edges certified
-  free of roots by :func:`_edge_free`), else isolated;
+  free of roots by :func:`edge_free`), else isolated;
 * :func:`events` -- where the outer integrand has kinks: a quadtree over the plane keeps the cells where
   Taylor's bounds (the Hessian and third-derivative norms of the kernel terms at their distance from the cell)
   exclude neither a vertical tangency of a pair's boundary (:math:`g = \partial_2 g = 0`) nor, with three or
@@ -286,7 +286,7 @@ def _continued(count, ref, ref_roots, prev_roots, x1, d1sq, q, S, c, gamma, lo, 
     """Whether the reference line's ``count`` roots continue to this line ``x1`` (:func:`line_error`; ``ref`` its
     layout): each by Newton's method, kept within half the gap to its neighbours, a simple root whose slope has
     the sign that the alternation from the reference's first sign gives it; and, unless the panel's window edges
-    are certified free of roots (``ref[6]``, :func:`_edge_free`), the sign at the line's two ends as the roots
+    are certified free of roots (``ref[6]``, :func:`edge_free`), the sign at the line's two ends as the roots
     say (a root that entered through an end flips it).  Between two events the boundary crosses every line of
     the panel the same number of times, so ``count`` distinct roots found are all of them.  The new roots are
     written to ``roots``.
@@ -350,7 +350,7 @@ def _continued(count, ref, ref_roots, prev_roots, x1, d1sq, q, S, c, gamma, lo, 
 
 
 @_jit
-def _edge_free(y, A, B, points, S, c, AD, gamma, scratch_v, scratch_s, bounds):  # pragma: no cover - compiled
+def edge_free(y, A, B, points, S, c, AD, gamma, scratch_v, scratch_s, bounds):  # pragma: no cover - compiled
     r"""Whether the two-class pair function is certified free of sign changes on the horizontal segment
     :math:`x_2 = y`, :math:`A \le x_1 \le B` (a panel's window edge): :func:`isolate_roots` along it finds none
     and leaves no cell unresolved.  Then the sign at that end of every line of the panel is the same, and no
@@ -457,7 +457,7 @@ def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m
     ``ref`` = ``(valid, count, sign of the first interval, its x_1, previous valid, previous x_1, edges free)``
     with ``ref_roots`` (and ``prev_roots``) describe the last line (and the one before) of the same panel (no
     event between them: the boundary crosses every line of the panel the same number of times, in the same
-    order); ``edges free`` is set per panel by :func:`rule_losses` (:func:`_edge_free`).  With two present
+    order); ``edges free`` is set per panel by :func:`rule_losses` (:func:`edge_free`).  With two present
     classes the roots are continued to this line (:func:`_continued`); otherwise, or if that fails, the line's
     roots are isolated (certified).  This line then becomes the reference.
     """
@@ -668,14 +668,14 @@ def line_log_smooth(x1, dim, points, S, c, classes, gamma, cap, comp_w, comp_m1,
                 index[cc] = j
         if index[cc] < 0 and line_dens[cc] > 0.0:  # absent: the cap on the whole line
             total += cap * line_dens[cc]
-    cuts = np.empty(len(_COMPONENT_CUTS) * C + 2)
+    cuts = np.empty(len(COMPONENT_CUTS) * C + 2)
     m = 0
     cuts[m] = lo
     m += 1
     for cc in range(C):
         if line_dens[cc] == 0.0 or index[cc] < 0:
             continue
-        for z in _COMPONENT_CUTS:
+        for z in COMPONENT_CUTS:
             t = line_mu[cc] + z * comp_sd[cc]
             if lo < t < hi:
                 cuts[m] = t
@@ -844,7 +844,7 @@ def _cell_bounds(c1, c2, h1, h2, points, AD, gamma, hess, third):  # pragma: no 
 
 
 @_jit
-def _newton_event(x, kind, p, p2, points, S, c, pa, pb, gamma, val, g1, g2, h11, h12, h22):  # pragma: no cover
+def newton_event(x, kind, p, p2, points, S, c, pa, pb, gamma, val, g1, g2, h11, h12, h22):  # pragma: no cover
     """Newton's method from ``x`` for a tangency (``kind`` 0: pair ``p``'s :math:`g = \\partial_2 g = 0`) or a
     meeting point (``kind`` 1: pairs ``p`` and ``p2`` both 0); returns whether it converged (``x`` updated)."""
     scale = 1.0 / math.sqrt(gamma)
@@ -910,7 +910,7 @@ def _single_tangency(x, c1, c2, h1, h2, r, points, S, c, pa, pb, gamma, val, g1,
     largest = math.sqrt(0.5 * (frob + math.sqrt(max(frob * frob - 4.0 * det * det, 0.0))))
     if largest == 0.0 or det / largest <= r * math.sqrt(hess * hess + third * third):
         return False
-    if not _newton_event(x, 0, 0, 0, points, S, c, pa, pb, gamma, val, g1, g2, h11, h12, h22):
+    if not newton_event(x, 0, 0, 0, points, S, c, pa, pb, gamma, val, g1, g2, h11, h12, h22):
         return False
     return abs(x[0] - c1) <= h1 and abs(x[1] - c2) <= h2
 
@@ -1016,7 +1016,7 @@ def events(points, S, c, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_no
                     if kind == 1 and p2 <= p:
                         continue
                     x[0], x[1] = c1, c2
-                    if not _newton_event(x, kind, p, p2, points, S, c, pa, pb, gamma, val, g1, g2, h11, h12, h22):
+                    if not newton_event(x, kind, p, p2, points, S, c, pa, pb, gamma, val, g1, g2, h11, h12, h22):
                         continue
                     if abs(x[0] - c1) > 4.0 * r or abs(x[1] - c2) > 4.0 * r:
                         continue
@@ -1046,11 +1046,11 @@ def events(points, S, c, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_no
 
 
 #: where each component's density in x_1 starts the outer panels (in its deviations from its mean)
-_COMPONENT_CUTS = (-4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0)
+COMPONENT_CUTS = (-4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0)
 
 
 @_jit
-def _unsmoothed(tau):  # pragma: no cover - compiled by numba
+def unsmoothed(tau):  # pragma: no cover - compiled by numba
     """The ``s`` in ``[0, 1]`` with :math:`3s^2 - 2s^3 = \\tau` (the outer substitution inverted; Newton's method
     safeguarded by bisection)."""
     lo, hi = 0.0, 1.0
@@ -1200,24 +1200,24 @@ def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
             edges[ne - 1] = x_hi
         total, unresolved_total, estimate = 0.0, 0.0, 0.0
         stack_a, stack_b, stack_d = np.empty(512), np.empty(512), np.empty(512, dtype=np.int64)
-        starts = np.empty(len(_COMPONENT_CUTS) * C)
+        starts = np.empty(len(COMPONENT_CUTS) * C)
         values, unresolved_values = np.empty(15), np.empty(15)
         for k in range(ne - 1):
             A, B = edges[k], edges[k + 1]
             ref[0] = 0.0  # a new panel: its first line is isolated
             ref[6] = 0.0  # and its window edges are certified free of roots once (then no line checks its ends)
             if (continued and kp == 2 and not log
-                    and _edge_free(window[0], A, B, P, S, c, AD, gamma, scratch_v, scratch_s, first)
-                    and _edge_free(window[1], A, B, P, S, c, AD, gamma, scratch_v, scratch_s, first)):
+                    and edge_free(window[0], A, B, P, S, c, AD, gamma, scratch_v, scratch_s, first)
+                    and edge_free(window[1], A, B, P, S, c, AD, gamma, scratch_v, scratch_s, first)):
                 ref[6] = 1.0
             # the panel starts cut where the components' densities change scale (their means and +-1, 2, 4
             # deviations), in the substituted variable, pushed so that the panel is integrated from left to right
             m_cuts = 0
             for cc in range(C):
-                for z in _COMPONENT_CUTS:
+                for z in COMPONENT_CUTS:
                     xc = comp_m1[cc] + z * comp_s1[cc]
                     if A < xc < B and m_cuts < starts.size:
-                        starts[m_cuts] = _unsmoothed((xc - A) / (B - A))
+                        starts[m_cuts] = unsmoothed((xc - A) / (B - A))
                         m_cuts += 1
             pieces = np.sort(starts[:m_cuts])
             top = 0

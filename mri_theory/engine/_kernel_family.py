@@ -28,15 +28,15 @@ import numba
 import numpy as np
 
 from mri_theory.engine._kernel_compiled import (
-    _COMPONENT_CUTS,
+    COMPONENT_CUTS,
     EVENT_CELL,
     MAX_EVENT_CELLS,
     REACH,
-    _edge_free,
-    _newton_event,
-    _unsmoothed,
+    edge_free,
     kronrod_panel,
     line_error,
+    newton_event,
+    unsmoothed,
 )
 
 _jit = numba.njit(cache=True, nogil=True)
@@ -124,7 +124,7 @@ def family_events(points, A, alpha, const, extra, P_all, S_all, c_all, gamma, bo
     Rule ``r``'s pair function is ``A[r] @ K(x, points) + alpha[r] K(x, extra[r]) + const[r]`` (the kernels
     themselves; ``const`` holds the ``-1`` terms); ``P_all[r]``, ``S_all[r]``, ``c_all[r]`` the same rule as
     two class scores over the shared points and its own (for Newton's method,
-    :func:`~mri_theory.engine._kernel_compiled._newton_event`, evaluated exactly).  A cell of the tree carries
+    :func:`~mri_theory.engine._kernel_compiled.newton_event`, evaluated exactly).  A cell of the tree carries
     the rules for which it is open: those whose Taylor bounds about its centre (the value's reach, to second
     order with the Hessian bound or to third order with the Hessian at the centre, whichever is smaller; and the
     vertical slope's reach) exclude no tangency.  The rules' tests are the per-rule quadtree's, from their
@@ -205,7 +205,7 @@ def family_events(points, A, alpha, const, extra, P_all, S_all, c_all, gamma, bo
                 largest = math.sqrt(0.5 * (frob + math.sqrt(max(frob * frob - 4.0 * det * det, 0.0))))
                 if largest > 0.0 and det / largest > r_cell * math.sqrt(hess * hess + third * third):
                     x[0], x[1] = c1, c2
-                    if (_newton_event(x, 0, 0, 0, P_all[r], S_all[r], c_all[r], pa, pb, gamma, val, g1, g2, h11,
+                    if (newton_event(x, 0, 0, 0, P_all[r], S_all[r], c_all[r], pa, pb, gamma, val, g1, g2, h11,
                                       h12, h22) and abs(x[0] - c1) <= h1 and abs(x[1] - c2) <= h2):
                         known = False  # the cell's one event (a neighbour may have found it too)
                         for f in range(counts[r]):
@@ -222,7 +222,7 @@ def family_events(points, A, alpha, const, extra, P_all, S_all, c_all, gamma, bo
             # the finest cells: Newton's method from the centre; a failure gives a cut
             x[0], x[1] = c1, c2
             found = False
-            if (_newton_event(x, 0, 0, 0, P_all[r], S_all[r], c_all[r], pa, pb, gamma, val, g1, g2, h11, h12, h22)
+            if (newton_event(x, 0, 0, 0, P_all[r], S_all[r], c_all[r], pa, pb, gamma, val, g1, g2, h11, h12, h22)
                     and abs(x[0] - c1) <= 4.0 * r_cell and abs(x[1] - c2) <= 4.0 * r_cell):
                 found = True
                 known = False
@@ -346,7 +346,7 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
     scratch_v, scratch_s = np.empty(6), np.empty(2)
     first = np.empty(1)
     stack_a, stack_b, stack_d = np.empty(512), np.empty(512), np.empty(512, dtype=np.int64)
-    starts = np.empty(len(_COMPONENT_CUTS) * C)
+    starts = np.empty(len(COMPONENT_CUTS) * C)
     values, unresolved_values = np.empty(15), np.empty(15)
     full_points = np.empty((n + 1, 2))
     full_points[:n] = points
@@ -388,15 +388,15 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
             a_edge, b_edge = edges[k], edges[k + 1]
             ref[0] = 0.0  # a new panel: its first line is isolated
             ref[6] = 0.0
-            if (_edge_free(window[0], a_edge, b_edge, P, S, c, AD, gamma, scratch_v, scratch_s, first)
-                    and _edge_free(window[1], a_edge, b_edge, P, S, c, AD, gamma, scratch_v, scratch_s, first)):
+            if (edge_free(window[0], a_edge, b_edge, P, S, c, AD, gamma, scratch_v, scratch_s, first)
+                    and edge_free(window[1], a_edge, b_edge, P, S, c, AD, gamma, scratch_v, scratch_s, first)):
                 ref[6] = 1.0
             m_cuts = 0
             for cc in range(C):
-                for z in _COMPONENT_CUTS:
+                for z in COMPONENT_CUTS:
                     xc = comp_m1[cc] + z * comp_s1[cc]
                     if a_edge < xc < b_edge and m_cuts < starts.size:
-                        starts[m_cuts] = _unsmoothed((xc - a_edge) / (b_edge - a_edge))
+                        starts[m_cuts] = unsmoothed((xc - a_edge) / (b_edge - a_edge))
                         m_cuts += 1
             pieces = np.sort(starts[:m_cuts])
             top = 0

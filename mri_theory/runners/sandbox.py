@@ -284,8 +284,8 @@ def run_curves(
     ...             population_size=100, execution=Execution(progress=False))
     >>> tmp = tempfile.TemporaryDirectory()
     >>> curves = run_curves(**tiny, out=tmp.name)
-    >>> curves.shape  # 2 strategies x (the initial set of 2 points, then 4 labels): 5 rows each
-    (10, 11)
+    >>> curves.shape  # 2 strategies x (the initial set of 2 points, then 4 labels): 5 rows each; record_q_c's columns
+    (10, 14)
     >>> curves.n_labelled.unique().tolist(), curves.loc[curves.strategy == "SE", "chosen"].tolist()
     ([2, 3, 4, 5, 6], [2, 3, 1, 0, -1])
 
@@ -379,14 +379,14 @@ def read_curves(path: str | os.PathLike) -> pd.DataFrame:
     --------
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from mri_theory.runners import RESULT_COLUMNS, Execution, read_curves, run_curves
+    >>> from mri_theory.runners import RECORD_COLUMNS, RESULT_COLUMNS, Execution, read_curves, run_curves
     >>> tmp = tempfile.TemporaryDirectory()
     >>> curves = run_curves("four-gaussian", "lda", ["RS", "SE"], pool_size=4, replicates=1, population_size=100,
     ...                     out=tmp.name, execution=Execution(progress=False))
     >>> table = read_curves(tmp.name)  # the folder, or its curves.csv
     >>> table.equals(curves), read_curves(Path(tmp.name) / "curves.csv").equals(curves)
     (True, True)
-    >>> list(table.columns) == RESULT_COLUMNS
+    >>> list(table.columns) == RESULT_COLUMNS + RECORD_COLUMNS  # the truth exists: record_q_c records it
     True
 
     A table that no longer matches its checksum is refused:
