@@ -173,6 +173,36 @@ def _compiled() -> Any:
     return _kernel_compiled
 
 
+def _check_truth(truth: Any) -> None:
+    """A TypeError unless ``truth`` is a :class:`~mri_theory.engine.exact.MixtureTruth`, a ValueError unless it is
+    in one or two dimensions."""
+    if not isinstance(truth, MixtureTruth):
+        raise TypeError(f"truth must be a MixtureTruth (e.g. MixtureTruth.from_problem(problem)), "
+                        f"got {type(truth).__name__}")
+    if truth.dim > MAX_DIM:
+        raise ValueError(f"truth has dimension {truth.dim}: kernel rules are integrated for d = 1 and d = 2 only")
+
+
+def _check_rules(constants: ArrayLike, R: int, k: int, gamma: float, tolerance: float,
+                 present: ArrayLike | None) -> tuple[np.ndarray, float, float, np.ndarray]:
+    """``R`` rules' checked constants ``(R, k)``, ``gamma``, ``tolerance`` and their present classes (all by
+    default; a boolean ``(R, k)`` with one present class at least in every rule)."""
+    c = check.finite_array(constants, "constants")
+    if c.shape != (R, k):
+        raise ValueError(f"constants must have shape (R, k) = ({R}, {k}), got {c.shape}")
+    gamma = check.positive_scalar(gamma, "gamma")
+    tolerance = check.positive_scalar(tolerance, "tolerance")
+    if present is None:
+        return c, gamma, tolerance, np.ones((R, k), dtype=bool)
+    mask = np.asarray(present)
+    if mask.dtype != bool or mask.shape != (R, k):
+        raise ValueError(f"present must be a boolean array of shape (R, k) = ({R}, {k}), got "
+                         f"{mask.dtype} {mask.shape}")
+    if not mask.any(axis=1).all():
+        raise ValueError("present must hold at least one present class in every rule")
+    return c, gamma, tolerance, mask
+
+
 def _check_floor_unreached(truth: MixtureTruth, P: np.ndarray, S: np.ndarray, c: np.ndarray, mask: np.ndarray,
                            gamma: float, cap: float) -> None:
     r"""A ValueError unless, in every rule with three or more present classes, no present class's floored log
@@ -267,11 +297,7 @@ def kernel_losses(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike, con
     >>> bool(abs(rates.loss[0] - norm.cdf(-2.0 / np.sqrt(5.0))) < 1e-12)
     True
     """
-    if not isinstance(truth, MixtureTruth):
-        raise TypeError(f"truth must be a MixtureTruth (e.g. MixtureTruth.from_problem(problem)), "
-                        f"got {type(truth).__name__}")
-    if truth.dim > MAX_DIM:
-        raise ValueError(f"truth has dimension {truth.dim}: kernel rules are integrated for d = 1 and d = 2 only")
+    _check_truth(truth)
     d, k = truth.dim, truth.n_classes
     S = check.finite_array(scores, "scores")
     if S.ndim != 3 or S.shape[1] != k or S.shape[2] < 1:
@@ -282,26 +308,13 @@ def kernel_losses(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike, con
         P = np.broadcast_to(P, (R,) + P.shape)
     if P.shape != (R, n, d):
         raise ValueError(f"points must have shape (n, d) or (R, n, d) = ({R}, {n}, {d}), got {P.shape}")
-    c = check.finite_array(constants, "constants")
-    if c.shape != (R, k):
-        raise ValueError(f"constants must have shape (R, k) = ({R}, {k}), got {c.shape}")
-    gamma = check.positive_scalar(gamma, "gamma")
-    tolerance = check.positive_scalar(tolerance, "tolerance")
+    c, gamma, tolerance, mask = _check_rules(constants, R, k, gamma, tolerance, present)
     isolate_every_line = check.flag(isolate_every_line, "isolate_every_line")
     loss = check_loss(loss)
     if loss not in ("error", "log"):
         raise ValueError(f"loss must be 'error' or 'log' (the classifier's own confidence 'lc' has no exact form), "
                          f"got {loss!r}")
     cap = check_floor(floor) if loss == "log" else 0.0
-    if present is None:
-        mask = np.ones((R, k), dtype=bool)
-    else:
-        mask = np.asarray(present)
-        if mask.dtype != bool or mask.shape != (R, k):
-            raise ValueError(f"present must be a boolean array of shape (R, k) = ({R}, {k}), got "
-                             f"{mask.dtype} {mask.shape}")
-        if not mask.any(axis=1).all():
-            raise ValueError("present must hold at least one present class in every rule")
     counts = mask.sum(axis=1)
     if loss == "log" and np.any(counts > 2):
         _check_floor_unreached(truth, P, S, c, mask, gamma, cap)
@@ -394,8 +407,7 @@ def _family_losses(truth: MixtureTruth, points: ArrayLike, extra: ArrayLike, sco
                    tolerance: float) -> tuple[KernelLosses, np.ndarray, np.ndarray]:
     """:func:`kernel_losses_family` with a mask of the rules that fell back to :func:`kernel_losses` and each
     rule's number of events (-1 where it fell back)."""
-    if not isinstance(truth, MixtureTruth):
-        raise TypeError(f"truth must be a MixtureTruth, got {type(truth).__name__}")
+    _check_truth(truth)
     d, k = truth.dim, truth.n_classes
     P = check.finite_array(points, "points")
     if P.ndim != 2 or P.shape[1] != d:
@@ -408,15 +420,7 @@ def _family_losses(truth: MixtureTruth, points: ArrayLike, extra: ArrayLike, sco
     R = S.shape[0]
     if E.shape != (R, d):
         raise ValueError(f"extra must have shape (R, d) = ({R}, {d}), got {E.shape}")
-    c = check.finite_array(constants, "constants")
-    if c.shape != (R, k):
-        raise ValueError(f"constants must have shape (R, k) = ({R}, {k}), got {c.shape}")
-    gamma = check.positive_scalar(gamma, "gamma")
-    tolerance = check.positive_scalar(tolerance, "tolerance")
-    mask = np.ones((R, k), dtype=bool) if present is None else np.asarray(present)
-    if mask.dtype != bool or mask.shape != (R, k):
-        raise ValueError(f"present must be a boolean array of shape (R, k) = ({R}, {k}), got {mask.dtype} "
-                         f"{mask.shape}")
+    c, gamma, tolerance, mask = _check_rules(constants, R, k, gamma, tolerance, present)
     family = (mask.sum(axis=1) == 2) if d == 2 else np.zeros(R, dtype=bool)
     loss, unresolved, estimate = np.empty(R), np.empty(R), np.empty(R)
     counts = np.full(R, -1, dtype=np.int64)

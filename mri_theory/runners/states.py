@@ -47,7 +47,7 @@ than 3 standard errors of their paired difference, tied exactly, or, with that
 confidence, better by less than 5 % of the spread of :math:`Q^c` over the
 candidates: the per-comparison rule, ``level=None``, with no family-wise
 control, which the committed states were decided by;
-:func:`~mri_theory.runners._curves.decided_truth` says when the runners move to
+``runners._curves.decided_truth`` says when the runners move to
 the family-wise :data:`~mri_theory.engine.targets.LEVEL`).  The summaries
 (:func:`mri_theory.evaluation.summarise_states`) use it.
 
