@@ -197,8 +197,8 @@ class Classifier(skbase.BaseEstimator):
         (:func:`~mri_theory.engine.resolve_truth`); True by default.  False
         where the exact path costs far more than the sampled race, so that
         the runners' default stays sampled and ``truth="exact"`` asks for it
-        (the SVM: its retrained models are integrated one by one, 3-26x the
-        race's step, issue 53).
+        (the SVM: its exact MRI-best step costs several times the race's,
+        ``benchmarks/bench_svm_exact.py``, issue 53).
 
     See Also
     --------
