@@ -51,6 +51,10 @@ _INV_SQRT_2PI = 0.3989422804014327
 MIN_CELL = 1e-13
 #: quadtree cells whose half-diagonal is below this (times the kernel's width) are solved by Newton's method
 EVENT_CELL = 1e-3
+#: two events nearer than this (times the kernel's width) are one (the quadtree's duplicates); any two farther
+#: apart are both panel edges, since the number of roots on a line may change at each (a panel holding an event
+#: would continue the wrong number of roots past it)
+SAME_EVENT = 1e-9
 #: components are integrated over this many standard deviations each way (the mass beyond: 2e-21)
 REACH = 9.5
 _NEWTON_STEPS = 40
@@ -1190,7 +1194,7 @@ def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
         edges[ne] = x_lo
         ne += 1
         for k in range(m):
-            if x_lo < cuts[k] < x_hi and cuts[k] - edges[ne - 1] > EVENT_CELL / math.sqrt(gamma):
+            if x_lo < cuts[k] < x_hi and cuts[k] - edges[ne - 1] > SAME_EVENT / math.sqrt(gamma):
                 edges[ne] = cuts[k]
                 ne += 1
         if x_hi - edges[ne - 1] > 1e-12 * (1.0 + abs(x_hi)):

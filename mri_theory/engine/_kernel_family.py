@@ -32,12 +32,21 @@ from mri_theory.engine._kernel_compiled import (
     EVENT_CELL,
     MAX_EVENT_CELLS,
     REACH,
+    SAME_EVENT,
     _edge_free,
+    _line_setup,
     _newton_event,
+    _two_class_mass,
     _unsmoothed,
+    curved_scores_on_line,
     kronrod_panel,
     line_error,
+    scores_on_line,
 )
+
+#: A continued root is accepted once its certified distance from the Newton iterate is below this, relative to
+#: ``max(1, |t|)`` (:func:`_continued_certified`).
+ROOT_ACCURACY = 1e-13
 
 _jit = numba.njit(cache=True, nogil=True)
 
@@ -270,6 +279,116 @@ def family_events(points, A, alpha, const, extra, P_all, S_all, c_all, gamma, bo
 
 
 @_jit
+def _continued_certified(count, ref, ref_roots, prev_roots, prev2_roots, x1, d1sq, q, S, c, gamma, third, lo, hi,
+                         roots, scratch_v, scratch_s, curves):  # pragma: no cover - compiled by numba
+    r""":func:`~mri_theory.engine._kernel_compiled._continued` with a predictor from the panel's last three lines
+    and a certified stop of Newton's method, usually after one evaluation.
+
+    Each root is predicted by the quadratic through the last three lines' roots of the panel (``prev2_roots``,
+    ``ref[7]`` its :math:`x_1`, ``ref[8]`` whether it is of the same panel and count), else the linear one
+    through the last two, used where it lies within half the gap to the reference roots' neighbours.  At an
+    iterate :math:`t` with :math:`g, g', g''` evaluated exactly and Newton step :math:`s = g/g'`, let :math:`M =
+    |g''(t)| + 3|s| L_3` (``third`` :math:`= L_3 = 3.9 \gamma^{3/2} \sum_i |A_i|` bounds the third derivative
+    on every vertical line), a bound of :math:`|g''|` on :math:`J = [t - 3|s|, t + 3|s|]`.  Where :math:`3|s| M
+    \le |g'(t)|/2`, :math:`|g'| \ge |g'(t)|/2` on :math:`J` (at most one root there, simple, of the slope's
+    sign), and :math:`|g(t - s)| \le M s^2/2` by Taylor's theorem, so :math:`g` has exactly one root in
+    :math:`J`, within :math:`M s^2 / |g'(t)|` of :math:`t - s`; the iterate :math:`t - s` is accepted once that
+    is below ``ROOT_ACCURACY`` :math:`\max(1, |t|)`, otherwise Newton's method goes on from it.  Every other check
+    is :func:`~mri_theory.engine._kernel_compiled._continued`'s: each root kept within half the gap to its
+    neighbours, of the slope's sign that the alternation from the reference's first sign gives it, the roots in
+    order, and (unless the panel's window edges are certified root-free) the signs at the line's ends as the
+    roots say.  Between two events the boundary crosses every line of the panel the same number of times, so
+    ``count`` distinct roots found are all of them."""
+    first_sign = ref[2]
+    sign = first_sign
+    x0, xp, xq = ref[3], ref[5], ref[7]
+    linear = ref[4] > 0.0 and xp != x0
+    quadratic = linear and ref[8] > 0.0 and xq != x0 and xq != xp
+    l0, lp, lq = 0.0, 0.0, 0.0
+    if quadratic:
+        l0 = (x1 - xp) * (x1 - xq) / ((x0 - xp) * (x0 - xq))
+        lp = (x1 - x0) * (x1 - xq) / ((xp - x0) * (xp - xq))
+        lq = (x1 - x0) * (x1 - xp) / ((xq - x0) * (xq - xp))
+    rate = (x1 - x0) / (x0 - xp) if linear else 0.0
+    for k in range(count):
+        t = ref_roots[k]
+        low = -np.inf if k == 0 else 0.5 * (ref_roots[k - 1] + t)
+        high = np.inf if k == count - 1 else 0.5 * (t + ref_roots[k + 1])
+        if linear:
+            guess = l0 * t + lp * prev_roots[k] + lq * prev2_roots[k] if quadratic else low
+            if not low < guess < high:
+                guess = t + rate * (t - prev_roots[k])
+            if low < guess < high:
+                t = guess
+        done = False
+        slope = 0.0
+        for _ in range(30):
+            curved_scores_on_line(t, d1sq, q, S, c, gamma, scratch_v, scratch_s, curves)
+            g, slope, bend = scratch_v[1] - scratch_v[0], scratch_s[1] - scratch_s[0], curves[1] - curves[0]
+            if slope == 0.0:
+                return False
+            step = g / slope
+            t_new = t - step
+            if not (low < t_new < high):
+                return False
+            size, m = abs(step), abs(slope)
+            bound = abs(bend) + 3.0 * size * third
+            t = t_new
+            if 6.0 * size * bound <= m and bound * size * size <= ROOT_ACCURACY * m * max(1.0, abs(t)):
+                done = True
+                break
+        # the root must change the sign from the interval before it (positive before: a negative slope)
+        if not done or (slope > 0.0) == (sign > 0.0):
+            return False
+        roots[k] = t
+        sign = -sign
+        if k > 0 and not roots[k - 1] < roots[k]:
+            return False
+    if ref[6] > 0.0:
+        return True
+    for end in (lo, hi):
+        expected = first_sign
+        for k in range(count):
+            if roots[k] < end:
+                expected = -expected
+        scores_on_line(end, d1sq, q, S, c, gamma, scratch_v, scratch_s)
+        g = scratch_v[1] - scratch_v[0]
+        if g == 0.0 or (g > 0.0) != (expected > 0.0):
+            return False
+    return True
+
+
+@_jit
+def _family_line(x1, points, S, c, AD, pa, pb, classes, gamma, third, comp_w, comp_m1, comp_s1, comp_m2, comp_slope,
+                 comp_sd, comp_label, work_roots, scratch_v, scratch_s, curves, first, d1sq, d1w, line_mu, line_dens,
+                 ref, ref_roots, prev_roots, prev2_roots, window):  # pragma: no cover - compiled by numba
+    """:func:`~mri_theory.engine._kernel_compiled.line_error` of a two-class rule in 2-D, its roots continued by
+    :func:`_continued_certified`; a line whose roots are not continued is isolated by ``line_error`` itself
+    (certified) and becomes the panel's new reference."""
+    if ref[0] > 0.0:
+        lo, hi = _line_setup(x1, 2, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu,
+                             line_dens, d1sq, d1w, window)
+        if not lo < hi:
+            return 0.0, 0.0
+        count = int(ref[1])
+        if _continued_certified(count, ref, ref_roots, prev_roots, prev2_roots, x1, d1sq, points[:, 1], S, c, gamma,
+                                third, lo, hi, work_roots, scratch_v, scratch_s, curves):
+            total = _two_class_mass(count, work_roots, ref[2], classes, comp_label, comp_sd, line_mu, line_dens)
+            for k in range(count):
+                prev2_roots[k] = prev_roots[k]
+                prev_roots[k] = ref_roots[k]
+                ref_roots[k] = work_roots[k]
+            ref[8], ref[7] = ref[4], ref[5]
+            ref[4], ref[5], ref[3] = 1.0, ref[3], x1
+            return total, 0.0
+        ref[0] = 0.0  # isolated by line_error
+    ref[8] = 0.0
+    return line_error(x1, 2, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope,
+                      comp_sd, comp_label, work_roots, scratch_v, scratch_s, first, d1sq, d1w, line_mu, line_dens, ref,
+                      ref_roots, prev_roots, window)
+
+
+@_jit
 def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_m, comp_cov, comp_label, tol,
                   nodes, kronrod, gauss, out_err, out_unresolved, out_estimate, out_events):  # pragma: no cover
     r"""The exact error rate of each two-class rule ``r`` of a 2-D family (scores ``S_all[r]`` ``(2, n + 1)``
@@ -340,7 +459,8 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
     pa = np.zeros(1, dtype=np.int64)
     pb = np.ones(1, dtype=np.int64)
     line_mu, line_dens = np.empty(C), np.empty(C)
-    ref, ref_roots, prev_roots = np.zeros(7), np.empty(4096), np.empty(4096)
+    ref, ref_roots, prev_roots, prev2_roots = np.zeros(9), np.empty(4096), np.empty(4096), np.empty(4096)
+    curves = np.empty(6)
     window = np.zeros(2)
     work_roots = np.empty(4096)
     scratch_v, scratch_s = np.empty(6), np.empty(2)
@@ -366,6 +486,7 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
         AD = np.zeros((1, nr))
         for i in range(nr):
             AD[0, i] = abs(S[1, i] - S[0, i])
+        third = 3.9 * gamma * math.sqrt(gamma) * np.sum(AD[0])  # |g'''| on any vertical line
         d1sq, d1w = np.empty(nr), np.empty(nr)
         window[0], window[1] = y_lo, y_hi
         m = counts[r]
@@ -375,7 +496,7 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
         edges[ne] = x_lo
         ne += 1
         for k in range(m):
-            if x_lo < cuts[k] < x_hi and cuts[k] - edges[ne - 1] > EVENT_CELL / math.sqrt(gamma):
+            if x_lo < cuts[k] < x_hi and cuts[k] - edges[ne - 1] > SAME_EVENT / math.sqrt(gamma):
                 edges[ne] = cuts[k]
                 ne += 1
         if x_hi - edges[ne - 1] > 1e-12 * (1.0 + abs(x_hi)):
@@ -416,9 +537,10 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
                     s = s0 + half * (1.0 + nodes[i])
                     x1 = a_edge + (b_edge - a_edge) * (s * s * (3.0 - 2.0 * s))
                     jac = (b_edge - a_edge) * 6.0 * s * (1.0 - s)
-                    v, u = line_error(x1, 2, P, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1, comp_s1, comp_m2,
-                                      comp_slope, comp_sd, comp_label, work_roots, scratch_v, scratch_s, first, d1sq,
-                                      d1w, line_mu, line_dens, ref, ref_roots, prev_roots, window)
+                    v, u = _family_line(x1, P, S, c, AD, pa, pb, classes, gamma, third, comp_w, comp_m1, comp_s1,
+                                        comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v, scratch_s,
+                                        curves, first, d1sq, d1w, line_mu, line_dens, ref, ref_roots, prev_roots,
+                                        prev2_roots, window)
                     values[i] = v * jac
                     unresolved_values[i] = u * jac
                 kron, err = kronrod_panel(values, half, kronrod, gauss)

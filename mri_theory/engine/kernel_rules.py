@@ -66,7 +66,9 @@ are then one-to-one there: at most one event, and one that Newton's method finds
 Cells farther than ``REACH`` standard deviations from every component in its own whitened coordinates are
 skipped.
 
-*The outer integral.*  Between consecutive events the range :math:`m_c \pm` ``REACH`` :math:`\sigma_c` of the
+*The outer integral.*  Every event is a panel edge (two nearer than ``SAME_EVENT`` = :math:`10^{-9}` kernel
+widths are one: the number of roots on a line may change at each, and a panel must not hold one).  Between
+consecutive events the range :math:`m_c \pm` ``REACH`` :math:`\sigma_c` of the
 first coordinate is integrated by adaptive Gauss-Kronrod (7-15 points, QUADPACK's error estimate, bisection
 until the estimate is below ``tolerance`` per unit length of the substituted variable; the first pieces are cut
 at each component's mean and 1, 2 and 4 deviations each side), after the substitution
