@@ -38,7 +38,6 @@ from mri_theory.engine._kernel_compiled import (
     _newton_event,
     _two_class_mass,
     _unsmoothed,
-    curved_scores_on_line,
     kronrod_panel,
     line_error,
     scores_on_line,
@@ -279,14 +278,47 @@ def family_events(points, A, alpha, const, extra, P_all, S_all, c_all, gamma, bo
 
 
 @_jit
-def _continued_certified(count, ref, ref_roots, prev_roots, prev2_roots, x1, d1sq, q, S, c, gamma, third, lo, hi,
-                         roots, scratch_v, scratch_s, curves):  # pragma: no cover - compiled by numba
-    r""":func:`~mri_theory.engine._kernel_compiled._continued` with a predictor from the panel's last three lines
+def _pair_on_line(t, x1, px, d1sq, q, A, cdiff, gamma, out):  # pragma: no cover - compiled by numba
+    r"""The pair function :math:`g = \sum_i A_i (K_i - 1) + c_1 - c_0` of a two-class rule at :math:`(x_1, t)`
+    (``px``, ``q`` the points' coordinates, ``d1sq`` their squared first-coordinate distances to the line): ``out``
+    = :math:`(g, \partial_2 g, \partial_2^2 g, \partial_1 g)`, the differences of
+    :func:`~mri_theory.engine._kernel_compiled.curved_scores_on_line`'s class scores summed at once (the same
+    split of near terms by ``expm1`` and far ones by ``exp``)."""
+    near_sum, far_sum, far_coef = 0.0, 0.0, 0.0
+    d_t, d_tt, d_x = 0.0, 0.0, 0.0
+    g2 = 2.0 * gamma
+    for i in range(A.size):
+        a = A[i]
+        d2 = t - q[i]
+        x = gamma * (d1sq[i] + d2 * d2)
+        if x < 1.0:
+            em1 = math.expm1(-x)
+            k = em1 + 1.0
+            near_sum += a * em1
+        else:
+            k = math.exp(-x)
+            far_sum += a * k
+            far_coef += a
+        ak = a * k
+        d_t -= g2 * d2 * ak
+        d_tt += (g2 * g2 * d2 * d2 - g2) * ak
+        d_x -= g2 * (x1 - px[i]) * ak
+    out[0] = (cdiff - far_coef) + (near_sum + far_sum)
+    out[1], out[2], out[3] = d_t, d_tt, d_x
+
+
+@_jit
+def _continued_certified(count, ref, ref_roots, prev_roots, ref_slopes, prev_slopes, x1, px, d1sq, q, A, cdiff, S,
+                         c, gamma, third, lo, hi, roots, slopes, scratch_v, scratch_s,
+                         pair):  # pragma: no cover - compiled by numba
+    r""":func:`~mri_theory.engine._kernel_compiled._continued` with a predictor from the panel's last two lines
     and a certified stop of Newton's method, usually after one evaluation.
 
-    Each root is predicted by the quadratic through the last three lines' roots of the panel (``prev2_roots``,
-    ``ref[7]`` its :math:`x_1`, ``ref[8]`` whether it is of the same panel and count), else the linear one
-    through the last two, used where it lies within half the gap to the reference roots' neighbours.  At an
+    Each root is predicted by the cubic through the last two lines' roots of the panel and their slopes
+    :math:`dt/dx_1 = -\partial_1 g / \partial_2 g` (``ref_slopes``, ``prev_slopes``; ``ref[7]``, ``ref[8]``
+    whether they are known: a continued line's, not an isolated one's), or the polynomial of the data known,
+    used where it lies within half the gap to the reference roots' neighbours.  The pair function and its
+    derivatives are :func:`_pair_on_line`'s.  At an
     iterate :math:`t` with :math:`g, g', g''` evaluated exactly and Newton step :math:`s = g/g'`, let :math:`M =
     |g''(t)| + 3|s| L_3` (``third`` :math:`= L_3 = 3.9 \gamma^{3/2} \sum_i |A_i|` bounds the third derivative
     on every vertical line), a bound of :math:`|g''|` on :math:`J = [t - 3|s|, t + 3|s|]`.  Where :math:`3|s| M
@@ -301,30 +333,38 @@ def _continued_certified(count, ref, ref_roots, prev_roots, prev2_roots, x1, d1s
     ``count`` distinct roots found are all of them."""
     first_sign = ref[2]
     sign = first_sign
-    x0, xp, xq = ref[3], ref[5], ref[7]
-    linear = ref[4] > 0.0 and xp != x0
-    quadratic = linear and ref[8] > 0.0 and xq != x0 and xq != xp
-    l0, lp, lq = 0.0, 0.0, 0.0
-    if quadratic:
-        l0 = (x1 - xp) * (x1 - xq) / ((x0 - xp) * (x0 - xq))
-        lp = (x1 - x0) * (x1 - xq) / ((xp - x0) * (xp - xq))
-        lq = (x1 - x0) * (x1 - xp) / ((xq - x0) * (xq - xp))
-    rate = (x1 - x0) / (x0 - xp) if linear else 0.0
+    x0, xp = ref[3], ref[5]
+    linear = ref[4] > 0.0 and xp != x0  # the previous line of the panel, with its roots
+    with_slope = ref[7] > 0.0  # the reference's roots' slopes dt/dx1
+    hermite = linear and with_slope and ref[8] > 0.0  # and the previous line's
     for k in range(count):
         t = ref_roots[k]
         low = -np.inf if k == 0 else 0.5 * (ref_roots[k - 1] + t)
         high = np.inf if k == count - 1 else 0.5 * (t + ref_roots[k + 1])
-        if linear:
-            guess = l0 * t + lp * prev_roots[k] + lq * prev2_roots[k] if quadratic else low
-            if not low < guess < high:
-                guess = t + rate * (t - prev_roots[k])
-            if low < guess < high:
-                t = guess
+        guess = t
+        if hermite:  # the cubic through both lines' roots with their slopes
+            span = x0 - xp
+            f1 = (t - prev_roots[k]) / span
+            f2 = (f1 - prev_slopes[k]) / span
+            f3 = ((ref_slopes[k] - f1) / span - f2) / span
+            u = x1 - xp
+            guess = prev_roots[k] + u * (prev_slopes[k] + u * (f2 + f3 * (x1 - x0)))
+        elif linear and with_slope:  # the quadratic through both lines' roots with the reference's slope
+            span = x0 - xp
+            curve = (ref_slopes[k] - (t - prev_roots[k]) / span) / span
+            u = x1 - x0
+            guess = t + u * (ref_slopes[k] + curve * u)
+        elif with_slope:
+            guess = t + ref_slopes[k] * (x1 - x0)
+        elif linear:
+            guess = t + (x1 - x0) / (x0 - xp) * (t - prev_roots[k])
+        if low < guess < high:
+            t = guess
         done = False
         slope = 0.0
         for _ in range(30):
-            curved_scores_on_line(t, d1sq, q, S, c, gamma, scratch_v, scratch_s, curves)
-            g, slope, bend = scratch_v[1] - scratch_v[0], scratch_s[1] - scratch_s[0], curves[1] - curves[0]
+            _pair_on_line(t, x1, px, d1sq, q, A, cdiff, gamma, pair)
+            g, slope, bend = pair[0], pair[1], pair[2]
             if slope == 0.0:
                 return False
             step = g / slope
@@ -341,6 +381,7 @@ def _continued_certified(count, ref, ref_roots, prev_roots, prev2_roots, x1, d1s
         if not done or (slope > 0.0) == (sign > 0.0):
             return False
         roots[k] = t
+        slopes[k] = -pair[3] / slope  # the root's slope dt/dx1, for the predictor
         sign = -sign
         if k > 0 and not roots[k - 1] < roots[k]:
             return False
@@ -359,34 +400,34 @@ def _continued_certified(count, ref, ref_roots, prev_roots, prev2_roots, x1, d1s
 
 
 @_jit
-def _family_line(x1, points, S, c, AD, pa, pb, classes, gamma, third, comp_w, comp_m1, comp_s1, comp_m2, comp_slope,
-                 comp_sd, comp_label, work_roots, scratch_v, scratch_s, curves, first, d1sq, d1w, line_mu, line_dens,
-                 ref, ref_roots, prev_roots, prev2_roots, window):  # pragma: no cover - compiled by numba
+def _family_line(x1, points, S, c, A, cdiff, AD, pa, pb, classes, gamma, third, comp_w, comp_m1, comp_s1, comp_m2,
+                 comp_slope, comp_sd, comp_label, work_roots, work_slopes, scratch_v, scratch_s, pair, first, d1sq, d1w,
+                 line_mu, line_dens, ref, ref_roots, prev_roots, ref_slopes, prev_slopes,
+                 window):  # pragma: no cover - compiled by numba
     """:func:`~mri_theory.engine._kernel_compiled.line_error` of a two-class rule in 2-D, its roots continued by
     :func:`_continued_certified`; a line whose roots are not continued is isolated by ``line_error`` itself
-    (certified) and becomes the panel's new reference."""
+    (certified) and becomes the panel's new reference (its roots' slopes unknown)."""
     if ref[0] > 0.0:
         lo, hi = _line_setup(x1, 2, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu,
                              line_dens, d1sq, d1w, window)
         if not lo < hi:
             return 0.0, 0.0
         count = int(ref[1])
-        if _continued_certified(count, ref, ref_roots, prev_roots, prev2_roots, x1, d1sq, points[:, 1], S, c, gamma,
-                                third, lo, hi, work_roots, scratch_v, scratch_s, curves):
+        if _continued_certified(count, ref, ref_roots, prev_roots, ref_slopes, prev_slopes, x1, points[:, 0], d1sq,
+                                points[:, 1], A, cdiff, S, c, gamma, third, lo, hi, work_roots, work_slopes, scratch_v,
+                                scratch_s, pair):
             total = _two_class_mass(count, work_roots, ref[2], classes, comp_label, comp_sd, line_mu, line_dens)
             for k in range(count):
-                prev2_roots[k] = prev_roots[k]
-                prev_roots[k] = ref_roots[k]
-                ref_roots[k] = work_roots[k]
-            ref[8], ref[7] = ref[4], ref[5]
+                prev_roots[k], prev_slopes[k] = ref_roots[k], ref_slopes[k]
+                ref_roots[k], ref_slopes[k] = work_roots[k], work_slopes[k]
+            ref[8], ref[7] = ref[7], 1.0
             ref[4], ref[5], ref[3] = 1.0, ref[3], x1
             return total, 0.0
         ref[0] = 0.0  # isolated by line_error
-    ref[8] = 0.0
+    ref[7], ref[8] = 0.0, 0.0
     return line_error(x1, 2, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope,
                       comp_sd, comp_label, work_roots, scratch_v, scratch_s, first, d1sq, d1w, line_mu, line_dens, ref,
                       ref_roots, prev_roots, window)
-
 
 @_jit
 def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_m, comp_cov, comp_label, tol,
@@ -459,8 +500,9 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
     pa = np.zeros(1, dtype=np.int64)
     pb = np.ones(1, dtype=np.int64)
     line_mu, line_dens = np.empty(C), np.empty(C)
-    ref, ref_roots, prev_roots, prev2_roots = np.zeros(9), np.empty(4096), np.empty(4096), np.empty(4096)
-    curves = np.empty(6)
+    ref, ref_roots, prev_roots = np.zeros(9), np.empty(4096), np.empty(4096)
+    ref_slopes, prev_slopes, work_slopes = np.empty(4096), np.empty(4096), np.empty(4096)
+    pair = np.empty(4)
     window = np.zeros(2)
     work_roots = np.empty(4096)
     scratch_v, scratch_s = np.empty(6), np.empty(2)
@@ -487,6 +529,8 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
         for i in range(nr):
             AD[0, i] = abs(S[1, i] - S[0, i])
         third = 3.9 * gamma * math.sqrt(gamma) * np.sum(AD[0])  # |g'''| on any vertical line
+        A_pair = np.ascontiguousarray(S[1] - S[0])
+        cdiff = c[1] - c[0]
         d1sq, d1w = np.empty(nr), np.empty(nr)
         window[0], window[1] = y_lo, y_hi
         m = counts[r]
@@ -537,10 +581,10 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
                     s = s0 + half * (1.0 + nodes[i])
                     x1 = a_edge + (b_edge - a_edge) * (s * s * (3.0 - 2.0 * s))
                     jac = (b_edge - a_edge) * 6.0 * s * (1.0 - s)
-                    v, u = _family_line(x1, P, S, c, AD, pa, pb, classes, gamma, third, comp_w, comp_m1, comp_s1,
-                                        comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v, scratch_s,
-                                        curves, first, d1sq, d1w, line_mu, line_dens, ref, ref_roots, prev_roots,
-                                        prev2_roots, window)
+                    v, u = _family_line(x1, P, S, c, A_pair, cdiff, AD, pa, pb, classes, gamma, third, comp_w,
+                                        comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots,
+                                        work_slopes, scratch_v, scratch_s, pair, first, d1sq, d1w, line_mu, line_dens,
+                                        ref, ref_roots, prev_roots, ref_slopes, prev_slopes, window)
                     values[i] = v * jac
                     unresolved_values[i] = u * jac
                 kron, err = kronrod_panel(values, half, kronrod, gauss)
