@@ -17,7 +17,13 @@ their own (the SVM's retrained models: the distinct training points and each mod
   (:func:`~mri_theory.engine._kernel_compiled._single_tangency`'s criterion) and Newton solutions are those of
   the per-rule quadtree, so each rule's list of events is certified as the per-rule list is;
 * :func:`family_losses` -- each rule's outer integral over :math:`x_1` split at its own events, by the per-rule
-  panels, lines and continuation of :func:`~mri_theory.engine._kernel_compiled.rule_losses`.
+  panels and lines of :func:`~mri_theory.engine._kernel_compiled.rule_losses`; a panel's lines are isolated or
+  continued as there, with two changes that make a continued line cheaper (:func:`_family_line`): each root is
+  predicted by the cubic through the panel's nearest known lines on each side with their roots' slopes
+  :math:`dt/dx_1 = -\partial_1 g / \partial_2 g` (:func:`_predict`), and Newton's method stops as soon as a
+  Kantorovich-type bound certifies a single simple root within ``ROOT_ACCURACY`` of the iterate
+  (:func:`_continued_certified`), usually after one evaluation of the pair function (:func:`_pair_on_line`: the
+  two class scores' difference and its derivatives in one sum) instead of two or three.
 """
 
 from __future__ import annotations
@@ -308,17 +314,15 @@ def _pair_on_line(t, x1, px, d1sq, q, A, cdiff, gamma, out):  # pragma: no cover
 
 
 @_jit
-def _continued_certified(count, ref, ref_roots, prev_roots, ref_slopes, prev_slopes, x1, px, d1sq, q, A, cdiff, S,
-                         c, gamma, third, lo, hi, roots, slopes, scratch_v, scratch_s,
+def _continued_certified(count, first_sign, edges_free, ref_roots, guesses, x1, px, d1sq, q, A, cdiff, S, c, gamma,
+                         third, lo, hi, roots, slopes, scratch_v, scratch_s,
                          pair):  # pragma: no cover - compiled by numba
-    r""":func:`~mri_theory.engine._kernel_compiled._continued` with a predictor from the panel's last two lines
-    and a certified stop of Newton's method, usually after one evaluation.
+    r""":func:`~mri_theory.engine._kernel_compiled._continued` from predicted roots (``guesses``) and with a
+    certified stop of Newton's method, usually after one evaluation.
 
-    Each root is predicted by the cubic through the last two lines' roots of the panel and their slopes
-    :math:`dt/dx_1 = -\partial_1 g / \partial_2 g` (``ref_slopes``, ``prev_slopes``; ``ref[7]``, ``ref[8]``
-    whether they are known: a continued line's, not an isolated one's), or the polynomial of the data known,
-    used where it lies within half the gap to the reference roots' neighbours.  The pair function and its
-    derivatives are :func:`_pair_on_line`'s.  At an
+    A root's Newton iteration starts from its guess where that lies within half the gap to the reference roots'
+    neighbours (``ref_roots``: a line of the panel whose roots are known), else from the reference root.  The
+    pair function and its derivatives are :func:`_pair_on_line`'s.  At an
     iterate :math:`t` with :math:`g, g', g''` evaluated exactly and Newton step :math:`s = g/g'`, let :math:`M =
     |g''(t)| + 3|s| L_3` (``third`` :math:`= L_3 = 3.9 \gamma^{3/2} \sum_i |A_i|` bounds the third derivative
     on every vertical line), a bound of :math:`|g''|` on :math:`J = [t - 3|s|, t + 3|s|]`.  Where :math:`3|s| M
@@ -331,35 +335,13 @@ def _continued_certified(count, ref, ref_roots, prev_roots, ref_slopes, prev_slo
     order, and (unless the panel's window edges are certified root-free) the signs at the line's ends as the
     roots say.  Between two events the boundary crosses every line of the panel the same number of times, so
     ``count`` distinct roots found are all of them."""
-    first_sign = ref[2]
     sign = first_sign
-    x0, xp = ref[3], ref[5]
-    linear = ref[4] > 0.0 and xp != x0  # the previous line of the panel, with its roots
-    with_slope = ref[7] > 0.0  # the reference's roots' slopes dt/dx1
-    hermite = linear and with_slope and ref[8] > 0.0  # and the previous line's
     for k in range(count):
         t = ref_roots[k]
         low = -np.inf if k == 0 else 0.5 * (ref_roots[k - 1] + t)
         high = np.inf if k == count - 1 else 0.5 * (t + ref_roots[k + 1])
-        guess = t
-        if hermite:  # the cubic through both lines' roots with their slopes
-            span = x0 - xp
-            f1 = (t - prev_roots[k]) / span
-            f2 = (f1 - prev_slopes[k]) / span
-            f3 = ((ref_slopes[k] - f1) / span - f2) / span
-            u = x1 - xp
-            guess = prev_roots[k] + u * (prev_slopes[k] + u * (f2 + f3 * (x1 - x0)))
-        elif linear and with_slope:  # the quadratic through both lines' roots with the reference's slope
-            span = x0 - xp
-            curve = (ref_slopes[k] - (t - prev_roots[k]) / span) / span
-            u = x1 - x0
-            guess = t + u * (ref_slopes[k] + curve * u)
-        elif with_slope:
-            guess = t + ref_slopes[k] * (x1 - x0)
-        elif linear:
-            guess = t + (x1 - x0) / (x0 - xp) * (t - prev_roots[k])
-        if low < guess < high:
-            t = guess
+        if low < guesses[k] < high:
+            t = guesses[k]
         done = False
         slope = 0.0
         for _ in range(30):
@@ -385,7 +367,7 @@ def _continued_certified(count, ref, ref_roots, prev_roots, ref_slopes, prev_slo
         sign = -sign
         if k > 0 and not roots[k - 1] < roots[k]:
             return False
-    if ref[6] > 0.0:
+    if edges_free:
         return True
     for end in (lo, hi):
         expected = first_sign
@@ -400,34 +382,88 @@ def _continued_certified(count, ref, ref_roots, prev_roots, ref_slopes, prev_slo
 
 
 @_jit
+def _predict(x1, count, hist_x, hist_roots, hist_slopes, nh, guesses):  # pragma: no cover - compiled by numba
+    """Each root's guess on the line ``x1`` from the panel's known lines (``nh`` of them: their :math:`x_1`,
+    roots and slopes :math:`dt/dx_1`): the cubic through the nearest known line on each side with their slopes
+    (through the two nearest on the one side where the other has none; the tangent line with one known line).
+    Returns the index of the nearest known line (the reference)."""
+    left, right = -1, -1
+    for j in range(nh):
+        x = hist_x[j]
+        if x <= x1 and (left < 0 or x > hist_x[left]):
+            left = j
+        if x > x1 and (right < 0 or x < hist_x[right]):
+            right = j
+    if left < 0 or right < 0:  # the two nearest, on the one side
+        side = right if left < 0 else left
+        other = -1
+        for j in range(nh):
+            if j != side and (other < 0 or abs(hist_x[j] - x1) < abs(hist_x[other] - x1)):
+                other = j
+        left, right = side, other
+    nearest = left if right < 0 or abs(hist_x[left] - x1) <= abs(hist_x[right] - x1) else right
+    if right < 0 or hist_x[right] == hist_x[left]:
+        for k in range(count):
+            guesses[k] = hist_roots[left, k] + hist_slopes[left, k] * (x1 - hist_x[left])
+        return nearest
+    xa, xb = hist_x[left], hist_x[right]
+    span = xb - xa
+    u, w = x1 - xa, x1 - xb
+    for k in range(count):
+        ta, tb, da, db = hist_roots[left, k], hist_roots[right, k], hist_slopes[left, k], hist_slopes[right, k]
+        f1 = (tb - ta) / span
+        f2 = (f1 - da) / span
+        f3 = ((db - f1) / span - f2) / span
+        guesses[k] = ta + u * (da + u * (f2 + f3 * w))
+    return nearest
+
+
+@_jit
 def _family_line(x1, points, S, c, A, cdiff, AD, pa, pb, classes, gamma, third, comp_w, comp_m1, comp_s1, comp_m2,
-                 comp_slope, comp_sd, comp_label, work_roots, work_slopes, scratch_v, scratch_s, pair, first, d1sq, d1w,
-                 line_mu, line_dens, ref, ref_roots, prev_roots, ref_slopes, prev_slopes,
+                 comp_slope, comp_sd, comp_label, work_roots, work_slopes, guesses, scratch_v, scratch_s, pair, first,
+                 d1sq, d1w, line_mu, line_dens, ref, ref_roots, prev_roots, hist_x, hist_roots, hist_slopes, state,
                  window):  # pragma: no cover - compiled by numba
-    """:func:`~mri_theory.engine._kernel_compiled.line_error` of a two-class rule in 2-D, its roots continued by
-    :func:`_continued_certified`; a line whose roots are not continued is isolated by ``line_error`` itself
-    (certified) and becomes the panel's new reference (its roots' slopes unknown)."""
-    if ref[0] > 0.0:
+    """:func:`~mri_theory.engine._kernel_compiled.line_error` of a two-class rule in 2-D.  The panel's lines whose
+    roots are known (``state[0]`` of them, ``state[1]`` their count; reset per panel) predict this line's roots
+    (:func:`_predict`), which :func:`_continued_certified` continues, the nearest known line the reference.  A
+    line whose roots are not continued is isolated by ``line_error`` (certified), and its roots' slopes are
+    evaluated; either way the line joins the known ones."""
+    px, q = points[:, 0], points[:, 1]
+    nh = state[0]
+    count = state[1]
+    width = hist_roots.shape[1]
+    if nh > 0:
         lo, hi = _line_setup(x1, 2, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu,
                              line_dens, d1sq, d1w, window)
         if not lo < hi:
             return 0.0, 0.0
-        count = int(ref[1])
-        if _continued_certified(count, ref, ref_roots, prev_roots, ref_slopes, prev_slopes, x1, points[:, 0], d1sq,
-                                points[:, 1], A, cdiff, S, c, gamma, third, lo, hi, work_roots, work_slopes, scratch_v,
-                                scratch_s, pair):
+        j = _predict(x1, count, hist_x, hist_roots, hist_slopes, nh, guesses)
+        if _continued_certified(count, ref[2], ref[6] > 0.0, hist_roots[j], guesses, x1, px, d1sq, q, A, cdiff, S, c,
+                                gamma, third, lo, hi, work_roots, work_slopes, scratch_v, scratch_s, pair):
             total = _two_class_mass(count, work_roots, ref[2], classes, comp_label, comp_sd, line_mu, line_dens)
-            for k in range(count):
-                prev_roots[k], prev_slopes[k] = ref_roots[k], ref_slopes[k]
-                ref_roots[k], ref_slopes[k] = work_roots[k], work_slopes[k]
-            ref[8], ref[7] = ref[7], 1.0
-            ref[4], ref[5], ref[3] = 1.0, ref[3], x1
+            if nh < hist_x.size:
+                hist_x[nh] = x1
+                for k in range(count):
+                    hist_roots[nh, k], hist_slopes[nh, k] = work_roots[k], work_slopes[k]
+                state[0] = nh + 1
             return total, 0.0
-        ref[0] = 0.0  # isolated by line_error
-    ref[7], ref[8] = 0.0, 0.0
-    return line_error(x1, 2, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope,
-                      comp_sd, comp_label, work_roots, scratch_v, scratch_s, first, d1sq, d1w, line_mu, line_dens, ref,
-                      ref_roots, prev_roots, window)
+    ref[0] = 0.0  # isolated by line_error
+    total, unresolved = line_error(x1, 2, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1, comp_s1, comp_m2,
+                                   comp_slope, comp_sd, comp_label, work_roots, scratch_v, scratch_s, first, d1sq, d1w,
+                                   line_mu, line_dens, ref, ref_roots, prev_roots, window)
+    if ref[0] > 0.0 and unresolved == 0.0 and int(ref[1]) <= width:  # isolated: its roots join the known lines
+        found = int(ref[1])
+        if nh == 0 or found != count or nh >= hist_x.size:
+            nh = 0
+            state[1] = found
+        hist_x[nh] = x1
+        for k in range(found):
+            t = ref_roots[k]
+            _pair_on_line(t, x1, px, d1sq, q, A, cdiff, gamma, pair)
+            hist_roots[nh, k] = t
+            hist_slopes[nh, k] = -pair[3] / pair[1] if pair[1] != 0.0 else 0.0
+        state[0] = nh + 1
+    return total, unresolved
 
 @_jit
 def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_m, comp_cov, comp_label, tol,
@@ -439,7 +475,9 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
     The events of all the rules come from one tree (:func:`family_events`); each rule's outer integral is then
     :func:`~mri_theory.engine._kernel_compiled.rule_losses`'s: panels between its events, started at the
     components' cuts, adaptive Gauss-Kronrod after the smoothing substitution, lines by
-    :func:`~mri_theory.engine._kernel_compiled.line_error` with continued roots and certified window edges."""
+    :func:`~mri_theory.engine._kernel_compiled.line_error`, its roots continued (:func:`_family_line`: predicted
+    from the panel's known lines, each Newton solution certified to ``ROOT_ACCURACY``) with certified window
+    edges."""
     R = S_all.shape[0]
     n = points.shape[0]
     C = comp_w.size
@@ -500,9 +538,10 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
     pa = np.zeros(1, dtype=np.int64)
     pb = np.ones(1, dtype=np.int64)
     line_mu, line_dens = np.empty(C), np.empty(C)
-    ref, ref_roots, prev_roots = np.zeros(9), np.empty(4096), np.empty(4096)
-    ref_slopes, prev_slopes, work_slopes = np.empty(4096), np.empty(4096), np.empty(4096)
-    pair = np.empty(4)
+    ref, ref_roots, prev_roots = np.zeros(7), np.empty(4096), np.empty(4096)
+    work_slopes, guesses, pair = np.empty(4096), np.empty(4096), np.empty(4)
+    hist_x, hist_roots, hist_slopes = np.empty(2048), np.empty((2048, 32)), np.empty((2048, 32))
+    state = np.zeros(2, dtype=np.int64)  # the panel's known lines, their number of roots
     window = np.zeros(2)
     work_roots = np.empty(4096)
     scratch_v, scratch_s = np.empty(6), np.empty(2)
@@ -552,6 +591,7 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
         for k in range(ne - 1):
             a_edge, b_edge = edges[k], edges[k + 1]
             ref[0] = 0.0  # a new panel: its first line is isolated
+            state[0] = 0
             ref[6] = 0.0
             if (_edge_free(window[0], a_edge, b_edge, P, S, c, AD, gamma, scratch_v, scratch_s, first)
                     and _edge_free(window[1], a_edge, b_edge, P, S, c, AD, gamma, scratch_v, scratch_s, first)):
@@ -583,8 +623,9 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
                     jac = (b_edge - a_edge) * 6.0 * s * (1.0 - s)
                     v, u = _family_line(x1, P, S, c, A_pair, cdiff, AD, pa, pb, classes, gamma, third, comp_w,
                                         comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots,
-                                        work_slopes, scratch_v, scratch_s, pair, first, d1sq, d1w, line_mu, line_dens,
-                                        ref, ref_roots, prev_roots, ref_slopes, prev_slopes, window)
+                                        work_slopes, guesses, scratch_v, scratch_s, pair, first, d1sq, d1w, line_mu,
+                                        line_dens, ref, ref_roots, prev_roots, hist_x, hist_roots, hist_slopes, state,
+                                        window)
                     values[i] = v * jac
                     unresolved_values[i] = u * jac
                 kron, err = kronrod_panel(values, half, kronrod, gauss)
