@@ -51,6 +51,10 @@ _INV_SQRT_2PI = 0.3989422804014327
 MIN_CELL = 1e-13
 #: quadtree cells whose half-diagonal is below this (times the kernel's width) are solved by Newton's method
 EVENT_CELL = 1e-3
+#: two events nearer than this (times the kernel's width) are one (the quadtree's duplicates); any two farther
+#: apart are both panel edges, since the number of roots on a line may change at each (a panel holding an event
+#: would continue the wrong number of roots past it)
+SAME_EVENT = 1e-9
 #: components are integrated over this many standard deviations each way (the mass beyond: 2e-21)
 REACH = 9.5
 _NEWTON_STEPS = 40
@@ -385,7 +389,7 @@ def _wrong_mass(left, right, winner, comp_label, comp_sd, line_mu, line_dens):  
 
 
 @_jit
-def _two_class_mass(count, roots, first_sign, classes, comp_label, comp_sd, line_mu,
+def two_class_mass(count, roots, first_sign, classes, comp_label, comp_sd, line_mu,
                     line_dens):  # pragma: no cover - compiled by numba
     """The wrong mass on a line of a two-class rule from its sorted roots and the sign of its first interval
     (class ``classes[1]`` where the pair function is positive)."""
@@ -401,7 +405,7 @@ def _two_class_mass(count, roots, first_sign, classes, comp_label, comp_sd, line
 
 
 @_jit
-def _line_setup(x1, dim, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu, line_dens,
+def line_setup(x1, dim, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu, line_dens,
                 d1sq, d1w, window):  # pragma: no cover - compiled by numba
     """A line's components (their conditional means ``line_mu`` and weights ``line_dens``: :math:`w_c
     \\varphi_c(x_1)` in 2-D, 0 beyond ``REACH`` deviations; :math:`w_c` in 1-D), its points' squared distances
@@ -464,7 +468,7 @@ def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m
     kp = S.shape[0]
     npairs = AD.shape[0]
     width = 1.0 / math.sqrt(gamma)
-    lo, hi = _line_setup(x1, dim, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu,
+    lo, hi = line_setup(x1, dim, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu,
                          line_dens, d1sq, d1w, window)
     if not lo < hi:
         return 0.0, 0.0
@@ -475,7 +479,7 @@ def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m
         count = int(ref[1])
         if _continued(count, ref, ref_roots, prev_roots, x1, d1sq, q, S, c, gamma, lo, hi, work_roots, scratch_v,
                       scratch_s):
-            total = _two_class_mass(count, work_roots, ref[2], classes, comp_label, comp_sd, line_mu, line_dens)
+            total = two_class_mass(count, work_roots, ref[2], classes, comp_label, comp_sd, line_mu, line_dens)
             for k in range(count):
                 prev_roots[k] = ref_roots[k]
                 ref_roots[k] = work_roots[k]
@@ -565,7 +569,7 @@ def line_log(x1, dim, points, S, c, c_up, c_down, AD, classes, gamma, cap, ell, 
     Gauss-Kronrod (tolerance ``tol`` per unit length)."""
     width = 1.0 / math.sqrt(gamma)
     C = comp_w.size
-    lo, hi = _line_setup(x1, dim, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu,
+    lo, hi = line_setup(x1, dim, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu,
                          line_dens, d1sq, d1w, window)
     if not lo < hi:
         return 0.0, 0.0
@@ -655,7 +659,7 @@ def line_log_smooth(x1, dim, points, S, c, classes, gamma, cap, comp_w, comp_m1,
     cut at each component's conditional mean and 1, 2 and 4 deviations each side.  Returns ``(value, 0.0)``."""
     C = comp_w.size
     kp = S.shape[0]
-    lo, hi = _line_setup(x1, dim, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu,
+    lo, hi = line_setup(x1, dim, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu,
                          line_dens, d1sq, d1w, window)
     if not lo < hi:
         return 0.0, 0.0
@@ -1190,7 +1194,7 @@ def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
         edges[ne] = x_lo
         ne += 1
         for k in range(m):
-            if x_lo < cuts[k] < x_hi and cuts[k] - edges[ne - 1] > EVENT_CELL / math.sqrt(gamma):
+            if x_lo < cuts[k] < x_hi and cuts[k] - edges[ne - 1] > SAME_EVENT / math.sqrt(gamma):
                 edges[ne] = cuts[k]
                 ne += 1
         if x_hi - edges[ne - 1] > 1e-12 * (1.0 + abs(x_hi)):

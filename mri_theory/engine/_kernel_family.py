@@ -17,7 +17,13 @@ their own (the SVM's retrained models: the distinct training points and each mod
   (:func:`~mri_theory.engine._kernel_compiled._single_tangency`'s criterion) and Newton solutions are those of
   the per-rule quadtree, so each rule's list of events is certified as the per-rule list is;
 * :func:`family_losses` -- each rule's outer integral over :math:`x_1` split at its own events, by the per-rule
-  panels, lines and continuation of :func:`~mri_theory.engine._kernel_compiled.rule_losses`.
+  panels and lines of :func:`~mri_theory.engine._kernel_compiled.rule_losses`; a panel's lines are isolated or
+  continued as there, with two changes that make a continued line cheaper (:func:`_family_line`): each root is
+  predicted by the cubic through the panel's nearest known lines on each side with their roots' slopes
+  :math:`dt/dx_1 = -\partial_1 g / \partial_2 g` (:func:`_predict`), and Newton's method stops as soon as a
+  Kantorovich-type bound certifies a single simple root within ``ROOT_ACCURACY`` of the iterate
+  (:func:`_continued_certified`), usually after one evaluation of the pair function (:func:`_pair_on_line`: the
+  two class scores' difference and its derivatives in one sum) instead of two or three.
 """
 
 from __future__ import annotations
@@ -32,12 +38,20 @@ from mri_theory.engine._kernel_compiled import (
     EVENT_CELL,
     MAX_EVENT_CELLS,
     REACH,
+    SAME_EVENT,
     edge_free,
     kronrod_panel,
     line_error,
+    line_setup,
     newton_event,
+    scores_on_line,
+    two_class_mass,
     unsmoothed,
 )
+
+#: A continued root is accepted once its certified distance from the Newton iterate is below this, relative to
+#: ``max(1, |t|)`` (:func:`_continued_certified`).
+ROOT_ACCURACY = 1e-13
 
 _jit = numba.njit(cache=True, nogil=True)
 
@@ -270,6 +284,188 @@ def family_events(points, A, alpha, const, extra, P_all, S_all, c_all, gamma, bo
 
 
 @_jit
+def _pair_on_line(t, x1, px, d1sq, q, A, cdiff, gamma, out):  # pragma: no cover - compiled by numba
+    r"""The pair function :math:`g = \sum_i A_i (K_i - 1) + c_1 - c_0` of a two-class rule at :math:`(x_1, t)`
+    (``px``, ``q`` the points' coordinates, ``d1sq`` their squared first-coordinate distances to the line): ``out``
+    = :math:`(g, \partial_2 g, \partial_2^2 g, \partial_1 g)`, the differences of
+    :func:`~mri_theory.engine._kernel_compiled.curved_scores_on_line`'s class scores summed at once (the same
+    split of near terms by ``expm1`` and far ones by ``exp``)."""
+    near_sum, far_sum, far_coef = 0.0, 0.0, 0.0
+    d_t, d_tt, d_x = 0.0, 0.0, 0.0
+    g2 = 2.0 * gamma
+    for i in range(A.size):
+        a = A[i]
+        d2 = t - q[i]
+        x = gamma * (d1sq[i] + d2 * d2)
+        if x < 1.0:
+            em1 = math.expm1(-x)
+            k = em1 + 1.0
+            near_sum += a * em1
+        else:
+            k = math.exp(-x)
+            far_sum += a * k
+            far_coef += a
+        ak = a * k
+        d_t -= g2 * d2 * ak
+        d_tt += (g2 * g2 * d2 * d2 - g2) * ak
+        d_x -= g2 * (x1 - px[i]) * ak
+    out[0] = (cdiff - far_coef) + (near_sum + far_sum)
+    out[1], out[2], out[3] = d_t, d_tt, d_x
+
+
+@_jit
+def _continued_certified(count, first_sign, edges_free, ref_roots, guesses, x1, px, d1sq, q, A, cdiff, S, c, gamma,
+                         third, lo, hi, roots, slopes, scratch_v, scratch_s,
+                         pair):  # pragma: no cover - compiled by numba
+    r""":func:`~mri_theory.engine._kernel_compiled._continued` from predicted roots (``guesses``) and with a
+    certified stop of Newton's method, usually after one evaluation.
+
+    A root's Newton iteration starts from its guess where that lies within half the gap to the reference roots'
+    neighbours (``ref_roots``: a line of the panel whose roots are known), else from the reference root.  The
+    pair function and its derivatives are :func:`_pair_on_line`'s.  At an
+    iterate :math:`t` with :math:`g, g', g''` evaluated exactly and Newton step :math:`s = g/g'`, let :math:`M =
+    |g''(t)| + 3|s| L_3` (``third`` :math:`= L_3 = 3.9 \gamma^{3/2} \sum_i |A_i|` bounds the third derivative
+    on every vertical line), a bound of :math:`|g''|` on :math:`J = [t - 3|s|, t + 3|s|]`.  Where :math:`3|s| M
+    \le |g'(t)|/2`, :math:`|g'| \ge |g'(t)|/2` on :math:`J` (at most one root there, simple, of the slope's
+    sign), and :math:`|g(t - s)| \le M s^2/2` by Taylor's theorem, so :math:`g` has exactly one root in
+    :math:`J`, within :math:`M s^2 / |g'(t)|` of :math:`t - s`; the iterate :math:`t - s` is accepted once that
+    is below ``ROOT_ACCURACY`` :math:`\max(1, |t|)`, otherwise Newton's method goes on from it.  Every other check
+    is :func:`~mri_theory.engine._kernel_compiled._continued`'s: each root kept within half the gap to its
+    neighbours, of the slope's sign that the alternation from the reference's first sign gives it, the roots in
+    order, and (unless the panel's window edges are certified root-free) the signs at the line's ends as the
+    roots say.  Between two events the boundary crosses every line of the panel the same number of times, so
+    ``count`` distinct roots found are all of them."""
+    sign = first_sign
+    for k in range(count):
+        t = ref_roots[k]
+        low = -np.inf if k == 0 else 0.5 * (ref_roots[k - 1] + t)
+        high = np.inf if k == count - 1 else 0.5 * (t + ref_roots[k + 1])
+        if low < guesses[k] < high:
+            t = guesses[k]
+        done = False
+        slope = 0.0
+        for _ in range(30):
+            _pair_on_line(t, x1, px, d1sq, q, A, cdiff, gamma, pair)
+            g, slope, bend = pair[0], pair[1], pair[2]
+            if slope == 0.0:
+                return False
+            step = g / slope
+            t_new = t - step
+            if not (low < t_new < high):
+                return False
+            size, m = abs(step), abs(slope)
+            bound = abs(bend) + 3.0 * size * third
+            t = t_new
+            if 6.0 * size * bound <= m and bound * size * size <= ROOT_ACCURACY * m * max(1.0, abs(t)):
+                done = True
+                break
+        # the root must change the sign from the interval before it (positive before: a negative slope)
+        if not done or (slope > 0.0) == (sign > 0.0):
+            return False
+        roots[k] = t
+        slopes[k] = -pair[3] / slope  # the root's slope dt/dx1, for the predictor
+        sign = -sign
+        if k > 0 and not roots[k - 1] < roots[k]:
+            return False
+    if edges_free:
+        return True
+    for end in (lo, hi):
+        expected = first_sign
+        for k in range(count):
+            if roots[k] < end:
+                expected = -expected
+        scores_on_line(end, d1sq, q, S, c, gamma, scratch_v, scratch_s)
+        g = scratch_v[1] - scratch_v[0]
+        if g == 0.0 or (g > 0.0) != (expected > 0.0):
+            return False
+    return True
+
+
+@_jit
+def _predict(x1, count, hist_x, hist_roots, hist_slopes, nh, guesses):  # pragma: no cover - compiled by numba
+    """Each root's guess on the line ``x1`` from the panel's known lines (``nh`` of them: their :math:`x_1`,
+    roots and slopes :math:`dt/dx_1`): the cubic through the nearest known line on each side with their slopes
+    (through the two nearest on the one side where the other has none; the tangent line with one known line).
+    Returns the index of the nearest known line (the reference)."""
+    left, right = -1, -1
+    for j in range(nh):
+        x = hist_x[j]
+        if x <= x1 and (left < 0 or x > hist_x[left]):
+            left = j
+        if x > x1 and (right < 0 or x < hist_x[right]):
+            right = j
+    if left < 0 or right < 0:  # the two nearest, on the one side
+        side = right if left < 0 else left
+        other = -1
+        for j in range(nh):
+            if j != side and (other < 0 or abs(hist_x[j] - x1) < abs(hist_x[other] - x1)):
+                other = j
+        left, right = side, other
+    nearest = left if right < 0 or abs(hist_x[left] - x1) <= abs(hist_x[right] - x1) else right
+    if right < 0 or hist_x[right] == hist_x[left]:
+        for k in range(count):
+            guesses[k] = hist_roots[left, k] + hist_slopes[left, k] * (x1 - hist_x[left])
+        return nearest
+    xa, xb = hist_x[left], hist_x[right]
+    span = xb - xa
+    u, w = x1 - xa, x1 - xb
+    for k in range(count):
+        ta, tb, da, db = hist_roots[left, k], hist_roots[right, k], hist_slopes[left, k], hist_slopes[right, k]
+        f1 = (tb - ta) / span
+        f2 = (f1 - da) / span
+        f3 = ((db - f1) / span - f2) / span
+        guesses[k] = ta + u * (da + u * (f2 + f3 * w))
+    return nearest
+
+
+@_jit
+def _family_line(x1, points, S, c, A, cdiff, AD, pa, pb, classes, gamma, third, comp_w, comp_m1, comp_s1, comp_m2,
+                 comp_slope, comp_sd, comp_label, work_roots, work_slopes, guesses, scratch_v, scratch_s, pair, first,
+                 d1sq, d1w, line_mu, line_dens, ref, ref_roots, prev_roots, hist_x, hist_roots, hist_slopes, state,
+                 window):  # pragma: no cover - compiled by numba
+    """:func:`~mri_theory.engine._kernel_compiled.line_error` of a two-class rule in 2-D.  The panel's lines whose
+    roots are known (``state[0]`` of them, ``state[1]`` their count; reset per panel) predict this line's roots
+    (:func:`_predict`), which :func:`_continued_certified` continues, the nearest known line the reference.  A
+    line whose roots are not continued is isolated by ``line_error`` (certified), and its roots' slopes are
+    evaluated; either way the line joins the known ones."""
+    px, q = points[:, 0], points[:, 1]
+    nh = state[0]
+    count = state[1]
+    width = hist_roots.shape[1]
+    if nh > 0:
+        lo, hi = line_setup(x1, 2, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu,
+                             line_dens, d1sq, d1w, window)
+        if not lo < hi:
+            return 0.0, 0.0
+        j = _predict(x1, count, hist_x, hist_roots, hist_slopes, nh, guesses)
+        if _continued_certified(count, ref[2], ref[6] > 0.0, hist_roots[j], guesses, x1, px, d1sq, q, A, cdiff, S, c,
+                                gamma, third, lo, hi, work_roots, work_slopes, scratch_v, scratch_s, pair):
+            total = two_class_mass(count, work_roots, ref[2], classes, comp_label, comp_sd, line_mu, line_dens)
+            if nh < hist_x.size:
+                hist_x[nh] = x1
+                for k in range(count):
+                    hist_roots[nh, k], hist_slopes[nh, k] = work_roots[k], work_slopes[k]
+                state[0] = nh + 1
+            return total, 0.0
+    ref[0] = 0.0  # isolated by line_error
+    total, unresolved = line_error(x1, 2, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1, comp_s1, comp_m2,
+                                   comp_slope, comp_sd, comp_label, work_roots, scratch_v, scratch_s, first, d1sq, d1w,
+                                   line_mu, line_dens, ref, ref_roots, prev_roots, window)
+    if ref[0] > 0.0 and unresolved == 0.0 and int(ref[1]) <= width:  # isolated: its roots join the known lines
+        found = int(ref[1])
+        if nh == 0 or found != count or nh >= hist_x.size:
+            nh = 0
+            state[1] = found
+        hist_x[nh] = x1
+        for k in range(found):
+            t = ref_roots[k]
+            _pair_on_line(t, x1, px, d1sq, q, A, cdiff, gamma, pair)
+            hist_roots[nh, k] = t
+            hist_slopes[nh, k] = -pair[3] / pair[1] if pair[1] != 0.0 else 0.0
+        state[0] = nh + 1
+    return total, unresolved
+
+@_jit
 def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_m, comp_cov, comp_label, tol,
                   nodes, kronrod, gauss, out_err, out_unresolved, out_estimate, out_events):  # pragma: no cover
     r"""The exact error rate of each two-class rule ``r`` of a 2-D family (scores ``S_all[r]`` ``(2, n + 1)``
@@ -279,7 +475,9 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
     The events of all the rules come from one tree (:func:`family_events`); each rule's outer integral is then
     :func:`~mri_theory.engine._kernel_compiled.rule_losses`'s: panels between its events, started at the
     components' cuts, adaptive Gauss-Kronrod after the smoothing substitution, lines by
-    :func:`~mri_theory.engine._kernel_compiled.line_error` with continued roots and certified window edges."""
+    :func:`~mri_theory.engine._kernel_compiled.line_error`, its roots continued (:func:`_family_line`: predicted
+    from the panel's known lines, each Newton solution certified to ``ROOT_ACCURACY``) with certified window
+    edges."""
     R = S_all.shape[0]
     n = points.shape[0]
     C = comp_w.size
@@ -341,6 +539,9 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
     pb = np.ones(1, dtype=np.int64)
     line_mu, line_dens = np.empty(C), np.empty(C)
     ref, ref_roots, prev_roots = np.zeros(7), np.empty(4096), np.empty(4096)
+    work_slopes, guesses, pair = np.empty(4096), np.empty(4096), np.empty(4)
+    hist_x, hist_roots, hist_slopes = np.empty(2048), np.empty((2048, 32)), np.empty((2048, 32))
+    state = np.zeros(2, dtype=np.int64)  # the panel's known lines, their number of roots
     window = np.zeros(2)
     work_roots = np.empty(4096)
     scratch_v, scratch_s = np.empty(6), np.empty(2)
@@ -366,6 +567,9 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
         AD = np.zeros((1, nr))
         for i in range(nr):
             AD[0, i] = abs(S[1, i] - S[0, i])
+        third = 3.9 * gamma * math.sqrt(gamma) * np.sum(AD[0])  # |g'''| on any vertical line
+        A_pair = np.ascontiguousarray(S[1] - S[0])
+        cdiff = c[1] - c[0]
         d1sq, d1w = np.empty(nr), np.empty(nr)
         window[0], window[1] = y_lo, y_hi
         m = counts[r]
@@ -375,7 +579,7 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
         edges[ne] = x_lo
         ne += 1
         for k in range(m):
-            if x_lo < cuts[k] < x_hi and cuts[k] - edges[ne - 1] > EVENT_CELL / math.sqrt(gamma):
+            if x_lo < cuts[k] < x_hi and cuts[k] - edges[ne - 1] > SAME_EVENT / math.sqrt(gamma):
                 edges[ne] = cuts[k]
                 ne += 1
         if x_hi - edges[ne - 1] > 1e-12 * (1.0 + abs(x_hi)):
@@ -387,6 +591,7 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
         for k in range(ne - 1):
             a_edge, b_edge = edges[k], edges[k + 1]
             ref[0] = 0.0  # a new panel: its first line is isolated
+            state[0] = 0
             ref[6] = 0.0
             if (edge_free(window[0], a_edge, b_edge, P, S, c, AD, gamma, scratch_v, scratch_s, first)
                     and edge_free(window[1], a_edge, b_edge, P, S, c, AD, gamma, scratch_v, scratch_s, first)):
@@ -416,9 +621,11 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
                     s = s0 + half * (1.0 + nodes[i])
                     x1 = a_edge + (b_edge - a_edge) * (s * s * (3.0 - 2.0 * s))
                     jac = (b_edge - a_edge) * 6.0 * s * (1.0 - s)
-                    v, u = line_error(x1, 2, P, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1, comp_s1, comp_m2,
-                                      comp_slope, comp_sd, comp_label, work_roots, scratch_v, scratch_s, first, d1sq,
-                                      d1w, line_mu, line_dens, ref, ref_roots, prev_roots, window)
+                    v, u = _family_line(x1, P, S, c, A_pair, cdiff, AD, pa, pb, classes, gamma, third, comp_w,
+                                        comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots,
+                                        work_slopes, guesses, scratch_v, scratch_s, pair, first, d1sq, d1w, line_mu,
+                                        line_dens, ref, ref_roots, prev_roots, hist_x, hist_roots, hist_slopes, state,
+                                        window)
                     values[i] = v * jac
                     unresolved_values[i] = u * jac
                 kron, err = kronrod_panel(values, half, kronrod, gauss)

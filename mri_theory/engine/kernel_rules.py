@@ -66,7 +66,9 @@ are then one-to-one there: at most one event, and one that Newton's method finds
 Cells farther than ``REACH`` standard deviations from every component in its own whitened coordinates are
 skipped.
 
-*The outer integral.*  Between consecutive events the range :math:`m_c \pm` ``REACH`` :math:`\sigma_c` of the
+*The outer integral.*  Every event is a panel edge (two nearer than ``SAME_EVENT`` = :math:`10^{-9}` kernel
+widths are one: the number of roots on a line may change at each, and a panel must not hold one).  Between
+consecutive events the range :math:`m_c \pm` ``REACH`` :math:`\sigma_c` of the
 first coordinate is integrated by adaptive Gauss-Kronrod (7-15 points, QUADPACK's error estimate, bisection
 until the estimate is below ``tolerance`` per unit length of the substituted variable; the first pieces are cut
 at each component's mean and 1, 2 and 4 deviations each side), after the substitution
@@ -106,7 +108,12 @@ all of them come from one quadtree over the plane whose cells carry the rules st
 shared points' kernels, gradients, Hessians and bounds are evaluated once and each open rule's tests are dot
 products of its coefficients with them, the same tests as the per-rule quadtree's (so each rule's events are
 certified as the per-rule ones are, and the values equal :func:`kernel_losses`'s).  Each rule's outer integral
-and lines are then the per-rule ones between its own events.
+and lines are then the per-rule ones between its own events, except that a continued line's roots are predicted
+from the panel's nearest known lines with their slopes, and each root's Newton iteration stops once a bound of the
+second derivative certifies one simple root within ``1e-13`` (relative) of the iterate, usually after one
+evaluation (``mri_theory/engine/_kernel_family.py``, ``_continued_certified``); the checks of a continued line
+(roots distinct, in order, alternating, window edges) are the per-rule ones, and a line that fails them is
+isolated.
 
 Compiled by numba (``mri_theory/engine/_kernel_compiled.py`` and ``mri_theory/engine/_kernel_family.py``,
 imported on first use).
@@ -348,8 +355,10 @@ def kernel_losses_family(truth: MixtureTruth, points: ArrayLike, extra: ArrayLik
     Hessians and the bounds of their Hessian and third-derivative norms over the cell are evaluated once (the
     exponentials), and each open rule's values and bounds are dot products of its coefficients with them (its own
     point evaluated for it alone).  Each rule's tests, subdivision, one-to-one cells and Newton solutions are
-    those of the per-rule quadtree of :func:`kernel_losses` (module notes, "Events"), and its outer integral,
-    lines and continued roots are the per-rule ones between its own events.
+    those of the per-rule quadtree of :func:`kernel_losses` (module notes, "Events"), and its outer integral and
+    lines are the per-rule ones between its own events; a continued line's roots are predicted from the panel's
+    nearest known lines and their slopes, and each Newton solution is certified to ``1e-13`` (relative) by a
+    bound of the second derivative, usually after one evaluation (module notes, "Families").
 
     *What is certified* is therefore what :func:`kernel_losses` certifies, rule by rule: every sign change on
     the lines (the unresolved mass reported), every event up to the Newton solutions of the cells left at the
