@@ -86,6 +86,7 @@ from mri_theory.strategies.base import (
 from mri_theory.strategies.builtin import (
     BMRI_AGGREGATES,
     BMRI_FOREST_TREES,
+    CANDIDATES,
     COMMITTEE,
     CV_FOLDS,
     EFELC_CANDIDATES,
@@ -148,6 +149,7 @@ __all__ = [
     "COMMITTEE",
     "KNN_KERNELS",
     "BMRI_AGGREGATES",
+    "CANDIDATES",
     "EFELC_CANDIDATES",
     "FOREST_TREES",
     "BMRI_FOREST_TREES",

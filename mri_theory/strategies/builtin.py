@@ -34,7 +34,7 @@ __all__ = ["RandomSelection", "ShannonEntropy", "LeastConfidence", "VoteEntropy"
            "cross_validation_folds", "entropy", "get_strategy", "list_strategies", "register_strategy",
            "registered_strategy", "unregister_strategy", "second_classifier", "COMMITTEE", "FOREST_TREES",
            "BMRI_FOREST_TREES", "MAX_RESAMPLES", "CV_FOLDS", "MAX_FOLDS", "PEER_NAMES", "STRATEGY_REGISTRY",
-           "strategy_names", "KNN_KERNELS", "BMRI_AGGREGATES", "EFELC_CANDIDATES"]
+           "strategy_names", "KNN_KERNELS", "BMRI_AGGREGATES", "CANDIDATES", "EFELC_CANDIDATES"]
 
 
 class RandomSelection(Strategy):
@@ -414,8 +414,20 @@ def _check_theta2(theta2: Any, theta2_kernel: Any = "rectangular") -> tuple[Clas
     return theta2, theta2_kernel
 
 
-#: Which candidates EfeLc scores (:class:`EfeLc`'s ``candidates``).
-EFELC_CANDIDATES = ("subsample", "pool")
+#: Which candidates a costly strategy scores (the ``candidates`` option of :class:`EfeLc` and :class:`MRIBest`):
+#: ``"subsample"`` the sandbox's random sub-sample of the pool (``subsample``, §4 line 874), ``"pool"`` every pool
+#: point.
+CANDIDATES = ("subsample", "pool")
+#: :data:`CANDIDATES`, under the name EfeLc's option had first.
+EFELC_CANDIDATES = CANDIDATES
+
+
+def _check_candidates(candidates: object) -> str:
+    """``candidates`` if it is one of :data:`CANDIDATES`, else a ValueError naming the argument (an array is
+    refused, never compared)."""
+    if not isinstance(candidates, str) or candidates not in CANDIDATES:
+        raise ValueError(f"candidates must be one of {', '.join(map(repr, CANDIDATES))}, got {candidates!r}")
+    return candidates
 
 
 class EfeLc(Strategy):
@@ -471,10 +483,7 @@ class EfeLc(Strategy):
 
     def __init__(self, method: str = "auto", candidates: str = "subsample") -> None:
         self.method = check_method(method)
-        if candidates not in EFELC_CANDIDATES:
-            raise ValueError(f"candidates must be one of {', '.join(map(repr, EFELC_CANDIDATES))}, "
-                             f"got {candidates!r}")
-        self.candidates = candidates
+        self.candidates = _check_candidates(candidates)
         self.costly = candidates == "subsample"  # the sandbox sub-samples the candidates of costly strategies
 
     def scores(self, ctx):
@@ -704,6 +713,11 @@ class MRIBest(Strategy):
     ----------
     loss : {"error", "log"}
         The loss whose expected reduction is maximised.
+    candidates : {"subsample", "pool"}, default "subsample"
+        ``"subsample"``: MRI-best is ``costly``, so the sandbox scores a random sub-sample of the pool (its
+        ``subsample``, 100 in the paper preset, as for SMRI, BMRI and EfeLc, §4 line 874), and the regret's
+        reference is the greedy best of those candidates; ``"pool"``: every pool point, the greedy optimum over
+        the whole pool (the sensitivity reading ``"MRI-best whole pool"``).  An open choice (:doc:`/deviations`).
 
     See Also
     --------
@@ -738,11 +752,14 @@ class MRIBest(Strategy):
     costly = True
     needs_truth = True
     sign = 1.0
+    repr_if_changed = ("candidates",)
 
-    def __init__(self, loss: str = "error") -> None:
+    def __init__(self, loss: str = "error", candidates: str = "subsample") -> None:
         if loss not in ("error", "log"):
             raise ValueError(f"loss must be 'error' or 'log' (a loss of the truth), got {loss!r}")
         self.loss = loss
+        self.candidates = _check_candidates(candidates)
+        self.costly = candidates == "subsample"  # the sandbox sub-samples the candidates of costly strategies
 
     def scores(self, ctx):
         r"""The true :math:`Q^c` of Eq. ``eqc`` at each candidate, times ``sign``.

@@ -278,6 +278,24 @@ def test_run_matches_an_independent_loop(strategy, loss, truth):
         assert rows[RECORD_COLUMNS].iloc[-1].isna().all()
 
 
+@pytest.mark.parametrize("truth", ["exact", "sampled"])
+def test_mri_best_on_the_whole_pool_matches_an_independent_loop_without_a_sub_sample(truth):
+    """``MRIBest(candidates="pool")`` (the sensitivity reading "MRI-best whole pool") scores every available pool
+    point although the run sub-samples the costly strategies: its curve is the independent loop's with no
+    sub-sample, and differs from the default MRI-best's, which chooses among 3 random candidates."""
+    args = dict(problem="four-gaussian", classifier="lda", pool_size=8, budget=4, replicates=2, population_size=500,
+                seed=21, subsample=3, loss="error", execution=QUIET, truth=truth)
+    whole = run_curves(strategies=[MRIBest(candidates="pool")], **args)
+    sampled = run_curves(strategies=["MRI-best"], **args)
+    for replicate in range(2):
+        rows = pair_rows(whole, "MRI-best", replicate)
+        losses, chosen, q_chosen, q_best = hand_run({**args, "subsample": None}, "MRI-best", replicate)
+        np.testing.assert_array_equal(rows.loss, losses)
+        np.testing.assert_array_equal(rows.chosen[:-1], chosen)
+        np.testing.assert_allclose(rows.q_c_chosen[:-1], q_chosen, rtol=0, atol=1e-15)
+    assert not np.array_equal(whole.chosen.to_numpy(), sampled.chosen.to_numpy())
+
+
 # ------------------------------------------------------------------ the oracle works
 
 

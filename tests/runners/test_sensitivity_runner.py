@@ -11,7 +11,7 @@ from _shared import QUIET
 
 from mri_theory.cli import main
 from mri_theory.runners import run_curves, run_sensitivity, run_study
-from mri_theory.strategies import BootstrapMRI, EfeLc
+from mri_theory.strategies import BootstrapMRI, EfeLc, MRIBest
 
 GRID = dict(problems=["four-gaussian"], classifiers=["lda"], strategies=["RS", "SE", "EfeLc", "BMRI"], replicates=2,
             pool_size=16, execution=QUIET)
@@ -69,6 +69,29 @@ def test_a_finished_variant_is_reused(study, tmp_path, monkeypatch):
     direct = run_curves("four-gaussian", "lda", [EfeLc(candidates="pool")], 16, replicates=2,
                         population_size=2000, execution=QUIET)
     assert _curves(out / "variants" / "EfeLc-whole-pool", "EfeLc").chosen.tolist() == direct.chosen.tolist()
+
+
+def test_mri_best_on_the_whole_pool_changes_only_the_regrets_reference(tmp_path):
+    """The reading "MRI-best whole pool" reruns MRI-best alone, over every pool point (a study whose costly methods
+    score 4 of the pool's 12): its curves are MRIBest(candidates="pool")'s, and only the regret's rows move."""
+    study = tmp_path / "study"
+    run_study("quick", out=study, problems=["four-gaussian"], classifiers=["lda"], strategies=["RS", "SE"],
+              replicates=2, pool_size=12, subsample=4, execution=QUIET)
+    out = tmp_path / "sensitivity"
+    table = run_sensitivity(study, out, recompute=["MRI-best whole pool"], n_boot=20, execution=QUIET)
+    variant = out / "variants" / "MRI-best-whole-pool"
+    assert set(pd.read_csv(variant / "timings.csv").strategy) == {"MRI-best"}
+    settings = json.loads((study / "study.json").read_text())["settings"]
+    direct = run_curves("four-gaussian", "lda", [MRIBest(candidates="pool")], 12, replicates=2,
+                        seed=settings["seed"], population_size=settings["population_size"], subsample=4,
+                        execution=QUIET)
+    whole = _curves(variant, "MRI-best")
+    assert whole.chosen.tolist() == direct.chosen.tolist()
+    assert whole.chosen.tolist() != _curves(study, "MRI-best").chosen.tolist()
+    reported, reading = (table[table.variant == name].set_index(["quantity", "item"]).value
+                         for name in ("as reported", "MRI-best whole pool"))
+    moved = reported.index[(reported - reading).abs() > 0].get_level_values("quantity")
+    assert set(moved) == {"regret"}
 
 
 @pytest.mark.parametrize(("kwargs", "error", "match"), [

@@ -52,6 +52,8 @@ from mri_theory.strategies import (
     BootstrapMRI,
     Context,
     EfeLc,
+    MRIBest,
+    MRIWorst,
     SimpleMRI,
     Strategy,
     VoteEntropy,
@@ -493,6 +495,12 @@ def test_the_options_keep_the_stored_reprs():
     assert "aggregate='mean'" in repr(BootstrapMRI(aggregate="mean"))
     assert repr(EfeLc(candidates="pool")) == "EfeLc(method='auto', candidates='pool')"
     assert EfeLc(candidates="pool").costly is False and EfeLc().costly is True
+    assert repr(MRIBest(candidates="pool")) == "MRIBest(loss='error', candidates='pool')"
+    assert MRIBest(candidates="pool").costly is False and MRIBest().costly is True
+    assert MRIWorst(candidates="pool").costly is False
+    for bad in ("all", ["pool"], None):
+        with pytest.raises(ValueError, match="candidates must be one of 'subsample', 'pool'"):
+            MRIBest(candidates=bad)
 
 
 def test_bmri_draws_its_resamples_from_the_context_generator():
