@@ -379,7 +379,8 @@ def regret(curve: Any, best_curve: Any) -> Regret:
     ``subsample`` (the studies' 100) it maximises the true :math:`Q^c` over that
     many random candidates of the pool per step, not over the whole pool, so the
     reference of the study's regret is that greedy choice, not the pool's best
-    (:doc:`/deviations`).
+    (:doc:`/deviations`); ``MRIBest(candidates="pool")`` gives the pool's best
+    (the sensitivity reading ``"MRI-best whole pool"``).
 
     Parameters
     ----------
