@@ -341,6 +341,15 @@ def _continued(count, ref, ref_roots, prev_roots, x1, d1sq, q, S, c, gamma, lo, 
             return False
     if ref[6] > 0.0:
         return True
+    return ends_agree(count, roots, first_sign, lo, hi, d1sq, q, S, c, gamma, scratch_v, scratch_s)
+
+
+@_jit
+def ends_agree(count, roots, first_sign, lo, hi, d1sq, q, S, c, gamma, scratch_v,
+               scratch_s):  # pragma: no cover - compiled by numba
+    """Whether the two-class pair function's sign at the line's ends ``lo`` and ``hi`` is the one its ``count``
+    sorted ``roots`` and the sign ``first_sign`` of its first interval give (no root entered or left the line's
+    range through an end)."""
     for end in (lo, hi):
         expected = first_sign
         for k in range(count):

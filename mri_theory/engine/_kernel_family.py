@@ -40,11 +40,11 @@ from mri_theory.engine._kernel_compiled import (
     REACH,
     SAME_EVENT,
     edge_free,
+    ends_agree,
     kronrod_panel,
     line_error,
     line_setup,
     newton_event,
-    scores_on_line,
     two_class_mass,
     unsmoothed,
 )
@@ -369,16 +369,7 @@ def _continued_certified(count, first_sign, edges_free, ref_roots, guesses, x1, 
             return False
     if edges_free:
         return True
-    for end in (lo, hi):
-        expected = first_sign
-        for k in range(count):
-            if roots[k] < end:
-                expected = -expected
-        scores_on_line(end, d1sq, q, S, c, gamma, scratch_v, scratch_s)
-        g = scratch_v[1] - scratch_v[0]
-        if g == 0.0 or (g > 0.0) != (expected > 0.0):
-            return False
-    return True
+    return ends_agree(count, roots, first_sign, lo, hi, d1sq, q, S, c, gamma, scratch_v, scratch_s)
 
 
 @_jit

@@ -40,7 +40,9 @@ about ``population_size`` points in all, the contenders for the best on doubling
 populations (up to ``2**7`` times) until the best is resolved; the state's
 ``true_q_c``, ``loss`` and ``t_e`` are the race's (the current loss on its
 first round's populations, so that ``t_e = loss - true_q_c`` rests on the same
-points), and the oracles (MRI-best, MRI-worst) score by it.  Each state says
+points), and the oracles (MRI-best, MRI-worst) score by it; with the exact truth the oracles of the error
+loss score by the state's exact :math:`Q^c` too (the values :func:`~mri_theory.engine.targets.true_q_c` would
+give them, computed once: their cost is the truth's).  Each state says
 whether its truth can decide (``resolved``): always with exact truth; with
 sampled truth when the race resolved its best (every rival beaten by more
 than 3 standard errors of their paired difference, tied exactly, or, with that
@@ -242,7 +244,8 @@ def _score_state(states: _States, replicate: int, step: int) -> _Scored:
         strategy = copy.deepcopy(strategy)  # fresh for every state, as a worker gets it
         rng = np.random.default_rng(np.random.SeedSequence(
             cfg.seed, spawn_key=(replicate, _SCORE_KEY, step, zlib.crc32(name.encode()))))
-        if isinstance(strategy, MRIBest) and cfg.truth == "sampled":  # the oracles score by the state's truth
+        if isinstance(strategy, MRIBest) and (cfg.truth == "sampled" or strategy.loss == "error"):
+            # the oracles score by the state's truth (exact: the same values true_q_c gives them, computed once)
             scores, cost[name] = strategy.sign * true_q, truth_cost
         else:
             truth = (problem, population) if strategy.needs_truth else (None, None)  # practical ones never see it

@@ -141,6 +141,17 @@ def test_rules_outside_the_family_fall_back_to_the_per_rule_path():
     assert one_d.loss[0] == kernel_losses(line, [[-1.0], [1.0], [0.3]], scores, [[0.0, 0.1]], 0.5).loss[0]
 
 
+def _fitted_state(problem, n, m, seed):
+    """An SVM fitted on ``n`` points of ``problem`` with both classes (drawn again until both are present) and
+    ``m`` candidates, from ``seed``."""
+    rng = np.random.default_rng(seed)
+    while True:
+        X, y = problem.sample(n, rng)
+        if np.unique(y).size == 2:
+            break
+    return SVM().fit(X, y, 2), problem.sample(m, rng)[0]
+
+
 def test_events_closer_than_the_event_cell_are_both_panel_edges():
     """Two retrained models of a triangles state (|D_S| = 200) have two tangencies 1.3e-3 and 1e-3 apart (less
     than the quadtree's finest cell, 1e-3 kernel widths): both must be panel edges, or the panel between them
@@ -148,13 +159,7 @@ def test_events_closer_than_the_event_cell_are_both_panel_edges():
     values agree."""
     problem = get_problem("triangles")
     truth = MixtureTruth.from_problem(problem)
-    rng = np.random.default_rng(np.random.SeedSequence(0, spawn_key=(200, 0)))
-    while True:
-        X, y = problem.sample(200, rng)
-        if np.unique(y).size == 2:
-            break
-    candidates = problem.sample(100, rng)[0]
-    model = SVM().fit(X, y, 2)
+    model, candidates = _fitted_state(problem, 200, 100, np.random.SeedSequence(0, spawn_key=(200, 0)))
     S, c, mask = _retrained_rules(model, candidates)
     chosen = [131, 150]
     extra = np.tile(candidates, (2, 1))[chosen]
@@ -176,13 +181,8 @@ def test_the_family_equals_every_line_isolated(name):
     others)."""
     problem = get_problem(name)
     truth = MixtureTruth.from_problem(problem)
-    rng = np.random.default_rng(np.random.SeedSequence(53, spawn_key=(60, 99, PROBLEMS.index(name))))
-    while True:
-        X, y = problem.sample(60, rng)
-        if np.unique(y).size == 2:
-            break
-    candidates = problem.sample(6, rng)[0]
-    model = SVM().fit(X, y, 2)
+    model, candidates = _fitted_state(problem, 60, 6, np.random.SeedSequence(53, spawn_key=(60, 99,
+                                                                                       PROBLEMS.index(name))))
     S, c, mask = _retrained_rules(model, candidates)
     extra = np.tile(candidates, (2, 1))
     family, fell_back, _ = _family_losses(truth, model._points, extra, S, c, model.gamma_, mask, 1e-12)
