@@ -3,10 +3,9 @@ r"""How robust a finished study's conclusions are: :func:`run_sensitivity` (``mr
 The readings of the analysis (R1's two modes, label complexity's :math:`\epsilon`, leaving out a problem, a
 classifier or the degenerate pairings) need no new curves:
 :func:`mri_theory.evaluation.sensitivity.conclusions_by_reading` recomputes the conclusions from the study's
-verified tables.  The readings of the methods and the classifiers
-(:data:`RECOMPUTED`: BMRI's mean, the kknn kernels, EfeLc and MRI-best on the whole pool, e1071's Platt fit) need
-new curves
-of the strategies (or the classifier) they change, and only of those: each is a study folder of its own,
+verified tables.  The readings of the methods and the classifiers (:data:`RECOMPUTED`: BMRI's mean, the kknn
+kernels, EfeLc and MRI-best on the whole pool, e1071's Platt fit) need new curves of the strategies (or the
+classifier) they change, and only of those: each is a study folder of its own,
 ``{out}/variants/{name}``, into which the base study's verified parts of every other strategy are copied before
 :func:`~mri_theory.runners.study.run_study` computes what is missing with the base study's settings.  It resumes
 as a study does (an interrupted variant is rerun with the same command), and its conclusions are measured by the
