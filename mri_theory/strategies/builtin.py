@@ -796,6 +796,8 @@ class MRIWorst(MRIBest):
     ----------
     loss : {"error", "log"}, default "error"
         As :class:`MRIBest`'s: the loss whose expected reduction is minimised.
+    candidates : {"subsample", "pool"}, default "subsample"
+        As :class:`MRIBest`'s: the sandbox's sub-sample of the pool, or every pool point.
 
     See Also
     --------
