@@ -316,19 +316,37 @@ def test_readings_that_cannot_apply_are_refused_when_named(named_like_built_in, 
 
 
 def test_default_readings_that_cannot_apply_are_noted(log_study, tmp_path, capsys):
-    """The log study has RS and SE: no default reading applies, so none runs, and both outputs say so."""
+    """The log study has RS, SE and MRI-best (a sub-sample of 100): of the default readings only MRI-best on the
+    whole pool applies, so it alone runs, and both outputs name the others."""
     capsys.readouterr()
     assert main(["sensitivity", str(log_study), "--boot", "20", "--out", str(tmp_path / "sens")]) == 0
     printed = capsys.readouterr().out
     assert "not applicable, left out (they change nothing the study has): BMRI mean, kknn kernels, EfeLc whole " \
            "pool" in printed
-    assert not (tmp_path / "sens" / "variants").exists()
+    assert [p.name for p in (tmp_path / "sens" / "variants").iterdir()] == ["MRI-best-whole-pool"]
     markdown = (tmp_path / "sens" / "SENSITIVITY.md").read_text()
     assert "Not applicable, left out (they change nothing the study has): BMRI mean, kknn kernels, EfeLc whole " \
            "pool." in markdown
     assert set(pd.read_csv(tmp_path / "sens" / "sensitivity.csv").variant) <= {
         "as reported", "R1 averaged metrics", "epsilon absolute", "without degenerate pairings",
-        "without four-gaussian", "without two-gaussians", "without lda"}
+        "without four-gaussian", "without two-gaussians", "without lda", "MRI-best whole pool"}
+
+
+def test_the_readings_of_the_sub_sample_cannot_apply_to_a_study_of_the_whole_pool(tmp_path):
+    """A study that scores the whole pool (``subsample=0``): MRI-best and EfeLc on the whole pool change nothing,
+    so named they are refused before any file is written, and by default they are left out."""
+    from mri_theory.runners import run_sensitivity, run_study
+
+    study = tmp_path / "study"
+    run_study("quick", out=study, problems=["four-gaussian"], classifiers=["lda"], strategies=["RS", "EfeLc"],
+              replicates=2, pool_size=6, subsample=0, execution=QUIET)
+    for reading in ("MRI-best whole pool", "EfeLc whole pool"):
+        with pytest.raises(ValueError, match=f"recompute: '{reading}' scores the whole pool, which the study does "
+                                             "already"):
+            run_sensitivity(study, tmp_path / "s", recompute=[reading], n_boot=20)
+        assert not (tmp_path / "s").exists()
+    run_sensitivity(study, tmp_path / "d", n_boot=20, execution=QUIET)
+    assert not (tmp_path / "d" / "variants").exists()
 
 
 def test_the_standardize_option_maps_to_the_data_problem(named_like_built_in, tmp_path):

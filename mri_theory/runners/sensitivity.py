@@ -80,6 +80,9 @@ class Recomputed:
         Returns label -> the strategy object that replaces the study's (new objects at each call).
     classifiers : callable, default dict
         Returns label -> the classifier object that replaces the study's.
+    subsampled : bool, default False
+        Whether the reading changes only which candidates a costly strategy scores (the whole pool instead of
+        the study's sub-sample): it applies only to a study that sub-samples (``subsample`` set).
 
     See Also
     --------
@@ -107,6 +110,7 @@ class Recomputed:
     description: str
     strategies: Callable[[], dict[str, Strategy]] = dict
     classifiers: Callable[[], dict[str, Classifier]] = field(default=dict)
+    subsampled: bool = False
 
 
 #: The readings of the methods and classifiers (:doc:`/deviations`, "Open choices"), each rerunning only what
@@ -121,12 +125,12 @@ RECOMPUTED: dict[str, Recomputed] = {
         lambda: {"QbcV": VoteEntropy(knn_kernel="optimal"), "QbcA": AverageKL(knn_kernel="optimal"),
                  "SMRI": SimpleMRI(theta2_kernel="optimal"), "BMRI": BootstrapMRI(theta2_kernel="optimal")}),
     "EfeLc whole pool": Recomputed("EfeLc scores every pool point, as its cost formula counts them (line 996)",
-                                   lambda: {"EfeLc": EfeLc(candidates="pool")}),
+                                   lambda: {"EfeLc": EfeLc(candidates="pool")}, subsampled=True),
     "MRI-best whole pool": Recomputed("MRI-best, the regret's reference, maximises the true Q^c over every pool "
                                       "point, not over the random sub-sample the costly methods score (the sub-sample "
                                       "is for 'computational efficiency', line 874; the regret's reference is 'the "
                                       "optimal performance given by maximising Q^c', line 1658)",
-                                      lambda: {metrics.BEST: MRIBest(candidates="pool")}),
+                                      lambda: {metrics.BEST: MRIBest(candidates="pool")}, subsampled=True),
     "e1071 Platt": Recomputed("the SVM's Platt sigmoids on out-of-fold decision values, as e1071 fits them "
                               "(on 2 to 5 training points the out-of-fold values, libsvm's +1/-1 of one-sided fold "
                               "machines among them, can invert the sigmoid: the probabilities are then "
@@ -156,20 +160,27 @@ def _check_recomputed(recompute: object) -> list[str] | None:
     return list(recompute)
 
 
-def _replaced(name: str, grid: dict) -> list[str]:
-    """What the reading ``name`` replaces among the study's strategies and classifiers (empty: it cannot apply)."""
+def _replaced(name: str, grid: dict, settings: dict) -> list[str]:
+    """What the reading ``name`` replaces among the study's strategies and classifiers (empty: it cannot apply, as
+    a reading of the sub-sample cannot where the study scores the whole pool)."""
     reading = RECOMPUTED[name]
+    if reading.subsampled and not settings.get("subsample"):  # None or 0: the whole pool
+        return []
     return ([s for s in grid["strategies"] if s in reading.strategies()]
             + [c for c in grid["classifiers"] if c in reading.classifiers()])
 
 
-def _applicable(named: list[str] | None, grid: dict) -> tuple[list[str], list[str]]:
+def _applicable(named: list[str] | None, grid: dict, settings: dict) -> tuple[list[str], list[str]]:
     """The readings to rerun and those left out because they change nothing of the study (a reading named
     explicitly that cannot apply is refused, naming ``recompute``)."""
     if named is None:
-        run = [name for name in DEFAULT_RECOMPUTED if _replaced(name, grid)]
+        run = [name for name in DEFAULT_RECOMPUTED if _replaced(name, grid, settings)]
         return run, [name for name in DEFAULT_RECOMPUTED if name not in run]
-    idle = [name for name in named if not _replaced(name, grid)]
+    idle = [name for name in named if not _replaced(name, grid, settings)]
+    whole = [name for name in idle if RECOMPUTED[name].subsampled and not settings.get("subsample")]
+    if whole:
+        raise ValueError(f"recompute: {', '.join(map(repr, whole))} scores the whole pool, which the study does "
+                         "already (no sub-sample): the reading cannot apply; leave it out")
     if idle:
         changes = {name: sorted({*RECOMPUTED[name].strategies(), *RECOMPUTED[name].classifiers()}) for name in idle}
         what = "; ".join(f"{name!r} changes {', '.join(changed)}" for name, changed in changes.items())
@@ -290,7 +301,8 @@ def run_sensitivity(path: str | os.PathLike, out: str | os.PathLike, *, recomput
         strategy or classifier of the study; those that change none are left out, and ``SENSITIVITY.md`` says
         so); ``[]``: the analysis readings only (no new curve).  A reading named here that changes nothing of the
         study (``"BMRI mean"`` without BMRI, ``"EfeLc whole pool"`` without EfeLc, ``"e1071 Platt"`` without the
-        SVM) is refused: its rows would only repeat ``"as reported"``.  ``"e1071 Platt"`` fits the SVM's Platt
+        SVM, the two whole-pool readings on a study without a sub-sample) is refused: its rows would only repeat
+        ``"as reported"``.  ``"e1071 Platt"`` fits the SVM's Platt
         sigmoid on out-of-fold decision values with libsvm's rule, as e1071 does; on 2 to 5 training points
         those values (``+1``/``-1`` where a fold machine sees one class) can invert the sigmoid, so this
         reading's probabilities may be anti-calibrated at the start of each curve (its first few labels),
@@ -369,7 +381,7 @@ def run_sensitivity(path: str | os.PathLike, out: str | os.PathLike, *, recomput
             if not same:
                 raise ValueError(f"path: the study's {what} {name!r} is not the registered one ({spec}); "
                                  "the readings replace registered strategies and classifiers by name")
-    names, idle = _applicable(_check_recomputed(recompute), grid)
+    names, idle = _applicable(_check_recomputed(recompute), grid, settings)
     labelled = _study_problems(grid, problems, bool(names))
     seed = check.count(seed, "seed", minimum=0)
     n_boot = check.count(n_boot, "n_boot", maximum=MAX_BOOT)
