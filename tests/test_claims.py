@@ -371,8 +371,8 @@ def test_which_pairs_of_the_top_four_are_separated_in_each_reading():
     # intervals overlap in every reading but BMRI's mean. Two readings separate a pair: without Sharp, QbcV
     # [1.33, 2.33] is clear of BMRI [2.50, 3.67] (their two-level intervals overlap); with BMRI's mean, BMRI
     # [4.17, 5.17] is clear of SE, QbcV and random selection (two-level: of SE and QbcV)."
-    # README.md: "the top four methods are not separated in 17 of its 19 readings (without Sharp QbcV's rank
-    # interval is clear of BMRI's; with BMRI's mean BMRI's is clear of the other three)"
+    # README.md: "the top four methods are not separated in 17 of the 19 readings that can move the ranks (without
+    # Sharp QbcV's rank interval is clear of BMRI's; with BMRI's mean BMRI's is clear of the other three)"
     replicates = {r: separated_pairs(ranks(r), "replicates") for r in readings()}
     two_level = {r: separated_pairs(ranks(r), "two-level") for r in readings()}
     assert {r for r, s in replicates.items() if s} == {"without sharp", "BMRI mean"}
