@@ -538,16 +538,17 @@ def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m
 
 @_jit
 def kronrod_panel(values, half, kronrod, gauss):  # pragma: no cover - compiled by numba
-    """A panel's Gauss-Kronrod 7-15 integral from its 15 ``values`` (half-width ``half``) and QUADPACK's error
-    estimate: the Kronrod-Gauss difference scaled by the integrand's variation."""
+    """A panel's Gauss-Kronrod integral from its ``values`` at the rule's nodes (half-width ``half``; the 15-31
+    rule of :mod:`mri_theory.engine._quadrature` or any other with its Gauss weights among the Kronrod ones) and
+    QUADPACK's error estimate: the Kronrod-Gauss difference scaled by the integrand's variation."""
     kron, gs, absum = 0.0, 0.0, 0.0
-    for i in range(15):
+    for i in range(values.size):
         kron += kronrod[i] * values[i]
         gs += gauss[i] * values[i]
     kron *= half
     gs *= half
     mean = kron / (2.0 * half)
-    for i in range(15):
+    for i in range(values.size):
         absum += kronrod[i] * abs(values[i] - mean)
     absum *= half
     diff = abs(kron - gs)
@@ -598,7 +599,7 @@ def line_log(x1, dim, points, S, c, c_up, c_down, AD, classes, gamma, cap, ell, 
     total = 0.0
     stack_a, stack_b = np.empty(128), np.empty(128)
     stack_d = np.empty(128, dtype=np.int64)
-    values = np.empty(15)
+    values = np.empty(nodes.size)
     for k in range(count + 1):
         a0, b0 = edges[k], edges[k + 1]
         if not a0 < b0:
@@ -628,7 +629,7 @@ def line_log(x1, dim, points, S, c, c_up, c_down, AD, classes, gamma, cap, ell, 
             top -= 1
             s0, s1, depth = stack_a[top], stack_b[top], stack_d[top]
             half = 0.5 * (s1 - s0)
-            for i in range(15):
+            for i in range(values.size):
                 t = s0 + half * (1.0 + nodes[i])
                 scores_on_line(t, d1sq, q, S, c, gamma, scratch_v, scratch_s)
                 g = scratch_v[1] - scratch_v[0]
@@ -698,7 +699,7 @@ def line_log_smooth(x1, dim, points, S, c, classes, gamma, cap, comp_w, comp_m1,
     edges = np.sort(cuts[:m])
     stack_a, stack_b = np.empty(256), np.empty(256)
     stack_d = np.empty(256, dtype=np.int64)
-    values = np.empty(15)
+    values = np.empty(nodes.size)
     for k in range(m - 1):
         if not edges[k] < edges[k + 1]:
             continue
@@ -708,7 +709,7 @@ def line_log_smooth(x1, dim, points, S, c, classes, gamma, cap, comp_w, comp_m1,
             top -= 1
             s0, s1, depth = stack_a[top], stack_b[top], stack_d[top]
             half = 0.5 * (s1 - s0)
-            for i in range(15):
+            for i in range(values.size):
                 t = s0 + half * (1.0 + nodes[i])
                 scores_on_line(t, d1sq, q, S, c, gamma, scratch_v, scratch_s)
                 peak = -np.inf  # ln sum_j sigma(s_j) by log-sum-exp of -softplus(-s_j)
@@ -1060,6 +1061,9 @@ def events(points, S, c, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_no
 
 #: where each component's density in x_1 starts the outer panels (in its deviations from its mean)
 COMPONENT_CUTS = (-4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0)
+#: the outer integral's first pieces are cut at each component's mean of the first coordinate, the 15-31 rule's
+#: adaptive bisection doing the rest (more first cuts, as ``COMPONENT_CUTS``, cost lines where the rule needs none)
+OUTER_CUTS = (0.0,)
 
 
 @_jit
@@ -1213,8 +1217,8 @@ def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
             edges[ne - 1] = x_hi
         total, unresolved_total, estimate = 0.0, 0.0, 0.0
         stack_a, stack_b, stack_d = np.empty(512), np.empty(512), np.empty(512, dtype=np.int64)
-        starts = np.empty(len(COMPONENT_CUTS) * C)
-        values, unresolved_values = np.empty(15), np.empty(15)
+        starts = np.empty(len(OUTER_CUTS) * C)
+        values, unresolved_values = np.empty(nodes.size), np.empty(nodes.size)
         for k in range(ne - 1):
             A, B = edges[k], edges[k + 1]
             ref[0] = 0.0  # a new panel: its first line is isolated
@@ -1227,7 +1231,7 @@ def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
             # deviations), in the substituted variable, pushed so that the panel is integrated from left to right
             m_cuts = 0
             for cc in range(C):
-                for z in COMPONENT_CUTS:
+                for z in OUTER_CUTS:
                     xc = comp_m1[cc] + z * comp_s1[cc]
                     if A < xc < B and m_cuts < starts.size:
                         starts[m_cuts] = unsmoothed((xc - A) / (B - A))
@@ -1246,7 +1250,7 @@ def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
                 top -= 1
                 s0, s1, depth = stack_a[top], stack_b[top], stack_d[top]
                 half = 0.5 * (s1 - s0)
-                for i in range(15):
+                for i in range(values.size):
                     s = s0 + half * (1.0 + nodes[i])
                     x1 = A + (B - A) * (s * s * (3.0 - 2.0 * s))
                     jac = (B - A) * 6.0 * s * (1.0 - s)
@@ -1272,7 +1276,7 @@ def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
                 if err <= max(tol * (s1 - s0), 1e-17) or depth >= 40 or top + 2 > stack_a.size:
                     total += kron
                     estimate += err
-                    for i in range(15):
+                    for i in range(values.size):
                         unresolved_total += half * kronrod[i] * unresolved_values[i]
                     continue
                 mid = s0 + half

@@ -34,9 +34,9 @@ import numba
 import numpy as np
 
 from mri_theory.engine._kernel_compiled import (
-    COMPONENT_CUTS,
     EVENT_CELL,
     MAX_EVENT_CELLS,
+    OUTER_CUTS,
     REACH,
     SAME_EVENT,
     edge_free,
@@ -538,8 +538,8 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
     scratch_v, scratch_s = np.empty(6), np.empty(2)
     first = np.empty(1)
     stack_a, stack_b, stack_d = np.empty(512), np.empty(512), np.empty(512, dtype=np.int64)
-    starts = np.empty(len(COMPONENT_CUTS) * C)
-    values, unresolved_values = np.empty(15), np.empty(15)
+    starts = np.empty(len(OUTER_CUTS) * C)
+    values, unresolved_values = np.empty(nodes.size), np.empty(nodes.size)
     full_points = np.empty((n + 1, 2))
     full_points[:n] = points
     for r in range(R):
@@ -589,7 +589,7 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
                 ref[6] = 1.0
             m_cuts = 0
             for cc in range(C):
-                for z in COMPONENT_CUTS:
+                for z in OUTER_CUTS:
                     xc = comp_m1[cc] + z * comp_s1[cc]
                     if a_edge < xc < b_edge and m_cuts < starts.size:
                         starts[m_cuts] = unsmoothed((xc - a_edge) / (b_edge - a_edge))
@@ -608,7 +608,7 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
                 top -= 1
                 s0, s1, depth = stack_a[top], stack_b[top], stack_d[top]
                 half = 0.5 * (s1 - s0)
-                for i in range(15):
+                for i in range(values.size):
                     s = s0 + half * (1.0 + nodes[i])
                     x1 = a_edge + (b_edge - a_edge) * (s * s * (3.0 - 2.0 * s))
                     jac = (b_edge - a_edge) * 6.0 * s * (1.0 - s)
@@ -623,7 +623,7 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
                 if err <= max(tol * (s1 - s0), 1e-17) or depth >= 40 or top + 2 > stack_a.size:
                     total += kron
                     estimate += err
-                    for i in range(15):
+                    for i in range(values.size):
                         unresolved_total += half * kronrod[i] * unresolved_values[i]
                     continue
                 mid = s0 + half

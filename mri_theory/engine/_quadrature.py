@@ -1,11 +1,13 @@
 """The Gauss-Kronrod 7-15 rule (QUADPACK's qk15) on ``[-1, 1]``, shared by the engine's adaptive quadratures
-(:mod:`mri_theory.engine.exact`, :mod:`mri_theory.engine.kernel_rules` and their compiled modules)."""
+(:mod:`mri_theory.engine.exact` and its compiled module), and the 15-31 rule (QUADPACK's qk31), the kernel rules'
+(:mod:`mri_theory.engine.kernel_rules`): both with the constants QUADPACK gives (L. W. Fullerton's 80-digit
+evaluation), checked by the tests against numpy's Gauss-Legendre rules and the Kronrod rule's polynomial degree."""
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["GAUSS", "KRONROD", "NODES"]
+__all__ = ["GAUSS", "GAUSS_31", "KRONROD", "KRONROD_31", "NODES", "NODES_31"]
 
 # Kronrod nodes on [0, 1], their weights, and the 7-point Gauss weights of the nodes with odd index (the Gauss
 # nodes).
@@ -26,3 +28,33 @@ KRONROD = np.concatenate([_WK[:-1], _WK[::-1]])
 #: The 7-point Gauss weights at the nodes with odd index (0 at the others).
 GAUSS = np.zeros(15)
 GAUSS[[1, 3, 5, 7, 9, 11, 13]] = np.concatenate([_WG, _WG[-2::-1]])
+
+# The 15-31 rule: Kronrod nodes on [0, 1] (those of even index the 15-point Gauss nodes), their weights, and the
+# 15-point Gauss weights.
+_XK31 = np.array([0.998002298693397060285172840152271, 0.987992518020485428489565718586613,
+                  0.967739075679139134257347978784337, 0.937273392400705904307758947710209,
+                  0.897264532344081900882509656454496, 0.848206583410427216200648320774217,
+                  0.790418501442465932967649294817947, 0.724417731360170047416186054613938,
+                  0.650996741297416970533735895313275, 0.570972172608538847537226737253911,
+                  0.485081863640239680693655740232351, 0.394151347077563369897207370981045,
+                  0.299180007153168812166780024266389, 0.201194093997434522300628303394596,
+                  0.101142066918717499027074231447392, 0.0])
+_WK31 = np.array([0.005377479872923348987792051430128, 0.015007947329316122538374763075807,
+                  0.025460847326715320186874001019653, 0.035346360791375846222037948478360,
+                  0.044589751324764876608227299373280, 0.053481524690928087265343147239430,
+                  0.062009567800670640285139230960803, 0.069854121318728258709520077099147,
+                  0.076849680757720378894432777482659, 0.083080502823133021038289247286104,
+                  0.088564443056211770647275443693774, 0.093126598170825321225486872747346,
+                  0.096642726983623678505179907627589, 0.099173598721791959332393173484603,
+                  0.100769845523875595044946662617570, 0.101330007014791549017374792767493])
+_WG31 = np.array([0.030753241996117268354628393577204, 0.070366047488108124709267416450667,
+                  0.107159220467171935011869546685869, 0.139570677926154314447804794511028,
+                  0.166269205816993933553200860481209, 0.186161000015562211026800561866423,
+                  0.198431485327111576456118326443839, 0.202578241925561272880620199967519])
+#: The 31 nodes of the 15-31 rule on [-1, 1].
+NODES_31 = np.concatenate([-_XK31[:-1], _XK31[::-1]])
+#: Their Kronrod weights.
+KRONROD_31 = np.concatenate([_WK31[:-1], _WK31[::-1]])
+#: The 15-point Gauss weights at the nodes with odd index (0 at the others).
+GAUSS_31 = np.zeros(31)
+GAUSS_31[1::2] = np.concatenate([_WG31, _WG31[-2::-1]])

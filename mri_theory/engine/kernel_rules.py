@@ -69,9 +69,9 @@ skipped.
 *The outer integral.*  Every event is a panel edge (two nearer than ``SAME_EVENT`` = :math:`10^{-9}` kernel
 widths are one: the number of roots on a line may change at each, and a panel must not hold one).  Between
 consecutive events the range :math:`m_c \pm` ``REACH`` :math:`\sigma_c` of the
-first coordinate is integrated by adaptive Gauss-Kronrod (7-15 points, QUADPACK's error estimate, bisection
+first coordinate is integrated by adaptive Gauss-Kronrod (15-31 points, QUADPACK's error estimate, bisection
 until the estimate is below ``tolerance`` per unit length of the substituted variable; the first pieces are cut
-at each component's mean and 1, 2 and 4 deviations each side), after the substitution
+at each component's mean), after the substitution
 :math:`x_1 = a + (b - a)(3s^2 - 2s^3)`, which makes a square root at a panel's end analytic (as
 :mod:`mri_theory.engine.exact` does for quadratic rules).  :attr:`KernelLosses.estimate` sums the accepted
 panels' estimates.
@@ -80,7 +80,7 @@ panels' estimates.
 :math:`\min(-\ln \hat p_y, \text{cap})` is smooth except where a class's loss reaches the cap,
 :math:`g = \pm\ell` with :math:`\ell = \ln(e^{\text{cap}} - 1)`: the certified sign changes of :math:`g \mp
 \ell` cut the line, a piece where a component's class is capped contributes the cap times its normal mass, and
-the others are integrated by adaptive Gauss-Kronrod (a tenth of ``tolerance`` per unit length).  The outer
+the others are integrated by adaptive Gauss-Kronrod (15-31 points, a tenth of ``tolerance`` per unit length).  The outer
 integral's events are where the level curves :math:`g = \pm\ell` touch a line (the quadtree on the shifted
 pair functions).  Every line is isolated (no continuation).  With three or more present classes (normalised
 sigmoids, not a softmax of the scores) the loss :math:`-\ln \hat p_y = \operatorname{softplus}(-s_y) + \ln
@@ -129,7 +129,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from mri_theory._utils import validation as check
-from mri_theory.engine._quadrature import GAUSS, KRONROD, NODES
+from mri_theory.engine._quadrature import GAUSS_31, KRONROD_31, NODES_31
 from mri_theory.engine.exact import MAX_DIM, MixtureTruth
 from mri_theory.engine.losses import LOG_LOSS_FLOOR, check_floor, check_loss
 
@@ -336,8 +336,8 @@ def kernel_losses(truth: MixtureTruth, points: ArrayLike, scores: ArrayLike, con
                          np.ascontiguousarray(c_present), counts.astype(np.int64), classes, gamma,
                          np.ascontiguousarray(truth.weights), np.ascontiguousarray(truth.means),
                          np.ascontiguousarray(truth.covariances), np.ascontiguousarray(truth.labels, dtype=np.int64),
-                         cap, tolerance, not isolate_every_line and loss == "error", NODES,
-                         KRONROD, GAUSS, error, unresolved, estimate)
+                         cap, tolerance, not isolate_every_line and loss == "error", NODES_31,
+                         KRONROD_31, GAUSS_31, error, unresolved, estimate)
     return KernelLosses(error, unresolved, estimate)
 
 
@@ -449,8 +449,8 @@ def _family_losses(truth: MixtureTruth, points: ArrayLike, extra: ArrayLike, sco
         _compiled_family().family_losses(np.ascontiguousarray(P), np.ascontiguousarray(E[chosen]), S2, c2,
                                          classes, gamma, np.ascontiguousarray(truth.weights),
                                          np.ascontiguousarray(truth.means), np.ascontiguousarray(truth.covariances),
-                                         np.ascontiguousarray(truth.labels, dtype=np.int64), tolerance, NODES,
-                                         KRONROD, GAUSS, out[0], out[1], out[2], events)
+                                         np.ascontiguousarray(truth.labels, dtype=np.int64), tolerance, NODES_31,
+                                         KRONROD_31, GAUSS_31, out[0], out[1], out[2], events)
         loss[chosen], unresolved[chosen], estimate[chosen] = out
         counts[chosen] = events
     return KernelLosses(loss, unresolved, estimate), ~family, counts
