@@ -6,13 +6,14 @@ costly methods score at each step; the sensitivity reading ``"MRI-best whole poo
 curves side by side: the paired difference (whole pool minus sub-sample) of their AUA and mean loss, averaged over
 the pairings, with percentile bootstrap intervals (:func:`mri_theory.evaluation.ranking.paired_differences`, 1,000
 draws, seed 0), replicate-only and two-level over all pairings, replicate-only per classifier, and writes them to
-``--out`` as ``whole-pool-reference.csv``.
+``--out`` as ``whole-pool-reference.csv`` with its checksum (``checksums.json``: a reader verifies the table
+against it, :func:`mri_theory.runners._store.verified_table`).
 
 Usage (from the repository root, after the sensitivity run of ``docs/robustness.md``, "The committed run"; a few
 seconds)::
 
     python scripts/whole_pool_reference.py results/study-full results/sensitivity/variants/MRI-best-whole-pool \\
-        --out figures/study/sensitivity
+        --out figures/study/sensitivity/whole-pool-reference
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import pandas as pd
 
 from mri_theory.evaluation.metrics import BEST, REFERENCE
 from mri_theory.evaluation.ranking import paired_differences
+from mri_theory.runners import _store
 from mri_theory.runners.study import default_groups, read_study
 
 #: The whole-pool reference's label in the table.
@@ -63,7 +65,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     table = reference_differences(args.base, args.variant)
     args.out.mkdir(parents=True, exist_ok=True)
-    table.to_csv(args.out / "whole-pool-reference.csv", index=False, float_format="%.10g")
+    _store.write_tables(args.out, {"whole-pool-reference.csv": table.to_csv(index=False, float_format="%.10g")
+                                   .encode()}, None)
     with pd.option_context("display.width", 200):
         print(table.to_string(index=False))
     return 0
