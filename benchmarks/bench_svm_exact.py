@@ -20,8 +20,14 @@ chose an exact best candidate (the exact values within the tie tolerance of thei
 exact shortfall relative to the spread of :math:`Q^c` (the mean shortfall of a random choice).  The numba compilation is
 done before timing (one exact step on a small state).
 
-Run: ``python benchmarks/bench_svm_exact.py [--replicates 2] [--sizes 60 200] [--seed 0]`` (a few minutes on one
-core).
+With ``--curves``: whole learning curves instead, one SVM MRI-best curve per problem (replicate 0 of the study's
+``paper`` preset: the pool labelled to exhaustion, 100 candidates per step), run by
+:func:`~mri_theory.runners.sandbox.run_curves` with ``truth="sampled"`` (the race, as the study ran the SVM before
+its exact truth) and ``truth="exact"``; printed: the CPU seconds of each curve and their ratio (exact / raced).
+The curve's losses are part of its cost: the sampled population's against the exact ones.
+
+Run: ``python benchmarks/bench_svm_exact.py [--replicates 2] [--sizes 60 200] [--seed 0]`` (a minute on one core);
+``python benchmarks/bench_svm_exact.py --curves`` (about ten minutes).
 """
 
 from __future__ import annotations
@@ -41,7 +47,8 @@ from mri_theory.classifiers.svm import _kernel_rules, _machine_classes
 from mri_theory.engine import MixtureTruth, kernel_losses
 from mri_theory.engine.targets import decisive_q_c
 from mri_theory.problems import get_problem
-from mri_theory.runners import _curves
+from mri_theory.runners import Execution, _curves, run_curves
+from mri_theory.runners.study import PRESETS
 
 
 def per_rule_future_losses(model: SVM, candidates: np.ndarray, truth: MixtureTruth) -> np.ndarray:
@@ -72,15 +79,43 @@ def exact_q_c(problem, X, y, candidates, family: bool = True) -> np.ndarray:
     return model.exact_loss(truth, "error") - np.sum(problem.posterior(candidates) * future, axis=1)
 
 
+def curve_seconds(problem: str, truth: str) -> float:
+    """CPU seconds of the SVM's MRI-best learning curve of the ``paper`` preset on ``problem`` (its replicate 0)
+    with the given truth."""
+    preset = PRESETS["paper"]
+    start = time.process_time()
+    run_curves(problem, "svm", ["MRI-best"], pool_size=preset["pool_size"], replicates=1, seed=preset["seed"],
+               population_size=preset["population_size"], loss=preset["loss"], subsample=preset["subsample"],
+               record_q_c=preset["record_q_c"], execution=Execution(progress=False), truth=truth)
+    return time.process_time() - start
+
+
+def curves(problems: Sequence[str]) -> None:
+    """Whole curves, raced and exact, per problem (module notes)."""
+    print("The SVM's MRI-best learning curve (paper preset, replicate 0); CPU seconds, one BLAS thread")
+    print(f"{'problem':14s} {'raced (s)':>10s} {'exact (s)':>10s} {'ratio':>6s}")
+    totals = np.zeros(2)
+    with threadpool_limits(1):
+        for name in problems:
+            clock = np.array([curve_seconds(name, "sampled"), curve_seconds(name, "exact")])
+            totals += clock
+            print(f"{name:14s} {clock[0]:10.1f} {clock[1]:10.1f} {clock[1] / clock[0]:6.2f}", flush=True)
+    print(f"{'all':14s} {totals[0]:10.1f} {totals[1]:10.1f} {totals[1] / totals[0]:6.2f}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--replicates", type=int, default=2)
     parser.add_argument("--sizes", type=int, nargs="+", default=[60, 200])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--curves", action="store_true", help="whole learning curves instead of steps")
     args = parser.parse_args(argv)
     warm = get_problem("four-gaussian")
     for family in (True, False):  # compile outside the timings
         exact_q_c(warm, *labelled_state(warm, 10, 3, np.random.default_rng(0)), family=family)
+    if args.curves:
+        curves(PROBLEMS)
+        return 0
     print("The SVM's MRI-best step, 100 candidates; CPU seconds, one BLAS thread; raced = decisive_q_c capped at "
           f"2^{_curves.CURVE_DOUBLINGS} (a curve's race)")
     print(f"{'problem':14s} {'|D_S|':>5s} {'raced (s)':>10s} {'per rule (s)':>12s} {'ratio':>6s} {'family (s)':>10s} "

@@ -44,6 +44,11 @@ import numba
 import numpy as np
 
 _jit = numba.njit(cache=True, nogil=True)
+#: For the functions that allocate no array and call none that does: compiled without the runtime's reference
+#: counts (``_nrt=False``), since a call of a compiled function otherwise updates each array argument's count
+#: twice, atomically, which cost a quarter of the lines' time.  A function that allocates may not be called from
+#: one of these (it would be compiled without the runtime too).
+lean_jit = numba.njit(cache=True, nogil=True, _nrt=False)
 
 _RSQRT2 = 0.7071067811865476
 _INV_SQRT_2PI = 0.3989422804014327
@@ -62,7 +67,7 @@ _NEWTON_STEPS = 40
 MAX_EVENT_CELLS = 200_000
 
 
-@_jit
+@lean_jit
 def normal_mass(a: float, b: float) -> float:  # pragma: no cover - compiled by numba
     """:math:`\\Phi(b) - \\Phi(a)` for ``a <= b``, from the tail on the side of the interval (accurate in tails)."""
     if a >= 0.0:
@@ -72,7 +77,7 @@ def normal_mass(a: float, b: float) -> float:  # pragma: no cover - compiled by 
     return 1.0 - 0.5 * math.erfc(-a * _RSQRT2) - 0.5 * math.erfc(b * _RSQRT2)
 
 
-@_jit
+@lean_jit
 def scores_on_line(t, d1sq, q, S, c, gamma, values, slopes):  # pragma: no cover - compiled by numba
     r"""The scores ``values[j]`` and their derivatives ``slopes[j]`` in :math:`x_2` at :math:`x_2 = t` on the line
     whose squared first-coordinate distances to the points are ``d1sq`` (zeros in 1-D); ``q`` the points' last
@@ -103,7 +108,7 @@ def scores_on_line(t, d1sq, q, S, c, gamma, values, slopes):  # pragma: no cover
         values[j] = (c[j] - values[2 * kp + j]) + (values[j] + values[kp + j])
 
 
-@_jit
+@lean_jit
 def curved_scores_on_line(t, d1sq, q, S, c, gamma, values, slopes, curves):  # pragma: no cover - compiled by numba
     """:func:`scores_on_line` with the second derivatives ``curves[j]`` in :math:`x_2` too."""
     kp, n = S.shape
@@ -132,7 +137,7 @@ def curved_scores_on_line(t, d1sq, q, S, c, gamma, values, slopes, curves):  # p
         values[j] = (c[j] - values[2 * kp + j]) + (values[j] + values[kp + j])
 
 
-@_jit
+@lean_jit
 def _third_bound(x):  # pragma: no cover - compiled by numba
     r"""A bound, per unit coefficient and :math:`\gamma^{3/2}`, of :math:`|\partial_t^3 e^{-\gamma t^2}|` at
     :math:`\sqrt\gamma |t| \ge v` with ``x`` :math:`= v^2`: :math:`(12v - 8v^3)e^{-v^2}` is at most 3.9 in absolute
@@ -143,7 +148,7 @@ def _third_bound(x):  # pragma: no cover - compiled by numba
     return (8.0 * x * v - 12.0 * v) * math.exp(-x)
 
 
-@_jit
+@lean_jit
 def line_third_bounds(u, v, d1w, q, AD, gamma, out):  # pragma: no cover - compiled by numba
     r"""Bounds of each pair function's third derivative along the line on the cell ``[u, v]`` (each term's at its
     point's distance from the cell; ``d1w[i]`` :math:`= e^{-\gamma d_{1i}^2}` the line's factor of point ``i``)."""
@@ -160,7 +165,7 @@ def line_third_bounds(u, v, d1w, q, AD, gamma, out):  # pragma: no cover - compi
             out[p] += AD[p, i] * b3
 
 
-@_jit
+@lean_jit
 def _largest_density(u, v, line_mu, line_sd, line_dens):  # pragma: no cover - compiled by numba
     """The components' largest joint density on the cell ``[u, v]`` of the line (each at its nearest point)."""
     total = 0.0
@@ -284,7 +289,7 @@ def isolate_roots(pair, a_idx, b_idx, lo, hi, d1sq, d1w, q, S, c, AD, gamma, wid
     return count, unresolved
 
 
-@_jit
+@lean_jit
 def _continued(count, ref, ref_roots, prev_roots, x1, d1sq, q, S, c, gamma, lo, hi, roots, scratch_v,
                scratch_s):  # pragma: no cover - compiled by numba
     """Whether the reference line's ``count`` roots continue to this line ``x1`` (:func:`line_error`; ``ref`` its
@@ -344,7 +349,7 @@ def _continued(count, ref, ref_roots, prev_roots, x1, d1sq, q, S, c, gamma, lo, 
     return ends_agree(count, roots, first_sign, lo, hi, d1sq, q, S, c, gamma, scratch_v, scratch_s)
 
 
-@_jit
+@lean_jit
 def ends_agree(count, roots, first_sign, lo, hi, d1sq, q, S, c, gamma, scratch_v,
                scratch_s):  # pragma: no cover - compiled by numba
     """Whether the two-class pair function's sign at the line's ends ``lo`` and ``hi`` is the one its ``count``
@@ -382,7 +387,7 @@ def edge_free(y, A, B, points, S, c, AD, gamma, scratch_v, scratch_s, bounds):  
     return count == 0 and unresolved == 0.0
 
 
-@_jit
+@lean_jit
 def _wrong_mass(left, right, winner, comp_label, comp_sd, line_mu, line_dens):  # pragma: no cover - compiled by numba
     """The line's mass on ``[left, right]`` (ends may be infinite) of the components whose class is not
     ``winner``: their line weights times differences of the normal CDF of their conditional laws."""
@@ -397,7 +402,7 @@ def _wrong_mass(left, right, winner, comp_label, comp_sd, line_mu, line_dens):  
     return total
 
 
-@_jit
+@lean_jit
 def two_class_mass(count, roots, first_sign, classes, comp_label, comp_sd, line_mu,
                     line_dens):  # pragma: no cover - compiled by numba
     """The wrong mass on a line of a two-class rule from its sorted roots and the sign of its first interval
@@ -413,7 +418,7 @@ def two_class_mass(count, roots, first_sign, classes, comp_label, comp_sd, line_
     return total
 
 
-@_jit
+@lean_jit
 def line_setup(x1, dim, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu, line_dens,
                 d1sq, d1w, window):  # pragma: no cover - compiled by numba
     """A line's components (their conditional means ``line_mu`` and weights ``line_dens``: :math:`w_c
@@ -451,7 +456,7 @@ def line_setup(x1, dim, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_s
     return lo, hi
 
 
-@_jit
+@lean_jit
 def _line_weights(gamma, d1sq, d1w):  # pragma: no cover - compiled by numba
     r"""The line's factors :math:`e^{-\gamma d_{1i}^2}` of the points (for the bounds of :func:`isolate_roots`),
     computed only for a line whose roots are isolated."""
@@ -536,7 +541,7 @@ def line_error(x1, dim, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m
     return total, unresolved
 
 
-@_jit
+@lean_jit
 def kronrod_panel(values, half, kronrod, gauss):  # pragma: no cover - compiled by numba
     """A panel's Gauss-Kronrod integral from its ``values`` at the rule's nodes (half-width ``half``; the 15-31
     rule of :mod:`mri_theory.engine._quadrature` or any other with its Gauss weights among the Kronrod ones) and
@@ -558,7 +563,7 @@ def kronrod_panel(values, half, kronrod, gauss):  # pragma: no cover - compiled 
     return kron, err
 
 
-@_jit
+@lean_jit
 def _softplus(x):  # pragma: no cover - compiled by numba
     """:math:`\\ln(1 + e^x)` without overflow."""
     return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
@@ -791,7 +796,7 @@ def floor_free(points, S, c, threshold, gamma, box):  # pragma: no cover - compi
     return True
 
 
-@_jit
+@lean_jit
 def point_values(x, points, S, c, gamma, val, g1, g2, h11, h12, h22):  # pragma: no cover - compiled by numba
     """The scores at the plane point ``x`` with their gradients and Hessians (per present class)."""
     kp, n = S.shape
@@ -831,7 +836,7 @@ def point_values(x, points, S, c, gamma, val, g1, g2, h11, h12, h22):  # pragma:
         val[j] = (c[j] - val[2 * kp + j]) + (val[j] + val[kp + j])
 
 
-@_jit
+@lean_jit
 def _cell_bounds(c1, c2, h1, h2, points, AD, gamma, hess, third):  # pragma: no cover - compiled by numba
     """Bounds over the cell ``[c1 -+ h1] x [c2 -+ h2]`` of each pair function's Hessian norm (``hess``) and of
     its third directional derivatives (``third``), each term's at its point's distance from the cell.
@@ -857,7 +862,7 @@ def _cell_bounds(c1, c2, h1, h2, points, AD, gamma, hess, third):  # pragma: no 
             third[p] += AD[p, i] * b3
 
 
-@_jit
+@lean_jit
 def newton_event(x, kind, p, p2, points, S, c, pa, pb, gamma, val, g1, g2, h11, h12, h22):  # pragma: no cover
     """Newton's method from ``x`` for a tangency (``kind`` 0: pair ``p``'s :math:`g = \\partial_2 g = 0`) or a
     meeting point (``kind`` 1: pairs ``p`` and ``p2`` both 0); returns whether it converged (``x`` updated)."""
@@ -886,7 +891,7 @@ def newton_event(x, kind, p, p2, points, S, c, pa, pb, gamma, val, g1, g2, h11, 
     return False
 
 
-@_jit
+@lean_jit
 def _zero_reach(p, pa, pb, r, g1, g2, h11, h12, h22, hess, third):  # pragma: no cover - compiled by numba
     r"""How far pair ``p``'s function can move from its value at a cell's centre within distance ``r`` (Taylor's
     theorem): :math:`|\nabla g| r` plus the smaller of :math:`H r^2 / 2` (``hess`` bounds the Hessian's norm
@@ -900,7 +905,7 @@ def _zero_reach(p, pa, pb, r, g1, g2, h11, h12, h22, hess, third):  # pragma: no
     return math.hypot(g1[b] - g1[a], g2[b] - g2[a]) * r + second
 
 
-@_jit
+@lean_jit
 def _single_tangency(x, c1, c2, h1, h2, r, points, S, c, pa, pb, gamma, val, g1, g2, h11, h12, h22, hess,
                      third):  # pragma: no cover - compiled by numba
     r"""Whether the cell ``[c1 -+ h1] x [c2 -+ h2]`` (half-diagonal ``r``) of a two-class rule holds exactly one
@@ -1066,7 +1071,7 @@ COMPONENT_CUTS = (-4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0)
 OUTER_CUTS = (0.0,)
 
 
-@_jit
+@lean_jit
 def unsmoothed(tau):  # pragma: no cover - compiled by numba
     """The ``s`` in ``[0, 1]`` with :math:`3s^2 - 2s^3 = \\tau` (the outer substitution inverted; Newton's method
     safeguarded by bisection)."""

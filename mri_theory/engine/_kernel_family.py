@@ -18,12 +18,17 @@ their own (the SVM's retrained models: the distinct training points and each mod
   the per-rule quadtree, so each rule's list of events is certified as the per-rule list is;
 * :func:`family_losses` -- each rule's outer integral over :math:`x_1` split at its own events, by the per-rule
   panels and lines of :func:`~mri_theory.engine._kernel_compiled.rule_losses`; a panel's lines are isolated or
-  continued as there, with two changes that make a continued line cheaper (:func:`_family_line`): each root is
+  continued as there, with two changes that make a continued line cheaper (:func:`_family_continued`): each root is
   predicted by the cubic through the panel's nearest known lines on each side with their roots' slopes
   :math:`dt/dx_1 = -\partial_1 g / \partial_2 g` (:func:`_predict`), and Newton's method stops as soon as a
   Kantorovich-type bound certifies a single simple root within ``ROOT_ACCURACY`` of the iterate
   (:func:`_continued_certified`), usually after one evaluation of the pair function (:func:`_pair_on_line`: the
   two class scores' difference and its derivatives in one sum) instead of two or three.
+
+The functions that allocate nothing, and call nothing that does, are compiled without the runtime's reference
+counts (:data:`~mri_theory.engine._kernel_compiled.lean_jit`); a panel's run of continued lines is one call
+(:func:`_panel_continued`), its isolated lines (:func:`_family_isolated`) calls of their own.  The arithmetic is
+the same: the values are those of the per-line calls to the last bit.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from mri_theory.engine._kernel_compiled import (
     edge_free,
     ends_agree,
     kronrod_panel,
+    lean_jit,
     line_error,
     line_setup,
     newton_event,
@@ -56,7 +62,7 @@ ROOT_ACCURACY = 1e-13
 _jit = numba.njit(cache=True, nogil=True)
 
 
-@_jit
+@lean_jit
 def _shared_basis(c1, c2, h1, h2, points, gamma, basis):  # pragma: no cover - compiled by numba
     r"""At the centre ``(c1, c2)`` of the cell ``[c1 -+ h1] x [c2 -+ h2]``, each shared point's kernel
     :math:`K`, its gradient, its Hessian (rows 0-5 of ``basis``) and the bounds over the cell of its Hessian's
@@ -82,7 +88,7 @@ def _shared_basis(c1, c2, h1, h2, points, gamma, basis):  # pragma: no cover - c
         basis[7, i] = 6.5 * g15 if x < 2.0 else g15 * (12.0 * math.sqrt(x) + 8.0 * x * math.sqrt(x)) * tail
 
 
-@_jit
+@lean_jit
 def _rule_at_cell(r, c1, c2, h1, h2, A, alpha, const, extra, gamma, basis, out):  # pragma: no cover - compiled
     """Rule ``r``'s pair function at the cell's centre from the shared ``basis``: ``out`` = (value, two
     gradient entries, three Hessian entries, Hessian-norm bound, third-derivative bound over the cell)."""
@@ -119,14 +125,6 @@ def _rule_at_cell(r, c1, c2, h1, h2, A, alpha, const, extra, gamma, basis, out):
         tb += abs(s) * (6.5 * g15 if x < 2.0 else g15 * (12.0 * math.sqrt(x) + 8.0 * x * math.sqrt(x)) * tail)
     out[0] = v + const[r]
     out[1], out[2], out[3], out[4], out[5], out[6], out[7] = d1, d2, e11, e12, e22, hb, tb
-
-
-@_jit
-def _grow(a, size):  # pragma: no cover - compiled by numba
-    """``a`` copied into an array of ``size`` entries (a stack that has run out of room)."""
-    b = np.empty(size, dtype=a.dtype)
-    b[:a.size] = a
-    return b
 
 
 @_jit
@@ -185,6 +183,7 @@ def family_events(points, A, alpha, const, extra, P_all, S_all, c_all, gamma, bo
         c1, c2, h1, h2 = sc1[top], sc2[top], sh1[top], sh2[top]
         start, length = ls[top], ll[top]
         used = start  # the popped cell's rules are the pool's last; its children's lists replace them
+        room = top + 4 <= sc1.size and start + 4 * length <= pool.size  # always, by the stack's bound
         r_cell = math.sqrt(h1 * h1 + h2 * h2)
         near = False
         for cc in range(C):
@@ -229,7 +228,7 @@ def family_events(points, A, alpha, const, extra, P_all, S_all, c_all, gamma, bo
                             out[r, counts[r]], solved[r, counts[r]] = x[0], True
                             counts[r] += 1
                         continue
-            if r_cell > smallest and processed[r] < MAX_EVENT_CELLS:
+            if r_cell > smallest and processed[r] < MAX_EVENT_CELLS and room:
                 kept[nk] = r
                 nk += 1
                 continue
@@ -251,12 +250,6 @@ def family_events(points, A, alpha, const, extra, P_all, S_all, c_all, gamma, bo
                 counts[r] += 1
         if nk == 0:
             continue
-        if top + 4 > sc1.size:
-            size = 2 * sc1.size
-            sc1, sc2, sh1, sh2 = _grow(sc1, size), _grow(sc2, size), _grow(sh1, size), _grow(sh2, size)
-            ls, ll = _grow(ls, size), _grow(ll, size)
-        if used + 4 * nk > pool.size:
-            pool = _grow(pool, 2 * (used + 4 * nk))
         for s1 in (-0.5, 0.5):
             for s2 in (-0.5, 0.5):
                 sc1[top], sc2[top] = c1 + s1 * h1, c2 + s2 * h2
@@ -283,7 +276,7 @@ def family_events(points, A, alpha, const, extra, P_all, S_all, c_all, gamma, bo
     return pairs
 
 
-@_jit
+@lean_jit
 def _pair_on_line(t, x1, px, d1sq, q, A, cdiff, gamma, out):  # pragma: no cover - compiled by numba
     r"""The pair function :math:`g = \sum_i A_i (K_i - 1) + c_1 - c_0` of a two-class rule at :math:`(x_1, t)`
     (``px``, ``q`` the points' coordinates, ``d1sq`` their squared first-coordinate distances to the line): ``out``
@@ -313,7 +306,7 @@ def _pair_on_line(t, x1, px, d1sq, q, A, cdiff, gamma, out):  # pragma: no cover
     out[1], out[2], out[3] = d_t, d_tt, d_x
 
 
-@_jit
+@lean_jit
 def _continued_certified(count, first_sign, edges_free, ref_roots, guesses, x1, px, d1sq, q, A, cdiff, S, c, gamma,
                          third, lo, hi, roots, slopes, scratch_v, scratch_s,
                          pair):  # pragma: no cover - compiled by numba
@@ -372,7 +365,7 @@ def _continued_certified(count, first_sign, edges_free, ref_roots, guesses, x1, 
     return ends_agree(count, roots, first_sign, lo, hi, d1sq, q, S, c, gamma, scratch_v, scratch_s)
 
 
-@_jit
+@lean_jit
 def _predict(x1, count, hist_x, hist_roots, hist_slopes, nh, guesses):  # pragma: no cover - compiled by numba
     """Each root's guess on the line ``x1`` from the panel's known lines (``nh`` of them: their :math:`x_1`,
     roots and slopes :math:`dt/dx_1`): the cubic through the nearest known line on each side with their slopes
@@ -409,52 +402,97 @@ def _predict(x1, count, hist_x, hist_roots, hist_slopes, nh, guesses):  # pragma
     return nearest
 
 
-@_jit
-def _family_line(x1, points, S, c, A, cdiff, AD, pa, pb, classes, gamma, third, comp_w, comp_m1, comp_s1, comp_m2,
-                 comp_slope, comp_sd, comp_label, work_roots, work_slopes, guesses, scratch_v, scratch_s, pair, first,
-                 d1sq, d1w, line_mu, line_dens, ref, ref_roots, prev_roots, hist_x, hist_roots, hist_slopes, state,
-                 window):  # pragma: no cover - compiled by numba
-    """:func:`~mri_theory.engine._kernel_compiled.line_error` of a two-class rule in 2-D.  The panel's lines whose
-    roots are known (``state[0]`` of them, ``state[1]`` their count; reset per panel) predict this line's roots
-    (:func:`_predict`), which :func:`_continued_certified` continues, the nearest known line the reference.  A
-    line whose roots are not continued is isolated by ``line_error`` (certified), and its roots' slopes are
-    evaluated; either way the line joins the known ones."""
-    px, q = points[:, 0], points[:, 1]
+@lean_jit
+def _family_continued(x1, points, S, c, A, cdiff, classes, gamma, third, comp_w, comp_m1, comp_s1, comp_m2,
+                      comp_slope, comp_sd, comp_label, work_roots, work_slopes, guesses, scratch_v, scratch_s, pair,
+                      d1sq, d1w, line_mu, line_dens, ref, hist_x, hist_roots, hist_slopes, state,
+                      window, out):  # pragma: no cover - compiled by numba
+    """:func:`~mri_theory.engine._kernel_compiled.line_error` of a two-class rule in 2-D where the panel's known
+    lines (``state[0]`` of them, ``state[1]`` their count of roots; reset per panel) continue to this line: its
+    roots predicted (:func:`_predict`) and continued (:func:`_continued_certified`), the nearest known line the
+    reference; the line then joins the known ones.  Returns whether it did, with the integrand in ``out[0]``
+    (the line is otherwise isolated by :func:`_family_isolated`)."""
+    out[0] = 0.0
     nh = state[0]
+    if nh == 0:
+        return False
     count = state[1]
-    width = hist_roots.shape[1]
-    if nh > 0:
-        lo, hi = line_setup(x1, 2, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu,
-                             line_dens, d1sq, d1w, window)
-        if not lo < hi:
-            return 0.0, 0.0
-        j = _predict(x1, count, hist_x, hist_roots, hist_slopes, nh, guesses)
-        if _continued_certified(count, ref[2], ref[6] > 0.0, hist_roots[j], guesses, x1, px, d1sq, q, A, cdiff, S, c,
-                                gamma, third, lo, hi, work_roots, work_slopes, scratch_v, scratch_s, pair):
-            total = two_class_mass(count, work_roots, ref[2], classes, comp_label, comp_sd, line_mu, line_dens)
-            if nh < hist_x.size:
-                hist_x[nh] = x1
-                for k in range(count):
-                    hist_roots[nh, k], hist_slopes[nh, k] = work_roots[k], work_slopes[k]
-                state[0] = nh + 1
-            return total, 0.0
-    ref[0] = 0.0  # isolated by line_error
+    lo, hi = line_setup(x1, 2, points, gamma, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, line_mu,
+                         line_dens, d1sq, d1w, window)
+    if not lo < hi:
+        return True
+    j = _predict(x1, count, hist_x, hist_roots, hist_slopes, nh, guesses)
+    if not _continued_certified(count, ref[2], ref[6] > 0.0, hist_roots[j], guesses, x1, points[:, 0], d1sq,
+                                points[:, 1], A, cdiff, S, c, gamma, third, lo, hi, work_roots, work_slopes,
+                                scratch_v, scratch_s, pair):
+        return False
+    out[0] = two_class_mass(count, work_roots, ref[2], classes, comp_label, comp_sd, line_mu, line_dens)
+    if nh < hist_x.size:
+        hist_x[nh] = x1
+        for k in range(count):
+            hist_roots[nh, k], hist_slopes[nh, k] = work_roots[k], work_slopes[k]
+        state[0] = nh + 1
+    return True
+
+
+@_jit
+def _family_isolated(x1, points, S, c, A, cdiff, AD, pa, pb, classes, gamma, comp_w, comp_m1, comp_s1, comp_m2,
+                     comp_slope, comp_sd, comp_label, work_roots, scratch_v, scratch_s, pair, first, d1sq, d1w,
+                     line_mu, line_dens, ref, ref_roots, prev_roots, hist_x, hist_roots, hist_slopes, state,
+                     window):  # pragma: no cover - compiled by numba
+    """A line of the panel that :func:`_family_continued` did not continue, isolated by
+    :func:`~mri_theory.engine._kernel_compiled.line_error` (certified); its roots' slopes are evaluated and it
+    starts the panel's known lines again (or joins them, with as many roots)."""
+    ref[0] = 0.0
     total, unresolved = line_error(x1, 2, points, S, c, AD, pa, pb, classes, gamma, comp_w, comp_m1, comp_s1, comp_m2,
                                    comp_slope, comp_sd, comp_label, work_roots, scratch_v, scratch_s, first, d1sq, d1w,
                                    line_mu, line_dens, ref, ref_roots, prev_roots, window)
+    width = hist_roots.shape[1]
+    nh = state[0]
     if ref[0] > 0.0 and unresolved == 0.0 and int(ref[1]) <= width:  # isolated: its roots join the known lines
         found = int(ref[1])
-        if nh == 0 or found != count or nh >= hist_x.size:
+        if nh == 0 or found != state[1] or nh >= hist_x.size:
             nh = 0
             state[1] = found
         hist_x[nh] = x1
         for k in range(found):
             t = ref_roots[k]
-            _pair_on_line(t, x1, px, d1sq, q, A, cdiff, gamma, pair)
+            _pair_on_line(t, x1, points[:, 0], d1sq, points[:, 1], A, cdiff, gamma, pair)
             hist_roots[nh, k] = t
             hist_slopes[nh, k] = -pair[3] / pair[1] if pair[1] != 0.0 else 0.0
         state[0] = nh + 1
     return total, unresolved
+
+
+@lean_jit
+def _panel_node(s0, half, node, a_edge, b_edge):  # pragma: no cover - compiled by numba
+    """A panel's line :math:`x_1` and the smoothing substitution's Jacobian at the rule's ``node`` (the panel is
+    ``[s0, s0 + 2 half]`` of the substituted variable over the outer piece ``[a_edge, b_edge]``)."""
+    s = s0 + half * (1.0 + node)
+    return a_edge + (b_edge - a_edge) * (s * s * (3.0 - 2.0 * s)), (b_edge - a_edge) * 6.0 * s * (1.0 - s)
+
+
+@lean_jit
+def _panel_continued(i, s0, half, a_edge, b_edge, nodes, values, unresolved_values, points, S, c, A, cdiff, classes,
+                     gamma, third, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots,
+                     work_slopes, guesses, scratch_v, scratch_s, pair, d1sq, d1w, line_mu, line_dens, ref, hist_x,
+                     hist_roots, hist_slopes, state, window, line_value):  # pragma: no cover - compiled by numba
+    """The panel's lines from the ``i``-th on, each continued by :func:`_family_continued` (its weighted integrand
+    in ``values``), up to the first that is not: returns its index (``nodes.size`` when all were).  One call for
+    a run of continued lines: a function that allocates (the isolation's) may not be called from here, and each
+    call of a compiled function with arrays costs their reference counts."""
+    while i < nodes.size:
+        x1, jac = _panel_node(s0, half, nodes[i], a_edge, b_edge)
+        if not _family_continued(x1, points, S, c, A, cdiff, classes, gamma, third, comp_w, comp_m1, comp_s1, comp_m2,
+                                 comp_slope, comp_sd, comp_label, work_roots, work_slopes, guesses, scratch_v,
+                                 scratch_s, pair, d1sq, d1w, line_mu, line_dens, ref, hist_x, hist_roots, hist_slopes,
+                                 state, window, line_value):
+            return i
+        values[i] = line_value[0] * jac
+        unresolved_values[i] = 0.0
+        i += 1
+    return i
+
 
 @_jit
 def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_m, comp_cov, comp_label, tol,
@@ -466,7 +504,7 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
     The events of all the rules come from one tree (:func:`family_events`); each rule's outer integral is then
     :func:`~mri_theory.engine._kernel_compiled.rule_losses`'s: panels between its events, started at the
     components' cuts, adaptive Gauss-Kronrod after the smoothing substitution, lines by
-    :func:`~mri_theory.engine._kernel_compiled.line_error`, its roots continued (:func:`_family_line`: predicted
+    :func:`~mri_theory.engine._kernel_compiled.line_error`, its roots continued (:func:`_family_continued`: predicted
     from the panel's known lines, each Newton solution certified to ``ROOT_ACCURACY``) with certified window
     edges."""
     R = S_all.shape[0]
@@ -535,6 +573,7 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
     state = np.zeros(2, dtype=np.int64)  # the panel's known lines, their number of roots
     window = np.zeros(2)
     work_roots = np.empty(4096)
+    line_value = np.empty(1)
     scratch_v, scratch_s = np.empty(6), np.empty(2)
     first = np.empty(1)
     stack_a, stack_b, stack_d = np.empty(512), np.empty(512), np.empty(512, dtype=np.int64)
@@ -608,17 +647,23 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
                 top -= 1
                 s0, s1, depth = stack_a[top], stack_b[top], stack_d[top]
                 half = 0.5 * (s1 - s0)
-                for i in range(values.size):
-                    s = s0 + half * (1.0 + nodes[i])
-                    x1 = a_edge + (b_edge - a_edge) * (s * s * (3.0 - 2.0 * s))
-                    jac = (b_edge - a_edge) * 6.0 * s * (1.0 - s)
-                    v, u = _family_line(x1, P, S, c, A_pair, cdiff, AD, pa, pb, classes, gamma, third, comp_w,
-                                        comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots,
-                                        work_slopes, guesses, scratch_v, scratch_s, pair, first, d1sq, d1w, line_mu,
-                                        line_dens, ref, ref_roots, prev_roots, hist_x, hist_roots, hist_slopes, state,
-                                        window)
+                i = 0
+                while True:  # the lines continued in one call; each line that is not, isolated in between
+                    i = _panel_continued(i, s0, half, a_edge, b_edge, nodes, values, unresolved_values, P, S, c,
+                                         A_pair, cdiff, classes, gamma, third, comp_w, comp_m1, comp_s1, comp_m2,
+                                         comp_slope, comp_sd, comp_label, work_roots, work_slopes, guesses, scratch_v,
+                                         scratch_s, pair, d1sq, d1w, line_mu, line_dens, ref, hist_x, hist_roots,
+                                         hist_slopes, state, window, line_value)
+                    if i == values.size:
+                        break
+                    x1, jac = _panel_node(s0, half, nodes[i], a_edge, b_edge)
+                    v, u = _family_isolated(x1, P, S, c, A_pair, cdiff, AD, pa, pb, classes, gamma, comp_w, comp_m1,
+                                            comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v,
+                                            scratch_s, pair, first, d1sq, d1w, line_mu, line_dens, ref, ref_roots,
+                                            prev_roots, hist_x, hist_roots, hist_slopes, state, window)
                     values[i] = v * jac
                     unresolved_values[i] = u * jac
+                    i += 1
                 kron, err = kronrod_panel(values, half, kronrod, gauss)
                 if err <= max(tol * (s1 - s0), 1e-17) or depth >= 40 or top + 2 > stack_a.size:
                     total += kron
