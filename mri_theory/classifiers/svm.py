@@ -1340,7 +1340,7 @@ class SVM(Classifier):
     name = "svm"
     repr_if_changed = ("platt",)
     exact_truth = True  # its class regions integrated by lines (exact_loss)
-    auto_exact = False  # its exact step costs several times the race's (bench_svm_exact): "auto" races (issue 53)
+    auto_exact = False  # "auto" races until the results the race decided are recomputed on the exact truth (issue 53)
 
     def __init__(self, C: float = 1.0, gamma: float | None = None, platt: str = "train") -> None:
         if check.positive_scalar(C, "C") > MAX_C:

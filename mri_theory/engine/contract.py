@@ -195,10 +195,10 @@ class Classifier(skbase.BaseEstimator):
     auto_exact : bool
         Whether ``truth="auto"`` takes the exact truth where it is available
         (:func:`~mri_theory.engine.resolve_truth`); True by default.  False
-        where the exact path costs far more than the sampled race, so that
-        the runners' default stays sampled and ``truth="exact"`` asks for it
-        (the SVM: its exact MRI-best step costs several times the race's,
-        ``benchmarks/bench_svm_exact.py``, issue 53).
+        where the runners' default should stay sampled and ``truth="exact"``
+        asks for it (the SVM, until the results its race decided are
+        recomputed on the exact truth: issue 53; its exact MRI-best step
+        costs 1.84× the race's, ``benchmarks/bench_svm_exact.py``).
 
     See Also
     --------

@@ -494,7 +494,7 @@ def resolve_truth(truth: Any, problem: Any, classifier: Any, name: str = "truth"
     """The evaluation a run uses for ``truth`` (one of :data:`TRUTHS`): ``"exact"`` or ``"sampled"``.
 
     ``"auto"`` is exact where :func:`exact_truth_available` and the classifier takes it by default
-    (``Classifier.auto_exact``: not the SVM, whose exact path costs several times the race), sampled otherwise;
+    (``Classifier.auto_exact``: not yet the SVM, issue 53), sampled otherwise;
     ``"exact"`` where it is not available is a ``ValueError`` naming ``name``, the problem and the classifier.
 
     Parameters
