@@ -55,7 +55,7 @@ _INV_SQRT_2PI = 0.3989422804014327
 #: a cell narrower than this (times the kernel's width) is left unresolved (its width is reported)
 MIN_CELL = 1e-13
 #: quadtree cells whose half-diagonal is below this (times the kernel's width) are solved by Newton's method
-EVENT_CELL = 1e-3
+EVENT_CELL = 1e-6
 #: two events nearer than this (times the kernel's width) are one (the quadtree's duplicates); any two farther
 #: apart are both panel edges, since the number of roots on a line may change at each (a panel holding an event
 #: would continue the wrong number of roots past it)
@@ -934,12 +934,65 @@ def _single_tangency(x, c1, c2, h1, h2, r, points, S, c, pa, pb, gamma, val, g1,
     return abs(x[0] - c1) <= h1 and abs(x[1] - c2) <= h2
 
 
+@lean_jit
+def add_band(bands, nband, lo, hi):  # pragma: no cover - compiled by numba
+    """Append the band ``[lo, hi]`` of :math:`x_1` to ``bands`` (``nband[0]`` rows in use); when they are full the
+    last row becomes the whole line, so that no band is lost (every line of the rule is then isolated)."""
+    k = nband[0]
+    if k < bands.shape[0]:
+        bands[k, 0], bands[k, 1] = lo, hi
+        nband[0] = k + 1
+    else:
+        bands[k - 1, 0], bands[k - 1, 1] = -np.inf, np.inf
+
+
 @_jit
-def events(points, S, c, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_norm,
-           out):  # pragma: no cover - compiled by numba
+def panel_edges(x_lo, x_hi, cuts, m, bands, nb, gamma, work, edges, uncertain):  # pragma: no cover - compiled
+    """The outer integral's panels over ``[x_lo, x_hi]``: their edges (returns their count) at the ``m`` events
+    ``cuts`` and at the ends of the ``nb`` ``bands``, two closer than ``SAME_EVENT`` kernel widths one edge; a
+    panel inside a band is ``uncertain`` (:func:`events`: its lines' roots are not continued, each line is
+    isolated).  ``work`` holds at least ``m + 2 nb`` values."""
+    w = 0
+    for k in range(m):
+        work[w] = cuts[k]
+        w += 1
+    for k in range(nb):
+        work[w], work[w + 1] = bands[k, 0], bands[k, 1]
+        w += 2
+    work[:w].sort()
+    ne = 0
+    edges[ne] = x_lo
+    ne += 1
+    same = SAME_EVENT / math.sqrt(gamma)
+    for k in range(w):
+        if x_lo < work[k] < x_hi and work[k] - edges[ne - 1] > same:
+            edges[ne] = work[k]
+            ne += 1
+    if x_hi - edges[ne - 1] > 1e-12 * (1.0 + abs(x_hi)):
+        edges[ne] = x_hi
+        ne += 1
+    else:
+        edges[ne - 1] = x_hi
+    for k in range(ne - 1):
+        middle = 0.5 * (edges[k] + edges[k + 1])
+        uncertain[k] = False
+        for b in range(nb):
+            if bands[b, 0] <= middle <= bands[b, 1]:
+                uncertain[k] = True
+    return ne
+
+
+@_jit
+def events(points, S, c, AD, pa, pb, gamma, box, out, bands, nband):  # pragma: no cover - compiled by numba
     r"""The :math:`x_1` of every event (module notes) in ``box`` = ``(x1_lo, x1_hi, x2_lo, x2_hi)``, written to
-    ``out``; returns their count.  ``comp_winv`` ``(C, 2, 2)`` the components' inverse Cholesky factors (a cell
-    farther than ``REACH`` from every component in its whitened coordinates is skipped)."""
+    ``out``; returns their count.  Every cell of the box is searched, however far from the components: the lines
+    continue their roots across the whole window, so a pair of roots that appears where the mass is negligible
+    would otherwise be carried, uncounted, into where it is not.
+
+    The :math:`x_1` range of every cell solved at the finest level (where an event is Newton's solution, or a cut
+    where it fails, but no criterion proves it the cell's only one) is appended to ``bands`` (rows ``(lo, hi)``,
+    ``nband[0]`` of them; :func:`add_band`): between the events the number of a line's roots is constant only
+    outside these ranges."""
     kp, n = S.shape
     npairs = AD.shape[0]
     width = 1.0 / math.sqrt(gamma)
@@ -962,22 +1015,11 @@ def events(points, S, c, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_no
     count = 0
     processed = 0
     solved = np.zeros(out.size, dtype=np.bool_)
-    C = comp_m.shape[0]
     smallest = EVENT_CELL * width
     while top > 0:
         top -= 1
         c1, c2, h1, h2 = sc1[top], sc2[top], sh1[top], sh2[top]
         r = math.sqrt(h1 * h1 + h2 * h2)
-        near = False
-        for cc in range(C):
-            d1, d2 = c1 - comp_m[cc, 0], c2 - comp_m[cc, 1]
-            w1 = comp_winv[cc, 0, 0] * d1 + comp_winv[cc, 0, 1] * d2
-            w2 = comp_winv[cc, 1, 0] * d1 + comp_winv[cc, 1, 1] * d2
-            if math.sqrt(w1 * w1 + w2 * w2) - comp_winv_norm[cc] * r <= REACH:
-                near = True
-                break
-        if not near:
-            continue
         x[0], x[1] = c1, c2
         point_values(x, points, S, c, gamma, val, g1, g2, h11, h12, h22)
         _cell_bounds(c1, c2, h1, h2, points, AD, gamma, hess, third)
@@ -1028,6 +1070,7 @@ def events(points, S, c, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_no
                     top += 1
             continue
         # the finest cells: solve every event the cell may hold (each event once); a failure gives a cut
+        add_band(bands, nband, c1 - h1, c1 + h1)
         found = False
         for p in range(npairs):
             for kind in range(2 if kp >= 3 else 1):
@@ -1107,22 +1150,12 @@ def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
     C = comp_w.size
     comp_m1, comp_s1 = np.empty(C), np.empty(C)
     comp_m2, comp_slope, comp_sd = np.empty(C), np.empty(C), np.empty(C)
-    comp_winv = np.zeros((C, 2, 2))
-    comp_winv_norm = np.zeros(C)
     for cc in range(C):
         if dim == 2:
             s11, s12, s22 = comp_cov[cc, 0, 0], comp_cov[cc, 0, 1], comp_cov[cc, 1, 1]
             comp_m1[cc], comp_s1[cc] = comp_m[cc, 0], math.sqrt(s11)
             comp_m2[cc], comp_slope[cc] = comp_m[cc, 1], s12 / s11
             comp_sd[cc] = math.sqrt(max(s22 - s12 * s12 / s11, 0.0))
-            l11 = math.sqrt(s11)
-            l21 = s12 / l11
-            l22 = comp_sd[cc]
-            comp_winv[cc, 0, 0] = 1.0 / l11
-            comp_winv[cc, 1, 0] = -l21 / (l11 * l22)
-            comp_winv[cc, 1, 1] = 1.0 / l22
-            lam_min = 0.5 * (s11 + s22) - math.sqrt(0.25 * (s11 - s22) ** 2 + s12 * s12)
-            comp_winv_norm[cc] = 1.0 / math.sqrt(lam_min)
         else:
             comp_m1[cc], comp_s1[cc] = 0.0, 1.0
             comp_m2[cc], comp_slope[cc] = comp_m[cc, 0], 0.0
@@ -1199,27 +1232,17 @@ def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
         box = np.array([x_lo, x_hi, y_lo, y_hi])
         window[0], window[1] = y_lo, y_hi
         found = np.empty(4096)
+        bands, nband = np.empty((1024, 2)), np.zeros(1, dtype=np.int64)
         if log and kp >= 3:  # smooth (the cap never reached, certified by the caller): no kinks
             m = 0
         elif log:  # the kinks of the floored log loss: where the curves g = +-ell touch a line
-            m = events(P, S, c_up, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_norm, found)
-            m += events(P, S, c_down, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_norm, found[m:])
+            m = events(P, S, c_up, AD, pa, pb, gamma, box, found, bands, nband)
+            m += events(P, S, c_down, AD, pa, pb, gamma, box, found[m:], bands, nband)
         else:
-            m = events(P, S, c, AD, pa, pb, gamma, box, comp_m, comp_winv, comp_winv_norm, found)
-        cuts = np.sort(found[:m])
-        edges = np.empty(m + 2)
-        ne = 0
-        edges[ne] = x_lo
-        ne += 1
-        for k in range(m):
-            if x_lo < cuts[k] < x_hi and cuts[k] - edges[ne - 1] > SAME_EVENT / math.sqrt(gamma):
-                edges[ne] = cuts[k]
-                ne += 1
-        if x_hi - edges[ne - 1] > 1e-12 * (1.0 + abs(x_hi)):
-            edges[ne] = x_hi
-            ne += 1
-        else:
-            edges[ne - 1] = x_hi
+            m = events(P, S, c, AD, pa, pb, gamma, box, found, bands, nband)
+        nb = nband[0]
+        edges, uncertain = np.empty(m + 2 * nb + 2), np.zeros(m + 2 * nb + 2, dtype=np.bool_)
+        ne = panel_edges(x_lo, x_hi, found[:m], m, bands, nb, gamma, np.empty(m + 2 * nb), edges, uncertain)
         total, unresolved_total, estimate = 0.0, 0.0, 0.0
         stack_a, stack_b, stack_d = np.empty(512), np.empty(512), np.empty(512, dtype=np.int64)
         starts = np.empty(len(OUTER_CUTS) * C)
@@ -1228,7 +1251,8 @@ def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
             A, B = edges[k], edges[k + 1]
             ref[0] = 0.0  # a new panel: its first line is isolated
             ref[6] = 0.0  # and its window edges are certified free of roots once (then no line checks its ends)
-            if (continued and kp == 2 and not log
+            isolated = not continued or uncertain[k]  # every line isolated (a band: the count may change in it)
+            if (not isolated and kp == 2 and not log
                     and edge_free(window[0], A, B, P, S, c, AD, gamma, scratch_v, scratch_s, first)
                     and edge_free(window[1], A, B, P, S, c, AD, gamma, scratch_v, scratch_s, first)):
                 ref[6] = 1.0
@@ -1274,7 +1298,7 @@ def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
                                           scratch_s, first, d1sq, d1w, line_mu, line_dens, ref, ref_roots, prev_roots,
                                           window)
                     values[i] = v * jac
-                    if not continued:
+                    if isolated:
                         ref[0] = 0.0  # every line isolated
                     unresolved_values[i] = u * jac
                 kron, err = kronrod_panel(values, half, kronrod, gauss)

@@ -43,7 +43,7 @@ from mri_theory.engine._kernel_compiled import (
     MAX_EVENT_CELLS,
     OUTER_CUTS,
     REACH,
-    SAME_EVENT,
+    add_band,
     edge_free,
     ends_agree,
     kronrod_panel,
@@ -51,6 +51,7 @@ from mri_theory.engine._kernel_compiled import (
     line_error,
     line_setup,
     newton_event,
+    panel_edges,
     two_class_mass,
     unsmoothed,
 )
@@ -128,10 +129,11 @@ def _rule_at_cell(r, c1, c2, h1, h2, A, alpha, const, extra, gamma, basis, out):
 
 
 @_jit
-def family_events(points, A, alpha, const, extra, P_all, S_all, c_all, gamma, box, comp_m, comp_winv,
-                  comp_winv_norm, out, counts):  # pragma: no cover - compiled by numba
+def family_events(points, A, alpha, const, extra, P_all, S_all, c_all, gamma, box, out, counts, bands,
+                  nbands):  # pragma: no cover - compiled by numba
     r"""The :math:`x_1` of every event of each two-class rule ``r`` in ``box``, written to ``out[r]`` (its
-    count to ``counts[r]``): :func:`~mri_theory.engine._kernel_compiled.events` for all the rules in one tree.
+    count to ``counts[r]``), and the bands of its cells solved at the finest level to ``bands[r]`` (their count
+    to ``nbands[r]``): :func:`~mri_theory.engine._kernel_compiled.events` for all the rules in one tree.
 
     Rule ``r``'s pair function is ``A[r] @ K(x, points) + alpha[r] K(x, extra[r]) + const[r]`` (the kernels
     themselves; ``const`` holds the ``-1`` terms); ``P_all[r]``, ``S_all[r]``, ``c_all[r]`` the same rule as
@@ -176,7 +178,6 @@ def family_events(points, A, alpha, const, extra, P_all, S_all, c_all, gamma, bo
         counts[r] = 0
     kept = np.empty(R, dtype=np.int64)
     pairs = 0
-    C = comp_m.shape[0]
     smallest = EVENT_CELL * width
     while top > 0:
         top -= 1
@@ -185,16 +186,6 @@ def family_events(points, A, alpha, const, extra, P_all, S_all, c_all, gamma, bo
         used = start  # the popped cell's rules are the pool's last; its children's lists replace them
         room = top + 4 <= sc1.size and start + 4 * length <= pool.size  # always, by the stack's bound
         r_cell = math.sqrt(h1 * h1 + h2 * h2)
-        near = False
-        for cc in range(C):
-            d1, d2 = c1 - comp_m[cc, 0], c2 - comp_m[cc, 1]
-            w1 = comp_winv[cc, 0, 0] * d1 + comp_winv[cc, 0, 1] * d2
-            w2 = comp_winv[cc, 1, 0] * d1 + comp_winv[cc, 1, 1] * d2
-            if math.sqrt(w1 * w1 + w2 * w2) - comp_winv_norm[cc] * r_cell <= REACH:
-                near = True
-                break
-        if not near:
-            continue
         _shared_basis(c1, c2, h1, h2, points, gamma, basis)
         nk = 0
         for e in range(length):
@@ -233,6 +224,7 @@ def family_events(points, A, alpha, const, extra, P_all, S_all, c_all, gamma, bo
                 nk += 1
                 continue
             # the finest cells: Newton's method from the centre; a failure gives a cut
+            add_band(bands[r], nbands[r:r + 1], c1 - h1, c1 + h1)
             x[0], x[1] = c1, c2
             found = False
             if (newton_event(x, 0, 0, 0, P_all[r], S_all[r], c_all[r], pa, pb, gamma, val, g1, g2, h11, h12, h22)
@@ -512,21 +504,11 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
     C = comp_w.size
     comp_m1, comp_s1 = np.empty(C), np.empty(C)
     comp_m2, comp_slope, comp_sd = np.empty(C), np.empty(C), np.empty(C)
-    comp_winv = np.zeros((C, 2, 2))
-    comp_winv_norm = np.zeros(C)
     for cc in range(C):
         s11, s12, s22 = comp_cov[cc, 0, 0], comp_cov[cc, 0, 1], comp_cov[cc, 1, 1]
         comp_m1[cc], comp_s1[cc] = comp_m[cc, 0], math.sqrt(s11)
         comp_m2[cc], comp_slope[cc] = comp_m[cc, 1], s12 / s11
         comp_sd[cc] = math.sqrt(max(s22 - s12 * s12 / s11, 0.0))
-        l11 = math.sqrt(s11)
-        l21 = s12 / l11
-        l22 = comp_sd[cc]
-        comp_winv[cc, 0, 0] = 1.0 / l11
-        comp_winv[cc, 1, 0] = -l21 / (l11 * l22)
-        comp_winv[cc, 1, 1] = 1.0 / l22
-        lam_min = 0.5 * (s11 + s22) - math.sqrt(0.25 * (s11 - s22) ** 2 + s12 * s12)
-        comp_winv_norm[cc] = 1.0 / math.sqrt(lam_min)
     x_lo, x_hi, y_lo, y_hi = np.inf, -np.inf, np.inf, -np.inf
     for cc in range(C):
         x_lo = min(x_lo, comp_m1[cc] - REACH * comp_s1[cc])
@@ -562,8 +544,8 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
         const[r] = (c_all[r, 1] - c_all[r, 0]) - total - alpha[r]
     found = np.empty((R, 4096))
     counts = np.zeros(R, dtype=np.int64)
-    family_events(P_shared, A, alpha, const, extra, P_all, Sf_all, c_all, gamma, box, comp_m, comp_winv,
-                  comp_winv_norm, found, counts)
+    bands, nbands = np.empty((R, 256, 2)), np.zeros(R, dtype=np.int64)
+    family_events(P_shared, A, alpha, const, extra, P_all, Sf_all, c_all, gamma, box, found, counts, bands, nbands)
     pa = np.zeros(1, dtype=np.int64)
     pb = np.ones(1, dtype=np.int64)
     line_mu, line_dens = np.empty(C), np.empty(C)
@@ -602,28 +584,17 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
         cdiff = c[1] - c[0]
         d1sq, d1w = np.empty(nr), np.empty(nr)
         window[0], window[1] = y_lo, y_hi
-        m = counts[r]
-        cuts = np.sort(found[r, :m])
-        edges = np.empty(m + 2)
-        ne = 0
-        edges[ne] = x_lo
-        ne += 1
-        for k in range(m):
-            if x_lo < cuts[k] < x_hi and cuts[k] - edges[ne - 1] > SAME_EVENT / math.sqrt(gamma):
-                edges[ne] = cuts[k]
-                ne += 1
-        if x_hi - edges[ne - 1] > 1e-12 * (1.0 + abs(x_hi)):
-            edges[ne] = x_hi
-            ne += 1
-        else:
-            edges[ne - 1] = x_hi
+        m, nb = counts[r], nbands[r]
+        edges, uncertain = np.empty(m + 2 * nb + 2), np.zeros(m + 2 * nb + 2, dtype=np.bool_)
+        ne = panel_edges(x_lo, x_hi, found[r, :m], m, bands[r], nb, gamma, np.empty(m + 2 * nb), edges, uncertain)
         total, unresolved_total, estimate = 0.0, 0.0, 0.0
         for k in range(ne - 1):
             a_edge, b_edge = edges[k], edges[k + 1]
             ref[0] = 0.0  # a new panel: its first line is isolated
             state[0] = 0
             ref[6] = 0.0
-            if (edge_free(window[0], a_edge, b_edge, P, S, c, AD, gamma, scratch_v, scratch_s, first)
+            if (not uncertain[k]
+                    and edge_free(window[0], a_edge, b_edge, P, S, c, AD, gamma, scratch_v, scratch_s, first)
                     and edge_free(window[1], a_edge, b_edge, P, S, c, AD, gamma, scratch_v, scratch_s, first)):
                 ref[6] = 1.0
             m_cuts = 0
@@ -649,11 +620,12 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
                 half = 0.5 * (s1 - s0)
                 i = 0
                 while True:  # the lines continued in one call; each line that is not, isolated in between
-                    i = _panel_continued(i, s0, half, a_edge, b_edge, nodes, values, unresolved_values, P, S, c,
-                                         A_pair, cdiff, classes, gamma, third, comp_w, comp_m1, comp_s1, comp_m2,
-                                         comp_slope, comp_sd, comp_label, work_roots, work_slopes, guesses, scratch_v,
-                                         scratch_s, pair, d1sq, d1w, line_mu, line_dens, ref, hist_x, hist_roots,
-                                         hist_slopes, state, window, line_value)
+                    if not uncertain[k]:  # in a band every line is isolated
+                        i = _panel_continued(i, s0, half, a_edge, b_edge, nodes, values, unresolved_values, P, S,
+                                             c, A_pair, cdiff, classes, gamma, third, comp_w, comp_m1, comp_s1,
+                                             comp_m2, comp_slope, comp_sd, comp_label, work_roots, work_slopes,
+                                             guesses, scratch_v, scratch_s, pair, d1sq, d1w, line_mu, line_dens, ref,
+                                             hist_x, hist_roots, hist_slopes, state, window, line_value)
                     if i == values.size:
                         break
                     x1, jac = _panel_node(s0, half, nodes[i], a_edge, b_edge)

