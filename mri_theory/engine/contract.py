@@ -198,7 +198,7 @@ class Classifier(skbase.BaseEstimator):
         where the runners' default should stay sampled and ``truth="exact"``
         asks for it (the SVM, until the results its race decided are
         recomputed on the exact truth: issue 53; its exact MRI-best step
-        costs 1.84× the race's, ``benchmarks/bench_svm_exact.py``).
+        costs about 1.9× the race's, ``benchmarks/bench_svm_exact.py``).
 
     See Also
     --------
