@@ -26,8 +26,9 @@ lowest, a set of measure zero).  Everything is in terms of the pair functions :m
   exclude neither a vertical tangency of a pair's boundary (:math:`g = \partial_2 g = 0`) nor, with three or
   more present classes, a point where three classes meet (:math:`g_{ab} = g_{ac} = 0`); Newton's method
   solves the events of each cell left at the finest size, and a cell where it finds none gives a cut at its
-  middle (at most ``MAX_EVENT_CELLS`` cells are refined); a two-class cell where the tangency equations are
-  proved one-to-one is solved at once (:func:`_single_tangency`);
+  middle (at most ``MAX_EVENT_CELLS`` cells are refined); each such cell's range of :math:`x_1` is a band
+  (:func:`add_band`) whose panels isolate every line (:func:`panel_edges`); a two-class cell where the tangency
+  equations are proved one-to-one is solved at once (:func:`_single_tangency`);
 * :func:`line_log` -- the floored log loss's line integrand of a two-class rule (cut where a class's loss
   reaches the cap, the uncapped pieces by adaptive Gauss-Kronrod);
 * :func:`rule_losses` -- the error rate or log loss of many rules: 1-D, one line; 2-D, the outer integral over

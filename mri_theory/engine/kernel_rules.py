@@ -59,7 +59,7 @@ pair function are bounded in the same way (:math:`\|\nabla^2 K\| \le 2\gamma`, t
 at most :math:`6.5\gamma^{3/2}`, sharper at a distance), a cell is dropped when Taylor's theorem about its
 centre proves that the event's two equations cannot both hold in it (the value's reach to second order with the
 Hessian bound, or to third order with the Hessian at the centre, whichever is smaller), and the cells left at
-:math:`10^{-3}` kernel widths are solved by Newton's method (a cell where it finds no event contributes a cut at
+:math:`10^{-6}` kernel widths are solved by Newton's method (a cell where it finds no event contributes a cut at
 its middle).  With two present classes a larger cell is solved at once when the tangency equations' Jacobian
 at its centre is too far from singular for the bounds to make it singular anywhere in the cell (the equations
 are then one-to-one there: at most one event, and one that Newton's method finds inside the cell is it).  A cell
