@@ -49,7 +49,7 @@ _jit = numba.njit(cache=True, nogil=True)
 #: counts (``_nrt=False``), since a call of a compiled function otherwise updates each array argument's count
 #: twice, atomically, which cost a quarter of the lines' time.  A function that allocates may not be called from
 #: one of these (it would be compiled without the runtime too).
-lean_jit = numba.njit(cache=True, nogil=True, _nrt=False)
+lean_jit = numba.njit(cache=True, nogil=True, _nrt=False)  # type: ignore[call-overload]  # an option the stubs omit
 
 _RSQRT2 = 0.7071067811865476
 _INV_SQRT_2PI = 0.3989422804014327
