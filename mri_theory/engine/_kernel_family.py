@@ -27,8 +27,8 @@ their own (the SVM's retrained models: the distinct training points and each mod
 
 The functions that allocate nothing, and call nothing that does, are compiled without the runtime's reference
 counts (:data:`~mri_theory.engine._kernel_compiled.lean_jit`); a panel's run of continued lines is one call
-(:func:`_panel_continued`), its isolated lines (:func:`_family_isolated`) calls of their own.  The arithmetic is
-the same: the values are those of the per-line calls to the last bit.
+(:func:`_panel_continued`), its isolated lines (:func:`_family_isolated`) calls of their own, with the
+arithmetic of one call per line.
 """
 
 from __future__ import annotations
