@@ -66,8 +66,8 @@ are then one-to-one there: at most one event, and one that Newton's method finds
 left at the finest size has no such proof (it may hold two events, one found): its range of :math:`x_1` is a
 *band*, whose panels isolate every line.  The whole box (``REACH`` deviations of every component) is searched,
 however far a cell is from the components: a line's roots are continued across the whole window, and a pair
-that appears where the mass is negligible can travel, uncounted, to where it is not (a Triangles state's error
-rate was 0.150 instead of 0.112 so before issue 53's fix).
+that appears where the mass is negligible could otherwise travel, uncounted, to where it is not (the regression
+state of ``tests/engine/test_kernel_rules.py``).
 
 *The outer integral.*  Every event and every band's end is a panel edge (two nearer than ``SAME_EVENT`` =
 :math:`10^{-9}` kernel widths are one: the number of roots on a line may change at each, and a panel must not
