@@ -31,15 +31,16 @@ from mri_theory.runners.study import CLASSIFIER_SETS, PRESETS, STRATEGY_SETS
 METHODS = (*STRATEGY_SETS["paper"], "MRI-best")
 
 
-def curve_cost(problem: str, classifier: str, method: str) -> tuple[str, str, float, float]:
-    """CPU and wall seconds of one whole learning curve of the paper preset (its replicate 0)."""
+def curve_cost(problem: str, classifier: str, method: str, truth: str | None = None) -> tuple[str, str, float, float]:
+    """CPU and wall seconds of one whole learning curve of the paper preset (its replicate 0), with the preset's
+    truth or ``truth``."""
     preset = PRESETS["paper"]
     with one_thread():
         cpu, wall = time.process_time(), time.perf_counter()
         run_curves(problem, classifier, [method], pool_size=preset["pool_size"], replicates=1,
                    seed=preset["seed"], population_size=preset["population_size"], loss=preset["loss"],
                    subsample=preset["subsample"], record_q_c=preset["record_q_c"], execution=Execution(progress=False),
-                   truth=preset["truth"])
+                   truth=preset["truth"] if truth is None else truth)
         return classifier, method, time.process_time() - cpu, time.perf_counter() - wall
 
 

@@ -21,9 +21,9 @@ exact shortfall relative to the spread of :math:`Q^c` (the mean shortfall of a r
 done before timing (one exact step on a small state).
 
 With ``--curves``: whole learning curves instead, one SVM MRI-best curve per problem (replicate 0 of the study's
-``paper`` preset: the pool labelled to exhaustion, 100 candidates per step), run by
-:func:`~mri_theory.runners.sandbox.run_curves` with ``truth="sampled"`` (the race, as the study ran the SVM before
-its exact truth) and ``truth="exact"``; printed: the CPU seconds of each curve and their ratio (exact / raced).
+``paper`` preset: the pool labelled to exhaustion, 100 candidates per step), run by ``bench_study_cost.py``'s
+``curve_cost`` (one BLAS thread) with ``truth="sampled"`` (the race, as the study ran the SVM before its exact
+truth) and ``truth="exact"``; printed: the CPU seconds of each curve and their ratio (exact / raced).
 The curve's losses are part of its cost: the sampled population's against the exact ones.
 
 Run: ``python benchmarks/bench_svm_exact.py [--replicates 2] [--sizes 60 200] [--seed 0]`` (a minute on one core);
@@ -38,7 +38,8 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
-from bench_decisive_truth import PROBLEMS, labelled_state  # a sibling script: benchmarks/ is on the path
+from bench_decisive_truth import PROBLEMS, labelled_state  # sibling scripts: benchmarks/ is on the path
+from bench_study_cost import curve_cost
 from threadpoolctl import threadpool_limits
 
 from mri_theory._utils.ties import near_maximum
@@ -47,8 +48,7 @@ from mri_theory.classifiers.svm import _kernel_rules, _machine_classes
 from mri_theory.engine import MixtureTruth, kernel_losses
 from mri_theory.engine.targets import decisive_q_c
 from mri_theory.problems import get_problem
-from mri_theory.runners import Execution, _curves, run_curves
-from mri_theory.runners.study import PRESETS
+from mri_theory.runners import _curves
 
 
 def per_rule_future_losses(model: SVM, candidates: np.ndarray, truth: MixtureTruth) -> np.ndarray:
@@ -79,27 +79,15 @@ def exact_q_c(problem, X, y, candidates, family: bool = True) -> np.ndarray:
     return model.exact_loss(truth, "error") - np.sum(problem.posterior(candidates) * future, axis=1)
 
 
-def curve_seconds(problem: str, truth: str) -> float:
-    """CPU seconds of the SVM's MRI-best learning curve of the ``paper`` preset on ``problem`` (its replicate 0)
-    with the given truth."""
-    preset = PRESETS["paper"]
-    start = time.process_time()
-    run_curves(problem, "svm", ["MRI-best"], pool_size=preset["pool_size"], replicates=1, seed=preset["seed"],
-               population_size=preset["population_size"], loss=preset["loss"], subsample=preset["subsample"],
-               record_q_c=preset["record_q_c"], execution=Execution(progress=False), truth=truth)
-    return time.process_time() - start
-
-
 def curves(problems: Sequence[str]) -> None:
     """Whole curves, raced and exact, per problem (module notes)."""
     print("The SVM's MRI-best learning curve (paper preset, replicate 0); CPU seconds, one BLAS thread")
     print(f"{'problem':14s} {'raced (s)':>10s} {'exact (s)':>10s} {'ratio':>6s}")
     totals = np.zeros(2)
-    with threadpool_limits(1):
-        for name in problems:
-            clock = np.array([curve_seconds(name, "sampled"), curve_seconds(name, "exact")])
-            totals += clock
-            print(f"{name:14s} {clock[0]:10.1f} {clock[1]:10.1f} {clock[1] / clock[0]:6.2f}", flush=True)
+    for name in problems:
+        clock = np.array([curve_cost(name, "svm", "MRI-best", truth)[2] for truth in ("sampled", "exact")])
+        totals += clock
+        print(f"{name:14s} {clock[0]:10.1f} {clock[1]:10.1f} {clock[1] / clock[0]:6.2f}", flush=True)
     print(f"{'all':14s} {totals[0]:10.1f} {totals[1]:10.1f} {totals[1] / totals[0]:6.2f}")
 
 
