@@ -1116,6 +1116,14 @@ OUTER_CUTS = (0.0,)
 
 
 @lean_jit
+def panel_node(s0, half, node, a_edge, b_edge):  # pragma: no cover - compiled by numba
+    """A panel's line :math:`x_1` and the smoothing substitution's Jacobian at the rule's ``node`` (the panel is
+    ``[s0, s0 + 2 half]`` of the substituted variable over the outer piece ``[a_edge, b_edge]``)."""
+    s = s0 + half * (1.0 + node)
+    return a_edge + (b_edge - a_edge) * (s * s * (3.0 - 2.0 * s)), (b_edge - a_edge) * 6.0 * s * (1.0 - s)
+
+
+@lean_jit
 def unsmoothed(tau):  # pragma: no cover - compiled by numba
     """The ``s`` in ``[0, 1]`` with :math:`3s^2 - 2s^3 = \\tau` (the outer substitution inverted; Newton's method
     safeguarded by bisection)."""
@@ -1281,9 +1289,7 @@ def rule_losses(dim, points, S_all, c_all, present_all, classes_all, gamma, comp
                 s0, s1, depth = stack_a[top], stack_b[top], stack_d[top]
                 half = 0.5 * (s1 - s0)
                 for i in range(values.size):
-                    s = s0 + half * (1.0 + nodes[i])
-                    x1 = A + (B - A) * (s * s * (3.0 - 2.0 * s))
-                    jac = (B - A) * 6.0 * s * (1.0 - s)
+                    x1, jac = panel_node(s0, half, nodes[i], A, B)
                     if log and kp >= 3:
                         v, u = line_log_smooth(x1, 2, P, S, c, classes, gamma, cap, comp_w, comp_m1, comp_s1,
                                                comp_m2, comp_slope, comp_sd, comp_label, scratch_v, scratch_s, d1sq,

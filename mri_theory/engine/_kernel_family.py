@@ -52,6 +52,7 @@ from mri_theory.engine._kernel_compiled import (
     line_setup,
     newton_event,
     panel_edges,
+    panel_node,
     two_class_mass,
     unsmoothed,
 )
@@ -457,14 +458,6 @@ def _family_isolated(x1, points, S, c, A, cdiff, AD, pa, pb, classes, gamma, com
 
 
 @lean_jit
-def _panel_node(s0, half, node, a_edge, b_edge):  # pragma: no cover - compiled by numba
-    """A panel's line :math:`x_1` and the smoothing substitution's Jacobian at the rule's ``node`` (the panel is
-    ``[s0, s0 + 2 half]`` of the substituted variable over the outer piece ``[a_edge, b_edge]``)."""
-    s = s0 + half * (1.0 + node)
-    return a_edge + (b_edge - a_edge) * (s * s * (3.0 - 2.0 * s)), (b_edge - a_edge) * 6.0 * s * (1.0 - s)
-
-
-@lean_jit
 def _panel_continued(i, s0, half, a_edge, b_edge, nodes, values, unresolved_values, points, S, c, A, cdiff, classes,
                      gamma, third, comp_w, comp_m1, comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots,
                      work_slopes, guesses, scratch_v, scratch_s, pair, d1sq, d1w, line_mu, line_dens, ref, hist_x,
@@ -474,7 +467,7 @@ def _panel_continued(i, s0, half, a_edge, b_edge, nodes, values, unresolved_valu
     a run of continued lines: a function that allocates (the isolation's) may not be called from here, and each
     call of a compiled function with arrays costs their reference counts."""
     while i < nodes.size:
-        x1, jac = _panel_node(s0, half, nodes[i], a_edge, b_edge)
+        x1, jac = panel_node(s0, half, nodes[i], a_edge, b_edge)
         if not _family_continued(x1, points, S, c, A, cdiff, classes, gamma, third, comp_w, comp_m1, comp_s1, comp_m2,
                                  comp_slope, comp_sd, comp_label, work_roots, work_slopes, guesses, scratch_v,
                                  scratch_s, pair, d1sq, d1w, line_mu, line_dens, ref, hist_x, hist_roots, hist_slopes,
@@ -628,7 +621,7 @@ def family_losses(points, extra, S_all, c_all, classes_all, gamma, comp_w, comp_
                                              hist_x, hist_roots, hist_slopes, state, window, line_value)
                     if i == values.size:
                         break
-                    x1, jac = _panel_node(s0, half, nodes[i], a_edge, b_edge)
+                    x1, jac = panel_node(s0, half, nodes[i], a_edge, b_edge)
                     v, u = _family_isolated(x1, P, S, c, A_pair, cdiff, AD, pa, pb, classes, gamma, comp_w, comp_m1,
                                             comp_s1, comp_m2, comp_slope, comp_sd, comp_label, work_roots, scratch_v,
                                             scratch_s, pair, first, d1sq, d1w, line_mu, line_dens, ref, ref_roots,
