@@ -74,7 +74,7 @@ machines work on the covariates divided per covariate
 linear map, so everything here (the solution path, the exact family) holds on
 the divided points; ``scale="train"`` divides by each fit's own training
 standard deviations, as e1071 does, and its retrained models are refits
-(class notes).
+(the class's parameter ``scale``).
 
 **Multi-class: one-vs-rest.**  With three or more classes present there is
 one machine per present class ``c`` (labels :math:`s_i = +1` if
@@ -186,11 +186,17 @@ names e1071's SVM, ``mri-paper.tex`` lines 1407-1409, and states kknn's
 scaling, lines 1401-1402).  Per-fit scaling is available as an option,
 ``scale="train"`` (a fixed ``scale=`` tuple divides by given divisors); it is
 not the default because it moves every kernel value when a point is added, so
-no fast path is exact with it: each retrained model is a refit (about 10 to
-200 times slower, ``benchmarks/bench_perfit_scaling.py``), while a fixed
-kernel keeps the solution path and the exact family.  With it, a covariate
-constant on the training set is left unscaled, where e1071 then scales no
-covariate at all (with a warning).  ``gamma`` defaults to ``1 / d`` (e1071's
+no fast path is exact with it: each retrained model is a refit (a BMRI,
+SMRI or EfeLc step 14 to 47 times slower on the small real sets,
+``benchmarks/bench_perfit_scaling.py``), while fixed kernel values keep the
+solution path and the exact family.  (The registered real data sets
+are standardised once over all rows, ``DataProblem(standardize=True)``; on
+them per-fit scaling gives the models it gives on the raw data, the
+differences being translation invariant and the per-fit divisors absorbing
+any prior scale, but for a covariate constant on a training set, which stays
+undivided.)  With it, a covariate constant on the training set is
+left unscaled, where e1071 then scales no covariate at all (with a
+warning).  ``gamma`` defaults to ``1 / d`` (e1071's
 default), fixed rather than estimated from the data (scikit-learn's
 ``gamma="scale"`` would move every kernel value when a point is added too).
 """

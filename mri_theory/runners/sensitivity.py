@@ -127,7 +127,7 @@ def _named(classifier: Classifier, name: str) -> Classifier:
 #: it changes.  ``"e1071 Platt"`` reruns every SVM curve, each retrained model with its four changed fold
 #: machines (the fast path of ``SVM(platt="cv")``), and ``"per-fit scaling"`` every kknn5 and SVM curve, each
 #: retrained model a refit (no fast path is exact when the divisors move with the added point: on the small real
-#: group about 20 to 45 times the present curves' CPU time, ``benchmarks/bench_perfit_scaling.py``): they are far
+#: group about 19 to 44 times the present curves' CPU time, ``benchmarks/bench_perfit_scaling.py``): they are far
 #: the costliest, and :func:`run_sensitivity` runs them only when named.
 RECOMPUTED: dict[str, Recomputed] = {
     "BMRI mean": Recomputed("BMRI's n_b estimates averaged, as its text says (lines 915, 942), not the median",
@@ -319,13 +319,14 @@ def run_sensitivity(path: str | os.PathLike, out: str | os.PathLike, *, recomput
     out : path
         This runner's folder (module docstring); a folder of another runner is refused.
     recompute : sequence of str, optional
-        The readings of :data:`RECOMPUTED` to rerun (default: every one but ``"e1071 Platt"`` and ``"per-fit
-        scaling"`` that changes a strategy or classifier of the study; those that change none are left out, and ``SENSITIVITY.md`` says
-        so); ``[]``: the analysis readings only (no new curve).  A reading named here that changes nothing of the
-        study (``"BMRI mean"`` without BMRI, ``"EfeLc whole pool"`` without EfeLc, ``"e1071 Platt"`` without the
-        SVM, ``"per-fit scaling"`` without kknn5 and the SVM, the two whole-pool readings on a study without a
-        sub-sample) is refused: its rows would only repeat
-        ``"as reported"``.  ``"e1071 Platt"`` fits the SVM's Platt
+        The readings of :data:`RECOMPUTED` to rerun (default: every one but ``"e1071 Platt"`` and
+        ``"per-fit scaling"`` that changes a strategy or classifier of the study; those that change none are left
+        out, and ``SENSITIVITY.md`` says so); ``[]``: the analysis readings only (no new curve).  A reading named
+        here that changes nothing of the study (``"BMRI mean"`` without BMRI, ``"EfeLc whole pool"`` without
+        EfeLc, ``"e1071 Platt"`` without the SVM, ``"per-fit scaling"`` without kknn5 and the SVM, the two
+        whole-pool readings on a study without a sub-sample) is refused: its rows would only repeat
+        ``"as reported"``.  ``"per-fit scaling"`` divides the covariates of kknn5 and the SVM per fit, as kknn and
+        e1071 do (every retrained model a refit).  ``"e1071 Platt"`` fits the SVM's Platt
         sigmoid on out-of-fold decision values with libsvm's rule, as e1071 does; on 2 to 5 training points
         those values (``+1``/``-1`` where a fold machine sees one class) can invert the sigmoid, so this
         reading's probabilities may be anti-calibrated at the start of each curve (its first few labels),
