@@ -2,15 +2,16 @@ r"""Covariate scaling before distances are taken (shared by k-NN and the SVM): t
 
 R's kknn (``scale=TRUE``, its default) and e1071's ``svm`` (``scale=TRUE``) divide each covariate by its
 standard deviation on the training set (R's ``scale``, ``sd`` with ``ddof=1``) and scale query points with the
-same divisors (Appendix C, ``mri-paper.tex`` lines 1401-1402 for kknn; e1071's SVM, lines 1407-1409, scales by
-default too).  Both classifiers take ``scale``: ``None`` (no scaling), ``"train"`` (each fit divides by its own
-training set's standard deviations, a covariate constant on the training set left unscaled) or a fixed tuple of
-positive per-covariate divisors.  A fixed tuple is one linear map of the coordinates, so every fast path stays
-exact on the divided coordinates; ``"train"`` moves every divisor, hence every distance, whenever a point is
-added, so a retrained model is a refit.
+same divisors (Appendix C, ``mri-paper.tex`` lines 1401-1402 for kknn; lines 1407-1409 name e1071's SVM, whose
+default ``scale=TRUE`` is e1071's documented behaviour, not the paper's text).  Both classifiers take ``scale``:
+``None`` (no scaling), ``"train"`` (each fit divides by its own training set's standard deviations, a covariate
+constant on the training set left unscaled) or a fixed tuple of positive per-covariate divisors.  A fixed tuple
+is one linear map of the coordinates, so every fast path stays exact on the divided coordinates; ``"train"``
+moves every divisor, hence every distance, whenever a point is added, so a retrained model is a refit.
 
-Both R functions centre the covariates too; the distances these classifiers take are differences, so a shift
-changes nothing and only the divisors matter.
+e1071 centres the covariates too (R's ``scale``); the distances these classifiers take are differences, so a
+shift changes nothing and only the divisors matter.  One difference: where a covariate is constant on the
+training set, e1071 scales no covariate at all (with a warning); here only that covariate is left undivided.
 """
 
 from __future__ import annotations
