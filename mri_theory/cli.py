@@ -498,8 +498,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="folder (default: results/sensitivity): the recomputed readings' studies and the tables")
     sen.add_argument("--recompute", nargs="*", metavar="READING",
                      help="readings that need new curves, among 'BMRI mean', 'kknn kernels', 'EfeLc whole pool', "
-                          "'MRI-best whole pool', 'e1071 Platt' (default: all but 'e1071 Platt'; none: the analysis "
-                          "readings only)")
+                          "'MRI-best whole pool', 'e1071 Platt', 'per-fit scaling' (default: all but 'e1071 Platt' "
+                          "and 'per-fit scaling'; none: the analysis readings only)")
     _data_arguments(sen, "the study's own data files (as given to `study --data`, with the same --target, "
                          "--test-size and --standardize): the recomputed readings rerun on them")
     sen.add_argument("--boot", type=int, default=1000, help="bootstrap draws (default 1000)")

@@ -307,9 +307,10 @@ def test_sensitivity_reruns_the_users_data_never_the_built_in_problem(named_like
 
 
 def test_readings_that_cannot_apply_are_refused_when_named(named_like_built_in, tmp_path):
-    """The study has RS, SE, BMRI and LDA: 'EfeLc whole pool' and 'e1071 Platt' change nothing of it."""
+    """The study has RS, SE, BMRI and LDA: 'EfeLc whole pool', 'e1071 Platt' and 'per-fit scaling' change nothing
+    of it."""
     path, study = named_like_built_in
-    for reading in ("EfeLc whole pool", "e1071 Platt"):
+    for reading in ("EfeLc whole pool", "e1071 Platt", "per-fit scaling"):
         with pytest.raises(ValueError, match=f"recompute: '{reading}' changes .*which the study does not have"):
             run_sensitivity(study, tmp_path / "a", recompute=[reading], problems=[DataProblem.from_csv(path, "label")])
     assert not (tmp_path / "a").exists()

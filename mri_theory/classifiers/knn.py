@@ -70,6 +70,7 @@ from scipy.spatial import cKDTree
 from mri_theory._utils import validation as check
 from mri_theory._utils.ties import TIE_TOLERANCE
 from mri_theory.classifiers._compiled import on_first_call
+from mri_theory.classifiers._scaling import check_scale, divisors
 from mri_theory.engine.contract import Classifier, check_points, check_retraining_args
 from mri_theory.engine.exact import MixtureTruth, partition_losses
 from mri_theory.engine.losses import pointwise_loss
@@ -250,34 +251,6 @@ def optimal_weights(k: int, d: int) -> np.ndarray:
     return (1 + d / 2 - d / (2 * k ** (2 / d)) * (i**e - (i - 1) ** e)) / k
 
 
-def _check_scale(scale: object) -> None | str | tuple[float, ...]:
-    """``None``, ``"train"`` or a tuple of positive per-covariate scales."""
-    if scale is None or (isinstance(scale, str) and scale == "train"):
-        return scale
-    if isinstance(scale, str):
-        raise ValueError(f"scale must be None, 'train' or an array of positive per-covariate scales, got {scale!r}")
-    values = check.finite_array(scale, "scale")
-    if values.ndim != 1 or values.size == 0:
-        raise ValueError(f"scale must be a 1-D array of per-covariate scales, got shape {values.shape}")
-    if np.any(values <= 0):
-        raise ValueError(f"scale entries must be > 0, got {values.tolist()}")
-    if np.any(values < np.finfo(float).tiny):  # subnormal: 1 / scale overflows, the points become inf
-        raise ValueError(f"scale entries must be at least {np.finfo(float).tiny:g} (not subnormal), "
-                         f"got {values.tolist()}")
-    return tuple(float(v) for v in values)
-
-
-def _divisors(scale: None | str | tuple[float, ...], X: np.ndarray) -> np.ndarray | None:
-    """The per-covariate divisors of a checked ``scale`` for training points ``X`` (None: no scaling)."""
-    if scale is None:
-        return None
-    if isinstance(scale, str):  # "train"
-        constant = np.ptp(X, axis=0) == 0
-        sd = np.std(X, axis=0, ddof=1) if X.shape[0] > 1 else np.ones(X.shape[1])
-        return np.where(constant, 1.0, sd)
-    return np.asarray(scale)
-
-
 def _check_coordinates(scaled: np.ndarray, name: str) -> None:
     """Refuse scaled points whose squared distances could overflow or underflow (see ``MAX_COORDINATE``)."""
     size = np.abs(scaled)
@@ -386,7 +359,7 @@ class KNN(Classifier):
         check.count(k, "k")
         if not isinstance(kernel, str) or kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {', '.join(map(repr, KERNELS))}, got {kernel!r}")
-        _check_scale(scale)
+        check_scale(scale)
         self.k = k
         self.kernel = kernel
         self.scale = scale
@@ -409,19 +382,15 @@ class KNN(Classifier):
             This classifier, fitted.
         """
         X = check_points(X, min_rows=1)
-        scale = _check_scale(self.scale)
-        if isinstance(scale, tuple) and len(scale) != X.shape[1]:
-            raise ValueError(f"scale has {len(scale)} entries but the training points have {X.shape[1]} "
-                             "columns: give one scale per covariate")
         with np.errstate(divide="ignore", over="ignore", under="ignore"):  # an sd of 0 or a tiny scale: refused
-            divisors = _divisors(scale, X)
-            scaled = X if divisors is None else X / divisors
+            by = divisors(check_scale(self.scale), X)  # a fixed scale: one entry per column (ValueError)
+            scaled = X if by is None else X / by
         _check_coordinates(scaled, "X")  # before anything is fitted
         super().fit(X, y, n_classes)
         return self
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
-        self.scale_ = _divisors(_check_scale(self.scale), X)
+        self.scale_ = divisors(check_scale(self.scale), X)
         self.X_scaled_ = self._scaled(X)
         self.k_eff_ = min(check.count(self.k, "k"), X.shape[0])
         self.tree_ = cKDTree(self.X_scaled_) if X.shape[0] > _TREE_MIN_TRAIN else None
@@ -607,9 +576,8 @@ class KNN(Classifier):
             raise ValueError(f"truth has dimension {truth.dim} and {truth.n_classes} classes, but the classifier was "
                              f"fitted on {self.dim_}-D points with n_classes={self.n_classes_}")
         points = self.X_scaled_
-        divisors = np.ones(self.dim_) if self.scale_ is None else np.asarray(self.scale_, dtype=float)
-        means = truth.means / divisors
-        covariances = truth.covariances / np.outer(divisors, divisors)
+        scaled = truth.in_frame(np.zeros(self.dim_), np.ones(self.dim_) if self.scale_ is None else self.scale_)
+        means, covariances = scaled.means, scaled.covariances
         if candidates is not None:
             candidates = self._scaled(candidates)
         origin = 0.5 * (points.min(axis=0) + points.max(axis=0))

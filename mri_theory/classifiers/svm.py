@@ -68,7 +68,13 @@ path and the refit agree to 1e-5 (measured 3e-6); much smaller, the decision
 values are flat to 1e-10 and the model constant.  Coordinates beyond ``1e150``
 are refused (``mri_theory.classifiers._frame``), and ``C`` above
 ``MAX_C`` ``= 1e8`` (the stopping gap ``1e-11 C`` would reach the gap 2 of
-:math:`\alpha = 0`, and every alpha would stay 0).
+:math:`\alpha = 0`, and every alpha would stay 0).  With ``scale`` the
+machines work on the covariates divided per covariate
+(``mri_theory.classifiers._scaling``, shared with k-NN): fixed divisors are one
+linear map, so everything here (the solution path, the exact family) holds on
+the divided points; ``scale="train"`` divides by each fit's own training
+standard deviations, as e1071 does, and its retrained models are refits
+(the class's parameter ``scale``).
 
 **Multi-class: one-vs-rest.**  With three or more classes present there is
 one machine per present class ``c`` (labels :math:`s_i = +1` if
@@ -173,10 +179,26 @@ multi-class problems, by computing the a-posteriori class probabilities using
 quadratic optimisation", i.e. libsvm's one-vs-one with pairwise coupling):
 one-vs-rest with normalised per-class sigmoids;
 sigmoids fitted on training decision values rather than by internal
-cross-validation; covariates are *not* standardised and ``gamma`` defaults to
-``1 / d`` (e1071's default), fixed rather than estimated from the data
-(standardising, or scikit-learn's ``gamma="scale"``, would make every kernel
-value move when a point is added, so no fast path could be exact).
+cross-validation by default (``platt="cv"`` fits them as e1071 does); and by
+default the covariates are *not* scaled per fit: e1071's ``svm(scale=TRUE)``
+divides each covariate by its training set's standard deviation (the paper
+names e1071's SVM, ``mri-paper.tex`` lines 1407-1409, and states kknn's
+scaling, lines 1401-1402).  Per-fit scaling is available as an option,
+``scale="train"`` (a fixed ``scale=`` tuple divides by given divisors); it is
+not the default because it moves every kernel value when a point is added, so
+no fast path is exact with it: each retrained model is a refit (a BMRI,
+SMRI or EfeLc step 14 to 47 times slower on the small real sets,
+``benchmarks/bench_perfit_scaling.py``), while fixed kernel values keep the
+solution path and the exact family.  (The registered real data sets
+are standardised once over all rows, ``DataProblem(standardize=True)``; on
+them per-fit scaling gives the models it gives on the raw data, the
+differences being translation invariant and the per-fit divisors absorbing
+any prior scale, but for a covariate constant on a training set, which stays
+undivided.)  With it, a covariate constant on the training set is
+left unscaled, where e1071 then scales no covariate at all (with a
+warning).  ``gamma`` defaults to ``1 / d`` (e1071's
+default), fixed rather than estimated from the data (scikit-learn's
+``gamma="scale"`` would move every kernel value when a point is added too).
 """
 
 from __future__ import annotations
@@ -193,8 +215,9 @@ from scipy import special
 
 from mri_theory._utils import validation as check
 from mri_theory.classifiers._compiled import on_first_call
-from mri_theory.classifiers._frame import check_magnitude
+from mri_theory.classifiers._frame import MAX_MAGNITUDE, check_magnitude
 from mri_theory.classifiers._repeats import merged_in_order
+from mri_theory.classifiers._scaling import check_scale, divisors
 from mri_theory.classifiers.knn import squared_distances
 from mri_theory.engine.contract import Classifier, check_points, refit_future_losses
 from mri_theory.engine.exact import MixtureTruth
@@ -1274,6 +1297,21 @@ def _warm_solves(kernel: np.ndarray, labels: np.ndarray, weights: np.ndarray, be
     return s, alpha, G1, b, moved
 
 
+def _divided(P: np.ndarray, by: np.ndarray | None, name: str) -> np.ndarray:
+    """Points ``P`` divided by the per-covariate divisors ``by`` (``None``: ``P`` itself), refused with a
+    ValueError naming ``name`` where a divided coordinate is beyond ``MAX_MAGNITUDE`` (``1e150``, the range of
+    ``mri_theory.classifiers._frame``) or not finite (a tiny divisor)."""
+    if by is None:
+        return P
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        out = P / by
+    if out.size and not np.all(np.abs(out) <= MAX_MAGNITUDE):  # inf and NaN fail too
+        raise ValueError(f"{name}: after dividing by scale, coordinates reach {np.max(np.abs(out)):.3g}, beyond "
+                         f"{MAX_MAGNITUDE:.0e} (squared distances would overflow double precision); rescale the "
+                         "data or choose another scale")
+    return out
+
+
 class SVM(Classifier):
     r"""RBF support vector machine (C-SVC), Platt probabilities, one-vs-rest; exact fast path.
 
@@ -1295,10 +1333,32 @@ class SVM(Classifier):
         (Appendix C, lines 1407-1409 name e1071 and "MLE fitting ... to the
         decision values"; the out-of-fold values are libsvm's behaviour; an open choice, :doc:`/deviations`; its fast
         path re-solves the fold machines too, module notes).
+    scale : None, "train" or array_like (d,), default None
+        Covariate scaling before kernel values are taken, the same option as
+        :class:`~mri_theory.classifiers.KNN`'s.  ``None``: none (the default:
+        module notes, "Deviations").  ``"train"``: each covariate divided by its
+        training-set standard deviation (``ddof=1``, R's ``sd``), as e1071's
+        ``svm(scale=TRUE)`` does (its default; the paper names e1071's SVM,
+        Appendix C, ``mri-paper.tex`` lines 1407-1409, and kknn's scaling, lines
+        1401-1402); query, candidate and population points are divided by the
+        same divisors, and ``gamma=None`` is ``1 / d`` in the divided
+        coordinates (as e1071).  A covariate constant on the training set is
+        left unscaled (e1071 then scales no covariate, with a warning).  The
+        divisors move whenever a point is added, so every kernel value does:
+        each retrained model is a refit
+        (:func:`~mri_theory.engine.refit_future_losses`, on an exact population
+        each refit's :meth:`exact_loss` on its own scaled truth: the family of
+        retrained models integrated together needs one kernel and one truth for
+        all).  An array: fixed positive divisors, one per covariate, one linear
+        map of the coordinates, so every fast path (the solution path, the
+        exact family) applies to the divided points unchanged.  Divided
+        coordinates beyond ``1e150`` are refused with a ``ValueError``.
 
     Attributes
     ----------
     gamma_ : float
+    scale_ : ndarray (d,) or None
+        The divisors of the covariates (``None``: not scaled).
     classes_present_ : ndarray
     machine_classes_ : ndarray
         Positive class of each machine (module notes).
@@ -1338,11 +1398,12 @@ class SVM(Classifier):
     """
 
     name = "svm"
-    repr_if_changed = ("platt",)
+    repr_if_changed = ("platt", "scale")
     exact_truth = True  # its class regions integrated by lines (exact_loss)
     auto_exact = False  # "auto" races until the results the race decided are recomputed on the exact truth (issue 53)
 
-    def __init__(self, C: float = 1.0, gamma: float | None = None, platt: str = "train") -> None:
+    def __init__(self, C: float = 1.0, gamma: float | None = None, platt: str = "train",
+                 scale: None | str | ArrayLike = None) -> None:
         if check.positive_scalar(C, "C") > MAX_C:
             raise ValueError(f"C must be <= {MAX_C:.0e} (the solver stops at a gap of 1e-11 C, and the gap of "
                              f"alpha = 0 is 2: a larger C would leave every alpha at 0), got {C!r}")
@@ -1353,12 +1414,15 @@ class SVM(Classifier):
             check.positive_scalar(gamma, "gamma")
         if platt not in PLATT_FITS:
             raise ValueError(f"platt must be one of {', '.join(map(repr, PLATT_FITS))}, got {platt!r}")
+        check_scale(scale)
         self.C = C
         self.gamma = gamma
         self.platt = platt
+        self.scale = scale
 
     def fit(self, X: ArrayLike, y: ArrayLike, n_classes: int | None = None) -> SVM:
-        """Fit on labelled data (:meth:`Classifier.fit`); coordinates beyond ``1e150`` are refused.
+        """Fit on labelled data (:meth:`Classifier.fit`); coordinates beyond ``1e150`` are refused (divided by
+        ``scale``, too), and a fixed ``scale`` must have one entry per column.
 
         Parameters
         ----------
@@ -1374,10 +1438,13 @@ class SVM(Classifier):
         SVM
             This classifier, fitted.
         """
-        check_magnitude(check_points(X, min_rows=1), "X")
+        X = check_magnitude(check_points(X, min_rows=1), "X")
+        _divided(X, divisors(check_scale(self.scale), X), "X")  # before anything is fitted
         return super().fit(X, y, n_classes)
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
+        self.scale_ = divisors(check_scale(self.scale), X)
+        X = self._scaled(X, "X")  # everything below works on the divided coordinates
         self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else check.positive_scalar(self.gamma, "gamma")
         self._machine_store: dict = {}  # retrained machines by block of candidates (_retrained_machines)
         self.classes_present_ = np.unique(y)
@@ -1396,9 +1463,26 @@ class SVM(Classifier):
         if self.platt == "train":
             self.sigmoids_ = _platt(s * (G + 1.0) + b[:, None], s > 0, weights=self._weights)
         else:
-            self._rows = X, y  # the training rows in order: their folds (the fast path's out-of-fold values)
+            self._rows = X, y  # the (divided) training rows in order: their folds (the fast path's out-of-fold values)
             decision, self._folds = self._out_of_fold_decision(X, y)
             self.sigmoids_ = _platt(decision, y[None, :] == self.machine_classes_[:, None])
+
+    def _scaled(self, P: np.ndarray, name: str) -> np.ndarray:
+        """Points in the divided coordinates the machines work in (``P`` itself without ``scale``)."""
+        return _divided(P, self.scale_, name)
+
+    def _scaled_truth(self, truth: MixtureTruth) -> MixtureTruth:
+        """The truth in the divided coordinates (:meth:`MixtureTruth.in_frame
+        <mri_theory.engine.MixtureTruth.in_frame>`: means over the divisors, covariances over their outer
+        product); ``truth`` itself without ``scale``."""
+        if self.scale_ is None:
+            return truth
+        if not isinstance(truth, MixtureTruth):
+            raise TypeError(f"truth must be a MixtureTruth (e.g. MixtureTruth.from_problem(problem)), "
+                            f"got {type(truth).__name__}")
+        if truth.dim != self.dim_:
+            raise ValueError(f"truth has dimension {truth.dim}, but the classifier was fitted on {self.dim_}-D points")
+        return truth.in_frame(np.zeros(self.dim_), self.scale_)
 
     def _out_of_fold_decision(self, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, list[_Fold]]:
         """Each machine's decision value at each training row from the machine trained without the row's fold
@@ -1435,7 +1519,7 @@ class SVM(Classifier):
         Parameters
         ----------
         X : array_like of shape (n, d)
-            Points (coordinates within ``1e150``).
+            Points (coordinates within ``1e150``; divided by the fit's ``scale``, too).
 
         Returns
         -------
@@ -1443,8 +1527,7 @@ class SVM(Classifier):
             One column per machine (class of ``machine_classes_``): ``m = len(machine_classes_)``.
         """
         self._check_fitted()
-        X = check_points(X, dim=self.dim_)
-        check_magnitude(X, "X")
+        X = self._scaled(check_magnitude(check_points(X, dim=self.dim_), "X"), "X")
         # sum(dual_coef_) = 0 (the dual's equality constraint), so the shifted kernel gives the same values;
         # only the support vectors (non-zero coefficients) enter the product
         support = np.flatnonzero(np.any(self._coef != 0.0, axis=0))
@@ -1457,6 +1540,11 @@ class SVM(Classifier):
     def exact_loss(self, truth: MixtureTruth, loss: str) -> float:
         """The exact loss under a Gaussian-mixture truth: the model's class regions integrated by lines
         (:func:`~mri_theory.engine.kernel_rules.kernel_losses`; certified sign changes, no sampling).
+
+        With ``scale`` the model lives in the divided coordinates, and a diagonal scaling maps a Gaussian mixture
+        to a Gaussian mixture (means over the divisors, covariances over their outer product): the loss is the
+        unscaled machines' on that truth (:meth:`MixtureTruth.in_frame
+        <mri_theory.engine.MixtureTruth.in_frame>`).
 
         Parameters
         ----------
@@ -1476,11 +1564,13 @@ class SVM(Classifier):
         _check_exact_loss(loss)
         S, c, mask = _kernel_rules(self.n_classes_, self.classes_present_, self._coef, self.intercept_,
                                    self.sigmoids_)
-        return float(kernel_losses(truth, self._points, S[None], c[None], self.gamma_, mask[None], loss).loss[0])
+        return float(kernel_losses(self._scaled_truth(truth), self._points, S[None], c[None], self.gamma_, mask[None],
+                                   loss).loss[0])
 
     def _exact_future_losses(self, candidates: np.ndarray, truth: MixtureTruth, loss: str) -> np.ndarray:
         """``L'`` ``(m, k)``: the exact loss of every retrained model (the fast path's machines,
-        :meth:`_retrained_machines`, as kernel rules over the distinct training points and the candidate).
+        :meth:`_retrained_machines`, as kernel rules over the distinct training points and the candidate), the
+        candidates and the truth in the divided coordinates (a fixed ``scale``: the same for every model).
 
         The error rates of all ``m k`` models are integrated as one family
         (:func:`~mri_theory.engine.kernel_rules.kernel_losses_family`: the models share the training points, so
@@ -1664,19 +1754,27 @@ class SVM(Classifier):
         machine is integrated as a kernel rule (:meth:`_exact_future_losses`).
         On a sampled population candidates are taken in chunks that keep each
         array near ``2**21`` cells; the models of one label are scored at a
-        time.
+        time.  A fixed ``scale`` divides the candidates, the population and the
+        truth once; ``scale="train"`` refits (its divisors, so every kernel
+        value, move with the added point: no retrained machine shares this
+        model's kernel), each refit scored on its own (on an exact population,
+        its own scaled truth).
         """
+        if isinstance(self.scale, str):  # "train": per-fit divisors
+            return refit_future_losses(self, candidates, population, loss)
         if self.platt == "cv" and not self._cv_fast_path():  # a fold one-sided, an absent class, few rows
             return refit_future_losses(self, candidates, population, loss)
+        candidates = self._scaled(candidates, "candidates")
         if isinstance(population, ExactPopulation):
-            return self._exact_future_losses(candidates, population.truth, loss)
+            return self._exact_future_losses(candidates, self._scaled_truth(population.truth), loss)
+        points = self._scaled(population.X, "population")
         k = self.n_classes_
         chunk = max(1, _CHUNK_CELLS // (population.size * 2 * k))
         out = np.empty((candidates.shape[0], k))
         for start in range(0, candidates.shape[0], chunk):
             block = candidates[start:start + chunk]
             machines = self._retrained_machines(block)
-            z = self._platt_arguments(machines, block, population.X)
+            z = self._platt_arguments(machines, block, points)
             for j in range(k):
                 scores = self._retrained_scores(machines, z, j)
                 if k == 2:

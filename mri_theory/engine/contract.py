@@ -363,7 +363,7 @@ class Classifier(skbase.BaseEstimator):
     def __repr__(self) -> str:
         defaults = {name: p.default for name, p in inspect.signature(type(self).__init__).parameters.items()}
         params = ", ".join(f"{k}={_param_repr(v)}" for k, v in self.get_params(deep=False).items()
-                           if not (k in self.repr_if_changed and v == defaults.get(k)))
+                           if not (k in self.repr_if_changed and _at_default(v, defaults.get(k))))
         return f"{type(self).__name__}({params})"
 
     def retraining_losses(self, candidates: np.ndarray, population: Population | ExactPopulation,
@@ -510,6 +510,15 @@ def has_fast_path(classifier: Classifier | type[Classifier]) -> bool:
         raise TypeError(f"classifier must be a mri_theory Classifier or a subclass of it, got {cls.__name__}"
                         f"{' (a class)' if cls is classifier else ''}")
     return _overrides(cls, "_future_losses") or _overrides(cls, "retraining_losses")
+
+
+def _at_default(value: Any, default: Any) -> bool:
+    """Whether a parameter's value is its default: ``==`` where that gives one truth value (an array, which
+    compares element by element, is not a scalar default)."""
+    if value is default:
+        return True
+    same = value == default
+    return isinstance(same, (bool, np.bool_)) and bool(same)
 
 
 def _param_repr(value: Any) -> str:

@@ -380,26 +380,51 @@ class MixtureTruth:
         labels = np.concatenate([np.full(len(w), j) for j, w in enumerate(problem.weights)])
         return cls(weights, np.concatenate(problem.means), np.concatenate(problem.covariances), labels, prior.size)
 
-    def in_frame(self, origin: np.ndarray, scale: float) -> MixtureTruth:
-        """The same truth in the coordinates :math:`z = (x - o)/s` of a classifier's frame.
+    def in_frame(self, origin: np.ndarray, scale: float | np.ndarray) -> MixtureTruth:
+        r"""The same truth in the coordinates :math:`z = (x - o)/s` of a classifier's frame.
 
         Means ``(mu - origin) / scale``, covariances ``Sigma / scale**2``: a rule written in
-        the frame sees exactly the distribution of the frame coordinates.
+        the frame sees exactly the distribution of the frame coordinates.  With a per-covariate ``scale``
+        (a diagonal map :math:`z_t = (x_t - o_t) / s_t`: the ``scale`` option of
+        :class:`~mri_theory.classifiers.KNN` and :class:`~mri_theory.classifiers.SVM`) the covariances
+        become :math:`\Sigma / (s s^T)`: a Gaussian mixture mapped by a diagonal linear map is the Gaussian
+        mixture of the mapped components, so the exact loss of a model of scaled covariates is that of the
+        model on the scaled points under this truth.
 
         Parameters
         ----------
         origin : ndarray of shape (d,)
             The frame's origin :math:`o`.
-        scale : float
-            The frame's scale :math:`s`.
+        scale : float or ndarray of shape (d,)
+            The frame's scale :math:`s`: one for every covariate, or one per covariate (positive).
 
         Returns
         -------
         MixtureTruth
             The truth in the frame's coordinates.
+
+        Examples
+        --------
+        Dividing the covariates by ``(2, 0.5)`` divides each mean by it, each variance by its square and each
+        covariance by the product:
+
+        >>> import numpy as np
+        >>> from mri_theory.engine import MixtureTruth
+        >>> truth = MixtureTruth.from_arrays([0.5, 0.5], [[2.0, 1.0], [-2.0, 0.0]],
+        ...                                  [[[4.0, 1.0], [1.0, 1.0]], np.eye(2)], [0, 1], 2)
+        >>> scaled = truth.in_frame(np.zeros(2), np.array([2.0, 0.5]))
+        >>> scaled.means.tolist(), scaled.covariances[0].tolist()
+        ([[1.0, 2.0], [-1.0, 0.0]], [[1.0, 1.0], [1.0, 4.0]])
         """
-        return MixtureTruth(self.weights, (self.means - origin) / scale, self.covariances / scale**2,
-                            self.labels, self.n_classes)
+        if np.ndim(scale) == 0:
+            return MixtureTruth(self.weights, (self.means - origin) / scale, self.covariances / scale**2,
+                                self.labels, self.n_classes)
+        divisors = check.finite_array(scale, "scale")
+        if divisors.shape != (self.dim,) or np.any(divisors <= 0):
+            raise ValueError(f"scale must be a positive scalar or hold one positive entry per covariate "
+                             f"({self.dim}), got {divisors.tolist()}")
+        return MixtureTruth(self.weights, (self.means - origin) / divisors,
+                            self.covariances / np.outer(divisors, divisors), self.labels, self.n_classes)
 
     @property
     def dim(self) -> int:

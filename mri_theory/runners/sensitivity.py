@@ -4,8 +4,8 @@ The readings of the analysis (R1's two modes, label complexity's :math:`\epsilon
 classifier or the degenerate pairings) need no new curves:
 :func:`mri_theory.evaluation.sensitivity.conclusions_by_reading` recomputes the conclusions from the study's
 verified tables.  The readings of the methods and the classifiers (:data:`RECOMPUTED`: BMRI's mean, the kknn
-kernels, EfeLc and MRI-best on the whole pool, e1071's Platt fit) need new curves of the strategies (or the
-classifier) they change, and only of those: each is a study folder of its own,
+kernels, EfeLc and MRI-best on the whole pool, e1071's Platt fit, kknn's and e1071's per-fit scaling) need new
+curves of the strategies (or the classifiers) they change, and only of those: each is a study folder of its own,
 ``{out}/variants/{name}``, into which the base study's verified parts of every other strategy are copied before
 :func:`~mri_theory.runners.study.run_study` computes what is missing with the base study's settings.  It resumes
 as a study does (an interrupted variant is rerun with the same command), and its conclusions are measured by the
@@ -42,7 +42,7 @@ from mri_theory._utils import backends
 from mri_theory._utils import validation as check
 from mri_theory._utils.backends import Execution
 from mri_theory._utils.versions import library_versions
-from mri_theory.classifiers import SVM, Classifier, get_classifier
+from mri_theory.classifiers import KNN, SVM, Classifier, get_classifier
 from mri_theory.evaluation import metrics
 from mri_theory.evaluation.ranking import MAX_BOOT, RESAMPLING
 from mri_theory.evaluation.sensitivity import CONCLUSION_COLUMNS, READINGS, conclusions, conclusions_by_reading
@@ -94,12 +94,16 @@ class Recomputed:
 
     >>> from mri_theory.runners import RECOMPUTED, Recomputed
     >>> list(RECOMPUTED)
-    ['BMRI mean', 'kknn kernels', 'EfeLc whole pool', 'MRI-best whole pool', 'e1071 Platt']
+    ['BMRI mean', 'kknn kernels', 'EfeLc whole pool', 'MRI-best whole pool', 'e1071 Platt', 'per-fit scaling']
     >>> reading = RECOMPUTED["kknn kernels"]
     >>> isinstance(reading, Recomputed), sorted(reading.strategies()), reading.classifiers()
     (True, ['BMRI', 'QbcA', 'QbcV', 'SMRI'], {})
     >>> RECOMPUTED["e1071 Platt"].classifiers()
     {'svm': SVM(C=1.0, gamma=None, platt='cv')}
+    >>> for label, classifier in RECOMPUTED["per-fit scaling"].classifiers().items():  # labelled as the study's
+    ...     print(label, classifier.name, classifier)
+    kknn5 kknn5 KNN(k=5, kernel='optimal', scale='train')
+    svm svm SVM(C=1.0, gamma=None, scale='train')
 
     Each call makes new objects, so no run shares a strategy with another:
 
@@ -113,10 +117,18 @@ class Recomputed:
     subsampled: bool = False
 
 
+def _named(classifier: Classifier, name: str) -> Classifier:
+    """``classifier`` labelled ``name`` (the study's label of the classifier it replaces)."""
+    classifier.name = name
+    return classifier
+
+
 #: The readings of the methods and classifiers (:doc:`/deviations`, "Open choices"), each rerunning only what
 #: it changes.  ``"e1071 Platt"`` reruns every SVM curve, each retrained model with its four changed fold
-#: machines (the fast path of ``SVM(platt="cv")``): it is far the costliest, and :func:`run_sensitivity` runs it
-#: only when named.
+#: machines (the fast path of ``SVM(platt="cv")``), and ``"per-fit scaling"`` every kknn5 and SVM curve, each
+#: retrained model a refit (no fast path is exact when the divisors move with the added point: on the small real
+#: group about 19 to 44 times the present curves' CPU time, ``benchmarks/bench_perfit_scaling.py``): they are far
+#: the costliest, and :func:`run_sensitivity` runs them only when named.
 RECOMPUTED: dict[str, Recomputed] = {
     "BMRI mean": Recomputed("BMRI's n_b estimates averaged, as its text says (lines 915, 942), not the median",
                             lambda: {"BMRI": BootstrapMRI(aggregate="mean")}),
@@ -136,6 +148,16 @@ RECOMPUTED: dict[str, Recomputed] = {
                               "machines among them, can invert the sigmoid: the probabilities are then "
                               "anti-calibrated early in each curve)",
                               classifiers=lambda: {"svm": SVM(platt="cv")}),
+    "per-fit scaling": Recomputed(
+        "kknn's and e1071's per-fit scaling: each fit divides every covariate by its training set's standard "
+        "deviation and scales queries alike (kknn's and e1071's default scale=TRUE; Appendix C, lines 1401-1402 for "
+        "kknn; lines 1407-1409 name e1071's SVM), kknn5 and the SVM only; every retrained model is a refit. On the "
+        "real data, already standardised over all rows, it gives the same models as on the raw data for these two "
+        "classifiers (both kernels/distances are translation invariant and the per-fit divisors absorb any prior "
+        "per-covariate scale; a covariate constant on a training set stays undivided: no kknn neighbourhood changes, "
+        "but the SVM's kernel sees it in the all-rows standardised units, where e1071 would scale no covariate)",
+        classifiers=lambda: {"kknn5": _named(KNN(k=5, kernel="optimal", scale="train"), "kknn5"),
+                             "svm": SVM(scale="train")}),
 }
 #: The recomputed readings run when none are named.
 DEFAULT_RECOMPUTED = ("BMRI mean", "kknn kernels", "EfeLc whole pool", "MRI-best whole pool")
@@ -297,12 +319,14 @@ def run_sensitivity(path: str | os.PathLike, out: str | os.PathLike, *, recomput
     out : path
         This runner's folder (module docstring); a folder of another runner is refused.
     recompute : sequence of str, optional
-        The readings of :data:`RECOMPUTED` to rerun (default: every one but ``"e1071 Platt"`` that changes a
-        strategy or classifier of the study; those that change none are left out, and ``SENSITIVITY.md`` says
-        so); ``[]``: the analysis readings only (no new curve).  A reading named here that changes nothing of the
-        study (``"BMRI mean"`` without BMRI, ``"EfeLc whole pool"`` without EfeLc, ``"e1071 Platt"`` without the
-        SVM, the two whole-pool readings on a study without a sub-sample) is refused: its rows would only repeat
-        ``"as reported"``.  ``"e1071 Platt"`` fits the SVM's Platt
+        The readings of :data:`RECOMPUTED` to rerun (default: every one but ``"e1071 Platt"`` and
+        ``"per-fit scaling"`` that changes a strategy or classifier of the study; those that change none are left
+        out, and ``SENSITIVITY.md`` says so); ``[]``: the analysis readings only (no new curve).  A reading named
+        here that changes nothing of the study (``"BMRI mean"`` without BMRI, ``"EfeLc whole pool"`` without
+        EfeLc, ``"e1071 Platt"`` without the SVM, ``"per-fit scaling"`` without kknn5 and the SVM, the two
+        whole-pool readings on a study without a sub-sample) is refused: its rows would only repeat
+        ``"as reported"``.  ``"per-fit scaling"`` divides the covariates of kknn5 and the SVM per fit, as kknn and
+        e1071 do (every retrained model a refit).  ``"e1071 Platt"`` fits the SVM's Platt
         sigmoid on out-of-fold decision values with libsvm's rule, as e1071 does; on 2 to 5 training points
         those values (``+1``/``-1`` where a fold machine sees one class) can invert the sigmoid, so this
         reading's probabilities may be anti-calibrated at the start of each curve (its first few labels),
