@@ -42,7 +42,7 @@ from mri_theory._utils import backends
 from mri_theory._utils import validation as check
 from mri_theory._utils.backends import Execution
 from mri_theory._utils.versions import library_versions
-from mri_theory.classifiers import KNN, SVM, Classifier, get_classifier
+from mri_theory.classifiers import SVM, Classifier, get_classifier
 from mri_theory.evaluation import metrics
 from mri_theory.evaluation.ranking import MAX_BOOT, RESAMPLING
 from mri_theory.evaluation.sensitivity import CONCLUSION_COLUMNS, READINGS, conclusions, conclusions_by_reading
@@ -118,7 +118,8 @@ class Recomputed:
 
 
 def _named(classifier: Classifier, name: str) -> Classifier:
-    """``classifier`` labelled ``name`` (the study's label of the classifier it replaces)."""
+    """``classifier`` labelled ``name``, the study's label of the classifier it replaces (a runner labels an object
+    by its ``name``; the registered ``kknn5`` is a ``KNN``, whose own name is ``knn``)."""
     classifier.name = name
     return classifier
 
@@ -156,8 +157,7 @@ RECOMPUTED: dict[str, Recomputed] = {
         "classifiers (both kernels/distances are translation invariant and the per-fit divisors absorb any prior "
         "per-covariate scale; a covariate constant on a training set stays undivided: no kknn neighbourhood changes, "
         "but the SVM's kernel sees it in the all-rows standardised units, where e1071 would scale no covariate)",
-        classifiers=lambda: {"kknn5": _named(KNN(k=5, kernel="optimal", scale="train"), "kknn5"),
-                             "svm": SVM(scale="train")}),
+        classifiers=lambda: {label: _named(get_classifier(label, scale="train"), label) for label in ("kknn5", "svm")}),
 }
 #: The recomputed readings run when none are named.
 DEFAULT_RECOMPUTED = ("BMRI mean", "kknn kernels", "EfeLc whole pool", "MRI-best whole pool")

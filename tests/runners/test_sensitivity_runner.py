@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 from _shared import QUIET
 
-from mri_theory.cli import main
-from mri_theory.runners import run_curves, run_sensitivity, run_study
+from mri_theory.cli import build_parser, main
+from mri_theory.runners import RECOMPUTED, run_curves, run_sensitivity, run_study
+from mri_theory.runners.sensitivity import DEFAULT_RECOMPUTED
 from mri_theory.strategies import BootstrapMRI, EfeLc, MRIBest
 
 GRID = dict(problems=["four-gaussian"], classifiers=["lda"], strategies=["RS", "SE", "EfeLc", "BMRI"], replicates=2,
@@ -143,3 +144,14 @@ def test_a_variant_resumes_from_its_own_parts_alone(study, tmp_path, monkeypatch
     monkeypatch.setattr(curves_module, "run_pair", lambda *a, **k: (_ for _ in ()).throw(AssertionError("work")))
     again = run_sensitivity(study, out, recompute=["BMRI mean"], n_boot=20, execution=QUIET)
     pd.testing.assert_frame_equal(first, again)
+
+
+def test_the_command_names_every_recomputed_reading_and_its_default():
+    """The CLI's help cannot import the runners (its start-up would take seconds), so it lists the readings in
+    words: each of RECOMPUTED quoted, and the ones outside DEFAULT_RECOMPUTED named as left out by default."""
+    sensitivity = build_parser()._subparsers._group_actions[0].choices["sensitivity"]
+    (recompute,) = [action for action in sensitivity._actions if "--recompute" in action.option_strings]
+    listed, default = recompute.help.split("(default: all but ")
+    assert all(f"'{name}'" in listed for name in RECOMPUTED)
+    assert {name for name in RECOMPUTED if f"'{name}'" in default.split(";")[0]} == set(RECOMPUTED) - set(
+        DEFAULT_RECOMPUTED)
