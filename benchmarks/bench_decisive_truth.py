@@ -22,18 +22,30 @@ What is measured
    up to the reference's own error).
 3. **States** (``--part states``): the leaderboard's SVM states (:func:`mri_theory.runners.run_leaderboard`'s
    grid: RS trajectories, steps 2, 10, 30, 80, pool 250, 10 replicates; Four-Gaussian and quadratic with seed 0,
-   triangles, oscillating and sharp with seed 1), their truth computed as ``score_states`` does
-   (``mri_theory.runners._curves.decided_truth``) and as it did before (the state's population and the check):
-   the resolved fractions and the CPU time of each, per problem and in all.
+   triangles, oscillating and sharp with seed 1), their truth computed as ``score_states`` does (the race of
+   ``mri_theory.runners._curves.decided_truth``: its seed, size, loss and the engine's ``DOUBLINGS``, under the
+   rule of ``--level``) and as it did before (the state's population and the check): the resolved fractions and
+   the CPU time of each, per problem and in all.
 
 4. **Curves** (``--part curves``): the study's SVM MRI-best curve (pool 250 labelled to exhaustion, 100 candidates
    sub-sampled per step, populations of ``10^4``; one replicate per problem): the curve is run
-   (:func:`mri_theory.runners.run_curves`, its race capped at ``CURVE_DOUBLINGS``), then each of its 250 states is
-   decided again, timed, by today's step and by the race capped at ``CURVE_DOUBLINGS`` (and every fifth state by
-   the race capped at the engine's ``DOUBLINGS``): the resolved fractions and the CPU time of each over the curve,
-   the ratio to today's (on the same states).
+   (:func:`mri_theory.runners.run_curves` with ``truth="sampled"``, its race capped at ``CURVE_DOUBLINGS``, under
+   the runners' own rule), then each of its 250 states is decided again, timed, by today's step and by the race
+   (``decided_truth``'s seed, size and loss, under the rule of ``--level``) capped at ``CURVE_DOUBLINGS`` (and
+   every fifth state by the race capped at the engine's ``DOUBLINGS``): the resolved fractions and the CPU time
+   of each over the curve, the ratio to today's (on the same states).
 
-Run: ``python benchmarks/bench_decisive_truth.py [--part cost accuracy states curves] [--replicates 5] [--seed 0]``
+The rule of the race (``--level``, for parts 3 and 4 only): ``family`` (the default) is the family-wise level
+:data:`~mri_theory.engine.targets.LEVEL` (0.05, Bonferroni over the ``m - 1`` rivals and the ``doublings + 1``
+looks: a confident difference exceeds ``q`` standard errors,
+``q = scipy.stats.t.isf(level / ((m - 1) * (doublings + 1)), scrambles - 1)``); ``per-comparison`` is
+``level=None``, the earlier rule (3 standard errors per comparison and per look,
+:data:`~mri_theory.engine.targets.RESOLUTION_Z`), which the committed SVM states were decided by.  Parts 1 and 2
+call ``decisive_q_c`` at its default, the family-wise level.  Each part's header prints its rule and threshold
+(computed here with ``scipy.stats.t``, as the engine does).
+
+Run: ``python benchmarks/bench_decisive_truth.py [--part cost accuracy states curves] [--level family|per-comparison]
+[--replicates 5] [--seed 0]``
 (cost about a minute, accuracy a few minutes, states and curves ten minutes each, on one core).
 """
 
@@ -45,17 +57,60 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
+from scipy.stats import t as student_t
 from threadpoolctl import threadpool_limits
 
 from mri_theory._utils.ties import near_maximum
 from mri_theory.classifiers import SVM, get_classifier
 from mri_theory.engine import Population
-from mri_theory.engine.targets import DOUBLINGS, INDIFFERENCE, choice_is_resolved, decisive_q_c, true_q_c_and_loss
+from mri_theory.engine.targets import (
+    DOUBLINGS,
+    INDIFFERENCE,
+    LEVEL,
+    RESOLUTION_SCRAMBLES,
+    RESOLUTION_Z,
+    DecisiveQc,
+    choice_is_resolved,
+    decisive_q_c,
+    true_q_c_and_loss,
+)
 from mri_theory.problems import get_problem
 from mri_theory.runners import Execution, _curves, run_curves
 from mri_theory.strategies import get_strategy
 
 PROBLEMS = ("four-gaussian", "quadratic", "triangles", "oscillating", "sharp")
+
+#: The rules of the race that ``--level`` selects (parts 3 and 4).
+LEVELS: dict[str, float | None] = {"family": LEVEL, "per-comparison": None}
+
+
+def threshold(level: float | None, m: int, doublings: int, scrambles: int = RESOLUTION_SCRAMBLES) -> float:
+    """The multiple of a standard error of a confident difference in ``decisive_q_c``: ``RESOLUTION_Z`` per
+    comparison (``level=None``), else Student's t quantile (``scrambles - 1`` degrees of freedom) of the one-sided
+    level ``level / ((m - 1) (doublings + 1))``, as the engine computes it."""
+    if level is None:
+        return RESOLUTION_Z
+    return float(student_t.isf(level / (max(m - 1, 1) * (doublings + 1)), scrambles - 1))
+
+
+def rule(level: float | None, m: Sequence[int], doublings: int) -> str:
+    """The race's rule and its threshold for ``m`` candidates (the smallest and largest of them), for a header."""
+    if level is None:
+        return f"per-comparison: {RESOLUTION_Z:g} standard errors"
+    low, high = threshold(level, min(m), doublings), threshold(level, max(m), doublings)
+    span = f"{low:.2f}" if min(m) == max(m) else f"{low:.2f}-{high:.2f}"
+    count = f"{min(m)}" if min(m) == max(m) else f"{min(m)}-{max(m)}"
+    return f"family-wise level {level:g}: {span} standard errors ({count} candidates, 2^{doublings})"
+
+
+def decide(cfg: _curves.CurveConfig, problem, classifier, replicate: int, step: int, X, y, candidates, *,
+           doublings: int, level: float | None) -> DecisiveQc:
+    """The decisive truth of a state as ``_curves.decided_truth`` computes it (its seed, size, loss, the largest
+    Q^c), with the cap ``doublings`` and the rule ``level`` given explicitly (not read from ``cfg``)."""
+    return decisive_q_c(problem, classifier, X, y, candidates,
+                        seed=np.random.SeedSequence(cfg.seed, spawn_key=(replicate, _curves.RESOLUTION_KEY, step)),
+                        size=max(cfg.population_size, RESOLUTION_SCRAMBLES), loss=cfg.loss, largest=True,
+                        doublings=doublings, level=level)
 
 
 def labelled_state(problem, n: int, m: int, rng: np.random.Generator):
@@ -80,7 +135,9 @@ def today_step(problem, X, y, candidates, population, rng) -> tuple[int, bool]:
 
 def cost(replicates: int, seed: int) -> None:
     print("1. Cost: the SVM's MRI-best step, 100 candidates, |D_S| = 60; CPU seconds, one BLAS thread; the race "
-          f"capped at 2^{DOUBLINGS} (the engine's, the scored states') and at 2^{_curves.CURVE_DOUBLINGS} (a curve's)")
+          f"capped at 2^{DOUBLINGS} (the engine's, the scored states') and at 2^{_curves.CURVE_DOUBLINGS} (a curve's); "
+          f"{rule(LEVEL, [100], DOUBLINGS)}, {threshold(LEVEL, 100, _curves.CURVE_DOUBLINGS):.2f} at "
+          f"2^{_curves.CURVE_DOUBLINGS}")
     print(f"{'problem':14s} {'today (s)':>10s} {'2^' + str(DOUBLINGS) + ' (s)':>9s} {'ratio':>6s} "
           f"{'2^' + str(_curves.CURVE_DOUBLINGS) + ' (s)':>9s} {'ratio':>6s} {'resolved today':>15s} "
           f"{'2^' + str(DOUBLINGS):>5s} {'2^' + str(_curves.CURVE_DOUBLINGS):>5s} {'points (median, max)':>21s}")
@@ -127,7 +184,8 @@ def reference_q_c(problem, X, y, candidates, seed) -> tuple[np.ndarray, np.ndarr
 
 def accuracy(seed: int) -> None:
     print("\n2. Accuracy against an independent reference of 2^20 points per candidate (100 candidates a state);")
-    print("   errors relative to the spread of Q^c (the mean shortfall of a random choice)")
+    print("   errors relative to the spread of Q^c (the mean shortfall of a random choice); "
+          f"{rule(LEVEL, [100], DOUBLINGS)}")
     print(f"{'problem':14s} {'|D_S|':>5s} {'spread':>9s} {'zone':>8s} {'resolved':>8s} {'points':>9s} "
           f"{'value err max/med':>18s} {'diff err max/med':>17s} {'rms z':>6s} {'shortfall':>9s}")
     worst = []
@@ -153,9 +211,10 @@ def accuracy(seed: int) -> None:
           f"(the zone: {INDIFFERENCE})")
 
 
-def states(replicates: int) -> None:
+def states(replicates: int, level: float | None) -> None:
+    steps = (2, 10, 30, 80)
     print("\n3. The leaderboard's SVM states (RS trajectories, steps 2, 10, 30, 80, pool 250): resolved fraction "
-          "and CPU seconds of the truth")
+          f"and CPU seconds of the truth; the race's rule: {rule(level, [250 - s for s in steps], DOUBLINGS)}")
     print(f"{'problem':14s} {'states':>6s} {'resolved today':>15s} {'decisive':>9s} {'today (s)':>10s} "
           f"{'decisive (s)':>13s} {'ratio':>6s}")
     counts, times = np.zeros(3), np.zeros(2)  # states, resolved today, resolved decisive; CPU s today, decisive
@@ -163,7 +222,7 @@ def states(replicates: int) -> None:
         for name in names:
             problem, svm = get_problem(name), get_classifier("svm")
             flags_old, flags_new, t_old, t_new = [], [], 0.0, 0.0
-            for step in (2, 10, 30, 80):
+            for step in steps:
                 cfg = _curves.CurveConfig(name, "svm", 250, step, 10_000, "error", None, False, seed, repr(problem),
                                           repr(svm), "sampled")
                 run = _curves.Run(cfg, problem, svm, {"RS": get_strategy("RS")})
@@ -178,7 +237,8 @@ def states(replicates: int) -> None:
                         np.random.SeedSequence(seed, spawn_key=(r, 4, step))))[1])
                     t_old += time.process_time() - start
                     start = time.process_time()
-                    flags_new.append(_curves.decided_truth(cfg, problem, svm, r, step, X, y, candidates).resolved)
+                    flags_new.append(decide(cfg, problem, svm, r, step, X, y, candidates, doublings=DOUBLINGS,
+                                            level=level).resolved)
                     t_new += time.process_time() - start
             counts += len(flags_old), np.sum(flags_old), np.sum(flags_new)
             times += t_old, t_new
@@ -188,10 +248,12 @@ def states(replicates: int) -> None:
           f"{times[0]:10.1f} {times[1]:13.1f} {times[1] / times[0]:6.2f}")
 
 
-def curves(replicates: int, seed: int, every: int = 5) -> None:
+def curves(replicates: int, seed: int, level: float | None, every: int = 5) -> None:
     print(f"\n4. The study's SVM MRI-best curves (pool 250, 100 candidates a step, {replicates} replicate(s) a "
           f"problem): each state decided again, CPU seconds; the cap 2^{DOUBLINGS} on every {every}th state only, "
-          "its ratio to today's on those states")
+          f"its ratio to today's on those states; the race's rule: {rule(level, [100], _curves.CURVE_DOUBLINGS)}"
+          + ("" if level is None else f", {threshold(level, 100, DOUBLINGS):.2f} at 2^{DOUBLINGS}")
+          + " (fewer candidates at the last 100 steps)")
     print(f"{'problem':14s} {'steps':>5s} {'resolved today':>15s} {'cap 2^' + str(_curves.CURVE_DOUBLINGS):>9s} "
           f"{'cap 2^' + str(DOUBLINGS):>9s} {'today (s)':>10s} {'curves (s)':>11s} {'ratio':>6s} "
           f"{'2^' + str(DOUBLINGS) + ' ratio':>9s}")
@@ -199,7 +261,7 @@ def curves(replicates: int, seed: int, every: int = 5) -> None:
     for name in PROBLEMS:
         problem, svm = get_problem(name), get_classifier("svm")
         table = run_curves(name, "svm", ["MRI-best"], pool_size=250, replicates=replicates, seed=seed,
-                           population_size=10_000, subsample=100, record_q_c=False,
+                           population_size=10_000, subsample=100, record_q_c=False, truth="sampled",
                            execution=Execution(n_jobs=1, progress=False))
         cfg = _curves.CurveConfig(name, "svm", 250, 250, 10_000, "error", 100, False, seed, repr(problem), repr(svm),
                                   "sampled")
@@ -220,12 +282,13 @@ def curves(replicates: int, seed: int, every: int = 5) -> None:
                 today = time.process_time() - start
                 clock[0] += today
                 start = time.process_time()
-                flags[1].append(_curves.decided_truth(cfg, problem, svm, r, t, X, y, pool_X[scored],
-                                                      doublings=_curves.CURVE_DOUBLINGS).resolved)
+                flags[1].append(decide(cfg, problem, svm, r, t, X, y, pool_X[scored],
+                                       doublings=_curves.CURVE_DOUBLINGS, level=level).resolved)
                 clock[1] += time.process_time() - start
                 if t % every == 0:
                     start = time.process_time()
-                    flags[2].append(_curves.decided_truth(cfg, problem, svm, r, t, X, y, pool_X[scored]).resolved)
+                    flags[2].append(decide(cfg, problem, svm, r, t, X, y, pool_X[scored], doublings=DOUBLINGS,
+                                           level=level).resolved)
                     clock[2] += time.process_time() - start
                     clock[3] += today
                 available = available[available != pick]
@@ -243,6 +306,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", nargs="+", choices=["cost", "accuracy", "states", "curves"],
                         default=["cost", "accuracy"])
+    parser.add_argument("--level", choices=list(LEVELS), default="family",
+                        help="the race's rule in the states and curves parts: the family-wise LEVEL (0.05) or "
+                             "per-comparison (level=None, 3 standard errors)")
     parser.add_argument("--replicates", type=int, default=5, help="states per problem (cost), replicates (states)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -254,9 +320,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "accuracy" in args.part:
             accuracy(args.seed)
         if "states" in args.part:
-            states(10 if args.replicates == 5 else args.replicates)
+            states(10 if args.replicates == 5 else args.replicates, LEVELS[args.level])
         if "curves" in args.part:
-            curves(1 if args.replicates == 5 else args.replicates, args.seed)
+            curves(1 if args.replicates == 5 else args.replicates, args.seed, LEVELS[args.level])
     return 0
 
 

@@ -1400,7 +1400,6 @@ class SVM(Classifier):
     name = "svm"
     repr_if_changed = ("platt", "scale")
     exact_truth = True  # its class regions integrated by lines (exact_loss)
-    auto_exact = False  # "auto" races until the results the race decided are recomputed on the exact truth (issue 53)
 
     def __init__(self, C: float = 1.0, gamma: float | None = None, platt: str = "train",
                  scale: None | str | ArrayLike = None) -> None:

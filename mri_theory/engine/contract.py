@@ -194,11 +194,10 @@ class Classifier(skbase.BaseEstimator):
         the SVM: RBF score rules integrated by lines).
     auto_exact : bool
         Whether ``truth="auto"`` takes the exact truth where it is available
-        (:func:`~mri_theory.engine.resolve_truth`); True by default.  False
-        where the runners' default should stay sampled and ``truth="exact"``
-        asks for it (the SVM, until the results its race decided are
-        recomputed on the exact truth: issue 53; its exact MRI-best step
-        costs about 1.9× the race's, ``benchmarks/bench_svm_exact.py``).
+        (:func:`~mri_theory.engine.resolve_truth`); True by default (every
+        paper classifier).  A subclass sets it False where its exact path is
+        too costly for the runners' default, so that ``truth="auto"`` stays
+        sampled and ``truth="exact"`` asks for it.
 
     See Also
     --------

@@ -494,7 +494,7 @@ def resolve_truth(truth: Any, problem: Any, classifier: Any, name: str = "truth"
     """The evaluation a run uses for ``truth`` (one of :data:`TRUTHS`): ``"exact"`` or ``"sampled"``.
 
     ``"auto"`` is exact where :func:`exact_truth_available` and the classifier takes it by default
-    (``Classifier.auto_exact``: not yet the SVM, issue 53), sampled otherwise;
+    (``Classifier.auto_exact``: every paper classifier), sampled otherwise;
     ``"exact"`` where it is not available is a ``ValueError`` naming ``name``, the problem and the classifier.
 
     Parameters
@@ -519,14 +519,14 @@ def resolve_truth(truth: Any, problem: Any, classifier: Any, name: str = "truth"
 
     Examples
     --------
-    >>> from mri_theory.classifiers import LDA, SVM
+    >>> from mri_theory.classifiers import SVM, RandomForest
     >>> from mri_theory.engine import resolve_truth
     >>> from mri_theory.problems import get_problem
     >>> problem = get_problem("four-gaussian")
-    >>> resolve_truth("auto", problem, LDA()), resolve_truth("auto", problem, SVM())
+    >>> resolve_truth("auto", problem, SVM()), resolve_truth("auto", problem, RandomForest())
     ('exact', 'sampled')
-    >>> resolve_truth("exact", problem, SVM())  # available, asked for
-    'exact'
+    >>> resolve_truth("sampled", problem, SVM())  # exact is available, sampled asked for
+    'sampled'
     """
     if not isinstance(truth, str) or truth not in TRUTHS:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, TRUTHS))}, got {truth!r}")

@@ -25,6 +25,7 @@ from mri_theory.engine.losses import LOG_LOSS_FLOOR
 from mri_theory.engine.population import Population
 from mri_theory.engine.targets import (
     DOUBLINGS,
+    LEVEL,
     RESOLUTION_SCRAMBLES,
     DecisiveQc,
     decisive_q_c,
@@ -47,7 +48,7 @@ from mri_theory.runners._store import (
 from mri_theory.strategies import Context, MRIBest, Strategy, select
 
 __all__ = ["CURVE_DOUBLINGS", "POOL_RULES", "RECORD_COLUMNS", "RESULT_COLUMNS", "SIMULATED_POOL_SIZE", "CurveConfig",
-           "Run", "decided_truth", "exact_gap", "pool_size_of", "result_columns", "run_pair"]
+           "Run", "decided_truth", "exact_gap", "pool_size_of", "race_level", "result_columns", "run_pair"]
 
 #: Columns of the tidy results.
 RESULT_COLUMNS = ["problem", "classifier", "strategy", "replicate", "n_labelled", "loss", "loss_se",
@@ -100,7 +101,12 @@ class CurveConfig:
     (``CURVE_DOUBLINGS`` with ``"sampled"``, ``None`` with ``"exact"``):
     recorded, so that a resume never mixes two truths, nor a folder of the
     sampled truth before the race (which recorded no ``doublings``) with the
-    race's.
+    race's.  ``level`` is the race's family-wise error level
+    (:data:`~mri_theory.engine.targets.LEVEL` where a race decides: the sampled
+    truth of a problem with a mixture; ``None`` otherwise), recorded only when
+    set, so that a folder raced by the earlier per-comparison rule (which
+    recorded none) is refused rather than resumed by another rule, and the
+    folders of the exact truth and of real data keep their hashes.
 
     Parameters
     ----------
@@ -126,6 +132,9 @@ class CurveConfig:
         How the truth is evaluated.
     doublings : int or None, default None
         The cap of the decisive sampled truth's race (None with ``"exact"``).
+    level : float or None, default None
+        The family-wise error level of that race over its contenders and looks
+        (:func:`~mri_theory.engine.targets.decisive_q_c`, "What is controlled"); None where no race decides.
 
     See Also
     --------
@@ -173,6 +182,7 @@ class CurveConfig:
     classifier_spec: str
     truth: str = "sampled"
     doublings: int | None = None
+    level: float | None = None
 
 @dataclass(frozen=True)
 class Run:
@@ -304,32 +314,40 @@ def decided_truth(cfg: CurveConfig, problem: Problem, classifier: Classifier, re
 
     Round 0 has about ``population_size`` points per candidate (``size=population_size``, at least one per
     scramble) in :data:`~mri_theory.engine.targets.RESOLUTION_SCRAMBLES` scrambles, the other settings the engine's
-    (:data:`~mri_theory.engine.targets.RESOLUTION_Z` per comparison, ``level=None``,
-    :data:`~mri_theory.engine.targets.INDIFFERENCE`), the cap
-    ``cfg.doublings`` (:data:`~mri_theory.engine.targets.DOUBLINGS` for the scored states,
+    (:data:`~mri_theory.engine.targets.INDIFFERENCE`), the family-wise level ``cfg.level``
+    (:data:`~mri_theory.engine.targets.LEVEL` over the contenders and looks; a configuration without one, which
+    no runner makes any more, takes the per-comparison rule, :data:`~mri_theory.engine.targets.RESOLUTION_Z`),
+    the cap ``cfg.doublings`` (:data:`~mri_theory.engine.targets.DOUBLINGS` for the scored states,
     :data:`CURVE_DOUBLINGS` at a step of a curve); the race's populations come from
     ``SeedSequence(seed, spawn_key=(replicate, RESOLUTION_KEY, step))``.  ``largest=False`` decides the smallest
     :math:`Q^c` (MRI-worst).  Used where the truth is sampled (``cfg.truth == "sampled"``) by the oracles of
     :func:`run_pair` and by the states of :func:`mri_theory.runners.score_states`.
 
-    The runners keep the race's per-comparison rule (``level=None``) for now: the committed results that a
-    race decided (the SVM's states of the leaderboard and the diagnostics) were computed with it, and a curve
-    folder records no rule to resume with.  They move to the family-wise rule (:data:`~mri_theory.engine.LEVEL`)
-    when the SVM's truth is exact and those results are recomputed (issue 53); every race's gap, its error and
-    the shortfall bound at its threshold are in the returned :class:`~mri_theory.engine.targets.DecisiveQc`.
+    Every race's gap, its error and the shortfall bound at its threshold are in the returned
+    :class:`~mri_theory.engine.targets.DecisiveQc`.  No committed result is decided by a race: every paper
+    classifier's truth is exact on the abstract problems.
     """
     return decisive_q_c(problem, classifier, X, y, candidates,
                         seed=np.random.SeedSequence(cfg.seed, spawn_key=(replicate, RESOLUTION_KEY, step)),
                         size=max(cfg.population_size, RESOLUTION_SCRAMBLES), loss=cfg.loss, largest=largest,
-                        doublings=DOUBLINGS if cfg.doublings is None else cfg.doublings, level=None)
+                        doublings=DOUBLINGS if cfg.doublings is None else cfg.doublings, level=cfg.level)
 
+
+def stored_settings(record: dict[str, Any]) -> dict[str, Any]:
+    """Settings as a folder stores them: ``record`` without ``level`` where it is None (no race decides), so
+    that the folders written before the race's level was recorded keep their hashes (:class:`CurveConfig`)."""
+    return {key: value for key, value in record.items() if not (key == "level" and value is None)}
+
+def config_record(cfg: CurveConfig) -> dict[str, Any]:
+    """The configuration as stored in ``config.json`` (:func:`stored_settings` of its fields)."""
+    return stored_settings(asdict(cfg))
 
 def config_text(cfg: CurveConfig) -> str:
-    return json.dumps(asdict(cfg), indent=2, sort_keys=True)
+    return json.dumps(config_record(cfg), indent=2, sort_keys=True)
 
 def config_sha256(cfg: CurveConfig) -> str:
     """SHA-256 of the canonical configuration JSON (sorted keys, no spaces, UTF-8)."""
-    return canonical_sha256(asdict(cfg))
+    return canonical_sha256(config_record(cfg))
 
 def part_path(out: Path, strategy: str, replicate: int) -> Path:
     return out / PARTS_DIR / f"{strategy}__{replicate:05d}.csv"
@@ -500,7 +518,13 @@ def curve_config(problem: tuple[str, Problem], classifier: tuple[str, Classifier
                        None if subsample is None else check.count(subsample, "subsample"),
                        record_q_c, check.count(seed, "seed", minimum=0),
                        spec(problem_obj, "problem"), spec(classifier_obj, "classifier"), truth,
-                       CURVE_DOUBLINGS if truth == "sampled" else None)
+                       CURVE_DOUBLINGS if truth == "sampled" else None, race_level(truth, problem_obj))
+
+def race_level(truth: str, problem: Problem) -> float | None:
+    """The family-wise level of the decisive truth's race (:data:`~mri_theory.engine.targets.LEVEL`) where one
+    decides, that is the sampled truth of a problem with a mixture; None otherwise (the exact truth, or real
+    data, whose test set is the truth)."""
+    return LEVEL if truth == "sampled" and getattr(problem, "has_truth", True) else None
 
 def check_truth(run: Run) -> None:
     """Refuse what needs the truth (§5.2) on a problem without it (``has_truth`` False, e.g. real data)."""

@@ -44,13 +44,16 @@ points), and the oracles (MRI-best, MRI-worst) score by it; with the exact truth
 loss score by the state's exact :math:`Q^c` too (the values :func:`~mri_theory.engine.targets.true_q_c` would
 give them, computed once: their cost is the truth's).  Each state says
 whether its truth can decide (``resolved``): always with exact truth; with
-sampled truth when the race resolved its best (every rival beaten by more
-than 3 standard errors of their paired difference, tied exactly, or, with that
-confidence, better by less than 5 % of the spread of :math:`Q^c` over the
-candidates: the per-comparison rule, ``level=None``, with no family-wise
-control, which the committed states were decided by;
-``runners._curves.decided_truth`` says when the runners move to
-the family-wise :data:`~mri_theory.engine.targets.LEVEL`).  The summaries
+sampled truth when the race resolved its best: every rival beaten, tied
+exactly, or, with that confidence, better by less than 5 % of the spread of
+:math:`Q^c` over the candidates, at the family-wise level
+:data:`~mri_theory.engine.targets.LEVEL` over the contenders and looks (a
+confident difference is Student's t quantile of ``LEVEL / ((m - 1) (doublings
++ 1))`` times its standard error: 8.3 to 8.8 for a state of 170 to 248
+candidates and 8 looks; recorded as the
+settings' ``level``; a folder raced by the earlier per-comparison rule, 3
+standard errors per comparison, which recorded none, is refused).
+With every paper classifier's truth exact, no committed state is raced.  The summaries
 (:func:`mri_theory.evaluation.summarise_states`) use it.
 
 Seeds: the data of replicate ``r`` and the reference trajectory come from the
@@ -187,16 +190,21 @@ class _StatesConfig:
     #: The cap of the decisive sampled truth's race in a state (:data:`~mri_theory.engine.targets.DOUBLINGS`; None
     #: with the exact truth): recorded, so that a folder of the sampled truth before the race is not resumed.
     doublings: int | None
+    #: The race's family-wise error level (:func:`mri_theory.runners._curves.race_level`): recorded only when set,
+    #: so that a folder raced by the earlier per-comparison rule is refused rather than resumed by another rule.
+    level: float | None = None
 
     def settings(self) -> dict[str, Any]:
-        """The settings as stored in ``diagnostics.json`` (JSON types)."""
-        return {**asdict(self), "strategies": list(self.strategies), "strategy_specs": list(self.strategy_specs)}
+        """The settings as stored in ``diagnostics.json`` (JSON types; ``level`` only when set)."""
+        return _curves.stored_settings({**asdict(self), "strategies": list(self.strategies),
+                                        "strategy_specs": list(self.strategy_specs)})
 
     def curves(self, budget: int) -> _curves.CurveConfig:
         """The sandbox configuration whose curves (to ``budget`` labels) give the states."""
         return _curves.CurveConfig(self.problem, self.classifier, self.pool_size, budget, self.population_size,
                                    "error", None, False, self.seed, self.problem_spec, self.classifier_spec,
-                                   self.truth, _curves.CURVE_DOUBLINGS if self.truth == "sampled" else None)
+                                   self.truth, _curves.CURVE_DOUBLINGS if self.truth == "sampled" else None,
+                                   self.level)
 
 
 @dataclass(frozen=True)
@@ -617,7 +625,7 @@ def plan_states(
     cfg = _StatesConfig(curve.problem, curve.classifier, trajectory_label, tuple(objects), curve.pool_size,
                         curve.population_size, curve.seed, curve.problem_spec, curve.classifier_spec,
                         _resolve.spec(trajectory_obj, "trajectory"), tuple(map(repr, objects.values())),
-                        curve.truth, DOUBLINGS if curve.truth == "sampled" else None)
+                        curve.truth, DOUBLINGS if curve.truth == "sampled" else None, curve.level)
     states = _States(cfg, problem_item[1], classifier_item[1], trajectory_obj, objects)
     out_path = _check_storage(out, cfg)
     return StatesPlan(states, out_path, replicates, steps, execution, timings)

@@ -36,7 +36,7 @@ import mri_theory.runners.sandbox as sandbox
 from mri_theory.classifiers import get_classifier, list_classifiers
 from mri_theory.cli import main
 from mri_theory.engine.population import ExactPopulation, Population
-from mri_theory.engine.targets import decisive_q_c, true_q_c
+from mri_theory.engine.targets import LEVEL, decisive_q_c, true_q_c
 from mri_theory.problems import get_problem, list_problems
 from mri_theory.runners import Execution, _curves
 from mri_theory.runners.sandbox import (
@@ -227,7 +227,7 @@ def hand_run(args: dict, strategy_name: str, replicate: int, loss: str = "error"
         ctx = Context(X, y, pool_X[scored], pool_X[available], base, k, rng, problem, population)
         if isinstance(population, Population):  # sampled truth: the state's decisive truth (stream (r, 4, t))
             race = dict(seed=np.random.SeedSequence(seed, spawn_key=(replicate, 4, step)),
-                        size=args["population_size"], loss=loss, doublings=3, level=None)  # the runners' rule
+                        size=args["population_size"], loss=loss, doublings=3, level=LEVEL)  # the runners' rule
             decided = decisive_q_c(problem, base, X, y, pool_X[scored], **race)
             if isinstance(strategy, MRIBest):  # the oracles choose by it, one draw of their stream for the tie
                 choice = decided if strategy.sign > 0 else decisive_q_c(problem, base, X, y, pool_X[scored],

@@ -41,6 +41,7 @@ from pandas.testing import assert_frame_equal
 import mri_theory.runners.states as states
 from mri_theory.classifiers import get_classifier
 from mri_theory.engine.population import Population
+from mri_theory.engine.targets import LEVEL
 from mri_theory.problems import get_problem
 from mri_theory.runners import STATE_COLUMNS, Execution, score_states
 from mri_theory.runners.sandbox import DamagedPartWarning, run_curves
@@ -138,7 +139,7 @@ def test_one_state_against_brute_force_refits(classifier):
     else:  # sampled truth: the documented race of the stream (r, 4, t), each scramble by refits
         _, resolved, _, q, _, _, loss, *_ = decisive_race_by_hand(
             truth_on, problem, candidates, np.random.SeedSequence(seed, spawn_key=(replicate, 4, step)),
-            population_size, level=None)  # the per-comparison rule the runners keep for now
+            population_size, level=LEVEL)  # the runners' family-wise rule
         assert (table.resolved == float(resolved)).all()
     for rows in by.values():
         np.testing.assert_allclose(rows.loss, loss, rtol=0, atol=1e-12)

@@ -24,7 +24,7 @@ from scipy.special import expit, ndtr
 from mri_theory.classifiers import LDA, get_classifier
 from mri_theory.cli import main
 from mri_theory.engine import Population
-from mri_theory.engine.targets import decisive_q_c
+from mri_theory.engine.targets import LEVEL, decisive_q_c
 from mri_theory.problems import GaussianMixtureProblem, get_problem
 from mri_theory.runners import score_states
 from mri_theory.runners.diagnose import run_diagnostics
@@ -107,12 +107,35 @@ def _q_c(problem, make, X, y, points, population) -> np.ndarray:
 
 
 @pytest.mark.parametrize("classifier, truth, recorded", [
-    ("lda", "auto", "exact"), ("svm", "auto", "sampled"), ("lda", "sampled", "sampled"),
+    ("lda", "auto", "exact"), ("svm", "auto", "exact"), ("rf", "auto", "sampled"), ("lda", "sampled", "sampled"),
     ("lda", "exact", "exact"), ("svm", "sampled", "sampled")])
 def test_config_records_the_resolved_truth(tmp_path, classifier, truth, recorded):
     run_curves(classifier=classifier, strategies=["RS"], truth=truth, out=tmp_path / "run",
                **{**SMALL, "budget": 2})
     assert _config(tmp_path / "run")["truth"] == recorded
+
+
+def test_config_records_the_race_level_only_where_a_race_decides(tmp_path):
+    """The family-wise level (0.05) is recorded where a race decides (the sampled truth of a mixture), absent with
+    the exact truth and on real data (whose test set is the truth), so those folders keep their hashes; a folder
+    raced by the earlier per-comparison rule (no ``level``) is refused, not resumed by another rule."""
+    run_curves(classifier="svm", strategies=["RS"], truth="sampled", out=tmp_path / "raced", **{**SMALL, "budget": 2})
+    assert _config(tmp_path / "raced")["level"] == 0.05
+    run_curves(classifier="svm", strategies=["RS"], out=tmp_path / "exact", **{**SMALL, "budget": 2})
+    assert "level" not in _config(tmp_path / "exact")
+    run_curves(problem="wine", classifier="lda", strategies=["RS"], pool_size=6, budget=2, replicates=1,
+               population_size=50, seed=0, execution=QUIET, out=tmp_path / "real")
+    assert "level" not in _config(tmp_path / "real")
+    config = tmp_path / "raced" / "config.json"
+    earlier = {key: value for key, value in json.loads(config.read_text()).items() if key != "level"}
+    config.write_text(json.dumps(earlier, indent=2, sort_keys=True))
+    with pytest.raises(ValueError, match="holds results of a different study"):
+        run_curves(classifier="svm", strategies=["RS"], truth="sampled", out=tmp_path / "raced",
+                   **{**SMALL, "budget": 2})
+    states = score_states("four-gaussian", "svm", ["RS"], replicates=1, steps=[0], pool_size=6, population_size=400,
+                          truth="sampled", out=tmp_path / "states", execution=QUIET)
+    assert json.loads((tmp_path / "states" / "diagnostics.json").read_text())["settings"]["level"] == 0.05
+    assert states.resolved.isin([0.0, 1.0]).all()
 
 
 def test_real_data_under_auto_is_sampled(tmp_path):
@@ -197,10 +220,9 @@ def test_exact_oracles_are_resolved_at_every_step_and_other_strategies_have_no_f
 
 def _decided(problem, make, X, y, candidates, seed, replicate, step, size, largest=True, doublings=7):
     """The documented decisive truth of a state: decisive_q_c with the stream (r, 4, t), round 0 of ``size``, up
-    to 7 doublings (a scored state) or 3 (a step of a curve), the per-comparison rule (``level=None``) that the
-    runners keep for now."""
+    to 7 doublings (a scored state) or 3 (a step of a curve), the runners' family-wise rule (``LEVEL``)."""
     return decisive_q_c(problem, make(), X, y, candidates, size=size, largest=largest, doublings=doublings,
-                        seed=np.random.SeedSequence(seed, spawn_key=(replicate, 4, step)), level=None)
+                        seed=np.random.SeedSequence(seed, spawn_key=(replicate, 4, step)), level=LEVEL)
 
 
 def _round_0_value(problem, make, X, y, point, seed, replicate, step, size) -> float:
@@ -214,13 +236,13 @@ def _round_0_value(problem, make, X, y, point, seed, replicate, step, size) -> f
 
 @pytest.mark.parametrize("record_q_c", [True, False])
 def test_sampled_oracles_choose_by_the_decisive_truth_and_record_its_flag(record_q_c):
-    """the SVM (sampled): at every step each oracle's choice is a candidate tied with the decisive truth's choice
-    (decisive_q_c of the stream (r, 4, t), up to 3 doublings), the tie broken by one draw of the strategy's stream
-    (r, 1, crc32(label)) as select's; its flag is the race's; its q_c columns the race's values; the winner's value
-    is its Q^c by refits on the documented round-0 scrambles."""
+    """the SVM with ``truth="sampled"``: at every step each oracle's choice is a candidate tied with the decisive
+    truth's choice (decisive_q_c of the stream (r, 4, t), up to 3 doublings, the family-wise level), the tie broken
+    by one draw of the strategy's stream (r, 1, crc32(label)) as select's; its flag is the race's; its q_c columns
+    the race's values; the winner's value is its Q^c by refits on the documented round-0 scrambles."""
     args = dict(SMALL, pool_size=12, budget=5)
     table = run_curves(classifier="svm", strategies=["MRI-best", "MRI-worst", "RS"], record_q_c=record_q_c,
-                       **args)
+                       truth="sampled", **args)
     problem = get_problem("four-gaussian")
     make = lambda: get_classifier("svm")  # noqa: E731
     data = _replicate(problem, args["pool_size"], args["population_size"], args["seed"])
@@ -340,13 +362,14 @@ def _runs_or_refuses_population_size_before_any_file(tmp_path, call):
 
 def test_run_curves_with_a_tiny_sampled_population_runs_or_is_refused_up_front(tmp_path):
     _runs_or_refuses_population_size_before_any_file(tmp_path, lambda out: run_curves(
-        classifier="svm", strategies=["MRI-best"], **{**SMALL, "population_size": 4, "budget": 2}, out=out))
+        classifier="svm", strategies=["MRI-best"], **{**SMALL, "population_size": 4, "budget": 2}, truth="sampled",
+        out=out))
 
 
 def test_score_states_with_a_tiny_sampled_population_runs_or_is_refused_up_front(tmp_path):
     _runs_or_refuses_population_size_before_any_file(tmp_path, lambda out: score_states(
-        "four-gaussian", "svm", ["RS"], replicates=1, steps=[0], pool_size=6, population_size=4, out=out,
-        execution=QUIET))
+        "four-gaussian", "svm", ["RS"], replicates=1, steps=[0], pool_size=6, population_size=4, truth="sampled",
+        out=out, execution=QUIET))
 
 
 @pytest.mark.parametrize("command", ["curves", "study", "diagnose"])
@@ -363,19 +386,19 @@ def test_the_cli_refuses_a_bad_truth_with_a_usage_error(tmp_path, capsys, comman
 
 def test_run_study_records_auto_and_each_pairing_its_resolved_truth(tmp_path):
     out = tmp_path / "study"
-    run_study("quick", problems=["four-gaussian"], classifiers=["lda", "svm"], strategies=["RS"], replicates=1,
+    run_study("quick", problems=["four-gaussian"], classifiers=["lda", "rf"], strategies=["RS"], replicates=1,
               pool_size=6, population_size=300, asymptotic_train=50, asymptotic_replicates=1,
               asymptotic_population=300, out=out, execution=QUIET)
     assert json.loads((out / "study.json").read_text())["settings"]["truth"] == "auto"
     assert _config(out / "four-gaussian__lda")["truth"] == "exact"
-    assert _config(out / "four-gaussian__svm")["truth"] == "sampled"
+    assert _config(out / "four-gaussian__rf")["truth"] == "sampled"  # a random forest has no exact loss
     # the report says which truth each pairing's curves, MRI-best and regret were measured with
     from mri_theory.runners.study import report
 
     report(out)
     text = (out / "report" / "report.md").read_text()
     assert "- Truth (the curves' losses, MRI-best and the regret): exact for four-gaussian/lda; sampled for " \
-           "four-gaussian/svm" in text
+           "four-gaussian/rf" in text
     # the truth the report names is verified: a pairing's config.json edited afterwards is refused, naming path
     config = out / "four-gaussian__lda" / "config.json"
     config.write_text(config.read_text().replace('"truth": "exact"', '"truth": "sampled"'))
@@ -395,11 +418,12 @@ def test_write_report_refuses_a_bad_truth_before_writing(tmp_path, truth):
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("classifier, recorded", [("lda", "exact"), ("svm", "sampled")])
-def test_score_states_records_the_truth_and_flags_every_state(tmp_path, classifier, recorded):
+@pytest.mark.parametrize("classifier, truth, recorded", [("lda", "auto", "exact"), ("svm", "auto", "exact"),
+                                                         ("svm", "sampled", "sampled")])
+def test_score_states_records_the_truth_and_flags_every_state(tmp_path, classifier, truth, recorded):
     out = tmp_path / "states"
     table = score_states("four-gaussian", classifier, ["RS", "SE", "MRI-best"], replicates=2, steps=[0, 3],
-                         pool_size=10, population_size=400, seed=5, out=out, execution=QUIET)
+                         pool_size=10, population_size=400, seed=5, truth=truth, out=out, execution=QUIET)
     assert json.loads((out / "diagnostics.json").read_text())["settings"]["truth"] == recorded
     per_state = table.groupby(["replicate", "step"]).resolved
     assert (per_state.nunique() == 1).all()  # one flag per state
