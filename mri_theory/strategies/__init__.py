@@ -53,6 +53,9 @@ LookaheadOracle  the non-myopic oracle policy: the best candidate of the best se
 AnnealingOracle  Zhou et al.'s oracle: simulated annealing over the order of the
                  whole budget (the lowest mean loss over the curve), its
                  points then labelled in turn
+BossOracle       a BoSS-like oracle: of the candidates that several strategies
+                 propose on random subsets (``batches``, 100), the one whose
+                 retraining with its drawn label lowers the loss most
 ================ ==============================================================
 
 and scikit-activeml's pool strategies as named peers (:data:`PEER_NAMES`, the ``peers`` extra; listed by
@@ -130,7 +133,7 @@ from mri_theory.strategies.builtin import (
     strategy_names,
     unregister_strategy,
 )
-from mri_theory.strategies.oracles import AnnealingOracle, GreedyOracle, LookaheadOracle
+from mri_theory.strategies.oracles import AnnealingOracle, BossOracle, GreedyOracle, LookaheadOracle
 
 # The scikit-activeml adapter is imported on use: ``from mri_theory.strategies.skactiveml import SkactivemlStrategy``;
 # the registry's peers (PEER_NAMES) import it when one is asked for.
@@ -164,6 +167,7 @@ __all__ = [
     "GreedyOracle",
     "LookaheadOracle",
     "AnnealingOracle",
+    "BossOracle",
     "COMMITTEE",
     "KNN_KERNELS",
     "BMRI_AGGREGATES",

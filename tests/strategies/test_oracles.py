@@ -15,6 +15,9 @@
 * ``AnnealingOracle``: with fewer orders than steps, its plan is the best order (brute force, plain refits);
   annealed, its plan is no worse than its random start and its curve is the order's own (refits); the plan is
   labelled in turn; Zhou et al.'s swaps.
+* ``BossOracle``: its proposers see neither the truth nor the labels, only random subsets of the candidates;
+  only the proposals score, with their realised reductions; with every candidate proposed it is the greedy
+  oracle over the pool.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from mri_theory.problems import get_problem
 from mri_theory.runners.sandbox import run_curves
 from mri_theory.strategies import (
     AnnealingOracle,
+    BossOracle,
     Context,
     GreedyOracle,
     LookaheadOracle,
@@ -398,3 +402,56 @@ def test_the_annealing_oracle_runs_in_the_sandbox(tmp_path):
 def test_annealing_bad_options(options, error, words):
     with pytest.raises(error, match=words):
         AnnealingOracle(**options)
+
+
+# ------------------------------------------------------------------ BoSS
+
+
+class ProposalSpy(Strategy):
+    """A proposer that records what it is shown (it must see neither the truth nor the labels) and proposes its
+    first candidate."""
+
+    name = "proposal-spy"
+    shown: list = []  # noqa: RUF012 - shared by the copies, in this process
+
+    def scores(self, ctx):
+        ProposalSpy.shown.append((ctx.candidates.copy(), ctx.problem, ctx.population, ctx.candidate_labels))
+        return -np.arange(ctx.candidates.shape[0], dtype=float)
+
+
+def test_with_every_candidate_proposed_boss_is_the_greedy_oracle_over_the_pool():
+    ctx = oracle_context(15, m=8)
+    scores = BossOracle(proposers=("RS",), batches=300).scores(ctx)
+    proposed = BossOracle(proposers=("RS",), batches=300).proposals(oracle_context(15, m=8))
+    assert proposed.tolist() == list(range(8))  # the premise: 300 random proposals reach all 8
+    np.testing.assert_array_equal(scores, GreedyOracle(tau=None, fallback=None).scores(oracle_context(15, m=8)))
+
+
+def test_the_proposers_see_neither_the_truth_nor_the_labels_and_only_the_candidates_score():
+    ProposalSpy.shown = []
+    ctx = oracle_context(16, m=12)
+    oracle = BossOracle(proposers=(ProposalSpy(),), batches=7)
+    scores = oracle.scores(ctx)
+    assert len(ProposalSpy.shown) == 7
+    firsts = set()
+    for candidates, problem, population, labels in ProposalSpy.shown:
+        assert problem is None and population is None and labels is None
+        assert 4 <= candidates.shape[0] <= 12
+        rows = [int(np.flatnonzero((ctx.candidates == c).all(axis=1))[0]) for c in candidates]
+        assert rows == sorted(rows)  # a subset of the candidates, in their order
+        firsts.add(rows[0])  # the spy proposes its first candidate
+    proposed = np.flatnonzero(scores > scores.min())
+    _, gains = peeked_gains(ctx, np.array(sorted(firsts)), ctx.candidate_labels, ctx.population)
+    np.testing.assert_array_equal(scores[sorted(firsts)], gains)
+    assert set(proposed) <= firsts
+
+
+@pytest.mark.parametrize(("options", "error", "words"), [
+    ({"proposers": "RS"}, TypeError, "proposers"), ({"proposers": ()}, TypeError, "proposers"),
+    ({"proposers": ("MRI-best",)}, ValueError, "proposers"),
+    ({"proposers": ("GreedyOracle",)}, ValueError, "proposers"),
+    ({"proposers": ("no-such",)}, ValueError, "no-such"), ({"proposers": (3,)}, TypeError, "proposers"),
+    ({"batches": 0}, ValueError, "batches"), ({"loss": "lc"}, ValueError, "loss")])
+def test_boss_bad_options(options, error, words):
+    with pytest.raises(error, match=words):
+        BossOracle(**options)

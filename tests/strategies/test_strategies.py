@@ -68,7 +68,7 @@ PAPER_ORDER = ["RS", "SE", "LC", "QbcV", "QbcA", "EfeLc", "SMRI", "BMRI", "MRI-b
 ALL = list_strategies()
 ESTIMATORS = ("EfeLc", "SMRI", "BMRI", "CvMRI", "PoolMRI")  # the retrain-and-score strategies with ``method``
 #: Small options so BMRI (n_b random-forest fits per step for a k-NN base) stays cheap.
-CHEAP = {"BMRI": {"n_b": 3}, "AnnealingOracle": {"steps": 40, "greedy_steps": 10}}
+CHEAP = {"BMRI": {"n_b": 3}, "AnnealingOracle": {"steps": 40, "greedy_steps": 10}, "BossOracle": {"batches": 5}}
 BASES = ("knn5", "lda")
 PROBLEMS = ("four-gaussian", "three-gaussians")  # two and three classes
 
@@ -122,9 +122,10 @@ def test_the_registry_lists_the_paper_then_ours_then_the_peers_each_as_its_class
     (``origin``), not positions."""
     assert ALL[:len(PAPER_ORDER)] == PAPER_ORDER
     assert strategy_names("paper") == ("RS", "SE", "QbcV", "QbcA", "EfeLc", "SMRI", "BMRI")  # the paper's seven (§5.1)
-    assert strategy_names("oracle") == ("MRI-best", "MRI-worst", "GreedyOracle", "LookaheadOracle", "AnnealingOracle")
+    assert strategy_names("oracle") == ("MRI-best", "MRI-worst", "GreedyOracle", "LookaheadOracle",
+                                        "AnnealingOracle", "BossOracle")
     assert strategy_names("other")[:1] == ("LC",)
-    assert ALL[-3:] == ["GreedyOracle", "LookaheadOracle", "AnnealingOracle"]
+    assert ALL[-4:] == ["GreedyOracle", "LookaheadOracle", "AnnealingOracle", "BossOracle"]
     origins = [STRATEGY_REGISTRY.tag(name, "origin", "other") for name in ALL]
     built_in = len(PAPER_ORDER)
     assert "ours" not in origins[:built_in] and "peer" not in origins[:built_in]

@@ -29,7 +29,8 @@ from mri_theory.strategies import (
 from mri_theory.testing import STRATEGY_CHECKS, StrategyCheckError, check_strategy
 
 #: Options keeping the costly strategies fast (the check scores each four times).
-FAST = {"BMRI": {"n_b": 3, "theta2_trees": 3}, "AnnealingOracle": {"steps": 100, "greedy_steps": 20}}
+FAST = {"BMRI": {"n_b": 3, "theta2_trees": 3}, "AnnealingOracle": {"steps": 100, "greedy_steps": 20},
+        "BossOracle": {"batches": 10}}
 
 
 # ---------------------------------------------------------------- every built-in passes
