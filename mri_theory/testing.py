@@ -431,6 +431,7 @@ STRATEGY_CHECKS: tuple[str, ...] = (
     "ctx not mutated",
     "deterministic given the generator",
     "needs_truth respected",
+    "peeks respected",
 )
 
 #: Labelled points beyond the initial one per class, and candidates, of :func:`check_strategy`'s state.
@@ -481,6 +482,10 @@ def check_strategy(strategy: Strategy, *, classifier: Classifier | None = None, 
        gives identical scores when the truth is there (it never reads it); an
        oracle (``needs_truth=True``) is scored with the truth and raises a
        ``ValueError`` or ``TypeError`` without it (never scores silently).
+    8. **peeks respected**: likewise for the candidates' drawn labels
+       (``ctx.candidate_labels``): a strategy with ``peeks=False`` scores
+       alike with and without them; one with ``peeks=True`` is scored with
+       them and raises a ``ValueError`` or ``TypeError`` without them.
 
     The state: a three-class 2-D Gaussian problem, the initial labelled set
     of one point per class plus 6 more points, 6 candidates, a pool of the
@@ -534,37 +539,40 @@ def check_strategy(strategy: Strategy, *, classifier: Classifier | None = None, 
                                          f"not {shown}")
 
     data = _strategy_data(seed, classifier)
-    oracle = bool(strategy.needs_truth)
-    ctx = _strategy_context(data, seed, truth=oracle)
+    oracle, peeks = bool(strategy.needs_truth), bool(strategy.peeks)
+    ctx = _strategy_context(data, seed, oracle, peeks)
     before = _context_snapshot(ctx)
     scores = _strategy_scores(copy.deepcopy(strategy), ctx, who, where)
     _check_context_unchanged(ctx, before, who, where)
-    runs = [("deterministic given the generator", "a second copy", copy.deepcopy(strategy), oracle,
+    runs = [("deterministic given the generator", "a second copy", copy.deepcopy(strategy), oracle, peeks,
              "all randomness must come from ctx.rng"),
-            ("deterministic given the generator", "the pickled copy", pickled, oracle,
+            ("deterministic given the generator", "the pickled copy", pickled, oracle, peeks,
              "all randomness must come from ctx.rng, and all state must survive pickling")]
     if not oracle:
         runs.append(("needs_truth respected", "a copy given the truth (problem and population)",
-                     copy.deepcopy(strategy), True,
+                     copy.deepcopy(strategy), True, peeks,
                      "with needs_truth=False it must not read ctx.problem or ctx.population"))
-    for item, what, twin, truth, rule in runs:
-        again = _strategy_scores(twin, _strategy_context(data, seed, truth), who, where)
+    if not peeks:
+        runs.append(("peeks respected", "a copy given the candidates' labels", copy.deepcopy(strategy), oracle,
+                     True, "with peeks=False it must not read ctx.candidate_labels"))
+    for item, what, twin, truth, labels, rule in runs:
+        again = _strategy_scores(twin, _strategy_context(data, seed, truth, labels), who, where)
         if not np.array_equal(again, scores):
             _strategy_fail(who, item, f"{what}, scored on a context whose rng has the same seed, gives the scores "
                                       f"{again.tolist()} instead of {scores.tolist()} {where}: {rule}")
-    if oracle:
+    withheld = [("needs_truth respected", "the truth (problem=None, population=None)", False, peeks)] * oracle
+    withheld += [("peeks respected", "the candidates' labels (candidate_labels=None)", oracle, False)] * peeks
+    for item, what, truth, labels in withheld:
         try:
-            copy.deepcopy(strategy).scores(_strategy_context(data, seed, truth=False))
+            copy.deepcopy(strategy).scores(_strategy_context(data, seed, truth, labels))
         except (ValueError, TypeError):
             pass
         except Exception as exc:  # noqa: BLE001
-            _strategy_fail(who, "needs_truth respected", f"without the truth (problem=None, population=None) "
-                                                         f"scores raised {type(exc).__name__}: {exc}; an oracle "
-                                                         "must raise a clear ValueError or TypeError")
+            _strategy_fail(who, item, f"without {what} scores raised {type(exc).__name__}: {exc}; it must raise a "
+                                      "clear ValueError or TypeError")
         else:
-            _strategy_fail(who, "needs_truth respected", "needs_truth=True, but scores returned scores without the "
-                                                         "truth (problem=None, population=None); an oracle must "
-                                                         "raise a ValueError or TypeError")
+            _strategy_fail(who, item, f"{item.split()[0]}=True, but scores returned scores without {what}; it must "
+                                      "raise a ValueError or TypeError")
     return scores
 
 
@@ -578,7 +586,7 @@ def _check_strategy_attributes(strategy: Strategy, who: str) -> None:
         label(strategy.name, "name")
     except (TypeError, ValueError) as exc:
         _strategy_fail(who, "attributes", f"{exc} (the runners label rows and part files with it)")
-    for flag in ("costly", "needs_truth", "estimates_t_e"):
+    for flag in ("costly", "needs_truth", "peeks", "estimates_t_e"):
         value = getattr(strategy, flag, None)
         if not isinstance(value, (bool, np.bool_)):
             _strategy_fail(who, "attributes", f"{flag} must be a bool, got {value!r}")
@@ -619,6 +627,7 @@ class _StrategyData:
     X: np.ndarray
     y: np.ndarray
     candidates: np.ndarray
+    labels: np.ndarray
     problem: GaussianMixtureProblem
     population: Population
     classifier: Classifier
@@ -630,19 +639,22 @@ def _strategy_data(seed: int, classifier: Classifier) -> _StrategyData:
         _EXTRA_LABELLED + _STRATEGY_CANDIDATES, _STRATEGY_POPULATION, np.random.default_rng(seed))
     X = np.vstack([X0, pool_X[:_EXTRA_LABELLED]])
     y = np.concatenate([y0, pool_y[:_EXTRA_LABELLED]])
-    return _StrategyData(X, y, pool_X[_EXTRA_LABELLED:], problem, population, copy.deepcopy(classifier))
+    return _StrategyData(X, y, pool_X[_EXTRA_LABELLED:], pool_y[_EXTRA_LABELLED:], problem, population,
+                         copy.deepcopy(classifier))
 
 
-def _strategy_context(data: _StrategyData, seed: int, truth: bool) -> Context:
-    """A fresh context (its own copies of everything) with ``rng`` seeded from ``seed``; the truth if ``truth``."""
+def _strategy_context(data: _StrategyData, seed: int, truth: bool, labels: bool = False) -> Context:
+    """A fresh context (its own copies of everything) with ``rng`` seeded from ``seed``; the truth if ``truth``,
+    the candidates' drawn labels if ``labels``."""
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,)))
     candidates = data.candidates.copy()
     return Context(data.X.copy(), data.y.copy(), candidates, candidates.copy(), copy.deepcopy(data.classifier),
-                   data.problem.n_classes, rng, *((data.problem, copy.deepcopy(data.population)) if truth
-                                                  else (None, None)))
+                   data.problem.n_classes, rng, data.problem if truth else None,
+                   copy.deepcopy(data.population) if truth else None, data.labels.copy() if labels else None)
 
 
-_CONTEXT_FIELDS = ("X", "y", "candidates", "pool", "classifier", "n_classes", "problem", "population")
+_CONTEXT_FIELDS = ("X", "y", "candidates", "pool", "classifier", "n_classes", "problem", "population",
+                   "candidate_labels")
 
 
 def _context_snapshot(ctx: Context) -> dict[str, tuple[Any, Any]]:

@@ -473,10 +473,12 @@ def registry_options(registry: Any, name: str) -> dict[str, Any]:
 
 
 def strategy_context() -> strategies.Context:
-    """A tiny state (12 labelled points, 3 candidates) with the truth, for any strategy."""
+    """A tiny state (12 labelled points, 3 candidates) with the truth and the candidates' labels, for any
+    strategy."""
     return strategies.Context(X=X_TRAIN, y=Y_TRAIN, candidates=CANDIDATES, pool=CANDIDATES,
                               classifier=get_classifier("lda"), n_classes=2, rng=np.random.default_rng(0),
-                              problem=FOUR, population=POPULATION)
+                              problem=FOUR, population=POPULATION,
+                              candidate_labels=np.arange(len(CANDIDATES)) % 2)
 
 
 def finite_scores(scores: Any) -> bool:

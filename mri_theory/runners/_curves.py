@@ -265,8 +265,10 @@ def run_pair(run: Run, label: str, replicate: int, data: tuple | None = None,
         rows.append(row)
         if done:
             break
-        truth = (problem, population) if strategy.needs_truth else (None, None)  # practical ones never see it
-        ctx = Context(X, y, pool_X[scored], pool_X[available], base, problem.n_classes, rng, *truth)
+        seen = strategy.needs_truth  # practical strategies never see the truth, nor the candidates' labels
+        ctx = Context(X, y, pool_X[scored], pool_X[available], base, problem.n_classes, rng,
+                      problem if seen else None, population if seen else None,
+                      pool_y[scored] if strategy.peeks else None)
         if oracle and cfg.truth == "sampled":  # the decisive truth chooses; its ties are broken as select's
             decided = (truth_now if strategy.sign > 0 and truth_now is not None
                        else decided_truth(cfg, problem, base, replicate, step, X, y, pool_X[scored], strategy.sign > 0))
@@ -353,8 +355,11 @@ def part_path(out: Path, strategy: str, replicate: int) -> Path:
     return out / PARTS_DIR / f"{strategy}__{replicate:05d}.csv"
 
 def part_key(run: Run, strategy: str, replicate: int) -> dict[str, Any]:
-    """The header key of a pair's part: its strategy's label, the replicate and the strategy's spec."""
-    return {"strategy": strategy, "replicate": int(replicate), "strategy_spec": run.strategy_spec(strategy)}
+    """The header key of a pair's part: its strategy's label, the replicate and the strategy's spec, and
+    ``"peeks": true`` for a strategy that saw the candidates' drawn labels (written only then, so that the parts
+    of every other strategy keep their keys)."""
+    key = {"strategy": strategy, "replicate": int(replicate), "strategy_spec": run.strategy_spec(strategy)}
+    return {**key, "peeks": True} if run.strategies[strategy].peeks else key
 
 def write_part(frame: pd.DataFrame, out: Path, run: Run, strategy: str, replicate: int) -> None:
     """One pair's table as a verifiable part (:mod:`mri_theory.runners.sandbox`, "Output folder")."""

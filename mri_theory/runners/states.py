@@ -256,8 +256,9 @@ def _score_state(states: _States, replicate: int, step: int) -> _Scored:
             # the oracles score by the state's truth (exact: the same values true_q_c gives them, computed once)
             scores, cost[name] = strategy.sign * true_q, truth_cost
         else:
-            truth = (problem, population) if strategy.needs_truth else (None, None)  # practical ones never see it
-            ctx = Context(X, y, candidates, candidates, base, problem.n_classes, rng, *truth)
+            seen = strategy.needs_truth  # practical strategies never see the truth, nor the candidates' labels
+            ctx = Context(X, y, candidates, candidates, base, problem.n_classes, rng, problem if seen else None,
+                          population if seen else None, pool_y[available] if strategy.peeks else None)
             cpu, wall = time.thread_time(), time.perf_counter()
             scores = checked_scores(strategy, ctx)
             cost[name] = (time.thread_time() - cpu, time.perf_counter() - wall)

@@ -41,6 +41,23 @@ PoolMRI    :math:`-\hat{\mathbf p}\cdot\hat{\mathbf{L'}}` with each future loss 
 Margin     margin sampling :math:`-(\hat p_{(1)} - \hat p_{(2)})`
 ========== ==============================================================
 
+the literature's label-peeking oracle baselines (:mod:`mri_theory.strategies.oracles`; registered after the
+peers; they see the candidates' drawn labels, :attr:`Strategy.peeks`):
+
+================ ==============================================================
+GreedyOracle     CDALBench's oracle: of ``tau`` (20) random candidates, the one
+                 whose retraining with its drawn label lowers the loss most
+LookaheadOracle  the non-myopic oracle policy: the best candidate of the best set
+                 of up to ``depth`` (2) candidates retrained with their drawn
+                 labels (``sets``, 200, of each size)
+AnnealingOracle  Zhou et al.'s oracle: simulated annealing over the order of the
+                 whole budget (the lowest mean loss over the curve), its
+                 points then labelled in turn
+BossOracle       a BoSS-like oracle: of the candidates that several strategies
+                 propose on random subsets (``batches``, 100), the one whose
+                 retraining with its drawn label lowers the loss most
+================ ==============================================================
+
 and scikit-activeml's pool strategies as named peers (:data:`PEER_NAMES`, the ``peers`` extra; listed by
 :func:`list_strategies` only where scikit-activeml is installed, see :mod:`mri_theory.strategies.builtin`):
 
@@ -116,6 +133,7 @@ from mri_theory.strategies.builtin import (
     strategy_names,
     unregister_strategy,
 )
+from mri_theory.strategies.oracles import AnnealingOracle, BossOracle, GreedyOracle, LookaheadOracle
 
 # The scikit-activeml adapter is imported on use: ``from mri_theory.strategies.skactiveml import SkactivemlStrategy``;
 # the registry's peers (PEER_NAMES) import it when one is asked for.
@@ -146,6 +164,10 @@ __all__ = [
     "CrossValidatedMRI",
     "PoolMRI",
     "MarginSampling",
+    "GreedyOracle",
+    "LookaheadOracle",
+    "AnnealingOracle",
+    "BossOracle",
     "COMMITTEE",
     "KNN_KERNELS",
     "BMRI_AGGREGATES",

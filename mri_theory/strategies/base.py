@@ -46,6 +46,10 @@ class Context:
     population : Population or ExactPopulation, optional
         The truth, for the oracle strategies only: where they measure the
         loss (the replicate's evaluation population); None for the others.
+    candidate_labels : ndarray (m,), optional
+        The candidates' drawn labels (the pool's labels, which the sandbox otherwise reveals only for the point
+        chosen), for the strategies that peek (:attr:`~mri_theory.strategies.Strategy.peeks`: the literature's
+        label-peeking oracles) only; None for the others.
     _fitted : Classifier, optional
         Internal: the cache of :meth:`fitted`, None until its first call;
         leave it at its default.
@@ -80,6 +84,7 @@ class Context:
     rng: np.random.Generator
     problem: Any = None
     population: Population | None = None
+    candidate_labels: np.ndarray | None = None
     _fitted: Classifier | None = field(default=None, repr=False)
 
     def fitted(self) -> Classifier:
@@ -131,6 +136,11 @@ class Strategy:
         the pool.
     needs_truth : bool
         Needs ``problem`` and ``population`` (the oracles).
+    peeks : bool
+        Reads the candidates' drawn labels (``ctx.candidate_labels``) before choosing: the literature's oracle
+        baselines (:class:`~mri_theory.strategies.GreedyOracle`), which no learner choosing before the label
+        could run.  The sandbox hands the labels only to a strategy that declares this, and records it in the
+        strategy's parts.
     estimates_t_e : bool
         The score is :math:`-\hat T_e`, an estimate of the future-loss term
         :math:`T_e` of Eq. ``eqc`` (SMRI and BMRI, Algorithms 1-2), so that
@@ -186,6 +196,7 @@ class Strategy:
     origin: str = "other"
     costly: bool = False
     needs_truth: bool = False
+    peeks: bool = False
     estimates_t_e: bool = False
     sign: float = 1.0
 
@@ -195,7 +206,8 @@ class Strategy:
         It may draw from ``ctx.rng`` (the only source of randomness, so that
         a run is reproducible) and call ``ctx.fitted()``, but must not change
         the other fields of ``ctx``; it reads ``ctx.problem`` and
-        ``ctx.population`` only if :attr:`~mri_theory.strategies.Strategy.needs_truth` (they are None otherwise).
+        ``ctx.population`` only if :attr:`~mri_theory.strategies.Strategy.needs_truth` (they are None otherwise),
+        and ``ctx.candidate_labels`` only if :attr:`~mri_theory.strategies.Strategy.peeks`.
 
         Parameters
         ----------
@@ -334,6 +346,11 @@ def check_context(ctx: Context) -> None:
     if y.shape[0] != ctx.X.shape[0]:
         raise ValueError(f"ctx.y must have one label per row of ctx.X ({ctx.X.shape[0]}), got {y.shape[0]}")
     check.generator(ctx.rng, "ctx.rng")
+    if ctx.candidate_labels is not None:
+        labels = check.check_labels(ctx.candidate_labels, n_classes, "ctx.candidate_labels")
+        if labels.shape[0] != ctx.candidates.shape[0]:
+            raise ValueError(f"ctx.candidate_labels must have one label per row of ctx.candidates "
+                             f"({ctx.candidates.shape[0]}), got {labels.shape[0]}")
 
 
 def select(strategy: Strategy, ctx: Context, tie_tol: float | None = None) -> tuple[int, np.ndarray]:

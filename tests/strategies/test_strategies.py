@@ -68,7 +68,7 @@ PAPER_ORDER = ["RS", "SE", "LC", "QbcV", "QbcA", "EfeLc", "SMRI", "BMRI", "MRI-b
 ALL = list_strategies()
 ESTIMATORS = ("EfeLc", "SMRI", "BMRI", "CvMRI", "PoolMRI")  # the retrain-and-score strategies with ``method``
 #: Small options so BMRI (n_b random-forest fits per step for a k-NN base) stays cheap.
-CHEAP = {"BMRI": {"n_b": 3}}
+CHEAP = {"BMRI": {"n_b": 3}, "AnnealingOracle": {"steps": 40, "greedy_steps": 10}, "BossOracle": {"batches": 5}}
 BASES = ("knn5", "lda")
 PROBLEMS = ("four-gaussian", "three-gaussians")  # two and three classes
 
@@ -99,11 +99,17 @@ def make_case(seed: int, problem_name: str = "four-gaussian", n_labelled: int = 
     return problem, X, y, pool, candidates, population
 
 
+def drawn_labels(problem, points: np.ndarray) -> np.ndarray:
+    """Labels of ``points`` drawn from the problem's posterior (a fixed stream): what the peeking oracles see."""
+    u = np.random.default_rng(99).random(points.shape[0])
+    return (u[:, None] > np.cumsum(problem.posterior(points), axis=1)[:, :-1]).sum(axis=1)
+
+
 def context(case, classifier: str | Classifier, rng_seed: int = 123) -> Context:
     problem, X, y, pool, candidates, population = case
     base = get_classifier(classifier) if isinstance(classifier, str) else classifier
     return Context(X, y, candidates, pool, base, problem.n_classes, np.random.default_rng(rng_seed), problem,
-                   population)
+                   population, drawn_labels(problem, candidates))
 
 
 # ------------------------------------------------------------------ registry
@@ -112,10 +118,14 @@ def context(case, classifier: str | Classifier, rng_seed: int = 123) -> Context:
 def test_the_registry_lists_the_paper_then_ours_then_the_peers_each_as_its_class_declares():
     """The built-in strategies first, in the paper's order (§3-§5; LC, which the paper defines but does not
     compare, after SE), then ours, then scikit-activeml's peers where it is installed (tests/strategies/test_peers.py,
-    also without it); the lines-ups are what each class declares (``origin``), not positions."""
+    also without it), then the literature's peeking oracles; the lines-ups are what each class declares
+    (``origin``), not positions."""
     assert ALL[:len(PAPER_ORDER)] == PAPER_ORDER
     assert strategy_names("paper") == ("RS", "SE", "QbcV", "QbcA", "EfeLc", "SMRI", "BMRI")  # the paper's seven (§5.1)
-    assert strategy_names("oracle") == ("MRI-best", "MRI-worst") and strategy_names("other")[:1] == ("LC",)
+    assert strategy_names("oracle") == ("MRI-best", "MRI-worst", "GreedyOracle", "LookaheadOracle",
+                                        "AnnealingOracle", "BossOracle")
+    assert strategy_names("other")[:1] == ("LC",)
+    assert ALL[-4:] == ["GreedyOracle", "LookaheadOracle", "AnnealingOracle", "BossOracle"]
     origins = [STRATEGY_REGISTRY.tag(name, "origin", "other") for name in ALL]
     built_in = len(PAPER_ORDER)
     assert "ours" not in origins[:built_in] and "peer" not in origins[:built_in]
@@ -196,7 +206,7 @@ def test_single_candidate(name, classifier):
     problem, X, y, pool, _, population = make_case(5, n_labelled=4, n_pool=6)
     for one_pool in (pool[:1], pool):
         ctx = Context(X, y, pool[:1], one_pool, get_classifier(classifier), problem.n_classes,
-                      np.random.default_rng(0), problem, population)
+                      np.random.default_rng(0), problem, population, drawn_labels(problem, pool[:1]))
         i, scores = select(make(name), ctx)
         assert i == 0
         assert scores.shape == (1,) and np.isfinite(scores[0])

@@ -29,7 +29,8 @@ from mri_theory.strategies import (
 from mri_theory.testing import STRATEGY_CHECKS, StrategyCheckError, check_strategy
 
 #: Options keeping the costly strategies fast (the check scores each four times).
-FAST = {"BMRI": {"n_b": 3, "theta2_trees": 3}}
+FAST = {"BMRI": {"n_b": 3, "theta2_trees": 3}, "AnnealingOracle": {"steps": 100, "greedy_steps": 20},
+        "BossOracle": {"batches": 10}}
 
 
 # ---------------------------------------------------------------- every built-in passes
@@ -284,6 +285,26 @@ class ScoresWithoutTheTruth(MRIBest):
         return super().scores(ctx)
 
 
+class PeeksAtTheLabels(Counting):
+    """peeks=False, but uses the candidates' drawn labels when they happen to be there."""
+
+    def scores(self, ctx):
+        if ctx.candidate_labels is not None:
+            return ctx.candidate_labels.astype(float)
+        return super().scores(ctx)
+
+
+class ScoresWithoutTheLabels(Counting):
+    """A peeking strategy that silently scores without the labels."""
+
+    peeks = True
+
+    def scores(self, ctx):
+        if ctx.candidate_labels is None:
+            return np.zeros(ctx.candidates.shape[0])
+        return ctx.candidate_labels.astype(float)
+
+
 class ChangesTheProblem(ScoresWithoutTheTruth):
     """An oracle that renames the problem."""
 
@@ -335,6 +356,8 @@ BROKEN = [
     (NotPicklable(), "picklable", "pickling raised"),
     (PeeksAtTheTruth(), "needs_truth respected", "must not read ctx.problem or ctx.population"),
     (ScoresWithoutTheTruth(), "needs_truth respected", "returned scores without the truth"),
+    (PeeksAtTheLabels(), "peeks respected", "must not read ctx.candidate_labels"),
+    (ScoresWithoutTheLabels(), "peeks respected", "returned scores without the candidates' labels"),
     (UnsafeName(), "attributes", "name must be a non-empty name"),
     (IntegerFlag(), "attributes", "needs_truth must be a bool, got 1"),
     (NaNSign(), "attributes", "sign must be a finite real number, got nan"),
