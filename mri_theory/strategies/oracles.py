@@ -292,19 +292,34 @@ def set_losses(ctx: Context, sets: np.ndarray, labels: np.ndarray, evaluation: A
     """The loss of the model retrained on :math:`D_S` plus each set of candidates (rows of ``sets``, indices into
     ``ctx.candidates``) with their drawn labels.
 
-    The sets that share all but their last candidate share one fit: the classifier is fitted on :math:`D_S` plus
-    that prefix, and the last candidates are added by the engine's fast path (one column of its future-loss
-    matrix each).
+    A model's loss depends on the set, not on the order of its points, so each set is split into a shared part
+    (all its candidates but one: the part that the most sets share, the first such one in sorted order) and the
+    one left.  The sets that share a part share one fit: the classifier is fitted on :math:`D_S` plus that part,
+    and the candidates left are added by the engine's fast path (one column of its future-loss matrix each); a
+    part shared by no other set is one plain refit on the whole set, which costs less.
     """
     out = np.empty(sets.shape[0])
-    prefixes: dict[tuple[int, ...], list[int]] = {}
-    for row, members in enumerate(sets):
-        prefixes.setdefault(tuple(members[:-1].tolist()), []).append(row)
-    for prefix, rows in prefixes.items():
-        first = list(prefix)
+    size = sets.shape[1]
+    if size == 1:
+        parts = {(): list(range(sets.shape[0]))}
+    else:
+        counts: dict[tuple[int, ...], int] = {}
+        for members in sets:
+            for part in itertools.combinations(members.tolist(), size - 1):
+                counts[part] = counts.get(part, 0) + 1
+        parts = {}
+        for row, members in enumerate(sets):
+            shared = max(sorted(itertools.combinations(members.tolist(), size - 1)), key=counts.__getitem__)
+            parts.setdefault(shared, []).append(row)
+    for part, rows in parts.items():
+        first = list(part)
         X = np.vstack([ctx.X, ctx.candidates[first]]) if first else ctx.X
         y = np.append(ctx.y, labels[first]) if first else ctx.y
-        last = sets[rows, -1]
+        last = np.array([next(c for c in sets[row].tolist() if c not in part) for row in rows], dtype=int)
+        if len(rows) == 1 and first:
+            X, y = np.vstack([X, ctx.candidates[last]]), np.append(y, labels[last])
+            out[rows] = evaluation.loss(ctx.classifier.clone().fit(X, y, ctx.n_classes), loss)
+            continue
         _, future = current_and_future_losses(ctx.classifier, X, y, ctx.candidates[last], evaluation, loss)
         out[rows] = future[np.arange(last.size), labels[last]]
     return out

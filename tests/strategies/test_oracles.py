@@ -235,11 +235,12 @@ def test_set_losses_equal_plain_refits():
     for name in ("lda", "knn5", "logreg"):
         classifier = get_classifier(name)
         ctx = Context(X, y, pool, pool, classifier, 2, np.random.default_rng(0), problem, exact, labels)
-        sets = np.array([[0, 1], [0, 3], [2, 5], [4, 6], [1, 6]])
-        losses = set_losses(ctx, sets, labels, exact)
-        refits = [exact.loss(classifier.clone().fit(np.vstack([X, pool[s]]), np.append(y, labels[s]), 2))
-                  for s in sets]
-        np.testing.assert_allclose(losses, refits, rtol=0, atol=1e-10)
+        for sets in (np.array([[0, 1], [0, 3], [2, 5], [4, 6], [1, 6], [0, 6]]),  # shared parts {0}, {6}; one alone
+                     np.array([[0, 1, 2], [0, 1, 3], [1, 2, 3], [2, 4, 5]]), np.arange(7)[:, None]):
+            losses = set_losses(ctx, sets, labels, exact)
+            refits = [exact.loss(classifier.clone().fit(np.vstack([X, pool[s]]), np.append(y, labels[s]), 2))
+                      for s in sets]
+            np.testing.assert_allclose(losses, refits, rtol=0, atol=1e-10)
 
 
 def test_candidate_sets_are_distinct_sorted_and_all_when_few():
