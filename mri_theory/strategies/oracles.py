@@ -273,11 +273,36 @@ LOOKAHEAD_SETS = 200
 
 
 def candidate_sets(members: np.ndarray, size: int, count: int | None, rng: np.random.Generator) -> np.ndarray:
-    """``count`` distinct sets of ``size`` of ``members`` (sorted rows), drawn with ``rng``; all of them when there
-    are no more than ``count`` (or ``count`` is None).
+    """``count`` distinct sets of ``size`` of ``members``, drawn with ``rng``; all of them when there are no more
+    than ``count`` (or ``count`` is None).
 
     The non-myopic oracle policy's ``generate_sampled_sets`` (``utils/optimal_strategy.py``, lines 25--50): sets
     drawn uniformly, distinct, each sorted.
+
+    Parameters
+    ----------
+    members : ndarray of int
+        The candidates the sets are drawn from (indices).
+    size : int
+        Candidates per set (at most ``len(members)``).
+    count : int or None
+        How many sets; None for all of them.
+    rng : numpy.random.Generator
+        Draws the sets (not used when all of them are taken).
+
+    Returns
+    -------
+    ndarray of int (n_sets, size)
+        One set per row, its members ascending; the rows ascending when all sets are taken, else sorted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.strategies.oracles import candidate_sets
+    >>> candidate_sets(np.array([4, 1, 7]), 2, None, np.random.default_rng(0)).tolist()  # C(3, 2) = 3: all
+    [[1, 4], [1, 7], [4, 7]]
+    >>> candidate_sets(np.arange(20), 3, 5, np.random.default_rng(0)).shape
+    (5, 3)
     """
     total = math.comb(members.size, size)
     if count is None or total <= count:
@@ -289,14 +314,50 @@ def candidate_sets(members: np.ndarray, size: int, count: int | None, rng: np.ra
 
 
 def set_losses(ctx: Context, sets: np.ndarray, labels: np.ndarray, evaluation: Any, loss: str = "error") -> np.ndarray:
-    """The loss of the model retrained on :math:`D_S` plus each set of candidates (rows of ``sets``, indices into
-    ``ctx.candidates``) with their drawn labels.
+    """The loss of the model retrained on :math:`D_S` plus each set of candidates with their drawn labels.
 
     A model's loss depends on the set, not on the order of its points, so each set is split into a shared part
     (all its candidates but one: the part that the most sets share, the first such one in sorted order) and the
     one left.  The sets that share a part share one fit: the classifier is fitted on :math:`D_S` plus that part,
     and the candidates left are added by the engine's fast path (one column of its future-loss matrix each); a
     part shared by no other set is one plain refit on the whole set, which costs less.
+
+    Parameters
+    ----------
+    ctx : Context
+        The labelled data, the candidates and the base classifier.
+    sets : ndarray of int (n_sets, size)
+        One set per row: indices into ``ctx.candidates``, distinct within a row.
+    labels : ndarray of int
+        The drawn labels of all of ``ctx.candidates``.
+    evaluation : Population or ExactPopulation
+        Where the loss is measured.
+    loss : {"error", "log"}, default "error"
+
+    Returns
+    -------
+    ndarray (n_sets,)
+        The loss after each set.
+
+    Examples
+    --------
+    The loss after a pair equals the plain refit on the labelled data plus both points:
+
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.engine import Population
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context
+    >>> from mri_theory.strategies.oracles import set_losses
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(10, rng)
+    >>> pool, labels = problem.sample(4, rng)
+    >>> exact = Population.exact(problem)
+    >>> ctx = Context(X, y, pool, pool, LDA(), 2, rng, problem, exact, labels)
+    >>> losses = set_losses(ctx, np.array([[0, 1], [0, 2], [1, 3]]), labels, exact)
+    >>> refit = exact.loss(LDA().fit(np.vstack([X, pool[[1, 3]]]), np.append(y, labels[[1, 3]]), 2))
+    >>> bool(np.isclose(losses[2], refit, rtol=0, atol=1e-12))
+    True
     """
     out = np.empty(sets.shape[0])
     size = sets.shape[1]
@@ -312,7 +373,7 @@ def set_losses(ctx: Context, sets: np.ndarray, labels: np.ndarray, evaluation: A
             shared = max(sorted(itertools.combinations(members.tolist(), size - 1)), key=counts.__getitem__)
             parts.setdefault(shared, []).append(row)
     for part, rows in parts.items():
-        first = list(part)
+        first: list[int] = list(part)
         X = np.vstack([ctx.X, ctx.candidates[first]]) if first else ctx.X
         y = np.append(ctx.y, labels[first]) if first else ctx.y
         last = np.array([next(c for c in sets[row].tolist() if c not in part) for row in rows], dtype=int)
@@ -473,8 +534,44 @@ def curve_losses(ctx: Context, points: np.ndarray, labels: np.ndarray, evaluatio
     """The learning curve of an acquisition order: the loss of the model fitted on :math:`D_S` plus the first
     ``k`` of ``points`` (with ``labels``), for ``k = 0, ..., len(points)``.
 
-    With ``losses`` (a curve of the same length), only the entries ``k > start`` are computed again (a change of
-    the order at positions ``start`` and after changes no earlier prefix); the others are copied.
+    Parameters
+    ----------
+    ctx : Context
+        The labelled data :math:`D_S` and the base classifier.
+    points : ndarray (T, d)
+        The points in the order they are labelled.
+    labels : ndarray of int (T,)
+        Their labels.
+    evaluation : Population or ExactPopulation
+        Where the loss is measured.
+    loss : {"error", "log"}, default "error"
+    start : int, default 0
+        With ``losses``: the first position of the order that changed.
+    losses : ndarray (T + 1,), optional
+        A curve of the same length: only the entries ``k > start`` are computed again (a change of the order at
+        position ``start`` and after changes no earlier prefix); the others are copied.
+
+    Returns
+    -------
+    ndarray (T + 1,)
+        The losses after 0, 1, ..., T labels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mri_theory.classifiers import LDA
+    >>> from mri_theory.engine import Population
+    >>> from mri_theory.problems import get_problem
+    >>> from mri_theory.strategies import Context
+    >>> from mri_theory.strategies.oracles import curve_losses
+    >>> problem, rng = get_problem("four-gaussian"), np.random.default_rng(0)
+    >>> X, y = problem.sample(6, rng)
+    >>> pool, labels = problem.sample(3, rng)
+    >>> exact = Population.exact(problem)
+    >>> ctx = Context(X, y, pool, pool, LDA(), 2, rng, problem, exact, labels)
+    >>> curve = curve_losses(ctx, pool, labels, exact)
+    >>> curve.shape, bool(curve[0] == exact.loss(LDA().fit(X, y, 2)))
+    ((4,), True)
     """
     out = np.empty(points.shape[0] + 1) if losses is None else losses.copy()
     for k in range(0 if losses is None else start + 1, points.shape[0] + 1):
@@ -511,7 +608,7 @@ class AnnealingOracle(_PeekingOracle):
         The labels planned for; None plans the whole pool offered at the first call.  Set it to the sandbox's
         ``budget`` when the curve stops before the pool is exhausted.
     steps : int, default 40000
-        Annealing steps (:data:`ZHOU_STEPS`).
+        Annealing steps (:data:`ZHOU_STEPS`; at most :data:`MAX_SEARCH_STEPS`, as ``greedy_steps``).
     greedy_steps : int, default 5000
         Greedy steps after the annealing (:data:`ZHOU_GREEDY_STEPS`).
     anneal_factor : float, default 0.1
@@ -561,8 +658,8 @@ class AnnealingOracle(_PeekingOracle):
                  anneal_factor: float = ZHOU_ANNEAL_FACTOR, test_size: int | None = None,
                  loss: str = "error") -> None:
         self.budget = None if budget is None else check.count(budget, "budget", minimum=1)
-        self.steps = check.count(steps, "steps", minimum=0)
-        self.greedy_steps = check.count(greedy_steps, "greedy_steps", minimum=0)
+        self.steps = check.count(steps, "steps", minimum=0, maximum=MAX_SEARCH_STEPS)
+        self.greedy_steps = check.count(greedy_steps, "greedy_steps", minimum=0, maximum=MAX_SEARCH_STEPS)
         self.anneal_factor = check.finite_scalar(anneal_factor, "anneal_factor")
         if self.anneal_factor <= 0:
             raise ValueError(f"anneal_factor must be > 0, got {anneal_factor!r}")
@@ -686,6 +783,11 @@ class AnnealingOracle(_PeekingOracle):
         return out
 
 
+#: The most proposals of :class:`BossOracle` and annealing steps of :class:`AnnealingOracle` (a bound, so that a
+#: step's time stays bounded).
+MAX_PROPOSALS = 100_000
+MAX_SEARCH_STEPS = 10**7
+
 #: BoSS's proposals per step (``configs/active_learning.yaml`` of ``dhuseljic/dal-toolbox``, ``num_batches``).
 BOSS_BATCHES = 100
 
@@ -718,7 +820,7 @@ class BossOracle(_PeekingOracle):
     proposers : tuple of str or Strategy, default :data:`BOSS_PROPOSERS`
         The strategies that propose (registered names, or strategy objects); none may need the truth or peek.
     batches : int, default 100
-        Proposals per step (:data:`BOSS_BATCHES`).
+        Proposals per step (:data:`BOSS_BATCHES`; at most :data:`MAX_PROPOSALS`).
     test_size : int or None, default None
         As :class:`GreedyOracle`'s: the truth, or a labelled test set drawn once per curve.
     loss : {"error", "log"}, default "error"
@@ -763,7 +865,7 @@ class BossOracle(_PeekingOracle):
                 raise ValueError(f"proposers: {strategy.name} needs the truth or peeks; a proposer must be a "
                                  "practical strategy")
         self.proposers = tuple(proposers)
-        self.batches = check.count(batches, "batches", minimum=1)
+        self.batches = check.count(batches, "batches", minimum=1, maximum=MAX_PROPOSALS)
         self.test_size = None if test_size is None else check.count(test_size, "test_size", minimum=1)
         self.loss = _check_loss(loss)
         self.test_set_ = None

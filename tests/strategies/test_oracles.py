@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _optional import given, settings, st
 from _shared import QUIET
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from mri_theory.classifiers import LDA, QDA, get_classifier
 from mri_theory.engine import Population, current_loss, true_q_c
