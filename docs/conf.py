@@ -128,8 +128,8 @@ numpydoc_xref_ignore = {
     "path-like", "file-like", "instance", "object", "objects", "function", "name", "names", "row",
     "rows", "column", "columns", "int", "float", "bool", "str", "None",
     # the sizes in "ndarray of shape (n, d)" and the like
-    "n", "d", "k", "m", "M", "C", "R", "E", "n_p", "n_candidates", "pool_size", "n_test", "pair", "triples", "them",
-    "machines", "classifier",
+    "n", "d", "k", "m", "M", "C", "R", "E", "T", "n_p", "n_candidates", "pool_size", "n_test", "n_sets", "size",
+    "budget", "depth", "pair", "triples", "them", "machines", "classifier",
 }
 
 #: The built-in type words numpydoc links (Python's own types, numpy's arrays, the frames of pandas).

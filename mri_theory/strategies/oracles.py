@@ -46,8 +46,10 @@ from mri_theory.engine.retraining import current_and_future_losses
 from mri_theory.strategies.base import Context, Strategy, select
 from mri_theory.strategies.builtin import STRATEGY_REGISTRY
 
-__all__ = ["AnnealingOracle", "BossOracle", "GreedyOracle", "LookaheadOracle", "candidate_sets", "curve_losses",
-           "peeked_gains", "set_losses"]
+__all__ = ["BOSS_BATCHES", "BOSS_PROPOSERS", "CDALBENCH_TAU", "GAIN_TOLERANCE", "LOOKAHEAD_DEPTH", "LOOKAHEAD_SETS",
+           "MAX_PROPOSALS", "MAX_SEARCH_STEPS", "ZHOU_ANNEAL_FACTOR", "ZHOU_GREEDY_STEPS", "ZHOU_STEPS",
+           "AnnealingOracle", "BossOracle", "GreedyOracle", "LookaheadOracle", "PeekingOracle", "candidate_sets",
+           "curve_losses", "peeked_gains", "set_losses"]
 
 #: CDALBench's number of candidates per step (``evaluate_oracle.py``, ``--sample_size 20``).
 CDALBENCH_TAU = 20
@@ -120,8 +122,18 @@ def peeked_gains(ctx: Context, rows: np.ndarray, labels: np.ndarray, evaluation:
     return now, now - future[np.arange(rows.size), labels[rows]]
 
 
-class _PeekingOracle(Strategy):
-    """What the peeking oracles share: the truth and the labels, and where a retrained model's loss is measured."""
+class PeekingOracle(Strategy):
+    """The base of the label-peeking oracles: they need the truth and the candidates' drawn labels, and measure a
+    retrained model's loss on the truth or on a test set drawn once per curve (``test_size``).
+
+    Examples
+    --------
+    >>> from mri_theory.strategies import GreedyOracle
+    >>> from mri_theory.strategies.oracles import PeekingOracle
+    >>> oracle = GreedyOracle()
+    >>> isinstance(oracle, PeekingOracle), oracle.peeks, oracle.needs_truth, oracle.origin
+    (True, True, True, 'oracle')
+    """
 
     origin = "oracle"
     needs_truth = True
@@ -157,12 +169,13 @@ def _check_loss(loss: Any) -> str:
     return loss
 
 
-class GreedyOracle(_PeekingOracle):
+class GreedyOracle(PeekingOracle):
     r"""CDALBench's oracle (Werner et al. 2024): the best of :math:`\tau` random candidates retrained with their labels.
 
     At each step :math:`\tau` candidates are drawn uniformly from those offered (the whole pool: the oracle is not
     ``costly``, it sub-samples itself, as CDALBench does), each is retrained with its **drawn label**, and the one
-    whose retrained model has the lowest loss is chosen (:func:`peeked_gains`).  If none lowers the loss, the
+    whose retrained model has the lowest loss is chosen (:func:`~mri_theory.strategies.oracles.peeked_gains`).  If none
+    lowers the loss, the
     candidate of the smallest margin among the :math:`\tau` is chosen (CDALBench's fallback).
 
     The source is CDALBench's ``evaluate_oracle.py`` (``--sample_size 20``, line 17) and ``core/environment.py``
@@ -177,14 +190,16 @@ class GreedyOracle(_PeekingOracle):
     Parameters
     ----------
     tau : int or None, default 20
-        Candidates per step (:data:`CDALBENCH_TAU`); None scores every candidate offered (the greedy peeking
+        Candidates per step (:data:`~mri_theory.strategies.oracles.CDALBENCH_TAU`); None scores every candidate offered
+        (the greedy peeking
         optimum over the pool).
     test_size : int or None, default None
         None measures each retrained model's loss on the truth (``ctx.population``: exact where the problem's
         truth is); an int draws a labelled test set of that many points from the problem once per learning
         curve (the first call, from ``ctx.rng``), its empirical loss the literature's finite test set.
     fallback : {"margin", None}, default "margin"
-        What chooses when no candidate lowers the loss (every :math:`g \le` :data:`GAIN_TOLERANCE`):
+        What chooses when no candidate lowers the loss (every :math:`g \le`
+        :data:`~mri_theory.strategies.oracles.GAIN_TOLERANCE`):
         CDALBench's smallest margin among the :math:`\tau`, or None to keep the largest :math:`g` all the same.
     loss : {"error", "log"}, default "error"
         The loss measured (CDALBench: test accuracy, i.e. the error rate).
@@ -244,7 +259,8 @@ class GreedyOracle(_PeekingOracle):
         Returns
         -------
         ndarray (m,)
-            :math:`g(x)` of the :math:`\tau` drawn candidates (or, if none is above :data:`GAIN_TOLERANCE` and
+            :math:`g(x)` of the :math:`\tau` drawn candidates (or, if none is above
+            :data:`~mri_theory.strategies.oracles.GAIN_TOLERANCE` and
             ``fallback="margin"``, :math:`\hat p_{(2)} - \hat p_{(1)}`); every candidate not drawn scores one less
             than the lowest of those, so that it is never chosen.
 
@@ -266,9 +282,10 @@ class GreedyOracle(_PeekingOracle):
         return out
 
 
-#: The non-myopic oracle policy's settings in its paper's comparison (``optimal_2_1_200_ascending``): sets of up
-#: to 2 candidates, 200 of each size.
+#: The non-myopic oracle policy's look-ahead in its paper's comparison (``optimal_2_1_200_ascending``): sets of up
+#: to 2 candidates.
 LOOKAHEAD_DEPTH = 2
+#: The same configuration's sets drawn of each size.
 LOOKAHEAD_SETS = 200
 
 
@@ -386,7 +403,7 @@ def set_losses(ctx: Context, sets: np.ndarray, labels: np.ndarray, evaluation: A
     return out
 
 
-class LookaheadOracle(_PeekingOracle):
+class LookaheadOracle(PeekingOracle):
     r"""The non-myopic oracle policy (Discovery Science 2023): the best candidate of the best small labelled set.
 
     At each step, for each size :math:`s = 1, \dots,` ``depth``, sets of :math:`s` candidates are drawn
@@ -408,9 +425,10 @@ class LookaheadOracle(_PeekingOracle):
     Parameters
     ----------
     depth : int, default 2
-        The largest set (the look-ahead, :data:`LOOKAHEAD_DEPTH`).
+        The largest set (the look-ahead, :data:`~mri_theory.strategies.oracles.LOOKAHEAD_DEPTH`).
     sets : int or None, default 200
-        Sets drawn of each size (:data:`LOOKAHEAD_SETS`); None takes every set (all pairs at depth 2).
+        Sets drawn of each size (:data:`~mri_theory.strategies.oracles.LOOKAHEAD_SETS`); None takes every set (all
+        pairs at depth 2).
     mode : {"ascending", "rand"}, default "ascending"
         How ties in the lowest risk are broken: by the risks at sizes 1, 2, ... in turn, or by the generator only.
     test_size : int or None, default None
@@ -522,10 +540,11 @@ class LookaheadOracle(_PeekingOracle):
         return scores
 
 
-#: Zhou et al.'s search (``object_classification/search.py``, lines 99--121): 40,000 annealing steps, 5,000 greedy
-#: steps, inverse temperature ``0.1 * (t + 1)`` at step ``t``.
+#: Zhou et al.'s annealing steps (``object_classification/search.py``, lines 99--121).
 ZHOU_STEPS = 40_000
+#: Zhou et al.'s greedy steps after the annealing (the same lines).
 ZHOU_GREEDY_STEPS = 5_000
+#: Zhou et al.'s inverse temperature per step: ``0.1 * (t + 1)`` at step ``t`` (the same lines).
 ZHOU_ANNEAL_FACTOR = 0.1
 
 
@@ -581,7 +600,7 @@ def curve_losses(ctx: Context, points: np.ndarray, labels: np.ndarray, evaluatio
     return out
 
 
-class AnnealingOracle(_PeekingOracle):
+class AnnealingOracle(PeekingOracle):
     r"""Zhou et al.'s oracle (AISTATS 2021): simulated annealing over the acquisition order of the whole budget.
 
     At its first call the oracle plans: it searches the orders of ``budget`` candidates (with their **drawn
@@ -608,11 +627,13 @@ class AnnealingOracle(_PeekingOracle):
         The labels planned for; None plans the whole pool offered at the first call.  Set it to the sandbox's
         ``budget`` when the curve stops before the pool is exhausted.
     steps : int, default 40000
-        Annealing steps (:data:`ZHOU_STEPS`; at most :data:`MAX_SEARCH_STEPS`, as ``greedy_steps``).
+        Annealing steps (:data:`~mri_theory.strategies.oracles.ZHOU_STEPS`; at most
+        :data:`~mri_theory.strategies.oracles.MAX_SEARCH_STEPS`, as ``greedy_steps``).
     greedy_steps : int, default 5000
-        Greedy steps after the annealing (:data:`ZHOU_GREEDY_STEPS`).
+        Greedy steps after the annealing (:data:`~mri_theory.strategies.oracles.ZHOU_GREEDY_STEPS`).
     anneal_factor : float, default 0.1
-        The inverse temperature's growth per step (:data:`ZHOU_ANNEAL_FACTOR`).  With fewer ``steps`` than
+        The inverse temperature's growth per step (:data:`~mri_theory.strategies.oracles.ZHOU_ANNEAL_FACTOR`).  With
+        fewer ``steps`` than
         Zhou et al.'s, ``4000 / steps`` ends at their final inverse temperature.
     test_size : int or None, default None
         As :class:`GreedyOracle`'s: the truth, or a labelled test set drawn once per curve.
@@ -624,7 +645,7 @@ class AnnealingOracle(_PeekingOracle):
     plan_ : ndarray or None
         The planned points, in order (drawn at the first call).
     plan_losses_ : ndarray or None
-        The planned order's learning curve (:func:`curve_losses`), ``budget + 1`` losses.
+        The planned order's learning curve (:func:`~mri_theory.strategies.oracles.curve_losses`), ``budget + 1`` losses.
     test_set_ : Population or None
         As :class:`GreedyOracle`'s.
 
@@ -682,7 +703,7 @@ class AnnealingOracle(_PeekingOracle):
         order : ndarray of int (budget,)
             Indices into ``ctx.candidates``, in the planned order.
         losses : ndarray (budget + 1,)
-            The order's learning curve (:func:`curve_losses`).
+            The order's learning curve (:func:`~mri_theory.strategies.oracles.curve_losses`).
         """
         labels = _truth_and_labels(self, ctx)
         evaluation = self.evaluation(ctx)
@@ -783,9 +804,9 @@ class AnnealingOracle(_PeekingOracle):
         return out
 
 
-#: The most proposals of :class:`BossOracle` and annealing steps of :class:`AnnealingOracle` (a bound, so that a
-#: step's time stays bounded).
+#: The most proposals per step of :class:`BossOracle` (a bound, so that a step's time stays bounded).
 MAX_PROPOSALS = 100_000
+#: The most annealing steps, and greedy steps, of :class:`AnnealingOracle` (likewise).
 MAX_SEARCH_STEPS = 10**7
 
 #: BoSS's proposals per step (``configs/active_learning.yaml`` of ``dhuseljic/dal-toolbox``, ``num_batches``).
@@ -796,14 +817,15 @@ BOSS_BATCHES = 100
 BOSS_PROPOSERS = ("RS", "Margin", "SE", "QbcV", "QbcA")
 
 
-class BossOracle(_PeekingOracle):
+class BossOracle(PeekingOracle):
     r"""A BoSS-like oracle (arXiv 2603.13109): the best of the candidates that several strategies propose.
 
     At each step, ``batches`` proposals are made: each draws a strategy of ``proposers`` (with equal
     probabilities) and a random subset of the candidates (its size uniform between ``min(4, m)`` and all ``m``),
     and the strategy chooses its best candidate there (:func:`~mri_theory.strategies.select`; it sees neither the
     truth nor the labels).  Each distinct proposal is retrained with its **drawn label**, and the one with the
-    lowest loss is chosen (:func:`peeked_gains`; no comparison with the current loss, as in BoSS).
+    lowest loss is chosen (:func:`~mri_theory.strategies.oracles.peeked_gains`; no comparison with the current loss, as
+    in BoSS).
 
     The source is ``dhuseljic/dal-toolbox`` (``dal_toolbox/active_learning/oracles/boss.py``, ``BoSS.query``
     lines 101--215 and ``select_strategy_batches`` lines 217--246; the paper's settings in
@@ -817,10 +839,11 @@ class BossOracle(_PeekingOracle):
 
     Parameters
     ----------
-    proposers : tuple of str or Strategy, default :data:`BOSS_PROPOSERS`
+    proposers : tuple of str or Strategy, default :data:`~mri_theory.strategies.oracles.BOSS_PROPOSERS`
         The strategies that propose (registered names, or strategy objects); none may need the truth or peek.
     batches : int, default 100
-        Proposals per step (:data:`BOSS_BATCHES`; at most :data:`MAX_PROPOSALS`).
+        Proposals per step (:data:`~mri_theory.strategies.oracles.BOSS_BATCHES`; at most
+        :data:`~mri_theory.strategies.oracles.MAX_PROPOSALS`).
     test_size : int or None, default None
         As :class:`GreedyOracle`'s: the truth, or a labelled test set drawn once per curve.
     loss : {"error", "log"}, default "error"
