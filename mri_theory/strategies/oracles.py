@@ -41,7 +41,7 @@ import numpy as np
 
 from mri_theory._utils import validation as check
 from mri_theory._utils.ties import near_maximum
-from mri_theory.engine.population import Population
+from mri_theory.engine.population import ExactPopulation, Population
 from mri_theory.engine.retraining import current_and_future_losses
 from mri_theory.strategies.base import Context, Strategy, select
 from mri_theory.strategies.builtin import STRATEGY_REGISTRY
@@ -118,6 +118,8 @@ def peeked_gains(ctx: Context, rows: np.ndarray, labels: np.ndarray, evaluation:
     >>> bool(np.allclose(mean, true_q_c(problem, LDA(), X, y, pool, exact), rtol=0, atol=1e-12))
     True
     """
+    labels, loss = _check_retraining(ctx, labels, None, evaluation, loss)
+    rows = _indices(rows, "rows", ctx.candidates.shape[0])
     now, future = current_and_future_losses(ctx.classifier, ctx.X, ctx.y, ctx.candidates[rows], evaluation, loss)
     return now, now - future[np.arange(rows.size), labels[rows]]
 
@@ -161,6 +163,32 @@ class PeekingOracle(Strategy):
             X, y = ctx.problem.sample(self.test_size, ctx.rng)
             self.test_set_ = Population.from_labels(X, y, ctx.n_classes)
         return self.test_set_
+
+
+def _indices(value: Any, name: str, m: int, ndim: int = 1) -> np.ndarray:
+    """``value`` as an int array of ``ndim`` dimensions (at least one entry) of indices in ``0..m-1``."""
+    arr = np.asarray(value)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"{name} must hold integer indices, got dtype {arr.dtype}")
+    if arr.ndim != ndim or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty {ndim}-D array of indices, got shape {arr.shape}")
+    if arr.min() < 0 or arr.max() >= m:
+        raise ValueError(f"{name} must hold indices in 0..{m - 1}, got values from {arr.min()} to {arr.max()}")
+    return arr.astype(int)
+
+
+def _check_retraining(ctx: Any, labels: Any, n: int | None, evaluation: Any, loss: Any) -> tuple[np.ndarray, str]:
+    """The arguments the retraining helpers share: a Context, ``n`` labels (default one per candidate), a
+    population, a loss."""
+    if not isinstance(ctx, Context):
+        raise TypeError(f"ctx must be an mri_theory.strategies.Context, got {type(ctx).__name__}")
+    n = ctx.candidates.shape[0] if n is None else n
+    labels = check.check_labels(labels, ctx.n_classes, "labels")
+    if labels.shape != (n,):
+        raise ValueError(f"labels must hold one label per point ({n}), got shape {labels.shape}")
+    if not isinstance(evaluation, (Population, ExactPopulation)):
+        raise TypeError(f"evaluation must be a Population or ExactPopulation, got {type(evaluation).__name__}")
+    return labels, _check_loss(loss)
 
 
 def _check_loss(loss: Any) -> str:
@@ -321,6 +349,10 @@ def candidate_sets(members: np.ndarray, size: int, count: int | None, rng: np.ra
     >>> candidate_sets(np.arange(20), 3, 5, np.random.default_rng(0)).shape
     (5, 3)
     """
+    members = _indices(members, "members", np.iinfo(np.int64).max)
+    size = check.count(size, "size", maximum=members.size)
+    count = None if count is None else check.count(count, "count")
+    check.generator(rng, "rng")
     total = math.comb(members.size, size)
     if count is None or total <= count:
         return np.array(list(itertools.combinations(np.sort(members), size)), dtype=int).reshape(-1, size)
@@ -376,6 +408,10 @@ def set_losses(ctx: Context, sets: np.ndarray, labels: np.ndarray, evaluation: A
     >>> bool(np.isclose(losses[2], refit, rtol=0, atol=1e-12))
     True
     """
+    labels, loss = _check_retraining(ctx, labels, None, evaluation, loss)
+    sets = _indices(sets, "sets", ctx.candidates.shape[0], ndim=2)
+    if any(np.unique(row).size < row.size for row in sets):
+        raise ValueError("sets must not repeat a candidate within a set")
     out = np.empty(sets.shape[0])
     size = sets.shape[1]
     if size == 1:
@@ -592,6 +628,17 @@ def curve_losses(ctx: Context, points: np.ndarray, labels: np.ndarray, evaluatio
     >>> curve.shape, bool(curve[0] == exact.loss(LDA().fit(X, y, 2)))
     ((4,), True)
     """
+    points = check.finite_array(points, "points")
+    if points.ndim != 2:
+        raise ValueError(f"points must have shape (T, d), got {points.shape}")
+    labels, loss = _check_retraining(ctx, labels, points.shape[0], evaluation, loss)
+    if points.shape[1] != ctx.X.shape[1]:
+        raise ValueError(f"points must have shape (T, {ctx.X.shape[1]}) like ctx.X, got {points.shape}")
+    start = check.count(start, "start", minimum=0, maximum=points.shape[0])
+    if losses is not None:
+        losses = check.finite_array(losses, "losses")
+        if losses.shape != (points.shape[0] + 1,):
+            raise ValueError(f"losses must have shape ({points.shape[0] + 1},), got {losses.shape}")
     out = np.empty(points.shape[0] + 1) if losses is None else losses.copy()
     for k in range(0 if losses is None else start + 1, points.shape[0] + 1):
         X = np.vstack([ctx.X, points[:k]])
@@ -725,7 +772,7 @@ class AnnealingOracle(PeekingOracle):
                 break
             new_order, new_losses = proposal[0], curve(*proposal, losses)
             gain = losses.mean() - new_losses.mean()  # q' - q, q = minus the mean loss
-            if ctx.rng.random() < np.exp(min(gain * self.anneal_factor * (t + 1), 0.0)):
+            if ctx.rng.random() < math.exp(min(gain * self.anneal_factor * (t + 1), 0.0)):  # libm: no SIMD kernel
                 order, losses = new_order, new_losses
                 if losses.mean() < best_losses.mean() - GAIN_TOLERANCE:
                     best_order, best_losses = order.copy(), losses

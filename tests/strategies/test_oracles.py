@@ -41,7 +41,14 @@ from mri_theory.strategies import (
     Strategy,
     select,
 )
-from mri_theory.strategies.oracles import CDALBENCH_TAU, GAIN_TOLERANCE, candidate_sets, peeked_gains, set_losses
+from mri_theory.strategies.oracles import (
+    CDALBENCH_TAU,
+    GAIN_TOLERANCE,
+    candidate_sets,
+    curve_losses,
+    peeked_gains,
+    set_losses,
+)
 
 EXACT = ["lda", "qda", "nb", "logreg", "knn5", "svm"]
 
@@ -455,3 +462,28 @@ def test_the_proposers_see_neither_the_truth_nor_the_labels_and_only_the_candida
 def test_boss_bad_options(options, error, words):
     with pytest.raises(error, match=words):
         BossOracle(**options)
+
+
+def test_the_helpers_refuse_bad_input_naming_the_argument():
+    ctx = oracle_context(17, m=5)
+    labels, exact = ctx.candidate_labels, ctx.population
+    bad = [
+        (lambda: peeked_gains(ctx, np.array([0, 5]), labels, exact), ValueError, "rows"),
+        (lambda: peeked_gains(ctx, np.array([0.5]), labels, exact), TypeError, "rows"),
+        (lambda: peeked_gains(ctx, np.arange(2), labels[:3], exact), ValueError, "labels"),
+        (lambda: peeked_gains(ctx, np.arange(2), labels, "exact"), TypeError, "evaluation"),
+        (lambda: peeked_gains("ctx", np.arange(2), labels, exact), TypeError, "ctx"),
+        (lambda: peeked_gains(ctx, np.arange(2), labels, exact, "lc"), ValueError, "loss"),
+        (lambda: set_losses(ctx, np.array([[0, 0]]), labels, exact), ValueError, "sets"),
+        (lambda: set_losses(ctx, np.array([0, 1]), labels, exact), ValueError, "sets"),
+        (lambda: candidate_sets(np.arange(3), 4, None, np.random.default_rng(0)), ValueError, "size"),
+        (lambda: candidate_sets(np.arange(3), 2, 0, np.random.default_rng(0)), ValueError, "count"),
+        (lambda: candidate_sets(np.arange(3), 2, 1, 0), TypeError, "rng"),
+        (lambda: candidate_sets(np.array([-1, 2]), 1, None, np.random.default_rng(0)), ValueError, "members"),
+        (lambda: curve_losses(ctx, ctx.candidates[:, :1], labels, exact), ValueError, "points"),
+        (lambda: curve_losses(ctx, ctx.candidates, labels, exact, start=6), ValueError, "start"),
+        (lambda: curve_losses(ctx, ctx.candidates, labels, exact, losses=np.zeros(3)), ValueError, "losses"),
+    ]
+    for call, error, word in bad:
+        with pytest.raises(error, match=word):
+            call()
