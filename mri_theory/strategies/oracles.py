@@ -43,7 +43,7 @@ from mri_theory._utils import validation as check
 from mri_theory._utils.ties import near_maximum
 from mri_theory.engine.population import ExactPopulation, Population
 from mri_theory.engine.retraining import current_and_future_losses
-from mri_theory.strategies.base import Context, Strategy, select
+from mri_theory.strategies.base import Context, Strategy, check_context, select
 from mri_theory.strategies.builtin import STRATEGY_REGISTRY
 
 __all__ = ["BOSS_BATCHES", "BOSS_PROPOSERS", "CDALBENCH_TAU", "GAIN_TOLERANCE", "LOOKAHEAD_DEPTH", "LOOKAHEAD_SETS",
@@ -65,11 +65,8 @@ def _truth_and_labels(strategy: Strategy, ctx: Context) -> np.ndarray:
         raise ValueError(f"{strategy.name} needs the truth: pass problem and population")
     if ctx.candidate_labels is None:
         raise ValueError(f"{strategy.name} peeks at the candidates' drawn labels: pass candidate_labels")
-    labels = check.check_labels(ctx.candidate_labels, ctx.n_classes, "ctx.candidate_labels")
-    if labels.shape != (ctx.candidates.shape[0],):
-        raise ValueError(f"ctx.candidate_labels must hold one label per candidate ({ctx.candidates.shape[0]}), "
-                         f"got shape {labels.shape}")
-    return labels
+    check_context(ctx)  # the labels' values and length among the rest
+    return np.asarray(ctx.candidate_labels).astype(int)
 
 
 def peeked_gains(ctx: Context, rows: np.ndarray, labels: np.ndarray, evaluation: Any,
